@@ -1,0 +1,29 @@
+"""Shared fixtures: the real MULAN data folder (skip with a reason when absent)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+MULAN_DIR = Path(os.environ.get("MLVIZ_MULAN_DIR", REPO.parent / "shared" / "data" / "mulan"))
+
+
+def mulan_path(name: str) -> Path:
+    """Path of a file in the MULAN folder, skipping the test when it is not there."""
+    path = MULAN_DIR / name
+    if not path.exists():
+        pytest.skip(
+            f"real MULAN data not found at {path} (expected ../shared/data/mulan next to the "
+            "repository, or set MLVIZ_MULAN_DIR)"
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def mulan_dir() -> Path:
+    if not MULAN_DIR.is_dir():
+        pytest.skip(f"real MULAN data folder not found at {MULAN_DIR}")
+    return MULAN_DIR
