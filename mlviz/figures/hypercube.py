@@ -1,0 +1,300 @@
+"""Figures of the Hypercube page: occupied vertices of {0,1}^L and PLST's directions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import product
+
+import numpy as np
+import plotly.graph_objects as go
+
+
+def labelset_text(vertices: np.ndarray, label_names: Sequence[str]) -> list[str]:
+    """Human-readable label set of each vertex ('∅' for the empty set)."""
+    return [
+        "{" + ", ".join(label_names[j] for j in np.flatnonzero(v)) + "}" if v.any() else "∅"
+        for v in np.asarray(vertices)
+    ]
+
+
+def _marker_sizes(counts: np.ndarray) -> np.ndarray:
+    counts = np.asarray(counts, dtype=float)
+    return 6 + 30 * np.sqrt(counts / counts.max())
+
+
+def _edge_lines(coords: np.ndarray, edges: np.ndarray) -> list[np.ndarray]:
+    """Coordinates of all edges as one polyline per axis, separated by None (NaN) gaps."""
+    if len(edges) == 0:
+        return [np.array([]) for _ in range(coords.shape[1])]
+    seg = np.full((len(edges), 3, coords.shape[1]), np.nan)
+    seg[:, 0] = coords[edges[:, 0]]
+    seg[:, 1] = coords[edges[:, 1]]
+    flat = seg.reshape(-1, coords.shape[1])
+    return [flat[:, d] for d in range(coords.shape[1])]
+
+
+def hypercube_figure(
+    coords: np.ndarray,
+    vertices: np.ndarray,
+    counts: np.ndarray,
+    edges: np.ndarray,
+    label_names: Sequence[str],
+    *,
+    color: np.ndarray | None = None,
+    color_title: str = "labels in set",
+    loadings: np.ndarray | None = None,
+    title: str = "Occupied vertices of the label hypercube",
+) -> go.Figure:
+    """Occupied vertices as nodes (size ~ sqrt(count)), Hamming-1 edges as lines.
+
+    Parameters
+    ----------
+    coords : ndarray, shape (n_vertices, 2 or 3)
+    vertices : ndarray of 0/1, shape (n_vertices, n_labels)
+    counts : ndarray, shape (n_vertices,)
+    edges : ndarray of int, shape (n_edges, 2)
+    color : ndarray, shape (n_vertices,), optional
+        Colour value per vertex; default the number of labels in the set.
+    loadings : ndarray, shape (n_labels, 2 or 3), optional
+        Direction of each label axis in the projection, drawn as arrows from the origin
+        (a biplot) when given.
+    """
+    coords = np.asarray(coords, dtype=float)
+    dim = coords.shape[1]
+    text = labelset_text(vertices, label_names)
+    color = np.asarray(vertices).sum(axis=1) if color is None else np.asarray(color)
+    hover = [f"{t}<br>{c} instances" for t, c in zip(text, counts, strict=True)]
+    edge_axes = _edge_lines(coords, np.asarray(edges, dtype=int).reshape(-1, 2))
+    node_marker = dict(
+        size=_marker_sizes(counts),
+        color=color,
+        colorscale="Viridis",
+        colorbar=dict(title=color_title),
+        line=dict(width=0.5, color="white"),
+    )
+    fig = go.Figure()
+    if dim == 3:
+        fig.add_trace(
+            go.Scatter3d(
+                x=edge_axes[0],
+                y=edge_axes[1],
+                z=edge_axes[2],
+                mode="lines",
+                line=dict(color="rgba(120,120,120,0.5)", width=2),
+                hoverinfo="skip",
+                name="one label apart",
+            )
+        )
+        fig.add_trace(
+            go.Scatter3d(
+                x=coords[:, 0],
+                y=coords[:, 1],
+                z=coords[:, 2],
+                mode="markers",
+                marker={**node_marker, "size": node_marker["size"] / 2},
+                text=hover,
+                hovertemplate="%{text}<extra></extra>",
+                name="label sets",
+            )
+        )
+    else:
+        fig.add_trace(
+            go.Scatter(
+                x=edge_axes[0],
+                y=edge_axes[1],
+                mode="lines",
+                line=dict(color="rgba(120,120,120,0.4)", width=1),
+                hoverinfo="skip",
+                name="one label apart",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=coords[:, 0],
+                y=coords[:, 1],
+                mode="markers",
+                marker=node_marker,
+                text=hover,
+                hovertemplate="%{text}<extra></extra>",
+                name="label sets",
+            )
+        )
+    if loadings is not None:
+        _add_label_arrows(fig, np.asarray(loadings, dtype=float), label_names)
+    fig.update_layout(
+        title=title,
+        showlegend=True,
+        legend=dict(orientation="h", y=-0.1),
+        margin=dict(t=50, l=10, r=10, b=10),
+    )
+    if dim == 2:
+        fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    return fig
+
+
+def _add_label_arrows(fig: go.Figure, loadings: np.ndarray, label_names: Sequence[str]) -> None:
+    dim = loadings.shape[1]
+    xs, ys, zs = [], [], []
+    for tip in loadings:
+        tips = np.vstack([np.zeros(dim), tip])
+        xs += [*tips[:, 0], None]
+        ys += [*tips[:, 1], None]
+        if dim == 3:
+            zs += [*tips[:, 2], None]
+    if dim == 3:
+        fig.add_trace(
+            go.Scatter3d(
+                x=xs,
+                y=ys,
+                z=zs,
+                mode="lines",
+                name="label axes",
+                line=dict(color="#d62728", width=3),
+                hoverinfo="skip",
+            )
+        )
+        fig.add_trace(
+            go.Scatter3d(
+                x=loadings[:, 0],
+                y=loadings[:, 1],
+                z=loadings[:, 2],
+                mode="text",
+                text=list(label_names),
+                showlegend=False,
+                textfont=dict(color="#d62728"),
+            )
+        )
+    else:
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                name="label axes",
+                line=dict(color="#d62728", width=1.5),
+                hoverinfo="skip",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=loadings[:, 0],
+                y=loadings[:, 1],
+                mode="text",
+                text=list(label_names),
+                showlegend=False,
+                textfont=dict(color="#d62728"),
+                textposition="top center",
+            )
+        )
+
+
+def cube_figure(
+    vertices: np.ndarray,
+    counts: np.ndarray,
+    label_names: Sequence[str],
+    *,
+    offset: np.ndarray | None = None,
+    directions: np.ndarray | None = None,
+    title: str = "The label cube {0,1}³",
+) -> go.Figure:
+    """A literal 3-D cube for 3-label data, with PLST's principal directions through o.
+
+    Parameters
+    ----------
+    vertices, counts : occupied vertices (n, 3) and their instance counts.
+    offset : ndarray, shape (3,), optional
+        PLST's reference point o (the label mean).
+    directions : ndarray, shape (M, 3), optional
+        PLST's principal directions (rows of P), drawn as lines o ± t p_m.
+    """
+    if np.asarray(vertices).shape[1] != 3:
+        raise ValueError("cube_figure draws 3-label data only; use hypercube_figure otherwise.")
+    corners = np.array(list(product([0, 1], repeat=3)), dtype=float)
+    cube_edges = np.array(
+        [
+            (i, j)
+            for i in range(8)
+            for j in range(i + 1, 8)
+            if np.abs(corners[i] - corners[j]).sum() == 1
+        ]
+    )
+    ex, ey, ez = _edge_lines(corners, cube_edges)
+    fig = go.Figure(
+        go.Scatter3d(
+            x=ex,
+            y=ey,
+            z=ez,
+            mode="lines",
+            name="cube edges",
+            line=dict(color="rgba(150,150,150,0.6)", width=2),
+            hoverinfo="skip",
+        )
+    )
+    occupied = {tuple(v) for v in np.asarray(vertices, dtype=int)}
+    empty = np.array([c for c in corners if tuple(c.astype(int)) not in occupied])
+    if len(empty):
+        fig.add_trace(
+            go.Scatter3d(
+                x=empty[:, 0],
+                y=empty[:, 1],
+                z=empty[:, 2],
+                mode="markers",
+                name="empty vertex",
+                marker=dict(size=4, color="white", line=dict(color="gray", width=1)),
+                text=labelset_text(empty, label_names),
+                hovertemplate="%{text}: no instances",
+            )
+        )
+    V = np.asarray(vertices, dtype=float)
+    text = labelset_text(V, label_names)
+    fig.add_trace(
+        go.Scatter3d(
+            x=V[:, 0],
+            y=V[:, 1],
+            z=V[:, 2],
+            mode="markers+text",
+            name="occupied vertex",
+            marker=dict(size=_marker_sizes(counts) / 2, color=V.sum(axis=1), colorscale="Viridis"),
+            text=text,
+            textposition="top center",
+            customdata=np.asarray(counts),
+            hovertemplate="%{text}: %{customdata} instances",
+        )
+    )
+    if offset is not None:
+        o = np.asarray(offset, dtype=float)
+        fig.add_trace(
+            go.Scatter3d(
+                x=[o[0]],
+                y=[o[1]],
+                z=[o[2]],
+                mode="markers",
+                name="o (mean)",
+                marker=dict(size=6, color="black", symbol="x"),
+            )
+        )
+        if directions is not None:
+            palette = ["#d62728", "#ff7f0e", "#2ca02c"]
+            for m, p in enumerate(np.asarray(directions, dtype=float)):
+                ends = np.vstack([o - 0.8 * p, o + 0.8 * p])
+                fig.add_trace(
+                    go.Scatter3d(
+                        x=ends[:, 0],
+                        y=ends[:, 1],
+                        z=ends[:, 2],
+                        mode="lines",
+                        name=f"principal direction {m + 1}",
+                        line=dict(color=palette[m % 3], width=6),
+                    )
+                )
+    fig.update_layout(
+        title=title,
+        scene=dict(
+            xaxis_title=label_names[0],
+            yaxis_title=label_names[1],
+            zaxis_title=label_names[2],
+            aspectmode="cube",
+        ),
+        margin=dict(t=50, l=0, r=0, b=0),
+    )
+    return fig

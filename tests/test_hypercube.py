@@ -1,0 +1,85 @@
+"""Hypercube geometry and its figures, checked on cases worked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mlviz.figures.hypercube import cube_figure, hypercube_figure, labelset_text
+from mlviz.hypercube import hamming_edges, occupied_vertices, project_vertices
+
+Y = np.array([[1, 0, 0], [1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 1, 0], [1, 0, 0], [0, 1, 1]])
+
+
+def test_occupied_vertices_counts_by_hand():
+    vertices, counts = occupied_vertices(Y)
+    # {0}: 3, {0,1}: 2, ∅: 1, {1,2}: 1 (ties in lexicographic order of the vector)
+    np.testing.assert_array_equal(vertices, [[1, 0, 0], [1, 1, 0], [0, 0, 0], [0, 1, 1]])
+    np.testing.assert_array_equal(counts, [3, 2, 1, 1])
+
+
+def test_edges_join_exactly_the_sets_one_label_apart():
+    vertices, _ = occupied_vertices(Y)
+    edges = {tuple(e) for e in hamming_edges(vertices)}
+    # {0}-{0,1} and {0}-∅ differ in one label; {1,2} is two or more from all others.
+    assert edges == {(0, 1), (0, 2)}
+
+
+def test_pca_projection_is_plst_view_and_preserves_centred_geometry():
+    rng = np.random.default_rng(0)
+    Yr = (rng.random((200, 5)) < 0.3).astype(int)
+    vertices, counts = occupied_vertices(Yr)
+    coords, loadings = project_vertices(vertices, counts, method="pca", n_components=3)
+    # loadings are orthonormal directions, equal (up to sign) to the top right singular
+    # vectors of the mean-shifted instance matrix: PLST's components.
+    np.testing.assert_allclose(loadings.T @ loadings, np.eye(3), atol=1e-10)
+    _, _, Vt = np.linalg.svd(Yr - Yr.mean(axis=0), full_matrices=False)
+    np.testing.assert_allclose(np.abs(loadings.T @ Vt[:3].T), np.eye(3), atol=1e-8)
+    assert coords.shape == (len(vertices), 3)
+
+
+def test_mds_projection_reproduces_hamming_geometry_of_a_cube():
+    vertices = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
+    coords, _ = project_vertices(vertices, np.ones(4), method="mds", n_components=2)
+    # a square face of the cube: classical MDS recovers distances sqrt(Hamming) exactly
+    d = np.linalg.norm(coords[:, None] - coords[None], axis=-1)
+    expected = np.sqrt(np.abs(vertices[:, None] - vertices[None]).sum(-1))
+    np.testing.assert_allclose(d, expected, atol=1e-10)
+
+
+def test_projection_rejects_bad_arguments():
+    vertices, counts = occupied_vertices(Y)
+    with pytest.raises(ValueError, match="2 or 3"):
+        project_vertices(vertices, counts, n_components=4)
+    with pytest.raises(ValueError, match="unknown projection"):
+        project_vertices(vertices, counts, method="tsne")
+    with pytest.raises(ValueError, match="UMAP needs more"):
+        project_vertices(vertices, counts, method="umap")
+
+
+def test_figures_draw_every_vertex_and_edge():
+    names = ["a", "b", "c"]
+    vertices, counts = occupied_vertices(Y)
+    edges = hamming_edges(vertices)
+    coords, loadings = project_vertices(vertices, counts, method="pca", n_components=2)
+    fig = hypercube_figure(coords, vertices, counts, edges, names, loadings=loadings)
+    nodes = next(t for t in fig.data if t.name == "label sets")
+    np.testing.assert_allclose(nodes.x, coords[:, 0])
+    lines = next(t for t in fig.data if t.name == "one label apart")
+    assert np.sum(~np.isnan(np.asarray(lines.x, dtype=float))) == 2 * len(edges)
+    assert labelset_text(vertices, names) == ["{a}", "{a, b}", "∅", "{b, c}"]
+    cube = cube_figure(vertices, counts, names, offset=Y.mean(0), directions=np.eye(3)[:2])
+    empty = next(t for t in cube.data if t.name == "empty vertex")
+    assert len(empty.x) == 8 - len(vertices)
+    assert sum(t.name.startswith("principal direction") for t in cube.data) == 2
+
+
+def test_dominant_group_by_hand():
+    from mlviz.hypercube import dominant_group
+
+    vertices = np.array([[1, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0], [1, 0, 1, 0]])
+    groups = np.array([0, 0, 1, 1])
+    # two labels of group 0; one of group 1; empty; a tie goes to group 0
+    np.testing.assert_array_equal(dominant_group(vertices, groups), [0, 1, -1, 0])
+    with pytest.raises(ValueError, match="one group id per label"):
+        dominant_group(vertices, groups[:3])
