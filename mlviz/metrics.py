@@ -1,0 +1,412 @@
+"""Multi-label evaluation metrics used by the four papers, with their edge cases stated.
+
+Papers (``../shared/papers``): 001 GroPLE (accuracy, example F1, macro F1, micro F1, §5.2),
+002 CLEMS (F1, Accuracy, hard rank loss, §4), 003 ML-KNN (Hamming loss, one-error, coverage,
+ranking loss, average precision, Eqs. 1-5), 004 PLST (Hamming loss, §2).
+
+Two kinds of metric:
+
+* **bipartition** metrics compare a 0/1 prediction ``Y_pred`` with the truth ``Y_true``:
+  :func:`hamming_loss`, :func:`subset_accuracy`, :func:`accuracy`, :func:`example_f1`,
+  :func:`micro_f1`, :func:`macro_f1`, :func:`rank_loss_hard`;
+* **ranking** metrics use real-valued scores ``Y_score`` (higher = more relevant):
+  :func:`one_error`, :func:`coverage`, :func:`ranking_loss`, :func:`average_precision`,
+  :func:`macro_auc`.
+
+Edge-case conventions (each repeated in the function's docstring):
+
+* An instance whose truth and prediction are both empty has F1 = Jaccard = 1 (nothing to find,
+  nothing wrongly claimed); an empty truth with a non-empty prediction scores 0. The same rule
+  per label gives macro F1 (a label never present and never predicted has F1 = 1) and micro F1
+  (1 when nothing at all is present or predicted).
+* Ranking metrics exclude instances on which they are undefined, as M.-L. Zhang's MATLAB
+  evaluation code (distributed with ML-KNN and LIFT) does for one-error, ranking loss and
+  average precision: instances whose truth has no relevant label are excluded from one-error,
+  coverage and average precision (no label can be "proper", and the maximum rank over an empty
+  set does not exist); instances whose truth is empty *or full* are excluded from ranking loss
+  (there is no (relevant, irrelevant) pair to order). Zhang's code drops full-truth instances
+  from one-error and average precision too; we keep them, as both are well defined there (0 and
+  1) — yeast, the ML-KNN paper's data, has no empty or full label set, so the paper's numbers
+  are unaffected. If no instance is left the metric is ``nan``.
+* Macro AUC averages only over labels whose truth column has both classes (the AUC of a label
+  with no positives, or no negatives, is undefined); ``nan`` if there is none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn import metrics as skm
+
+from mlviz._validation import check_label_matrix
+from mlviz.costs import paired_costs
+
+__all__ = [
+    "EVALUATE_KEYS",
+    "METRICS",
+    "MetricInfo",
+    "accuracy",
+    "average_precision",
+    "coverage",
+    "evaluate",
+    "example_f1",
+    "hamming_loss",
+    "macro_auc",
+    "macro_f1",
+    "micro_f1",
+    "one_error",
+    "per_label_f1",
+    "rank_loss_hard",
+    "ranking_loss",
+    "subset_accuracy",
+]
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """How to display a metric: its label, direction, whether it needs scores, its source."""
+
+    name: str
+    label: str
+    greater_is_better: bool
+    needs_scores: bool
+    paper: str
+
+    @property
+    def arrow(self) -> str:
+        """``"↑"`` when higher is better, ``"↓"`` otherwise (the papers' notation)."""
+        return "↑" if self.greater_is_better else "↓"
+
+
+_GROPLE = "001 GroPLE (Kumar et al.)"
+_CLEMS = "002 CLEMS (Huang & Lin)"
+_MLKNN = "003 ML-KNN (Zhang & Zhou)"
+_PLST = "004 PLST (Tai & Lin)"
+
+METRICS: dict[str, MetricInfo] = {
+    info.name: info
+    for info in (
+        MetricInfo("hamming_loss", "Hamming loss", False, False, f"{_MLKNN} Eq. 1; {_PLST}"),
+        MetricInfo("subset_accuracy", "Subset accuracy", True, False, f"{_CLEMS} (0/1 loss)"),
+        MetricInfo("accuracy", "Accuracy (Jaccard)", True, False, f"{_GROPLE}; {_CLEMS}"),
+        MetricInfo("example_f1", "Example-based F1", True, False, f"{_GROPLE}; {_CLEMS}"),
+        MetricInfo("micro_f1", "Micro F1", True, False, _GROPLE),
+        MetricInfo("macro_f1", "Macro F1", True, False, _GROPLE),
+        MetricInfo("one_error", "One-error", False, True, f"{_MLKNN} Eq. 2"),
+        MetricInfo("coverage", "Coverage", False, True, f"{_MLKNN} Eq. 3"),
+        MetricInfo("ranking_loss", "Ranking loss", False, True, f"{_MLKNN} Eq. 4"),
+        MetricInfo("average_precision", "Average precision", True, True, f"{_MLKNN} Eq. 5"),
+        MetricInfo("macro_auc", "Macro AUC", True, True, "area under the ROC curve per label"),
+        MetricInfo("rank_loss_hard", "Rank loss (hard)", False, False, f"{_CLEMS} §4"),
+    )
+}
+
+#: The keys :func:`evaluate` returns, in display order (the ranking ones only with scores).
+EVALUATE_KEYS: tuple[str, ...] = (
+    "hamming_loss",
+    "subset_accuracy",
+    "accuracy",
+    "example_f1",
+    "micro_f1",
+    "macro_f1",
+    "one_error",
+    "coverage",
+    "ranking_loss",
+    "average_precision",
+    "macro_auc",
+)
+
+
+def _check_pair(Y_true, Y_pred) -> tuple[np.ndarray, np.ndarray]:
+    Y_true = check_label_matrix(Y_true, name="Y_true")
+    Y_pred = check_label_matrix(Y_pred, name="Y_pred")
+    if Y_true.shape != Y_pred.shape:
+        raise ValueError(
+            f"Y_true and Y_pred must have the same shape; got {Y_true.shape} and {Y_pred.shape}."
+        )
+    if Y_true.shape[0] == 0:
+        raise ValueError("Y_true has no rows: there is nothing to evaluate.")
+    return Y_true.astype(np.int8), Y_pred.astype(np.int8)
+
+
+def _check_scores(Y_true, Y_score) -> tuple[np.ndarray, np.ndarray]:
+    Y_true = check_label_matrix(Y_true, name="Y_true")
+    Y_score = np.asarray(Y_score, dtype=np.float64)
+    if Y_score.shape != Y_true.shape:
+        raise ValueError(
+            f"Y_score must have the same shape as Y_true; got {Y_score.shape} and "
+            f"{Y_true.shape}. Pass decision_function(X) (one column per label)."
+        )
+    if not np.all(np.isfinite(Y_score)):
+        raise ValueError("Y_score contains NaN or infinite values; scores must be finite.")
+    if Y_true.shape[0] == 0:
+        raise ValueError("Y_true has no rows: there is nothing to evaluate.")
+    return Y_true.astype(np.int8), Y_score
+
+
+# --------------------------------------------------------------------------- bipartition
+
+# The F1 family is computed from counts (and the per-instance costs of mlviz.costs, so that a
+# CLEMS cost and the metric it targets cannot disagree) rather than with sklearn's f1_score /
+# jaccard_score: those read an (N, 1) indicator matrix as a *binary* target and then average
+# over both classes or refuse samplewise averaging. tests/test_metrics.py checks agreement with
+# scikit-learn for K > 1.
+
+
+def _label_counts(Y_true, Y_pred) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-label true positives, false positives and false negatives, each shape (K,)."""
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    true_positive = (Y_true & Y_pred).sum(axis=0, dtype=np.int64)
+    false_positive = (Y_pred & (1 - Y_true)).sum(axis=0, dtype=np.int64)
+    false_negative = (Y_true & (1 - Y_pred)).sum(axis=0, dtype=np.int64)
+    return true_positive, false_positive, false_negative
+
+
+def _f1(true_positive, false_positive, false_negative):
+    """2TP / (2TP + FP + FN), 1 where nothing is present or predicted (0/0)."""
+    denominator = np.asarray(2 * true_positive + false_positive + false_negative, dtype=float)
+    f1 = np.ones_like(denominator)
+    np.divide(2.0 * true_positive, denominator, out=f1, where=denominator > 0)
+    return f1 if f1.ndim else float(f1)
+
+
+def hamming_loss(Y_true, Y_pred) -> float:
+    """Fraction of misclassified instance-label pairs (paper 003 Eq. 1; paper 004 §2).
+
+    ``hloss = 1/(N K) Σ_i |h(x_i) Δ Y_i|`` (Δ: symmetric difference). Lower is better.
+    Well defined for every input, including empty label sets.
+    """
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    return float(skm.hamming_loss(Y_true, Y_pred))
+
+
+def subset_accuracy(Y_true, Y_pred) -> float:
+    """Fraction of instances whose predicted label set equals the truth exactly (1 - 0/1 loss).
+
+    Higher is better. An empty prediction of an empty truth counts as exact.
+    """
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    return float(skm.accuracy_score(Y_true, Y_pred))
+
+
+def accuracy(Y_true, Y_pred) -> float:
+    """Example-based accuracy, the mean Jaccard index (paper 001 §5.2; paper 002 §4).
+
+    ``Accuracy = 1/N Σ_i |y_i ∧ ŷ_i| / |y_i ∨ ŷ_i|``. Higher is better.
+    Convention: an instance with empty truth *and* empty prediction scores 1 (the union is
+    empty); an empty truth with a non-empty prediction scores 0. Equals scikit-learn's
+    ``jaccard_score(average="samples", zero_division=1)`` for K > 1, and
+    ``1 - mean(cost_matrix(..., "accuracy") diagonal)``, the CLEMS Accuracy cost.
+    """
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    return float(1.0 - paired_costs(Y_true, Y_pred, "accuracy").mean())
+
+
+def example_f1(Y_true, Y_pred) -> float:
+    """Example-based F1 (paper 001 §5.2; paper 002 §4).
+
+    ``F1 = 1/N Σ_i 2|y_i ∧ ŷ_i| / (|y_i| + |ŷ_i|)`` (the harmonic mean of per-instance precision
+    and recall). Higher is better. Convention: an instance with empty truth and empty prediction
+    scores 1; if only one of them is empty it scores 0. Equals scikit-learn's
+    ``f1_score(average="samples", zero_division=1)`` for K > 1, and one minus the mean CLEMS F1
+    cost.
+    """
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    return float(1.0 - paired_costs(Y_true, Y_pred, "f1").mean())
+
+
+def micro_f1(Y_true, Y_pred) -> float:
+    """Micro-averaged F1 (paper 001 §5.2): ``2ΣTP / (2ΣTP + ΣFP + ΣFN)`` over all labels.
+
+    Higher is better. Convention: 1 when nothing is present and nothing predicted at all.
+    """
+    true_positive, false_positive, false_negative = _label_counts(Y_true, Y_pred)
+    return _f1(true_positive.sum(), false_positive.sum(), false_negative.sum())
+
+
+def per_label_f1(Y_true, Y_pred) -> np.ndarray:
+    """F1 of each label column, ``2TP_j / (2TP_j + FP_j + FN_j)``, shape (K,).
+
+    Convention: a label that is never present and never predicted has F1 = 1 (nothing to find,
+    no false alarm); never present but predicted, or present but never predicted, gives 0. Use
+    it to see how a model does on tail labels (:func:`mlviz.stats.tail_labels`).
+    """
+    true_positive, false_positive, false_negative = _label_counts(Y_true, Y_pred)
+    return _f1(true_positive, false_positive, false_negative)
+
+
+def macro_f1(Y_true, Y_pred) -> float:
+    """Macro-averaged F1 (paper 001 §5.2): the mean over labels of :func:`per_label_f1`.
+
+    ``MacroF1 = 1/L Σ_j 2 p_j r_j / (p_j + r_j)``. Higher is better. Convention: a label never
+    present and never predicted contributes F1 = 1 (see :func:`per_label_f1`); all labels are
+    averaged, none dropped.
+    """
+    return float(per_label_f1(Y_true, Y_pred).mean())
+
+
+def rank_loss_hard(Y_true, Y_pred) -> float:
+    """CLEMS's rank loss of a hard 0/1 prediction, averaged over instances (paper 002 §4).
+
+    Per instance, over pairs (k, l) with ``y[k] = 1 > y[l] = 0``: 1 if ``ŷ[k] < ŷ[l]``, 1/2 if
+    ``ŷ[k] = ŷ[l]``; *not* normalised by the number of pairs (the paper's sum), so values can
+    exceed 1. Instances with empty or full truth contribute 0 and are kept in the mean, as in the
+    authors' code. It is the mean of the diagonal of
+    ``mlviz.costs.cost_matrix(Y_true, Y_pred, "rank_loss")`` (computed by
+    :func:`mlviz.costs.paired_costs` without the N x N matrix). Lower is better.
+    """
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    return float(paired_costs(Y_true, Y_pred, "rank_loss").mean())
+
+
+# --------------------------------------------------------------------------- ranking
+
+
+def _rows_with_some_relevant(Y_true: np.ndarray, *, exclude_full: bool) -> np.ndarray:
+    n_relevant = Y_true.sum(axis=1)
+    keep = n_relevant > 0
+    if exclude_full:
+        keep &= n_relevant < Y_true.shape[1]
+    return keep
+
+
+def one_error(Y_true, Y_score) -> float:
+    """How often the top-ranked label is not relevant (paper 003 Eq. 2). Lower is better.
+
+    ``one-error = 1/p Σ_i [argmax_y f(x_i, y) ∉ Y_i]``.
+
+    Conventions: instances with no relevant label are excluded (every choice would be an
+    error; Zhang's evaluation code drops them). Ties for the top score are resolved by their
+    expectation under a uniformly random tie-break: an instance contributes the fraction of its
+    top-scoring labels that are irrelevant, so the result does not depend on the label order
+    (``argmax`` with its first-index rule would; Zhang's code counts no error if any tied top
+    label is relevant). Without ties all three agree. ``nan`` if no instance has a relevant label.
+    """
+    Y_true, Y_score = _check_scores(Y_true, Y_score)
+    keep = _rows_with_some_relevant(Y_true, exclude_full=False)
+    if not keep.any():
+        return float("nan")
+    Y_true, Y_score = Y_true[keep], Y_score[keep]
+    at_top = Y_score == Y_score.max(axis=1, keepdims=True)
+    irrelevant_at_top = (at_top & (Y_true == 0)).sum(axis=1)
+    return float(np.mean(irrelevant_at_top / at_top.sum(axis=1)))
+
+
+def coverage(Y_true, Y_score) -> float:
+    """How far down the ranking one must go to cover all relevant labels (paper 003 Eq. 3).
+
+    ``coverage = 1/p Σ_i max_{y ∈ Y_i} rank_f(x_i, y) - 1`` with rank 1 for the top label, i.e.
+    scikit-learn's ``coverage_error - 1``. Lower is better; 0 when every instance has a single
+    relevant label ranked first.
+
+    Conventions: tied scores share the *worst* rank among them (scikit-learn's rule); instances
+    with no relevant label are excluded (the maximum over an empty set is undefined; scikit-learn
+    would count them as 0 - 1 = -1). ``nan`` if no instance has a relevant label.
+    """
+    Y_true, Y_score = _check_scores(Y_true, Y_score)
+    keep = _rows_with_some_relevant(Y_true, exclude_full=False)
+    if not keep.any():
+        return float("nan")
+    if Y_true.shape[1] == 1:
+        # the only label is relevant and ranked first; scikit-learn rejects a single column
+        return 0.0
+    return float(skm.coverage_error(Y_true[keep], Y_score[keep])) - 1.0
+
+
+def ranking_loss(Y_true, Y_score) -> float:
+    """Average fraction of (relevant, irrelevant) label pairs ordered wrongly (paper 003 Eq. 4).
+
+    ``rloss = 1/p Σ_i |{(y1, y2) ∈ Y_i × Ȳ_i : f(x_i, y1) <= f(x_i, y2)}| / (|Y_i| |Ȳ_i|)``.
+    Lower is better. A tie counts as a wrongly ordered pair (``<=``, as in Zhang's evaluation
+    code and scikit-learn's ``label_ranking_loss``).
+
+    Convention: instances whose truth is empty or full are excluded (no pair exists;
+    scikit-learn would count them as 0 and keep them in the mean). ``nan`` if none is left.
+    """
+    Y_true, Y_score = _check_scores(Y_true, Y_score)
+    keep = _rows_with_some_relevant(Y_true, exclude_full=True)
+    if not keep.any():
+        return float("nan")
+    return float(skm.label_ranking_loss(Y_true[keep], Y_score[keep]))
+
+
+def average_precision(Y_true, Y_score) -> float:
+    """Average fraction of relevant labels ranked at or above each relevant label (003 Eq. 5).
+
+    ``avgprec = 1/p Σ_i 1/|Y_i| Σ_{y ∈ Y_i} |{y' ∈ Y_i : rank(y') <= rank(y)}| / rank(y)``,
+    which is scikit-learn's ``label_ranking_average_precision_score``. Higher is better.
+
+    Conventions: tied scores share the worst rank among them (scikit-learn's rule); instances
+    with no relevant label are excluded (the inner mean is over an empty set; scikit-learn
+    would score them 1). An instance with every label relevant scores 1 under any ranking and
+    is kept. ``nan`` if no instance has a relevant label.
+    """
+    Y_true, Y_score = _check_scores(Y_true, Y_score)
+    keep = _rows_with_some_relevant(Y_true, exclude_full=False)
+    if not keep.any():
+        return float("nan")
+    return float(skm.label_ranking_average_precision_score(Y_true[keep], Y_score[keep]))
+
+
+def macro_auc(Y_true, Y_score) -> float:
+    """Mean over labels of the area under the ROC curve of that label's scores.
+
+    Each label's AUC is the probability that a random positive instance scores above a random
+    negative one, ties counting 1/2 (scikit-learn's ``roc_auc_score``). Higher is better.
+
+    Convention: labels whose truth column has no positive or no negative instance (AUC
+    undefined) are left out of the mean; ``nan`` if every label is such a label.
+    """
+    Y_true, Y_score = _check_scores(Y_true, Y_score)
+    n_positive = Y_true.sum(axis=0)
+    defined = (n_positive > 0) & (n_positive < Y_true.shape[0])
+    if not defined.any():
+        return float("nan")
+    return float(skm.roc_auc_score(Y_true[:, defined], Y_score[:, defined], average="macro"))
+
+
+# --------------------------------------------------------------------------- all at once
+
+_BIPARTITION = {
+    "hamming_loss": hamming_loss,
+    "subset_accuracy": subset_accuracy,
+    "accuracy": accuracy,
+    "example_f1": example_f1,
+    "micro_f1": micro_f1,
+    "macro_f1": macro_f1,
+}
+_RANKING = {
+    "one_error": one_error,
+    "coverage": coverage,
+    "ranking_loss": ranking_loss,
+    "average_precision": average_precision,
+    "macro_auc": macro_auc,
+}
+
+
+def evaluate(Y_true, Y_pred, Y_score=None) -> dict[str, float]:
+    """All metrics that apply, keyed as in :data:`EVALUATE_KEYS`.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n_samples, n_labels)
+        0/1 truth and hard prediction.
+    Y_score : array-like of shape (n_samples, n_labels), optional
+        Real-valued scores (higher = more relevant), e.g. ``decision_function(X)``. When given,
+        the ranking metrics (one_error, coverage, ranking_loss, average_precision, macro_auc)
+        are added.
+
+    Returns
+    -------
+    dict of str to float
+        Bipartition metrics always; ranking metrics only with scores. Directions and display
+        labels are in :data:`METRICS`. Undefined ranking metrics (see their docstrings) are
+        ``nan``.
+    """
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    results = {name: func(Y_true, Y_pred) for name, func in _BIPARTITION.items()}
+    if Y_score is not None:
+        Y_true_checked, Y_score = _check_scores(Y_true, Y_score)
+        results.update({name: func(Y_true_checked, Y_score) for name, func in _RANKING.items()})
+    return results

@@ -1,0 +1,224 @@
+"""Label-space statistics of a multi-label data set (the *Data* page's numbers).
+
+Every function takes a 0/1 label matrix ``Y`` of shape (N, L) or a :class:`mlviz.Dataset`
+(its ``Y`` is used). Definitions follow the MULAN conventions the papers' data-set tables use
+(e.g. paper 001 Table 1 "cardinality", paper 002 Table 1 distinct label sets, paper 004's
+hypercube view): cardinality is the mean number of labels per instance, density is
+cardinality / L, and the hypercube sparsity is the fraction of the 2^L vertices that any
+instance occupies, reported as a base-10 logarithm because 2^L overflows a float for L > 1023.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from mlviz._validation import check_label_matrix
+from mlviz.data import Dataset
+
+__all__ = [
+    "cooccurrence",
+    "distinct_labelsets",
+    "hypercube_sparsity_log10",
+    "label_cardinality",
+    "label_density",
+    "label_frequencies",
+    "labelset_counts",
+    "summary",
+    "tail_labels",
+]
+
+
+def _labels(Y) -> np.ndarray:
+    """The label matrix as uint8 (N, L), validated; accepts a Dataset."""
+    if isinstance(Y, Dataset):
+        Y = Y.Y
+    Y = check_label_matrix(Y)
+    if Y.shape[0] == 0:
+        raise ValueError("Y has no rows: statistics need at least one instance.")
+    return Y.astype(np.uint8)
+
+
+def label_cardinality(Y) -> float:
+    """Mean number of relevant labels per instance, ``1/N Σ_i |Y_i|``."""
+    return float(_labels(Y).sum(axis=1).mean())
+
+
+def label_density(Y) -> float:
+    """Label cardinality divided by the number of labels L (mean of all Y entries)."""
+    Y = _labels(Y)
+    return float(Y.sum(axis=1).mean() / Y.shape[1])
+
+
+def _unique_rows(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct label vectors and their counts; rows packed to bytes so L can be large."""
+    packed = np.packbits(Y, axis=1)
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    return Y[first], counts
+
+
+def distinct_labelsets(Y) -> int:
+    """Number of distinct label vectors (label sets) among the instances."""
+    return int(len(_unique_rows(_labels(Y))[1]))
+
+
+def hypercube_sparsity_log10(Y) -> float:
+    """``log10(distinct / 2^L)``: how small a fraction of the hypercube's vertices is used.
+
+    Computed as ``log10(distinct) - L log10(2)`` so it never overflows (2^L does for
+    L > 1023). Always <= 0; e.g. yeast (198 distinct of 2^14) gives about -1.92.
+    """
+    Y = _labels(Y)
+    return math.log10(distinct_labelsets(Y)) - Y.shape[1] * math.log10(2.0)
+
+
+def label_frequencies(Y, *, relative: bool = False) -> np.ndarray:
+    """Per-label number of relevant instances, shape (L,), in column order.
+
+    Parameters
+    ----------
+    relative : bool
+        Return the fraction of instances instead of counts.
+    """
+    Y = _labels(Y)
+    counts = Y.sum(axis=0, dtype=np.int64)
+    return counts / Y.shape[0] if relative else counts
+
+
+def tail_labels(Y, threshold: float) -> np.ndarray:
+    """Indices of the labels whose relative frequency is strictly below ``threshold``.
+
+    Parameters
+    ----------
+    threshold : float in (0, 1]
+        A fraction of the instances, e.g. 0.05 for labels present in fewer than 5% of them.
+
+    Returns
+    -------
+    ndarray of int
+        Column indices, rarest first (ties in column order).
+    """
+    if not isinstance(threshold, (int, float)) or not 0.0 < float(threshold) <= 1.0:
+        raise ValueError(
+            f"threshold must be a fraction of the instances in (0, 1]; got {threshold!r}. For a "
+            "count c over N instances pass c / N."
+        )
+    frequencies = label_frequencies(Y, relative=True)
+    rare = np.flatnonzero(frequencies < threshold)
+    return rare[np.argsort(frequencies[rare], kind="stable")]
+
+
+def cooccurrence(Y, normalize: Literal["jaccard", "conditional"] | None = None) -> np.ndarray:
+    """Label co-occurrence matrix, shape (L, L).
+
+    Parameters
+    ----------
+    normalize : {None, "jaccard", "conditional"}
+        * ``None``: ``C[i, j]`` = number of instances with both labels i and j (the diagonal is
+          the label frequency), i.e. ``Yᵀ Y``;
+        * ``"jaccard"``: ``C[i, j] / (n_i + n_j - C[i, j])``, symmetric, 1 on the diagonal;
+        * ``"conditional"``: ``C[i, j] / n_i`` = P(label j | label i), rows sum the co-occurring
+          mass of label i, 1 on the diagonal.
+
+        Labels that never occur give 0/0; those entries (their row and column, diagonal
+        included) are set to 0.
+
+    Returns
+    -------
+    ndarray of int64 (counts) or float64 (normalised)
+    """
+    if normalize not in (None, "jaccard", "conditional"):
+        raise ValueError(f"normalize must be None, 'jaccard' or 'conditional'; got {normalize!r}.")
+    Y = _labels(Y).astype(np.int64)
+    counts = Y.T @ Y
+    if normalize is None:
+        return counts
+    n = np.diag(counts).astype(np.float64)
+    if normalize == "jaccard":
+        denominator = n[:, None] + n[None, :] - counts
+    else:
+        denominator = np.broadcast_to(n[:, None], counts.shape)
+    out = np.zeros(counts.shape, dtype=np.float64)
+    np.divide(counts, denominator, out=out, where=denominator > 0)
+    return out
+
+
+def labelset_counts(Y, label_names=None) -> pd.DataFrame:
+    """How many instances carry each distinct label set, most frequent first.
+
+    Parameters
+    ----------
+    Y : array-like (N, L) or Dataset
+    label_names : sequence of str, optional
+        Names for the ``labels`` column; default the Dataset's names, else ``"0"``, ``"1"``, ...
+
+    Returns
+    -------
+    DataFrame with columns
+        ``labelset`` (tuple of label column indices, sorted), ``labels`` (their names joined by
+        ``", "``, ``"∅"`` for the empty set), ``count`` (instances), ``size`` (number of labels).
+        Ties in ``count`` are ordered by size, then by the index tuple.
+    """
+    if label_names is None and isinstance(Y, Dataset):
+        label_names = Y.label_names
+    Y = _labels(Y)
+    if label_names is None:
+        label_names = [str(k) for k in range(Y.shape[1])]
+    if len(label_names) != Y.shape[1]:
+        raise ValueError(
+            f"label_names has {len(label_names)} names but Y has {Y.shape[1]} label columns."
+        )
+    vectors, counts = _unique_rows(Y)
+    sets = [tuple(int(k) for k in np.flatnonzero(v)) for v in vectors]
+    table = pd.DataFrame(
+        {
+            "labelset": sets,
+            "labels": [", ".join(label_names[k] for k in s) if s else "∅" for s in sets],
+            "count": counts.astype(np.int64),
+            "size": [len(s) for s in sets],
+        }
+    )
+    order = sorted(range(len(sets)), key=lambda i: (-counts[i], len(sets[i]), sets[i]))
+    return table.iloc[order].reset_index(drop=True)
+
+
+def summary(dataset: Dataset, *, tail_threshold: float = 0.01) -> dict[str, object]:
+    """The headline numbers of a data set, for a table or ``st.metric`` row.
+
+    Returns
+    -------
+    dict
+        ``name``, ``instances``, ``features``, ``labels``, ``sparse`` (X stored as CSR),
+        ``cardinality``, ``density``, ``distinct`` (label sets), ``log10_sparsity``
+        (:func:`hypercube_sparsity_log10`), ``max_labels`` (most labels on one instance),
+        ``empty_instances`` (instances with no label), ``unique_labelsets`` (label sets seen
+        on exactly one instance), ``min_label_count`` / ``max_label_count`` (rarest and most
+        frequent label), ``tail_labels`` (labels below ``tail_threshold`` relative frequency)
+        and ``tail_threshold``.
+    """
+    Y = _labels(dataset)
+    sizes = Y.sum(axis=1)
+    frequencies = label_frequencies(Y)
+    _, set_counts = _unique_rows(Y)
+    return {
+        "name": dataset.name,
+        "instances": dataset.n_samples,
+        "features": dataset.n_features,
+        "labels": dataset.n_labels,
+        "sparse": dataset.is_sparse,
+        "cardinality": float(sizes.mean()),
+        "density": float(sizes.mean() / Y.shape[1]),
+        "distinct": int(len(set_counts)),
+        "log10_sparsity": math.log10(len(set_counts)) - Y.shape[1] * math.log10(2.0),
+        "max_labels": int(sizes.max()),
+        "empty_instances": int((sizes == 0).sum()),
+        "unique_labelsets": int((set_counts == 1).sum()),
+        "min_label_count": int(frequencies.min()),
+        "max_label_count": int(frequencies.max()),
+        "tail_labels": int(len(tail_labels(Y, tail_threshold))),
+        "tail_threshold": float(tail_threshold),
+    }
