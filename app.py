@@ -1,0 +1,22 @@
+"""mlviz dashboard: the router.
+
+Page config, the shared dataset picker and experiment settings in the sidebar, and
+``st.navigation`` over the page files in ``pages/``. Pages read widgets, call ``mlviz`` and
+show figures; the state they share lives in ``st.session_state`` via ``pages/_shared.py``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages import _shared as shared
+
+st.set_page_config(page_title="mlviz: label embedding, visible", page_icon="🧊", layout="wide")
+
+shared.dataset_picker()
+shared.experiment_settings()
+
+PAGES = [
+    st.Page("pages/data.py", title="Data", icon="📊", default=True),
+]
+st.navigation(PAGES).run()

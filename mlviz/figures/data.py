@@ -1,0 +1,89 @@
+"""Figures of the Data page: label frequency long tail, co-occurrence, cardinality."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+
+def label_frequency_figure(
+    frequencies: np.ndarray, label_names: Sequence[str], tail_threshold: float
+) -> go.Figure:
+    """Bars of label frequency (share of instances), sorted descending, tail labels coloured.
+
+    Parameters
+    ----------
+    frequencies : ndarray of shape (n_labels,)
+        Fraction of instances carrying each label.
+    label_names : sequence of str
+    tail_threshold : float
+        Labels with frequency strictly below this are drawn as tail labels.
+    """
+    frequencies = np.asarray(frequencies, dtype=float)
+    order = np.argsort(-frequencies, kind="stable")
+    names = [label_names[i] for i in order]
+    values = frequencies[order]
+    is_tail = values < tail_threshold
+    fig = go.Figure(
+        go.Bar(
+            x=names,
+            y=values,
+            marker_color=np.where(is_tail, "#d62728", "#1f77b4"),
+            hovertemplate="%{x}<br>frequency %{y:.3%}<extra></extra>",
+        )
+    )
+    fig.add_hline(
+        y=tail_threshold,
+        line_dash="dash",
+        line_color="#d62728",
+        annotation_text=f"tail threshold {tail_threshold:.1%}",
+    )
+    fig.update_layout(
+        title=f"Label frequencies ({int(is_tail.sum())} of {len(values)} labels in the tail)",
+        xaxis_title="label (most frequent first)",
+        yaxis_title="share of instances",
+        yaxis_tickformat=".0%",
+        margin=dict(t=50, b=10),
+    )
+    return fig
+
+
+def cooccurrence_figure(
+    matrix: np.ndarray, label_names: Sequence[str], *, title: str = "Label co-occurrence"
+) -> go.Figure:
+    """Heatmap of a label × label co-occurrence matrix (counts or a normalised version)."""
+    matrix = np.asarray(matrix, dtype=float)
+    fig = go.Figure(
+        go.Heatmap(
+            z=matrix,
+            x=list(label_names),
+            y=list(label_names),
+            colorscale="Blues",
+            hovertemplate="%{y} & %{x}: %{z:.3g}<extra></extra>",
+        )
+    )
+    fig.update_layout(title=title, yaxis_autorange="reversed", margin=dict(t=50, b=10))
+    return fig
+
+
+def cardinality_figure(Y: np.ndarray) -> go.Figure:
+    """Histogram of the number of labels per instance."""
+    counts = np.asarray(Y).sum(axis=1).astype(int)
+    sizes, occurrences = np.unique(counts, return_counts=True)
+    fig = go.Figure(
+        go.Bar(
+            x=sizes,
+            y=occurrences,
+            hovertemplate="%{y} instances with %{x} labels<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title="Labels per instance",
+        xaxis_title="number of labels",
+        yaxis_title="instances",
+        xaxis_dtick=1,
+        margin=dict(t=50, b=10),
+    )
+    return fig

@@ -1,0 +1,136 @@
+"""App tests (streamlit.testing.v1.AppTest): the router, every page, the data-set picker.
+
+AppTest in Streamlit 1.67 does not re-run an ``st.navigation`` app after its first run
+(the second run requests the page's script hash and nothing executes; reproduced with a
+five-line app). So: the router is tested on its first run, each page is run as its own
+script with the shared session state the router would have set (reruns work there, so every
+slider is moved to both ends), and the sidebar picker is tested through ``from_function``.
+The real navigation between pages is covered by the browser test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import mulan_path
+from streamlit.testing.v1 import AppTest
+
+from mlviz import datasets
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = sorted(p.name for p in (REPO / "pages").glob("*.py") if not p.name.startswith("_"))
+TIMEOUT = 180
+
+
+def errors_of(at: AppTest) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def assert_clean(at: AppTest, where: str) -> None:
+    assert not at.exception, f"{where}: exception shown: {[e.message for e in at.exception]}"
+    assert not errors_of(at), f"{where}: st.error shown: {errors_of(at)}"
+
+
+def page_app(page: str, source_key: str) -> AppTest:
+    """A page run on its own, with the data set the router would have put in the session."""
+    if source_key.startswith("mulan:"):
+        mulan_path(source_key.split(":")[1] + ".arff")
+    at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = datasets.load_source(source_key)
+    at.session_state["dataset_label"] = source_key
+    return at.run()
+
+
+def move_every_slider(at: AppTest, where: str) -> None:
+    """Move each slider on the page to its minimum and its maximum, checking each run."""
+    seen: set[str] = set()
+    while pending := [s for s in at.slider if s.key not in seen]:
+        slider = pending[0]
+        seen.add(slider.key)
+        for end in (slider.min, slider.max):
+            value = (end, end) if isinstance(slider.value, tuple) else end
+            at.slider(key=slider.key).set_value(value).run()
+            assert not at.exception, (
+                f"{where}: slider {slider.label!r} = {end}: {[e.message for e in at.exception]}"
+            )
+        for button in [b for b in at.button if b.key and b.key.endswith("_fit")]:
+            button.click().run()
+            assert not at.exception, f"{where}: after {button.label!r}"
+
+
+# ----------------------------------------------------------------------------- router
+def test_router_opens_on_the_embedded_sample():
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
+    assert_clean(at, "start")
+    dataset = at.session_state["dataset"]
+    assert dataset.name == "planted"
+    assert at.title[0].value == "Data: planted"
+    assert at.metric[2].value == str(dataset.n_labels)
+
+
+def test_router_opens_on_a_mulan_set():
+    mulan_path("emotions.arff")
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    at.session_state["source_choice"] = "mulan:emotions"
+    at.run()
+    assert_clean(at, "emotions")
+    assert at.session_state["dataset"].name == "emotions"
+    assert at.metric[0].value == "593"
+
+
+# ------------------------------------------------------------------------------ pages
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_on_the_sample_with_sliders_at_both_ends(page):
+    at = page_app(page, "sample:planted")
+    assert_clean(at, page)
+    move_every_slider(at, page)
+
+
+@pytest.mark.parametrize("source", ["sample:cube", "mulan:emotions", "mulan:medical"])
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_on_other_data(page, source):
+    at = page_app(page, source)
+    assert_clean(at, f"{page} on {source}")
+
+
+# ----------------------------------------------------------------------------- picker
+def _picker_script():
+    import streamlit as st
+
+    from pages import _shared
+
+    _shared.dataset_picker()
+    st.write(st.session_state["dataset"].name)
+
+
+def test_malformed_upload_shows_error_and_keeps_data():
+    at = AppTest.from_function(_picker_script, default_timeout=TIMEOUT).run()
+    before = at.session_state["dataset"]
+    at.file_uploader(key="upload_file").upload(
+        "broken.arff", b"@relation broken\n@attribute a numeric\n@data\n1,2,3\n"
+    )
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert errors_of(at), "a malformed upload must show st.error"
+    assert "broken.arff" in errors_of(at)[0]
+    assert at.session_state["dataset"].digest == before.digest
+
+
+def test_valid_csv_upload_replaces_the_data_set():
+    at = AppTest.from_function(_picker_script, default_timeout=TIMEOUT).run()
+    csv = b"f1,f2,l1,l2\n0.1,1.0,1,0\n0.3,0.2,0,1\n0.5,0.4,1,1\n0.7,0.9,0,0\n"
+    at.text_input(key="upload_labels").input("l1, l2")
+    at.file_uploader(key="upload_file").upload("tiny.csv", csv, "text/csv")
+    at.run()
+    assert not at.exception
+    assert not errors_of(at)
+    ds = at.session_state["dataset"]
+    assert (ds.name, ds.n_samples, ds.n_labels) == ("tiny", 4, 2)
+
+
+def test_switching_source_loads_it():
+    at = AppTest.from_function(_picker_script, default_timeout=TIMEOUT).run()
+    at.selectbox(key="source_choice").set_value("sample:cube").run()
+    assert not at.exception
+    assert at.session_state["dataset"].name == "cube"
