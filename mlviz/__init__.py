@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "PBR": "linear",
     "CompressedSensing": "linear",
     "CPLST": "linear",
+    "paper_ridge": "linear",
     "MLkNN": "mlknn",
     "LabelClustering": "label_clustering",
     "GroPLE": "grople",

@@ -25,6 +25,11 @@ class MultiLabelEstimator(BaseEstimator):
         return tags
 
     def _validate_fit(self, X, Y):
+        if Y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None: "
+                "pass the 0/1 label matrix Y as the second argument of fit."
+            )
         X = check_features(X)
         Y = check_label_matrix(Y, n_samples=X.shape[0])
         self.n_features_in_ = X.shape[1]
@@ -36,7 +41,7 @@ class MultiLabelEstimator(BaseEstimator):
         X = check_features(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with "
-                f"{self.n_features_in_} features."
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
             )
         return X

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from threadpoolctl import threadpool_limits
 
 REPO = Path(__file__).resolve().parents[1]
 MULAN_DIR = Path(os.environ.get("MLVIZ_MULAN_DIR", REPO.parent / "shared" / "data" / "mulan"))
@@ -27,3 +28,11 @@ def mulan_dir() -> Path:
     if not MULAN_DIR.is_dir():
         pytest.skip(f"real MULAN data folder not found at {MULAN_DIR}")
     return MULAN_DIR
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _single_threaded_blas():
+    """One BLAS thread per test process: the suite runs two processes on two cores, and
+    oversubscribed BLAS makes small solves 20-300x slower."""
+    with threadpool_limits(1):
+        yield

@@ -1,0 +1,666 @@
+"""Linear label space transformations: BR, PBR, PLST (+ Origin), CPLST and Compressed Sensing.
+
+All follow *Linear Label Space Transformation* (Algorithm 7 of Tai & Lin, "Multi-label
+Classification with Principal Label Space Transformation", ``../shared/papers/004_*.txt``):
+encode each label vector as ``h = P (y - o)`` with an M x K projection ``P`` and a reference
+point ``o``, learn one multi-output regressor ``r(x) ~ h``, and decode. BR, PBR, PLST and CPLST
+use round-based decoding (Algorithm 8): ``y~ = o + P^T r(x)`` and ``y^ = [y~ >= 1/2]``
+(Eq. 2). Compressed Sensing (Algorithm 4) decodes by a sparse reconstruction per instance.
+
+The default regressor is the paper's ridge linear regression with lambda = 0.01, written the
+way the authors' MATLAB code does it (``hsuantien/mlc_lsdr``, ``ridgereg.m`` /
+``OVA_linreg``): a constant column is prepended to the *raw* (unstandardised) features and all
+d + 1 weights, the bias included, are penalised by lambda. It is built from scikit-learn parts
+(see :func:`paper_ridge`) and is exact for both dense and sparse X.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.linear_model import Ridge, orthogonal_mp
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from mlviz._validation import check_label_matrix, check_n_components
+from mlviz.base import MultiLabelEstimator
+
+__all__ = [
+    "BinaryRelevance",
+    "PLST",
+    "PBR",
+    "CompressedSensing",
+    "CPLST",
+    "paper_ridge",
+]
+
+PAPER_RIDGE_ALPHA = 0.01
+
+
+def _prepend_bias_column(X):
+    """[1, X] for dense or CSR X (a module-level function so the pipeline pickles/clones)."""
+    ones = np.ones((X.shape[0], 1))
+    if sp.issparse(X):
+        return sp.hstack([sp.csr_matrix(ones), X], format="csr")
+    return np.hstack([ones, np.asarray(X, dtype=np.float64)])
+
+
+def paper_ridge(alpha: float = PAPER_RIDGE_ALPHA) -> Pipeline:
+    """The PLST paper's ridge linear regression (RLR) as a scikit-learn regressor.
+
+    ``w = (X1^T X1 + alpha I)^{-1} X1^T H`` with ``X1 = [1, X]``: the bias is a regularised
+    weight like any other, exactly as in the authors' MATLAB code. With alpha = 0.01 this differs
+    from ``Ridge(alpha, fit_intercept=True)`` (unpenalised intercept) by ~1e-6 in the
+    predictions on yeast/tmc2007, but unlike that estimator it uses a direct Cholesky solve on
+    sparse X too (scikit-learn's sparse intercept path is iterative: tol=1e-4 moved tmc2007
+    predictions by 1e-2 and a tight tol took 24 s instead of 0.3 s).
+
+    Parameters
+    ----------
+    alpha : float, default=0.01
+        The ridge penalty lambda.
+
+    Returns
+    -------
+    Pipeline
+        ``FunctionTransformer([1, X]) -> Ridge(alpha, fit_intercept=False, solver="cholesky")``.
+    """
+    return Pipeline(
+        [
+            ("bias", FunctionTransformer(_prepend_bias_column, accept_sparse=True)),
+            ("ridge", Ridge(alpha=alpha, fit_intercept=False, solver="cholesky")),
+        ]
+    )
+
+
+def _deterministic_signs(basis: np.ndarray) -> np.ndarray:
+    """Flip each row so its largest-magnitude entry is positive (SVD/eigh signs are arbitrary)."""
+    pivots = np.argmax(np.abs(basis), axis=1)
+    signs = np.sign(basis[np.arange(basis.shape[0]), pivots])
+    signs[signs == 0] = 1.0
+    return basis * signs[:, None]
+
+
+def _warn_constant_labels(Y: np.ndarray, estimator: str) -> None:
+    constant = np.flatnonzero(np.all(Y == Y[:1], axis=0))
+    if constant.size:
+        values = Y[0, constant].astype(int)
+        shown = ", ".join(
+            f"{k} (always {v})" for k, v in zip(constant[:10], values[:10], strict=True)
+        )
+        more = "" if constant.size <= 10 else f" and {constant.size - 10} more"
+        warnings.warn(
+            f"{estimator}: label column(s) {shown}{more} are constant in the training labels; "
+            "they carry no information and will be predicted from the reference point alone. "
+            "Drop them or use a split where every label varies.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+class _LinearLabelTransform(MultiLabelEstimator):
+    """Algorithm 7: encode ``h = P (y - o)``, regress ``x -> h``, decode ``r(x)``.
+
+    Subclasses implement :meth:`_fit_label_space` (sets ``offset_``, ``components_``,
+    ``singular_values_``) and :meth:`_decode` (maps ``r(x)`` to the real-valued ``y~``).
+    """
+
+    # n_components is a constructor parameter of every subclass except BinaryRelevance
+    def _n_components(self, n_labels: int) -> int:
+        return check_n_components(self.n_components, n_labels)
+
+    def _make_regressor(self):
+        return paper_ridge() if self.regressor is None else clone(self.regressor)
+
+    def fit(self, X, Y):
+        """Fit the label-space transform on Y and one multi-output regressor on (X, h).
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix of shape (n_samples, n_features)
+        Y : array-like of shape (n_samples, n_labels)
+            0/1 label matrix.
+
+        Returns
+        -------
+        self
+        """
+        X, Y = self._validate_fit(X, Y)
+        self.n_components_ = self._n_components(Y.shape[1])
+        _warn_constant_labels(Y, type(self).__name__)
+        self._fit_label_space(X, Y, self.n_components_)
+        codes = self._encode(Y)
+        regressor = self._make_regressor()
+        # a single target is passed 1-D so that regressors which warn on (n, 1) targets
+        # (e.g. random forests) do not
+        regressor.fit(X, codes[:, 0] if codes.shape[1] == 1 else codes)
+        self.regressor_ = regressor
+        return self
+
+    def _fit_label_space(self, X, Y: np.ndarray, n_components: int) -> None:
+        raise NotImplementedError
+
+    def _decode(self, codes: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _encode(self, Y: np.ndarray) -> np.ndarray:
+        return (Y - self.offset_) @ self.components_.T
+
+    def _check_labels(self, Y) -> np.ndarray:
+        check_is_fitted(self)
+        Y = check_label_matrix(Y)
+        if Y.shape[1] != self.n_labels_:
+            raise ValueError(
+                f"Y has {Y.shape[1]} label columns, but {type(self).__name__} was fitted with "
+                f"{self.n_labels_} labels."
+            )
+        return Y
+
+    def _check_codes(self, H) -> np.ndarray:
+        check_is_fitted(self)
+        H = np.asarray(H, dtype=np.float64)
+        if H.ndim == 1 and self.n_components_ == 1:
+            H = H.reshape(-1, 1)
+        if H.ndim != 2 or H.shape[1] != self.n_components_:
+            raise ValueError(
+                f"H must have shape (n_samples, {self.n_components_}) (one column per "
+                f"component); got shape {H.shape}."
+            )
+        if not np.all(np.isfinite(H)):
+            raise ValueError("H contains NaN or infinite values.")
+        return H
+
+    def transform_labels(self, Y) -> np.ndarray:
+        """Encode label vectors: ``h = P (y - o)`` (Algorithm 7, step 1).
+
+        Parameters
+        ----------
+        Y : array-like of shape (n_samples, n_labels)
+            0/1 label matrix.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        return self._encode(self._check_labels(Y))
+
+    def inverse_transform_labels(self, H) -> np.ndarray:
+        """Decode codes to real-valued label vectors ``y~`` (before rounding).
+
+        Parameters
+        ----------
+        H : array-like of shape (n_samples, n_components_)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_labels)
+        """
+        return self._decode(self._check_codes(H))
+
+    def decision_function(self, X) -> np.ndarray:
+        """Real-valued label scores ``y~`` for X (used for ranking metrics and AUC).
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_labels)
+        """
+        X = self._validate_predict(X)
+        codes = np.asarray(self.regressor_.predict(X), dtype=np.float64)
+        return self._decode(codes.reshape(X.shape[0], self.n_components_))
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted label sets: ``y^[k] = [y~[k] >= 1/2]`` (Eq. 2).
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of uint8, shape (n_samples, n_labels)
+        """
+        return (self.decision_function(X) >= 0.5).astype(np.uint8)
+
+
+class _RoundBasedTransform(_LinearLabelTransform):
+    """Algorithm 8: orthonormal rows ``P``, decode ``y~ = o + P^T r(x)``, round at 1/2.
+
+    Subclasses set ``offset_``, ``singular_values_`` and ``_basis``: a K x K orthonormal
+    matrix whose first M rows are ``components_`` (its order defines "the first M directions"
+    for :meth:`encoding_error`).
+    """
+
+    def _set_basis(self, offset: np.ndarray, basis: np.ndarray, n_components: int) -> None:
+        self.offset_ = offset
+        self._basis = basis
+        self.components_ = basis[:n_components].copy()
+
+    def _decode(self, codes: np.ndarray) -> np.ndarray:
+        return self.offset_ + codes @ self.components_
+
+    def encoding_error(self, Y) -> np.ndarray:
+        """Per-example encoding error ``||(I - P^T P)(y - o)||^2`` for every M at once.
+
+        The second term of Theorem 1 (Eq. 3). One projection onto the full K x K basis gives
+        all M: with coefficients ``c = B (y - o)``, the error with the first M directions is
+        ``sum_{m > M} c_m^2``. On the training set of PLST its mean over examples is
+        ``sum_{m > M} sigma_m^2 / N`` (Section 3.3).
+
+        Parameters
+        ----------
+        Y : array-like of shape (n_samples, n_labels)
+            0/1 label matrix (training or test labels).
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_labels + 1)
+            Column ``M`` is the error when keeping the first M directions (M = 0 .. K); the
+            fitted model's own error is column ``n_components_``.
+        """
+        Y = self._check_labels(Y)
+        squared = ((Y - self.offset_) @ self._basis.T) ** 2
+        # a reversed cumulative sum gives the residual energy without cancellation error
+        tail = np.cumsum(squared[:, ::-1], axis=1)[:, ::-1]
+        return np.hstack([tail, np.zeros((Y.shape[0], 1))])
+
+
+def _frequency_order(Y: np.ndarray) -> np.ndarray:
+    """Label indices by decreasing count of 1s, ties kept in column order (stable sort)."""
+    return np.argsort(-Y.sum(axis=0), kind="stable")
+
+
+class BinaryRelevance(_RoundBasedTransform):
+    """Binary Relevance as linear label space transformation with ``P = I`` (Algorithm 2 / 8).
+
+    One multi-output regressor predicts every label; ``y^ = [r(x) >= 1/2]``. The reference
+    point is irrelevant when ``P = I`` and the regressor has an intercept; ``o = 0`` is used.
+
+    Parameters
+    ----------
+    regressor : scikit-learn regressor or None, default=None
+        Multi-output regressor (cloned). None means :func:`paper_ridge` (lambda = 0.01).
+
+    Attributes
+    ----------
+    offset_ : ndarray of shape (n_labels,)
+        Zeros.
+    components_ : ndarray of shape (n_labels, n_labels)
+        The identity.
+    singular_values_ : ndarray of shape (n_labels,)
+        ``||Y[:, k]||`` (square root of each label's count) in decreasing order: the analogue
+        of PLST's spectrum for the axis basis.
+    n_components_ : int
+        K.
+    regressor_ : fitted regressor
+    n_features_in_, n_labels_ : int
+
+    Notes
+    -----
+    :meth:`encoding_error` orders the axes by decreasing label frequency, i.e. column M equals
+    PBR-Origin with M components.
+    """
+
+    def __init__(self, regressor=None):
+        self.regressor = regressor
+
+    def _n_components(self, n_labels: int) -> int:
+        return n_labels
+
+    def _fit_label_space(self, X, Y, n_components):
+        order = _frequency_order(Y)
+        self._set_basis(np.zeros(Y.shape[1]), np.eye(Y.shape[1])[order], n_components)
+        self.components_ = np.eye(Y.shape[1])
+        self.singular_values_ = np.sqrt(Y.sum(axis=0)[order])
+
+
+class PBR(_RoundBasedTransform):
+    """Partial Binary Relevance: regress only the M most frequent labels (Section 3.2).
+
+    ``P`` holds the rows of ``I`` for the M labels with the most 1s in training (ties: lower
+    column index first); every other label is decoded as its component of ``o``.
+
+    Parameters
+    ----------
+    n_components : int
+        M, 1 <= M <= K.
+    reference : {"origin", "mean"}, default="origin"
+        ``o = 0`` (PBR-Origin, the paper's PBR: dropped labels predicted 0) or ``o`` = mean
+        label vector (PBR-Mean, Section 4.4: dropped labels predicted by rounding their
+        training frequency, ties at exactly 1/2 predicted 1 as in Eq. 2).
+    regressor : scikit-learn regressor or None, default=None
+        Multi-output regressor (cloned). None means :func:`paper_ridge`.
+
+    Attributes
+    ----------
+    offset_ : ndarray of shape (n_labels,)
+    components_ : ndarray of shape (n_components, n_labels)
+        Rows of the identity, most frequent label first.
+    kept_labels_ : ndarray of int, shape (n_components,)
+        Indices of the regressed labels.
+    singular_values_ : ndarray of shape (n_labels,)
+        ``||Y[:, k] - o[k]||`` in the basis order (frequency order, not necessarily sorted).
+    n_components_ : int
+    regressor_ : fitted regressor
+    n_features_in_, n_labels_ : int
+    """
+
+    def __init__(self, n_components: int, reference: str = "origin", regressor=None):
+        self.n_components = n_components
+        self.reference = reference
+        self.regressor = regressor
+
+    def _fit_label_space(self, X, Y, n_components):
+        if self.reference == "origin":
+            offset = np.zeros(Y.shape[1])
+        elif self.reference == "mean":
+            offset = Y.mean(axis=0)
+        else:
+            raise ValueError(
+                f"reference must be 'origin' (PBR-Origin) or 'mean' (PBR-Mean); got "
+                f"{self.reference!r}."
+            )
+        order = _frequency_order(Y)
+        self._set_basis(offset, np.eye(Y.shape[1])[order], n_components)
+        self.kept_labels_ = order[:n_components].copy()
+        self.singular_values_ = np.linalg.norm(Y - offset, axis=0)[order]
+
+
+class PLST(_RoundBasedTransform):
+    """Principal Label Space Transformation (Algorithm 9).
+
+    ``o`` is the mean label vector and ``P = U_M^T``, the top-M right singular vectors of the
+    N x K matrix ``Z = Y - o`` (the transpose of the paper's K x N ``Z``, Eq. 7). This solves
+    Eq. 6: it minimises the training encoding error, which equals ``sum_{m>M} sigma_m^2``.
+
+    Parameters
+    ----------
+    n_components : int
+        M, 1 <= M <= K.
+    regressor : scikit-learn regressor or None, default=None
+        Multi-output regressor (cloned). None means :func:`paper_ridge` (lambda = 0.01).
+    center : bool, default=True
+        False gives PLST-Origin (Section 4.4): ``o = 0`` and the SVD of Y itself.
+
+    Attributes
+    ----------
+    offset_ : ndarray of shape (n_labels,)
+        ``o``.
+    components_ : ndarray of shape (n_components, n_labels)
+        ``P``, orthonormal rows; each row's largest-magnitude entry is positive.
+    singular_values_ : ndarray of shape (n_labels,)
+        All K singular values of ``Z`` in decreasing order (zeros appended when N < K).
+    n_components_ : int
+    regressor_ : fitted regressor
+    n_features_in_, n_labels_ : int
+    """
+
+    def __init__(self, n_components: int, regressor=None, center: bool = True):
+        self.n_components = n_components
+        self.regressor = regressor
+        self.center = center
+
+    def _fit_label_space(self, X, Y, n_components):
+        offset = Y.mean(axis=0) if self.center else np.zeros(Y.shape[1])
+        _, singular_values, basis = la.svd(Y - offset, full_matrices=False)
+        n_labels = Y.shape[1]
+        if basis.shape[0] < n_labels:
+            # N < K: complete the basis so that encoding_error covers every M up to K
+            complement = la.null_space(basis).T
+            basis = np.vstack([basis, complement])
+            singular_values = np.concatenate(
+                [singular_values, np.zeros(n_labels - singular_values.size)]
+            )
+        self._set_basis(offset, _deterministic_signs(basis), n_components)
+        self.singular_values_ = singular_values
+
+
+def _ridge_hat_gram(X, Z: np.ndarray, alpha: float) -> np.ndarray:
+    """``Z^T H Z`` with ``H = Xc (Xc^T Xc + alpha I)^{-1} Xc^T`` and Xc the centred X.
+
+    Z has zero column means, so ``Xc^T Z = X^T Z`` and X (dense or CSR) is never centred
+    explicitly. The d x d (primal) or N x N (dual) system is chosen by the smaller size.
+    ``alpha = inf`` returns the limit of ``alpha * Z^T H Z``: ``(X^T Z)^T (X^T Z)``.
+    """
+    cross = np.asarray(X.T @ Z)  # Xc^T Z, shape (d, K)
+    if np.isinf(alpha):
+        return cross.T @ cross
+    n_samples, n_features = X.shape
+    mean = np.asarray(X.mean(axis=0)).ravel()
+    if n_features <= n_samples:
+        gram = X.T @ X
+        gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
+        gram -= n_samples * np.outer(mean, mean)
+        gram[np.diag_indices_from(gram)] += alpha
+        return cross.T @ la.solve(gram, cross, assume_a="pos")
+    # dual form: H = Kc (Kc + alpha I)^{-1} with Kc = Xc Xc^T
+    shift = np.asarray(X @ mean).ravel()
+    kernel = X @ X.T
+    kernel = kernel.toarray() if sp.issparse(kernel) else np.asarray(kernel)
+    kernel += float(mean @ mean) - shift[:, None] - shift[None, :]
+    kernel_z = kernel @ Z
+    kernel[np.diag_indices_from(kernel)] += alpha
+    return Z.T @ la.solve(kernel, kernel_z, assume_a="pos")
+
+
+class CPLST(_RoundBasedTransform):
+    """Conditional Principal Label Space Transformation (Chen & Lin, NIPS 2012).
+
+    ``o`` is the mean label vector, ``Z = Y - o`` (N x K) and ``P`` holds the top-M
+    eigenvectors of ``Z^T H Z`` with the ridge hat matrix
+
+        ``H = Xc (Xc^T Xc + alpha I)^{-1} Xc^T``,  ``Xc = X - mean(X)``.
+
+    Centring X makes H the hat matrix of ridge regression with an unpenalised intercept
+    (whose intercept part ``11^T/N`` vanishes on the centred Z); the authors' code
+    (``cplst_encode.m``) uses the raw X. ``Z^T H Z`` trades the encoding error (PLST's
+    ``Z^T Z``) against how well the codes can be predicted from X.
+
+    Parameters
+    ----------
+    n_components : int
+        M, 1 <= M <= K.
+    alpha : float, default=0.01
+        lambda of the hat matrix, >= 0; ``numpy.inf`` is the limit ``lambda -> inf`` where
+        ``lambda Z^T H Z -> Z^T Xc Xc^T Z`` (H itself tends to 0; its scale does not change the
+        eigenvectors). The default matches the default regressor's lambda.
+    regressor : scikit-learn regressor or None, default=None
+        Multi-output regressor (cloned). None means :func:`paper_ridge`.
+
+    Attributes
+    ----------
+    offset_ : ndarray of shape (n_labels,)
+    components_ : ndarray of shape (n_components, n_labels)
+    singular_values_ : ndarray of shape (n_labels,)
+        Square roots of the eigenvalues of ``Z^T H Z`` (of ``Z^T Xc Xc^T Z`` for
+        alpha = inf), decreasing.
+    n_components_ : int
+    regressor_ : fitted regressor
+    n_features_in_, n_labels_ : int
+    """
+
+    def __init__(self, n_components: int, alpha: float = PAPER_RIDGE_ALPHA, regressor=None):
+        self.n_components = n_components
+        self.alpha = alpha
+        self.regressor = regressor
+
+    def _fit_label_space(self, X, Y, n_components):
+        alpha = self.alpha
+        if (
+            not isinstance(alpha, numbers.Real)
+            or isinstance(alpha, bool)
+            or np.isnan(alpha)
+            or alpha < 0
+        ):
+            raise ValueError(f"alpha must be a real number >= 0 (or numpy.inf); got {alpha!r}.")
+        offset = Y.mean(axis=0)
+        centred = Y - offset
+        try:
+            with warnings.catch_warnings():
+                # an ill-conditioned solve would silently give meaningless directions
+                warnings.simplefilter("error", la.LinAlgWarning)
+                conditional = _ridge_hat_gram(X, centred, float(alpha))
+        except (la.LinAlgError, la.LinAlgWarning) as err:
+            raise ValueError(
+                f"CPLST: Xc^T Xc + alpha I is singular for alpha={alpha!r} (constant or "
+                "duplicated features with alpha = 0). Use alpha > 0."
+            ) from err
+        eigenvalues, eigenvectors = la.eigh((conditional + conditional.T) / 2)
+        order = np.argsort(eigenvalues)[::-1]
+        basis = _deterministic_signs(eigenvectors[:, order].T)
+        self._set_basis(offset, basis, n_components)
+        self.singular_values_ = np.sqrt(np.clip(eigenvalues[order], 0.0, None))
+
+
+def _hadamard_rows(n_rows: int, n_labels: int, rng: np.random.RandomState) -> np.ndarray:
+    """``n_rows`` random rows of the Hadamard matrix of order 2^ceil(log2 K), first K columns."""
+    order = 1 << max(0, int(np.ceil(np.log2(n_labels))))
+    rows = rng.permutation(order)[:n_rows]
+    return la.hadamard(order)[rows, :n_labels].astype(np.float64)
+
+
+class CompressedSensing(_LinearLabelTransform):
+    """Compressed Sensing for multi-label prediction (Hsu et al. 2009; Algorithm 4 of paper 004).
+
+    Encoding ``h = P (y - o)`` with a random M x K measurement matrix; decoding solves, for each
+    instance, a sparse reconstruction: the ``s``-sparse ``z`` whose code ``P z`` best fits
+    ``r(x)`` in least squares, found by orthogonal matching pursuit (scikit-learn's
+    :func:`~sklearn.linear_model.orthogonal_mp`; the paper used CoSaMP). Then
+    ``y~ = o + z`` (with sign flips for CS-BestVertex) and ``y^ = [y~ >= 1/2]``.
+
+    Parameters
+    ----------
+    n_components : int
+        M, the number of measurements, 1 <= M <= K.
+    projection : {"hadamard", "gaussian"}, default="hadamard"
+        "hadamard" (the paper's choice, following Hsu et al.): M distinct random rows of the
+        Sylvester-Hadamard matrix of order ``2^ceil(log2 K)``, keeping its first K columns
+        (the authors' ``cs_encode.m`` does the same), scaled by ``1/sqrt(M)`` so every column
+        has unit norm. "gaussian": i.i.d. N(0, 1/M) entries.
+    sparsity : int or None, default=None
+        s, the number of nonzeros of the reconstruction. None: the largest number of labels
+        (of nonzeros of ``y - o`` for CS-BestVertex) in a training example, the paper's
+        *nonzero* column of Table 2. It is capped at M because M measurements determine at
+        most M coefficients (``sparsity_`` holds the value used).
+    reference : {"origin", "best_vertex"}, default="origin"
+        CS-Origin (the paper's CS) or CS-BestVertex (Section 4.4): each label is XOR-ed with
+        its training majority (ties: 0) before encoding and after decoding, which makes the
+        signals sparser on dense data. In linear form ``o`` = the majority vertex and the
+        columns of P are negated for labels whose majority is 1.
+    regressor : scikit-learn regressor or None, default=None
+        Multi-output regressor (cloned). None means :func:`paper_ridge`.
+    random_state : int, RandomState or None, default=None
+        Seeds the measurement matrix.
+
+    Attributes
+    ----------
+    offset_ : ndarray of shape (n_labels,)
+        0 or the majority vertex.
+    components_ : ndarray of shape (n_components, n_labels)
+        The encoding matrix (``P`` with the BestVertex sign flips applied).
+    measurement_matrix_ : ndarray of shape (n_components, n_labels)
+        ``P`` without sign flips: the dictionary of the sparse reconstruction.
+    singular_values_ : ndarray of shape (n_components,)
+        Singular values of ``P`` (how well conditioned the measurements are).
+    sparsity_ : int
+    n_components_ : int
+    regressor_ : fitted regressor
+    n_features_in_, n_labels_ : int
+
+    Notes
+    -----
+    ``decision_function`` returns the reconstructed ``y~``: exactly ``o`` outside the
+    recovered support, so as the paper notes CS ranks poorly (many ties).
+
+    With few Hadamard rows, columns of P coincide up to sign (M rows give at most
+    ``2^(M-1)`` distinct sign patterns: K = 14, M = 4 has 8 for 14 labels), so the
+    reconstruction cannot tell those labels apart and OMP's choice between identical atoms is
+    arbitrary -- one reason CS does poorly on yeast and emotions at small M.
+    """
+
+    def __init__(
+        self,
+        n_components: int,
+        projection: str = "hadamard",
+        sparsity: int | None = None,
+        reference: str = "origin",
+        regressor=None,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.projection = projection
+        self.sparsity = sparsity
+        self.reference = reference
+        self.regressor = regressor
+        self.random_state = random_state
+
+    def _fit_label_space(self, X, Y, n_components):
+        n_labels = Y.shape[1]
+        if self.reference == "origin":
+            offset = np.zeros(n_labels)
+        elif self.reference == "best_vertex":
+            offset = (Y.mean(axis=0) > 0.5).astype(np.float64)
+        else:
+            raise ValueError(
+                f"reference must be 'origin' (CS-Origin) or 'best_vertex' (CS-BestVertex); got "
+                f"{self.reference!r}."
+            )
+        rng = check_random_state(self.random_state)
+        if self.projection == "hadamard":
+            measurement = _hadamard_rows(n_components, n_labels, rng) / np.sqrt(n_components)
+        elif self.projection == "gaussian":
+            measurement = rng.standard_normal((n_components, n_labels)) / np.sqrt(n_components)
+        else:
+            raise ValueError(
+                f"projection must be 'hadamard' or 'gaussian'; got {self.projection!r}."
+            )
+        if self.sparsity is None:
+            sparsity = int(np.abs(Y - offset).sum(axis=1).max())
+        elif (
+            isinstance(self.sparsity, numbers.Integral)
+            and not isinstance(self.sparsity, bool)
+            and self.sparsity >= 1
+        ):
+            sparsity = int(self.sparsity)
+        else:
+            raise ValueError(f"sparsity must be None or an integer >= 1; got {self.sparsity!r}.")
+        self.offset_ = offset
+        self.measurement_matrix_ = measurement
+        self.components_ = measurement * self._flips()
+        self.sparsity_ = min(sparsity, n_components)
+        self.singular_values_ = la.svdvals(measurement)
+
+    def _flips(self) -> np.ndarray:
+        # y XOR b = b + (1 - 2b) * (y - b) for 0/1 vectors: a shift by o = b and sign flips
+        return 1.0 - 2.0 * self.offset_
+
+    def _decode(self, codes: np.ndarray) -> np.ndarray:
+        n_samples = codes.shape[0]
+        signal = np.zeros((n_samples, self.n_labels_))
+        if self.sparsity_ >= 1 and n_samples:
+            norms = np.linalg.norm(self.measurement_matrix_, axis=0)
+            norms[norms == 0] = 1.0
+            with warnings.catch_warnings():
+                # OMP warns when the residual vanishes before s atoms are chosen, which is the
+                # expected outcome for codes of vectors with fewer than s labels (e.g. y = o)
+                warnings.filterwarnings(
+                    "ignore", message="Orthogonal matching pursuit ended prematurely"
+                )
+                coefs = orthogonal_mp(
+                    self.measurement_matrix_ / norms,
+                    codes.T,
+                    n_nonzero_coefs=self.sparsity_,
+                    precompute=True,
+                )
+            signal = coefs.reshape(self.n_labels_, n_samples).T / norms
+        return self.offset_ + signal * self._flips()
