@@ -1,0 +1,367 @@
+"""Figures of the CLEMS page: the MDS embedding of the candidate label sets, a Shepard diagram.
+
+Huang & Lin, "Cost-sensitive Label Embedding for Multi-label Classification" (paper 002,
+``../shared/papers/002_a9fa9cac89b97038.txt``): the candidate set S (the distinct training
+label vectors) is embedded by weighted MDS so that embedded distances approximate the
+costs (Eq. 1 for a symmetric cost). For an asymmetric cost the mirroring trick (section
+3.3) embeds every candidate twice, as ground truth u^(t) and as prediction u^(p), and only
+the truth-prediction distances carry the cost (Eq. 2). ``mlviz.CLEMS`` regresses to the
+truth-role points and decodes to the nearest *prediction-role* point (the authors' code; the
+paper's section 3.3 text swaps the roles, see the ``CLEMS`` docstring), so the nearest
+candidates are ringed in the prediction role here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+__all__ = ["MAX_SHEPARD_POINTS", "embedding_figure", "shepard_figure", "shepard_pairs"]
+
+#: Largest number of pairs :func:`shepard_figure` draws; beyond it, a fixed-seed subsample.
+MAX_SHEPARD_POINTS = 20_000
+
+
+def _marker_sizes(counts: np.ndarray) -> np.ndarray:
+    counts = np.asarray(counts, dtype=float)
+    top = counts.max() if counts.size and counts.max() > 0 else 1.0
+    return 5 + 25 * np.sqrt(counts / top)
+
+
+def _xy(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First two coordinates; a 1-D embedding (M = 1) is drawn on the line y = 0."""
+    if points.shape[1] >= 2:
+        return points[:, 0], points[:, 1]
+    return points[:, 0], np.zeros(points.shape[0])
+
+
+def _points(array, n: int, name: str) -> np.ndarray:
+    array = np.asarray(array, dtype=float)
+    if array.ndim == 1:
+        array = array.reshape(-1, 1)
+    if array.ndim != 2 or array.shape[0] != n:
+        raise ValueError(
+            f"embedding_figure: {name} must have shape (n_candidates={n}, M); got {array.shape}."
+        )
+    return array
+
+
+def embedding_figure(
+    embedding_truth: np.ndarray,
+    embedding_pred: np.ndarray | None,
+    counts: np.ndarray,
+    sizes: np.ndarray,
+    labelset_text: Sequence[str],
+    symmetric: bool,
+    *,
+    predicted: np.ndarray | None = None,
+    nearest: Sequence[int] | np.ndarray | None = None,
+    nearest_costs: Sequence[float] | np.ndarray | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """2-D view (first two coordinates) of the embedded candidate label sets.
+
+    Parameters
+    ----------
+    embedding_truth : ndarray, shape (n_candidates, M)
+        u^(t), the candidates in their ground-truth role (``CLEMS.embedding_truth_``, the
+        regression targets). For a symmetric cost this is the one embedding of each
+        candidate.
+    embedding_pred : ndarray, shape (n_candidates, M), or None
+        u^(p), the prediction role (``CLEMS.embedding_pred_``, where decoding searches);
+        asymmetric costs only, ignored and may be None when ``symmetric``.
+    counts : ndarray of int, shape (n_candidates,)
+        Training instances with each candidate label set; marker area grows with it
+        (diameter ~ sqrt(count)).
+    sizes : ndarray of int, shape (n_candidates,)
+        Number of labels in each set; the marker colour.
+    labelset_text : sequence of str, length n_candidates
+        Readable label set (e.g. ``mlviz.figures.hypercube.labelset_text``) for the hover.
+    symmetric : bool
+        One trace (circles) when True; two traces when False: circles for the truth role,
+        crosses for the prediction role.
+    predicted : ndarray, shape (M,), optional
+        A test instance's predicted embedded point z̃ (black star).
+    nearest : sequence of int, optional
+        Indices of the candidates nearest to ``predicted`` among the prediction-role points
+        (``CLEMS.explain(x)["candidates"]["candidate"]``), nearest first; ringed in red at
+        their prediction-role position, the first one is the decoded label set.
+    nearest_costs : sequence of float, optional
+        Cost of each ``nearest`` candidate against the instance's true label set, for the
+        hover.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces: truth role (``x, y`` = first two columns of ``embedding_truth``),
+        [prediction role], [predicted point], [nearest candidates].
+    """
+    truth = np.asarray(embedding_truth, dtype=float)
+    if truth.ndim == 1:
+        truth = truth.reshape(-1, 1)
+    n = truth.shape[0]
+    truth = _points(truth, n, "embedding_truth")
+    counts = np.asarray(counts)
+    sizes = np.asarray(sizes)
+    text = [str(t) for t in labelset_text]
+    for name, values in (("counts", counts), ("sizes", sizes), ("labelset_text", text)):
+        if len(values) != n:
+            raise ValueError(
+                f"embedding_figure: {name} has {len(values)} entries for {n} candidate label sets."
+            )
+    hover = [
+        f"{t}<br>{c} training instances<br>{s} labels"
+        for t, c, s in zip(text, counts, sizes, strict=True)
+    ]
+    marker = dict(
+        size=_marker_sizes(counts),
+        color=sizes,
+        colorscale="Viridis",
+        cmin=sizes.min(),
+        cmax=max(sizes.max(), sizes.min() + 1),
+        colorbar=dict(title="labels in set", dtick=1),
+    )
+    fig = go.Figure()
+    x, y = _xy(truth)
+    role = "label sets" if symmetric else "label sets as ground truth (t)"
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="markers",
+            name=role,
+            text=hover,
+            marker={**marker, "line": dict(width=0.5, color="white"), "opacity": 0.85},
+            hovertemplate="%{text}<extra>" + ("" if symmetric else "truth role") + "</extra>",
+        )
+    )
+    decode_points = truth
+    if not symmetric:
+        if embedding_pred is None:
+            raise ValueError(
+                "embedding_figure: an asymmetric cost needs embedding_pred (the "
+                "prediction role u^(p)); pass symmetric=True for a symmetric cost."
+            )
+        pred = _points(embedding_pred, n, "embedding_pred")
+        if pred.shape[1] != truth.shape[1]:
+            raise ValueError(
+                f"embedding_figure: embedding_pred has M={pred.shape[1]} but "
+                f"embedding_truth has M={truth.shape[1]}."
+            )
+        decode_points = pred
+        px, py = _xy(pred)
+        fig.add_trace(
+            go.Scatter(
+                x=px,
+                y=py,
+                mode="markers",
+                name="label sets as prediction (p)",
+                text=hover,
+                marker={
+                    **marker,
+                    "symbol": "x",
+                    "showscale": False,
+                    "opacity": 0.85,
+                },
+                hovertemplate="%{text}<extra>prediction role</extra>",
+            )
+        )
+    if predicted is not None:
+        point = np.asarray(predicted, dtype=float).ravel()
+        if point.size != truth.shape[1]:
+            raise ValueError(
+                f"embedding_figure: predicted has {point.size} coordinates but the "
+                f"embedding has M={truth.shape[1]}."
+            )
+        fig.add_trace(
+            go.Scatter(
+                x=[point[0]],
+                y=[point[1] if point.size > 1 else 0.0],
+                mode="markers",
+                name="predicted point z̃",
+                marker=dict(symbol="star", size=18, color="black"),
+                hovertemplate="predicted point z̃<extra></extra>",
+            )
+        )
+    if nearest is not None:
+        nearest = np.asarray(nearest, dtype=np.intp).ravel()
+        if nearest.size and (nearest.min() < 0 or nearest.max() >= n):
+            raise ValueError(f"embedding_figure: nearest holds indices outside 0..{n - 1}.")
+        costs = None if nearest_costs is None else np.asarray(nearest_costs, dtype=float).ravel()
+        if costs is not None and costs.size != nearest.size:
+            raise ValueError(
+                f"embedding_figure: {costs.size} nearest_costs for {nearest.size} "
+                "nearest candidates."
+            )
+        ring_text = [
+            f"#{rank + 1}{' (decoded)' if rank == 0 else ''}: {text[i]}"
+            + ("" if costs is None else f"<br>cost vs truth {costs[rank]:.3f}")
+            for rank, i in enumerate(nearest)
+        ]
+        nx, ny = _xy(decode_points[nearest])
+        fig.add_trace(
+            go.Scatter(
+                x=nx,
+                y=ny,
+                mode="markers",
+                name="nearest candidates (decoding)",
+                text=ring_text,
+                marker=dict(
+                    symbol="circle-open",
+                    size=_marker_sizes(counts)[nearest] + 8,
+                    color="#d62728",
+                    line=dict(width=2.5),
+                ),
+                hovertemplate="%{text}<extra></extra>",
+            )
+        )
+    m = truth.shape[1]
+    if title is None:
+        title = f"MDS embedding of the {n} candidate label sets"
+        if not symmetric:
+            title += " (asymmetric cost: each set embedded twice)"
+        if m > 2:
+            # the 2-D view hides the other coordinates: nearest in M-D may not look nearest
+            title += f"<br><sup>coordinates 1-2 of M = {m}; distances use all {m}</sup>"
+    fig.update_layout(
+        title=title,
+        xaxis_title="embedding coordinate 1",
+        yaxis_title="embedding coordinate 2" if m > 1 else "(M = 1: one coordinate only)",
+        legend=dict(orientation="h", y=-0.15),
+        margin=dict(t=50, b=10),
+    )
+    fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    return fig
+
+
+def shepard_pairs(n: int, mirrored: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i, j) the Shepard diagram compares, before any subsampling.
+
+    Symmetric: every unordered off-diagonal pair once (i < j, row-major). Mirrored: every
+    ordered truth-prediction pair (i, j), diagonal included, because the mirrored stress
+    (Eq. 2) weighs all of them, including c(y_i, y_i) = 0 against d(u_i^(t), u_i^(p)).
+    """
+    if mirrored:
+        rows, cols = np.divmod(np.arange(n * n), n)
+        return rows, cols
+    return np.triu_indices(n, k=1)
+
+
+def shepard_figure(
+    cost: np.ndarray,
+    distances: np.ndarray,
+    stress: float,
+    dissimilarity: str = "sqrt",
+    *,
+    mirrored: bool = False,
+    max_points: int = MAX_SHEPARD_POINTS,
+    labelset_text: Sequence[str] | None = None,
+) -> go.Figure:
+    """Target dissimilarity against embedded distance for every compared pair; y = x is perfect.
+
+    Parameters
+    ----------
+    cost : ndarray, shape (n, n)
+        ``cost[i, j] = c(y_i, y_j)``, y_i as ground truth and y_j as prediction.
+    distances : ndarray, shape (n, n) or (2n, 2n)
+        Symmetric cost: distances between the embedded candidates. Mirrored: ``distances[i,
+        j] = d(u_i^(t), u_j^(p))``, or the full (2n, 2n) distance matrix of the mirrored
+        objects, truth role first, of which the top-right block is used.
+    stress : float
+        The MDS stress reached, shown in the title as given.
+    dissimilarity : {"sqrt", "cost"}, default="sqrt"
+        Target dissimilarity of the MDS: ``sqrt(cost)`` or the cost itself. Paper 002
+        (section 3.2) uses the cost; the square root is the variant of the authors' later
+        journal version and mlviz's default.
+    mirrored : bool, default=False
+        Whether the embedding used the mirroring trick (asymmetric cost, section 3.3).
+    max_points : int, default=MAX_SHEPARD_POINTS
+        More pairs than this are subsampled **deterministically**: a fixed-seed
+        (``numpy.random.default_rng(0)``) choice of ``max_points`` pairs without
+        replacement, kept in pair order, so the same inputs always give the same picture.
+        Pass a larger value to draw every pair.
+    labelset_text : sequence of str, optional
+        Readable candidate label sets for the hover.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Trace 0 holds the pairs (``x`` dissimilarity, ``y`` distance, ``customdata`` the
+        index pair); trace 1 is the line y = x.
+    """
+    if dissimilarity not in ("sqrt", "cost"):
+        raise ValueError(
+            f"shepard_figure: dissimilarity must be 'sqrt' or 'cost'; got {dissimilarity!r}."
+        )
+    cost = np.asarray(cost, dtype=float)
+    distances = np.asarray(distances, dtype=float)
+    if cost.ndim != 2 or cost.shape[0] != cost.shape[1]:
+        raise ValueError(f"shepard_figure: cost must be a square matrix; got shape {cost.shape}.")
+    n = cost.shape[0]
+    if mirrored and distances.shape == (2 * n, 2 * n):
+        distances = distances[:n, n:]
+    if distances.shape != (n, n):
+        expected = f"({n}, {n})" + (f" or ({2 * n}, {2 * n})" if mirrored else "")
+        raise ValueError(
+            f"shepard_figure: distances must have shape {expected} to match cost; "
+            f"got {distances.shape}."
+        )
+    if np.any(cost < 0):
+        raise ValueError("shepard_figure: costs must be non-negative.")
+    rows, cols = shepard_pairs(n, mirrored)
+    total = rows.size
+    if total > max_points:
+        keep = np.sort(np.random.default_rng(0).choice(total, size=max_points, replace=False))
+        rows, cols = rows[keep], cols[keep]
+    target = cost[rows, cols]
+    if dissimilarity == "sqrt":
+        target = np.sqrt(target)
+    embedded = distances[rows, cols]
+    if labelset_text is not None:
+        names = np.asarray([str(t) for t in labelset_text], dtype=object)
+        if names.size != n:
+            raise ValueError(f"shepard_figure: {names.size} labelset_text entries for {n} sets.")
+        hover = np.char.add(np.char.add(names[rows].astype(str), " → "), names[cols].astype(str))
+        text, template = hover, "%{text}<br>"
+    else:
+        text, template = None, "pair (%{customdata[0]}, %{customdata[1]})<br>"
+    x_title = (
+        "target dissimilarity √c(yᵢ, yⱼ)"
+        if dissimilarity == "sqrt"
+        else "target dissimilarity c(yᵢ, yⱼ)"
+    )
+    fig = go.Figure(
+        go.Scattergl(
+            x=target,
+            y=embedded,
+            mode="markers",
+            name="pairs of label sets",
+            customdata=np.column_stack([rows, cols]),
+            text=text,
+            marker=dict(size=4, opacity=0.35, color="#1f77b4"),
+            hovertemplate=template + "target %{x:.3f}<br>distance %{y:.3f}<extra></extra>",
+        )
+    )
+    top = float(max(target.max(initial=0.0), embedded.max(initial=0.0))) or 1.0
+    fig.add_trace(
+        go.Scatter(
+            x=[0, top],
+            y=[0, top],
+            mode="lines",
+            name="perfect fit (y = x)",
+            line=dict(color="#d62728", dash="dash"),
+            hoverinfo="skip",
+        )
+    )
+    shown = f"{rows.size:,} of {total:,} pairs" if rows.size < total else f"{total:,} pairs"
+    roles = "; truth role against prediction role" if mirrored else ""
+    fig.update_layout(
+        title=f"Shepard diagram: stress = {stress:.4g} ({shown}{roles})",
+        xaxis_title=x_title,
+        yaxis_title="distance in the embedding",
+        legend=dict(orientation="h", y=-0.15),
+        margin=dict(t=50, b=10),
+    )
+    return fig

@@ -1,0 +1,271 @@
+"""Figures of the GroPLE page: the group-sparse latent factor matrix V^k and convergence.
+
+Kumar et al., "Group Preserving Label Embedding" (paper 001,
+``../shared/papers/001_20309f7d22cfebb1.txt``): the l2,1 penalty of Eq. (4) zeroes whole
+rows of each group's V^k, so labels of one group share which latent dimensions they use.
+:func:`vk_heatmap` draws V in the style of the paper's Figure 1 ("non-zero rows shown as
+shaded rows and a gap artificially created to distinguish between different V^k's").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+__all__ = ["objective_figure", "vk_column_layout", "vk_heatmap"]
+
+# Group names are written above the heatmap only while they stay legible.
+_MAX_ANNOTATED_GROUPS = 30
+
+# Red-blue with a grey (not white) middle: a tiny but non-zero entry must not look like the
+# white of an exactly-zero (blank) row.
+_DIVERGING = [
+    [0.0, "#b2182b"],
+    [0.25, "#ef8a62"],
+    [0.5, "#d9d9d9"],
+    [0.75, "#67a9cf"],
+    [1.0, "#2166ac"],
+]
+
+
+def vk_column_layout(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Heatmap columns of :func:`vk_heatmap`: labels grouped, one gap column between groups.
+
+    Groups appear in ascending id order; labels keep their original order within a group.
+
+    Parameters
+    ----------
+    groups : ndarray of int, shape (n_labels,)
+
+    Returns
+    -------
+    label_of_column : ndarray of intp, shape (n_labels + n_groups - 1,)
+        Original label index shown in each heatmap column, -1 for a gap column.
+    group_of_column : ndarray of intp, same shape
+        Position (0..n_groups-1, ascending id) of the column's group, -1 for a gap column.
+    """
+    groups = np.asarray(groups)
+    label_of_column: list[int] = []
+    group_of_column: list[int] = []
+    for position, gid in enumerate(np.unique(groups)):
+        if position:
+            label_of_column.append(-1)
+            group_of_column.append(-1)
+        members = np.flatnonzero(groups == gid)
+        label_of_column.extend(members.tolist())
+        group_of_column.extend([position] * members.size)
+    return np.asarray(label_of_column, dtype=np.intp), np.asarray(group_of_column, dtype=np.intp)
+
+
+def _row_support(V: np.ndarray, groups: np.ndarray, row_support) -> np.ndarray:
+    """Non-zero rows of each V^k (n_groups, d), checked against ``row_support`` when given."""
+    group_ids = np.unique(groups)
+    computed = np.stack([np.any(V[:, groups == gid] != 0, axis=1) for gid in group_ids])
+    if row_support is None:
+        return computed
+    given = np.asarray([np.asarray(r, dtype=bool).ravel() for r in row_support])
+    if given.shape != computed.shape:
+        raise ValueError(
+            f"vk_heatmap: row_support must hold one boolean array of length d={V.shape[0]} per "
+            f"group ({len(group_ids)} groups); got shape {given.shape}."
+        )
+    mismatch = np.argwhere(given != computed)
+    if mismatch.size:
+        k, row = mismatch[0]
+        state = "non-zero" if given[k, row] else "zero"
+        raise ValueError(
+            f"vk_heatmap: row_support says row {row} of V^k for group {group_ids[k]} is {state}, "
+            f"but V has {'only zeros' if given[k, row] else 'non-zero entries'} there "
+            f"({len(mismatch)} disagreeing rows in all). Pass the row_support_ of the model that "
+            "produced V."
+        )
+    return given
+
+
+def vk_heatmap(
+    V: np.ndarray,
+    groups: np.ndarray,
+    label_names: Sequence[str],
+    row_support: Sequence[np.ndarray] | np.ndarray | None = None,
+    *,
+    absolute: bool = False,
+) -> go.Figure:
+    """The latent factor matrix V, columns grouped into the V^k blocks (paper 001, Figure 1).
+
+    Parameters
+    ----------
+    V : ndarray, shape (d, n_labels)
+        Decoding matrix, rows latent dimensions, columns labels in the original order
+        (``GroPLE.V_``); ``V[:, groups == k]`` is V^k.
+    groups : ndarray of int, shape (n_labels,)
+        Group of each label (``GroPLE.groups_``).
+    label_names : sequence of str, length n_labels
+    row_support : sequence of boolean arrays or ndarray (n_groups, d), optional
+        ``row_support[j][i]`` is True when row i of the j-th group's V^k (groups in ascending
+        id order) is non-zero, as ``GroPLE.row_support_``. When given it must agree exactly
+        with the zero rows of V; a mismatch raises ValueError instead of drawing a misleading
+        picture.
+    absolute : bool, default=False
+        Draw |V| on a sequential scale instead of V on a diverging scale centred at 0. The
+        diverging scale is grey, not white, at 0, so a tiny non-zero entry never looks like
+        the white of a blank (exactly zero) row.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heatmap trace with ``z`` of shape (d, n_labels + n_groups - 1): the columns of
+        V in the order of :func:`vk_column_layout`, one all-NaN gap column between groups,
+        and NaN (drawn blank) over every row that is exactly zero within its group. Blank
+        cells are never an exact zero of a non-zero row: such entries keep their value 0.
+
+    Notes
+    -----
+    "Zero" means exactly 0.0: the proximal step of the l2,1 norm sets rows to exact zeros,
+    so no tolerance is applied and a tiny but non-zero row stays visible.
+    """
+    V = np.asarray(V, dtype=float)
+    if V.ndim != 2:
+        raise ValueError(f"vk_heatmap: V must be a 2-D (d, n_labels) matrix; got shape {V.shape}.")
+    d, n_labels = V.shape
+    groups = np.asarray(groups)
+    if groups.shape != (n_labels,) or not np.issubdtype(groups.dtype, np.integer):
+        raise ValueError(
+            f"vk_heatmap: groups must be one integer group id per label column of V "
+            f"({n_labels}); got shape {groups.shape}, dtype {groups.dtype}."
+        )
+    names = [str(n) for n in label_names]
+    if len(names) != n_labels:
+        raise ValueError(f"vk_heatmap: {len(names)} label names for {n_labels} columns of V.")
+    support = _row_support(V, groups, row_support)
+    label_of_column, group_of_column = vk_column_layout(groups)
+    is_gap = label_of_column < 0
+    values = np.abs(V) if absolute else V
+    z = np.full((d, label_of_column.size), np.nan)
+    z[:, ~is_gap] = values[:, label_of_column[~is_gap]]
+    for position in range(support.shape[0]):
+        columns = np.flatnonzero(group_of_column == position)
+        z[np.ix_(~support[position], columns)] = np.nan
+    column_names = np.array(
+        ["" if g else names[i] for i, g in zip(label_of_column, is_gap, strict=True)]
+    )
+    group_ids = np.unique(groups)
+    column_hover = np.array(
+        [
+            "gap between groups" if g < 0 else f"{column_names[c]} (group {group_ids[g]})"
+            for c, g in enumerate(group_of_column)
+        ]
+    )
+    # one string per cell: heatmap hover cannot index per-column data by %{x} alone
+    customdata = np.broadcast_to(column_hover[None, :], (d, column_hover.size))
+    scale = np.nanmax(np.abs(z)) if np.isfinite(z).any() else 1.0
+    heatmap = (
+        dict(colorscale="Viridis", zmin=0, zmax=scale)
+        if absolute
+        else dict(colorscale=_DIVERGING, zmid=0, zmin=-scale, zmax=scale)
+    )
+    columns_x = np.arange(label_of_column.size)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=columns_x,
+            y=np.arange(1, d + 1),
+            customdata=customdata,
+            hoverongaps=False,
+            colorbar=dict(title="|V|" if absolute else "V"),
+            hovertemplate="label %{customdata}<br>latent dimension "
+            "%{y}<br>value %{z:.3g}<extra></extra>",
+            **heatmap,
+        )
+    )
+    if len(group_ids) <= _MAX_ANNOTATED_GROUPS:
+        for position, gid in enumerate(group_ids):
+            columns = np.flatnonzero(group_of_column == position)
+            fig.add_annotation(
+                x=columns.mean(),
+                y=1.0,
+                yref="paper",
+                yanchor="bottom",
+                showarrow=False,
+                text=f"V<sup>{gid}</sup>: {int(support[position].sum())}/{d} rows",
+                font=dict(size=10),
+            )
+    used = int(support.sum())
+    fig.update_layout(
+        title=dict(
+            text=f"Group sparsity of V: blank rows are exactly zero "
+            f"({used} of {support.size} group rows used)",
+            y=0.98,
+        ),
+        xaxis=dict(
+            title="label, grouped by cluster (gaps separate the groups V<sup>k</sup>)",
+            tickmode="array",
+            tickvals=columns_x[~is_gap],
+            ticktext=column_names[~is_gap].tolist(),
+            tickangle=-60,
+        ),
+        yaxis=dict(title="latent dimension", autorange="reversed"),
+        plot_bgcolor="white",
+        margin=dict(t=80, b=10),
+    )
+    return fig
+
+
+def objective_figure(
+    history: Sequence[float] | np.ndarray,
+    feature_history: Sequence[float] | np.ndarray | None = None,
+) -> go.Figure:
+    """Convergence: Eq. (4) per outer iteration [and Eq. (5) per APG iteration].
+
+    Parameters
+    ----------
+    history : sequence of float
+        Objective of the label embedding, Eq. (4), after each outer iteration of
+        Algorithm 1 (``GroPLE.objective_history_``), drawn at iterations 1..n.
+    feature_history : sequence of float, optional
+        Objective of the feature embedding, Eq. (5), per APG iteration
+        (``GroPLE.feature_objective_history_``); drawn in a second panel.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Each panel uses a log y axis when all its values are positive, linear otherwise.
+    """
+    series = [("label embedding, Eq. (4)", "outer iteration", history)]
+    if feature_history is not None:
+        series.append(("feature embedding, Eq. (5)", "APG iteration", feature_history))
+    fig = make_subplots(
+        rows=1, cols=len(series), subplot_titles=[s[0] for s in series], horizontal_spacing=0.12
+    )
+    for col, (name, x_title, values) in enumerate(series, start=1):
+        values = np.asarray(values, dtype=float).ravel()
+        if values.size == 0:
+            raise ValueError(f"objective_figure: the {name} history is empty (nothing fitted?).")
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(1, values.size + 1),
+                y=values,
+                mode="lines+markers",
+                name=name,
+                marker=dict(size=4),
+                hovertemplate=f"{x_title} %{{x}}<br>objective %{{y:.6g}}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+        fig.update_xaxes(title_text=x_title, row=1, col=col)
+        positive = bool(np.all(values > 0))
+        fig.update_yaxes(
+            title_text="objective" + (" (log scale)" if positive else ""),
+            type="log" if positive else "linear",
+            row=1,
+            col=col,
+        )
+    fig.update_layout(
+        title="GroPLE convergence: the objective should only go down",
+        showlegend=False,
+        margin=dict(t=70, b=10),
+    )
+    return fig

@@ -1,0 +1,215 @@
+"""Figures of the ML-KNN page: one instance's MAP decision per label and its neighbours.
+
+Zhang & Zhou, "ML-KNN" (paper 003, ``../shared/papers/003_c185b3d2437bdbdd.txt``): for each
+label l the count C_t(l) of the k neighbours carrying l (Eq. 6) is the evidence; the label
+is predicted when ``P(H_1^l) P(E^l_{C_t(l)} | H_1^l) ≥ P(H_0^l) P(E^l_{C_t(l)} | H_0^l)``
+(Eq. 7-8, ties positive), and the posterior ``r_t(l)`` (Fig. 1 step 18) is the first
+product over their sum.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+__all__ = ["neighbors_table", "posterior_figure"]
+
+# MLkNN.explain names the two products score_pos / score_neg; both spellings are accepted.
+_ALIASES = {"score_pos": "prior_pos_likelihood", "score_neg": "prior_neg_likelihood"}
+_REQUIRED = (
+    "label",
+    "count",
+    "prior_pos_likelihood",
+    "prior_neg_likelihood",
+    "posterior",
+    "decision",
+)
+
+
+def _posterior_table(table: pd.DataFrame) -> pd.DataFrame:
+    renamed = table.rename(columns={k: v for k, v in _ALIASES.items() if v not in table.columns})
+    missing = [c for c in _REQUIRED if c not in renamed.columns]
+    if missing:
+        raise ValueError(
+            f"posterior_figure: the table lacks column(s) {missing}; expected {list(_REQUIRED)} "
+            "(score_pos / score_neg are accepted for the two products), e.g. "
+            "MLkNN.explain(x).table."
+        )
+    return renamed
+
+
+def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
+    """Both MAP products per label as grouped bars, the posterior as markers (paper 003, Eq. 8).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame, one row per label
+        Columns ``label``, ``count`` (C_t(l)), ``prior_pos_likelihood`` (P(H1)P(E|H1)),
+        ``prior_neg_likelihood`` (P(H0)P(E|H0)), ``posterior`` and ``decision`` (0/1);
+        ``score_pos`` / ``score_neg`` (the names of ``MLkNN.explain(x).table``) are
+        accepted for the two products.
+    log_y : bool, default=True
+        Log scale for the products (they span orders of magnitude for rare labels).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Trace 0: bars of P(H1)P(E|H1); trace 1: bars of P(H0)P(E|H0); trace 2: posterior
+        markers on the right axis (0..1), filled for predicted labels; labels decided
+        positive are shaded and their names bold.
+    """
+    data = _posterior_table(table)
+    names = [str(n) for n in data["label"]]
+    counts = data["count"].to_numpy()
+    pos = data["prior_pos_likelihood"].to_numpy(float)
+    neg = data["prior_neg_likelihood"].to_numpy(float)
+    posterior = data["posterior"].to_numpy(float)
+    decision = data["decision"].to_numpy().astype(bool)
+    x = np.arange(len(names))
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    hover = "%{customdata}<br>%{y:.3g}<extra>%{fullData.name}</extra>"
+    custom = [f"{n}: {c} of k neighbours have it" for n, c in zip(names, counts, strict=True)]
+    fig.add_trace(
+        go.Bar(
+            x=x,
+            y=pos,
+            name="has label: P(H₁)·P(E|H₁)",
+            marker_color="#2ca02c",
+            customdata=custom,
+            hovertemplate=hover,
+        ),
+        secondary_y=False,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=x,
+            y=neg,
+            name="lacks label: P(H₀)·P(E|H₀)",
+            marker_color="#7f7f7f",
+            customdata=custom,
+            hovertemplate=hover,
+        ),
+        secondary_y=False,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=posterior,
+            mode="markers",
+            name="posterior P(H₁|E) (right axis)",
+            marker=dict(
+                symbol=np.where(decision, "diamond", "diamond-open"),
+                size=11,
+                color="#d62728",
+                line=dict(width=1.5, color="#d62728"),
+            ),
+            customdata=np.where(decision, "predicted", "not predicted"),
+            text=names,
+            hovertemplate="%{text}: posterior %{y:.3f}, %{customdata}<extra></extra>",
+        ),
+        secondary_y=True,
+    )
+    for position in np.flatnonzero(decision):
+        fig.add_vrect(
+            x0=position - 0.5,
+            x1=position + 0.5,
+            fillcolor="#2ca02c",
+            opacity=0.1,
+            line_width=0,
+            layer="below",
+        )
+    fig.add_hline(y=0.5, line_dash="dot", line_color="#d62728", secondary_y=True)
+    ticktext = [f"<b>{n}</b>" if d else n for n, d in zip(names, decision, strict=True)]
+    fig.update_xaxes(
+        title_text="label (shaded, bold: predicted)",
+        tickmode="array",
+        tickvals=x,
+        ticktext=ticktext,
+        tickangle=-45,
+    )
+    fig.update_yaxes(
+        title_text="prior × likelihood" + (" (log scale)" if log_y else ""),
+        type="log" if log_y else "linear",
+        secondary_y=False,
+    )
+    # explicit ticks: an overlaying axis would otherwise sync its ticks to the log axis
+    fig.update_yaxes(
+        title_text="posterior P(H₁|E)",
+        range=[0, 1.05],
+        tickmode="array",
+        tickvals=[0, 0.25, 0.5, 0.75, 1],
+        secondary_y=True,
+        showgrid=False,
+    )
+    fig.update_layout(
+        title=f"ML-KNN per label: predicted when green ≥ grey "
+        f"({int(decision.sum())} of {len(names)} labels predicted)",
+        barmode="group",
+        legend=dict(orientation="h", y=-0.3),
+        margin=dict(t=50, b=10),
+    )
+    return fig
+
+
+def neighbors_table(
+    indices: np.ndarray,
+    distances: np.ndarray,
+    Y_neighbors: np.ndarray,
+    label_names: Sequence[str],
+) -> pd.DataFrame:
+    """The k nearest training instances of one query and their labels.
+
+    Parameters
+    ----------
+    indices : ndarray of int, shape (k,)
+        Training row of each neighbour, nearest first (``MLkNN.explain(x).neighbors``).
+    distances : ndarray, shape (k,)
+    Y_neighbors : ndarray of 0/1, shape (k, n_labels)
+        Their label rows (``Y_train[indices]``).
+    label_names : sequence of str, length n_labels
+
+    Returns
+    -------
+    pandas.DataFrame, one row per neighbour
+        Columns ``rank`` (1 = nearest), ``train_row``, ``distance``, ``n_labels``,
+        ``label_set`` (readable, "∅" when empty), then one 0/1 column per label; the
+        column sums of the label columns are the counts C_t(l) of Eq. (6).
+    """
+    indices = np.asarray(indices).ravel()
+    distances = np.asarray(distances, dtype=float).ravel()
+    Y_neighbors = np.asarray(Y_neighbors)
+    names = [str(n) for n in label_names]
+    k = indices.size
+    if distances.size != k:
+        raise ValueError(f"neighbors_table: {distances.size} distances for {k} neighbours.")
+    if Y_neighbors.ndim != 2 or Y_neighbors.shape != (k, len(names)):
+        raise ValueError(
+            f"neighbors_table: Y_neighbors must have shape (k={k}, n_labels={len(names)}); got "
+            f"{Y_neighbors.shape}."
+        )
+    if not np.isin(Y_neighbors, (0, 1)).all():
+        raise ValueError("neighbors_table: Y_neighbors must hold only 0 and 1.")
+    Y_neighbors = Y_neighbors.astype(np.uint8)
+    fixed = {
+        "rank": np.arange(1, k + 1),
+        "train_row": indices,
+        "distance": distances,
+        "n_labels": Y_neighbors.sum(axis=1).astype(np.int64),
+        "label_set": [
+            ", ".join(names[j] for j in np.flatnonzero(row)) if row.any() else "∅"
+            for row in Y_neighbors
+        ],
+    }
+    clash = sorted(set(fixed) & set(names))
+    if clash:
+        raise ValueError(
+            f"neighbors_table: label name(s) {clash} collide with the table's own "
+            "columns; rename the labels."
+        )
+    table = pd.DataFrame(fixed)
+    labels = pd.DataFrame(Y_neighbors, columns=names)
+    return pd.concat([table, labels], axis=1)

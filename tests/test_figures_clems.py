@@ -1,0 +1,172 @@
+"""CLEMS page figures: the embedding of the candidate sets and the Shepard diagram."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist, pdist, squareform
+from sklearn.datasets import make_multilabel_classification
+
+from mlviz.clems import CLEMS
+from mlviz.figures.clems import embedding_figure, shepard_figure, shepard_pairs
+from mlviz.figures.hypercube import labelset_text
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, Y = make_multilabel_classification(120, 10, n_classes=5, n_labels=2, random_state=0)
+    return X, Y
+
+
+def _random_problem(n: int, seed: int = 0, symmetric: bool = True):
+    rng = np.random.default_rng(seed)
+    cost = rng.random((n, n))
+    if symmetric:
+        cost = (cost + cost.T) / 2
+    np.fill_diagonal(cost, 0.0)
+    points = rng.normal(size=(2 * n, 3))
+    return cost, points
+
+
+def test_shepard_symmetric_points_equal_the_matrices():
+    cost, points = _random_problem(7)
+    distances = squareform(pdist(points[:7]))
+    fig = shepard_figure(cost, distances, stress=1.25)
+    pairs = fig.data[0]
+    i, j = np.triu_indices(7, k=1)
+    assert len(pairs.x) == 21  # every unordered off-diagonal pair once
+    np.testing.assert_allclose(pairs.x, np.sqrt(cost[i, j]))
+    np.testing.assert_allclose(pairs.y, distances[i, j])
+    np.testing.assert_array_equal(np.asarray(pairs.customdata), np.column_stack([i, j]))
+    assert "stress = 1.25" in fig.layout.title.text
+    line = fig.data[1]
+    assert list(line.x) == list(line.y) == [0, max(np.sqrt(cost).max(), distances.max())]
+
+
+def test_shepard_cost_dissimilarity_uses_the_raw_cost():
+    cost, points = _random_problem(5)
+    distances = squareform(pdist(points[:5]))
+    fig = shepard_figure(cost, distances, stress=0.0, dissimilarity="cost")
+    i, j = np.triu_indices(5, k=1)
+    np.testing.assert_allclose(fig.data[0].x, cost[i, j])
+
+
+def test_shepard_mirrored_uses_the_whole_cross_block():
+    cost, points = _random_problem(6, symmetric=False)
+    cross = cdist(points[:6], points[6:])
+    fig = shepard_figure(cost, cross, stress=3.0, mirrored=True)
+    x, y = np.asarray(fig.data[0].x), np.asarray(fig.data[0].y)
+    assert x.size == 36  # ordered truth-prediction pairs, diagonal included
+    np.testing.assert_allclose(x, np.sqrt(cost).ravel())
+    np.testing.assert_allclose(y, cross.ravel())
+    # the full (2n, 2n) matrix gives the same points through its top-right block
+    full = squareform(pdist(points))
+    again = shepard_figure(cost, full, stress=3.0, mirrored=True)
+    np.testing.assert_allclose(again.data[0].y, cross.ravel())
+
+
+def test_shepard_subsample_is_deterministic_and_faithful():
+    cost, points = _random_problem(40)
+    distances = squareform(pdist(points[:40]))
+    first = shepard_figure(cost, distances, stress=1.0, max_points=100)
+    second = shepard_figure(cost, distances, stress=1.0, max_points=100)
+    pairs = np.asarray(first.data[0].customdata)
+    assert pairs.shape == (100, 2)
+    np.testing.assert_array_equal(pairs, np.asarray(second.data[0].customdata))
+    assert len({tuple(p) for p in pairs}) == 100 and np.all(pairs[:, 0] < pairs[:, 1])
+    np.testing.assert_allclose(first.data[0].x, np.sqrt(cost[pairs[:, 0], pairs[:, 1]]))
+    np.testing.assert_allclose(first.data[0].y, distances[pairs[:, 0], pairs[:, 1]])
+    assert "100 of 780 pairs" in first.layout.title.text
+
+
+def test_shepard_pairs_counts():
+    rows, cols = shepard_pairs(4, mirrored=False)
+    assert len(rows) == 6 and np.all(rows < cols)
+    rows, cols = shepard_pairs(4, mirrored=True)
+    assert len(rows) == 16
+
+
+def test_shepard_rejects_bad_input():
+    cost, points = _random_problem(4)
+    with pytest.raises(ValueError, match="dissimilarity"):
+        shepard_figure(cost, cost, 0.0, dissimilarity="log")
+    with pytest.raises(ValueError, match=r"shape \(4, 4\)"):
+        shepard_figure(cost, np.zeros((8, 8)), 0.0)
+    with pytest.raises(ValueError, match="non-negative"):
+        shepard_figure(-cost, cost, 0.0)
+
+
+def test_shepard_on_a_fitted_symmetric_clems(data):
+    X, Y = data
+    model = CLEMS(cost="f1", n_components=3, random_state=0).fit(X, Y)
+    assert not model.mirrored_
+    distances = squareform(pdist(model.embedding_truth_))
+    texts = labelset_text(model.candidates_, [f"l{j}" for j in range(5)])
+    fig = shepard_figure(model.cost_matrix_, distances, model.stress_, labelset_text=texts)
+    i, j = np.triu_indices(len(model.candidates_), k=1)
+    np.testing.assert_allclose(fig.data[0].x, np.sqrt(model.cost_matrix_[i, j]))
+    np.testing.assert_allclose(fig.data[0].y, distances[i, j])
+    assert fig.data[0].text[0] == f"{texts[0]} → {texts[1]}"
+    fig.to_json()  # serialisable for st.plotly_chart
+
+
+def test_embedding_symmetric_positions_sizes_and_colours():
+    rng = np.random.default_rng(2)
+    points = rng.normal(size=(5, 3))
+    counts = np.array([16, 4, 1, 9, 0])
+    sizes = np.array([1, 2, 2, 3, 0])
+    text = ["{a}", "{a, b}", "{b, c}", "{a, b, c}", "∅"]
+    fig = embedding_figure(points, None, counts, sizes, text, symmetric=True)
+    assert len(fig.data) == 1
+    trace = fig.data[0]
+    np.testing.assert_array_equal(trace.x, points[:, 0])
+    np.testing.assert_array_equal(trace.y, points[:, 1])
+    np.testing.assert_array_equal(trace.marker.color, sizes)
+    diameter = np.asarray(trace.marker.size) - np.min(trace.marker.size)
+    # diameter above the floor grows with sqrt(count): 16 -> 4, 4 -> 2, 1 -> 1
+    np.testing.assert_allclose(diameter / diameter[0], np.sqrt(counts / 16))
+    assert "4 training instances" in trace.text[1]
+
+
+def test_embedding_asymmetric_two_roles_and_decoding(data):
+    X, Y = data
+    model = CLEMS(cost="rank_loss", n_components=3, random_state=0).fit(X, Y)
+    assert model.mirrored_
+    explained = model.explain(X[0], n=3)
+    nearest = explained["candidates"]["candidate"].to_numpy()
+    texts = labelset_text(model.candidates_, [f"l{j}" for j in range(5)])
+    fig = embedding_figure(
+        model.embedding_truth_,
+        model.embedding_pred_,
+        model.candidate_counts_,
+        model.candidates_.sum(axis=1),
+        texts,
+        symmetric=False,
+        predicted=explained["embedding"],
+        nearest=nearest,
+        nearest_costs=explained["candidates"]["cost_if_truth"].to_numpy(),
+    )
+    truth, pred, star, ring = fig.data
+    np.testing.assert_array_equal(truth.x, model.embedding_truth_[:, 0])
+    np.testing.assert_array_equal(pred.y, model.embedding_pred_[:, 1])
+    assert truth.marker.symbol is None and pred.marker.symbol == "x"
+    assert (star.x[0], star.y[0]) == tuple(explained["embedding"][:2])
+    # CLEMS decodes among the prediction-role points: the rings sit there
+    np.testing.assert_array_equal(ring.x, model.embedding_pred_[nearest, 0])
+    assert ring.text[0].startswith("#1 (decoded)")
+    assert (
+        np.flatnonzero(model.candidates_[nearest[0]]).tolist()
+        == np.flatnonzero(model.predict(X[:1])[0]).tolist()
+    )
+
+
+def test_embedding_one_dimensional_and_errors():
+    points = np.array([[0.0], [1.0], [3.0]])
+    fig = embedding_figure(points, None, [1, 2, 3], [1, 1, 2], ["a", "b", "c"], True)
+    np.testing.assert_array_equal(fig.data[0].y, [0, 0, 0])
+    with pytest.raises(ValueError, match="embedding_pred"):
+        embedding_figure(points, None, [1, 2, 3], [1, 1, 2], ["a", "b", "c"], False)
+    with pytest.raises(ValueError, match="counts"):
+        embedding_figure(points, None, [1, 2], [1, 1, 2], ["a", "b", "c"], True)
+    with pytest.raises(ValueError, match="outside"):
+        embedding_figure(points, None, [1, 2, 3], [1, 1, 2], ["a", "b", "c"], True, nearest=[3])

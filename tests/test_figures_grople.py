@@ -1,0 +1,121 @@
+"""GroPLE page figures: the V^k heatmap's blank rows and gaps, and the convergence plot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_multilabel_classification
+
+from mlviz.figures.grople import objective_figure, vk_column_layout, vk_heatmap
+from mlviz.grople import GroPLE
+
+NAMES = ["a", "b", "c", "d", "e"]
+GROUPS = np.array([1, 0, 1, 0, 2])
+
+
+def _planted_v() -> np.ndarray:
+    """d = 4 latent rows; group 0 = labels b, d; group 1 = a, c; group 2 = e."""
+    V = np.arange(1.0, 21.0).reshape(4, 5) * np.array([1, -1, 1, -1, 1])
+    V[np.ix_([0, 2], [1, 3])] = 0.0  # group 0 uses rows 1 and 3
+    V[np.ix_([1], [0, 2])] = 0.0  # group 1 uses rows 0, 2, 3
+    V[np.ix_([0, 1, 2, 3], [4])] = 0.0  # group 2 uses nothing
+    V[3, 4] = 0.5  # ... except row 3
+    return V
+
+
+def test_column_layout_groups_labels_with_gap_columns():
+    labels, positions = vk_column_layout(GROUPS)
+    assert labels.tolist() == [1, 3, -1, 0, 2, -1, 4]
+    assert positions.tolist() == [0, 0, -1, 1, 1, -1, 2]
+
+
+def test_vk_heatmap_values_gaps_and_blank_rows():
+    V = _planted_v()
+    fig = vk_heatmap(V, GROUPS, NAMES)
+    z = np.asarray(fig.data[0].z, dtype=float)
+    assert z.shape == (4, 5 + 3 - 1)
+    labels, positions = vk_column_layout(GROUPS)
+    assert np.isnan(z[:, labels < 0]).all()  # the gaps between groups
+    support = {0: [False, True, False, True], 1: [True, False, True, True], 2: [0, 0, 0, 1]}
+    for col, (label, position) in enumerate(zip(labels, positions, strict=True)):
+        if label < 0:
+            continue
+        rows = np.asarray(support[position], dtype=bool)
+        assert np.isnan(z[~rows, col]).all()
+        np.testing.assert_array_equal(z[rows, col], V[rows, label])
+    ticks = list(fig.layout.xaxis.ticktext)
+    assert ticks == ["b", "d", "a", "c", "e"]
+    np.testing.assert_array_equal(fig.layout.xaxis.tickvals, [0, 1, 3, 4, 6])
+    assert fig.data[0].zmid == 0  # diverging scale centred at zero
+    assert "a (group 1)" in fig.data[0].customdata[0][3]
+    fig.to_json()  # serialisable for st.plotly_chart
+
+
+def test_exact_zero_entry_in_a_used_row_is_not_blank():
+    V = _planted_v()
+    V[1, 1] = 0.0  # row 1 of group 0 stays non-zero through label d
+    z = np.asarray(vk_heatmap(V, GROUPS, NAMES).data[0].z, dtype=float)
+    assert z[1, 0] == 0.0 and z[1, 1] == V[1, 3]
+
+
+def test_absolute_values_on_sequential_scale():
+    V = _planted_v()
+    fig = vk_heatmap(V, GROUPS, NAMES, absolute=True)
+    z = np.asarray(fig.data[0].z, dtype=float)
+    assert np.nanmin(z) >= 0
+    assert fig.data[0].zmin == 0 and fig.data[0].zmax == np.abs(V).max()
+
+
+def test_row_support_must_agree_with_v():
+    V = _planted_v()
+    good = [
+        np.array([0, 1, 0, 1], bool),
+        np.array([1, 0, 1, 1], bool),
+        np.array([0, 0, 0, 1], bool),
+    ]
+    fig = vk_heatmap(V, GROUPS, NAMES, row_support=good)
+    np.testing.assert_array_equal(fig.data[0].z, vk_heatmap(V, GROUPS, NAMES).data[0].z)
+    bad = [g.copy() for g in good]
+    bad[2][0] = True
+    with pytest.raises(ValueError, match="row 0 of V\\^k for group 2 is non-zero"):
+        vk_heatmap(V, GROUPS, NAMES, row_support=bad)
+    with pytest.raises(ValueError, match="one boolean array"):
+        vk_heatmap(V, GROUPS, NAMES, row_support=good[:2])
+
+
+def test_blank_rows_match_fitted_grople_row_support():
+    X, Y = make_multilabel_classification(150, 20, n_classes=8, n_labels=3, random_state=0)
+    model = GroPLE(n_components=6, n_groups=3, lambda2=20.0, max_iter=10, feature_max_iter=20).fit(
+        X, Y
+    )
+    support = model.row_support_
+    assert support.any() and not support.all()  # precondition: some rows zero, some not
+    names = [f"L{j}" for j in range(Y.shape[1])]
+    fig = vk_heatmap(model.V_, model.groups_, names, row_support=support)
+    z = np.asarray(fig.data[0].z, dtype=float)
+    labels, positions = vk_column_layout(model.groups_)
+    for k in range(model.n_groups_):
+        columns = np.flatnonzero(positions == k)
+        blank = np.isnan(z[:, columns]).all(axis=1)
+        np.testing.assert_array_equal(blank, ~support[k])
+        np.testing.assert_array_equal(
+            z[np.ix_(support[k], columns)], model.group_coefficients(k)[support[k]]
+        )
+
+
+def test_objective_figure_log_scale_when_positive():
+    history = [10.0, 5.0, 4.0, 3.9]
+    fig = objective_figure(history, feature_history=[2.0, -1.0, -1.5])
+    label, feature = fig.data
+    assert list(label.x) == [1, 2, 3, 4]
+    np.testing.assert_array_equal(label.y, history)
+    np.testing.assert_array_equal(feature.y, [2.0, -1.0, -1.5])
+    assert fig.layout.yaxis.type == "log"
+    assert fig.layout.yaxis2.type == "linear"
+
+
+def test_objective_figure_single_panel_and_empty_history():
+    fig = objective_figure(np.array([1.0, 0.0]))
+    assert len(fig.data) == 1 and fig.layout.yaxis.type == "linear"
+    with pytest.raises(ValueError, match="empty"):
+        objective_figure([])

@@ -1,0 +1,157 @@
+"""Label clusters page figures: reordering, group separators, eigengap marker, cluster table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mlviz.figures.label_clusters import (
+    affinity_heatmap,
+    cluster_order,
+    cluster_table,
+    eigenvalue_figure,
+)
+from mlviz.label_clustering import LabelClustering
+
+NAMES = ["a", "b", "c", "d", "e", "f"]
+GROUPS = np.array([2, 0, 2, 1, 0, 2])
+FREQ = np.array([0.10, 0.30, 0.40, 0.05, 0.30, 0.20])
+
+
+def _random_affinity(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    a = rng.random((n, n))
+    a = (a + a.T) / 2
+    np.fill_diagonal(a, 0.0)
+    return a
+
+
+def _plain_order(groups, frequencies=None):
+    """Independent ordering: python sort on (group, -frequency, index)."""
+    keys = [
+        (groups[i], 0.0 if frequencies is None else -frequencies[i], i) for i in range(len(groups))
+    ]
+    return [k[2] for k in sorted(keys)]
+
+
+def test_cluster_order_matches_plain_sort():
+    assert cluster_order(GROUPS).tolist() == _plain_order(GROUPS)
+    # ties in frequency (b and e, both 0.30, group 0) keep the original column order
+    assert cluster_order(GROUPS, FREQ).tolist() == _plain_order(GROUPS, FREQ) == [1, 4, 3, 2, 5, 0]
+
+
+def test_affinity_heatmap_reorders_rows_and_columns_together():
+    affinity = _random_affinity(6)
+    fig = affinity_heatmap(affinity, GROUPS, NAMES, FREQ)
+    heat = fig.data[0]
+    order = _plain_order(GROUPS, FREQ)
+    z = np.asarray(heat.z)
+    assert z.shape == (6, 6)
+    assert list(heat.x) == list(heat.y) == [NAMES[i] for i in order]
+    for r, i in enumerate(order):
+        for c, j in enumerate(order):
+            assert z[r, c] == affinity[i, j]
+    assert fig.layout.xaxis.type == "category"
+    fig.to_json()  # serialisable for st.plotly_chart
+
+
+def test_affinity_heatmap_separators_sit_between_groups():
+    fig = affinity_heatmap(_random_affinity(6), GROUPS, NAMES, FREQ)
+    # display order groups: 0 0 1 2 2 2 -> boundaries after positions 1 and 2
+    verticals = sorted(s.x0 for s in fig.layout.shapes if s.x0 == s.x1)
+    horizontals = sorted(s.y0 for s in fig.layout.shapes if s.y0 == s.y1)
+    assert verticals == horizontals == [1.5, 2.5]
+    assert [a.text for a in fig.layout.annotations] == ["group 0", "group 1", "group 2"]
+
+
+def test_affinity_heatmap_single_group_has_no_separator():
+    fig = affinity_heatmap(_random_affinity(4), np.zeros(4, dtype=int), NAMES[:4])
+    assert len(fig.layout.shapes) == 0
+    assert list(fig.data[0].x) == NAMES[:4]
+
+
+def test_affinity_heatmap_numeric_looking_names_stay_categories():
+    names = ["1", "10", "2", "3"]
+    fig = affinity_heatmap(_random_affinity(4), np.array([1, 0, 1, 0]), names)
+    assert list(fig.data[0].x) == ["10", "3", "1", "2"]
+    assert fig.layout.xaxis.type == "category" and fig.layout.yaxis.type == "category"
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(affinity=np.zeros((3, 4))), "square"),
+        (dict(label_names=["a", "b"]), "one name per label"),
+        (dict(label_names=["a", "a", "b", "c", "d", "e"]), "unique"),
+        (dict(groups=np.array([0, 1])), "one group id per label"),
+        (dict(groups=np.zeros(6)), "integers"),
+        (dict(frequencies=np.ones(2)), "one value per label"),
+    ],
+)
+def test_affinity_heatmap_rejects_bad_input(kwargs, match):
+    args = dict(affinity=_random_affinity(6), groups=GROUPS, label_names=NAMES, frequencies=FREQ)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        affinity_heatmap(**args)
+
+
+def test_eigenvalue_figure_sorts_descending_and_marks_the_gap():
+    values = np.array([0.2, 1.0, -0.1, 0.9, 0.25, 0.95])
+    fig = eigenvalue_figure(values, suggested_k=3)
+    spectrum, gap = fig.data[0], fig.data[1]
+    assert list(spectrum.x) == [1, 2, 3, 4, 5, 6]
+    np.testing.assert_array_equal(spectrum.y, np.sort(values)[::-1])
+    # λ_3 = 0.9 and λ_4 = 0.25 are the pair of the largest gap
+    assert list(gap.x) == [3, 4]
+    np.testing.assert_array_equal(gap.y, [0.9, 0.25])
+    assert "0.650" in gap.name
+    assert fig.layout.shapes[0].x0 == 3.5
+    assert "K = 3" in fig.layout.title.text
+
+
+def test_eigenvalue_figure_without_suggestion_and_truncated():
+    fig = eigenvalue_figure(np.arange(10.0), max_shown=4)
+    assert len(fig.data) == 1
+    np.testing.assert_array_equal(fig.data[0].y, [9, 8, 7, 6])
+
+
+@pytest.mark.parametrize("k", [0, 6])
+def test_eigenvalue_figure_rejects_k_without_a_gap(k):
+    with pytest.raises(ValueError, match="suggested_k"):
+        eigenvalue_figure(np.linspace(1, 0, 6), suggested_k=k)
+
+
+def test_eigenvalue_figure_agrees_with_label_clustering():
+    # three planted blocks of 8 labels that co-occur -> the eigengap suggests K = 3
+    rng = np.random.default_rng(1)
+    base = rng.random((300, 3)) < 0.4
+    Y = np.repeat(base, 8, axis=1).astype(float)
+    Y = np.abs(Y - (rng.random(Y.shape) < 0.03))
+    model = LabelClustering(n_groups=3, random_state=0).fit(Y)
+    k = model.suggest_n_groups()
+    assert k == 3  # precondition of the checks below
+    fig = eigenvalue_figure(model.eigenvalues_, suggested_k=k)
+    np.testing.assert_allclose(fig.data[0].y, model.eigenvalues_)
+    assert list(fig.data[1].x) == [3, 4]
+    np.testing.assert_allclose(fig.data[1].y, model.eigenvalues_[2:4])
+    heat = affinity_heatmap(model.affinity_, model.labels_, [f"L{j}" for j in range(24)])
+    # the blocks are labels 0-7, 8-15, 16-23: separators after positions 7 and 15
+    assert sorted(s.x0 for s in heat.layout.shapes if s.x0 == s.x1) == [7.5, 15.5]
+
+
+def test_cluster_table_content_and_order():
+    table = cluster_table(GROUPS, NAMES, FREQ, tail_threshold=0.2)
+    assert list(table.columns) == ["group", "label", "frequency", "is_tail"]
+    assert table["label"].tolist() == ["b", "e", "d", "c", "f", "a"]
+    assert table["group"].tolist() == [0, 0, 1, 2, 2, 2]
+    np.testing.assert_array_equal(table["frequency"], FREQ[[1, 4, 3, 2, 5, 0]])
+    # strictly below the threshold: f (0.20) is not a tail label, a (0.10) and d (0.05) are
+    assert table.loc[table["is_tail"], "label"].tolist() == ["d", "a"]
+    assert table.index.tolist() == [1, 4, 3, 2, 5, 0]
+
+
+def test_cluster_table_rejects_mismatched_lengths():
+    with pytest.raises(ValueError, match="label_names"):
+        cluster_table(GROUPS, NAMES[:3], FREQ, 0.1)
+    with pytest.raises(ValueError, match="group id per label"):
+        cluster_table(GROUPS[:3], NAMES, FREQ, 0.1)
