@@ -45,7 +45,7 @@ def page_app(page: str, source_key: str) -> AppTest:
 def move_every_slider(at: AppTest, where: str) -> None:
     """Move each slider on the page to its minimum and its maximum, checking each run."""
     seen: set[str] = set()
-    while pending := [s for s in at.slider if s.key not in seen]:
+    while pending := [s for s in at.slider if s.key not in seen and not s.disabled]:
         slider = pending[0]
         seen.add(slider.key)
         for end in (slider.min, slider.max):
@@ -85,6 +85,12 @@ def test_every_page_on_the_sample_with_sliders_at_both_ends(page):
     at = page_app(page, "sample:planted")
     assert_clean(at, page)
     move_every_slider(at, page)
+    # options that reveal more sliders (e.g. colouring by cluster shows the K slider)
+    for radio in list(at.radio):
+        for option in radio.options[1:]:
+            at.radio(key=radio.key).set_value(option).run()
+            assert not at.exception, f"{page}: {radio.label} = {option}"
+            move_every_slider(at, f"{page} with {radio.label} = {option}")
 
 
 @pytest.mark.parametrize("source", ["sample:cube", "mulan:emotions", "mulan:medical"])
