@@ -19,5 +19,6 @@ shared.experiment_settings()
 PAGES = [
     st.Page("pages/data.py", title="Data", icon="📊", default=True),
     st.Page("pages/hypercube.py", title="Hypercube", icon="🧊"),
+    st.Page("pages/plst.py", title="PLST & linear", icon="📐"),
 ]
 st.navigation(PAGES).run()

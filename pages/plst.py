@@ -1,0 +1,135 @@
+"""PLST page: the label spectrum, encoding error, loss against M, one decoded instance."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from mlviz.figures import linear as figures
+from mlviz.linear import CPLST, PBR, PLST, BinaryRelevance, CompressedSensing
+from mlviz.metrics import METRICS
+from mlviz.sweeps import parameter_sweep
+from pages import _shared as shared
+
+ds = shared.current_dataset()
+split = shared.current_split()
+K = ds.n_labels
+st.title("PLST and the linear label-space transformations")
+st.markdown(
+    "PLST (Tai & Lin) encodes each label vector y as h = P(y − o) with the M leading principal "
+    "directions P of the training labels, learns x → h by ridge regression, and decodes "
+    "ỹ = o + Pᵀh, rounded at ½ (Algorithm 8, Eq. 2)."
+)
+
+M = st.slider("Embedding dimension M", 1, K, min(4, K), key="plst_m", persist_state="session")
+
+
+def _fit_plst():
+    return PLST(n_components=M).fit(split.X_train, split.Y_train)
+
+
+model = shared.run_or_error(
+    "PLST", lambda: shared.cached("plst", {"M": M}, _fit_plst), state_key="plst_model"
+)
+if model is None or model.n_labels_ != K:
+    st.stop()
+
+left, right = st.columns(2)
+with left:
+    st.plotly_chart(figures.spectrum_figure(model.singular_values_), key="plst_spectrum")
+    st.caption(
+        "Share of label variance along each principal direction of the training labels. PLST "
+        "with M directions keeps the first M bars; a steep drop means a small M loses little."
+    )
+with right:
+    m_values = np.arange(K + 1)
+    st.plotly_chart(
+        figures.encoding_error_figure(
+            model.encoding_error(split.Y_train).mean(axis=0),
+            model.encoding_error(split.Y_test).mean(axis=0),
+            m_values=m_values,
+        ),
+        key="plst_encoding_error",
+    )
+    st.caption(
+        "Encoding error ‖(I − PᵀP)(y − o)‖² averaged over instances (paper Fig. 10): the part of "
+        "y that M directions cannot express. On the training split it equals the sum of the "
+        "squared singular values left out, divided by N; the test curve shows how well the "
+        "directions generalise. By Theorem 1 it bounds the Hamming loss together with the "
+        "regression error."
+    )
+
+st.subheader("Test loss against M")
+FACTORIES = {
+    "PLST": lambda m: PLST(n_components=m),
+    "PLST-origin": lambda m: PLST(n_components=m, center=False),
+    "PBR": lambda m: PBR(n_components=m),
+    "CPLST": lambda m: CPLST(n_components=m),
+    "CS": lambda m: CompressedSensing(n_components=m, random_state=0),
+    "BR": lambda m: BinaryRelevance() if m == K else None,
+}
+c1, c2, c3 = st.columns([3, 2, 1])
+methods = c1.multiselect(
+    "Methods", list(FACTORIES), default=["PLST", "PBR", "CPLST", "BR"], key="plst_methods",
+    persist_state="session",
+    help="CS decodes each instance by a sparse reconstruction (orthogonal matching pursuit): "
+    "noticeably slower.",
+)
+metric = c2.selectbox(
+    "Metric", ["hamming_loss", "example_f1", "accuracy", "micro_f1", "macro_f1"],
+    format_func=lambda m: f"{METRICS[m].label} {METRICS[m].arrow}", key="plst_metric",
+    persist_state="session",
+)
+ideal = c3.checkbox("Ideal learner", value=True, key="plst_ideal", persist_state="session",
+                    help="Also decode the exact codes of the test labels: what is left is the "
+                    "encoding error alone (paper Fig. 2).")
+grid = np.unique(np.round(np.geomspace(1, K, num=min(K, 12))).astype(int))
+
+
+def _sweep():
+    bar = st.progress(0.0, text="Fitting…")
+
+    def progress(done, total, message):
+        bar.progress(done / total, text=f"Fitting {message}")
+
+    result = parameter_sweep(
+        {m: FACTORIES[m] for m in methods}, grid, split.X_train, split.Y_train,
+        split.X_test, split.Y_test, ideal=ideal, progress=progress,
+    )
+    bar.empty()
+    return result
+
+
+if methods:
+    sweep = shared.run_or_error(
+        "The sweep over M",
+        lambda: shared.cached("plst-sweep", {"methods": tuple(methods), "ideal": ideal,
+                                             "grid": tuple(grid)}, _sweep),
+        state_key="plst_sweep",
+    )
+    if sweep is not None and not sweep.empty:
+        wide = sweep.query("metric == @metric").rename(columns={"value": metric})
+        st.plotly_chart(figures.loss_vs_m_figure(wide, metric=metric), key="plst_loss_vs_m")
+        st.caption(
+            "Solid lines: learned regressors; dashed: the ideal learner that predicts the code "
+            "exactly. The gap between them is the regression (prediction) error; the dashed "
+            "line alone is the price of compressing to M dimensions. BR uses all K labels and "
+            "appears at M = K."
+        )
+
+st.subheader("One test instance, step by step")
+index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="plst_instance")
+x_row = split.X_test[index : index + 1]
+h = model.regressor_.predict(x_row).reshape(1, -1)[0]
+y_tilde = model.decision_function(x_row)[0]
+y_hat = model.predict(x_row)[0]
+y_true = split.Y_test[index]
+st.plotly_chart(figures.decoding_figure(y_tilde, y_true, ds.label_names, h=h),
+                key="plst_decoding")
+st.caption(
+    "Left: the M regressor outputs h. Right: the decoded point ỹ = o + Pᵀh per label; labels "
+    "above the ½ line are predicted. Markers show the truth: a bar on the wrong side of the "
+    "line is a Hamming error."
+)
+st.dataframe(figures.decoding_steps_table(h, y_tilde, y_hat, y_true, ds.label_names),
+             hide_index=True)

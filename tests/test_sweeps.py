@@ -1,0 +1,45 @@
+"""Parameter sweeps: the numbers behind the PLST and GroPLE curves."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mlviz.linear import PLST, BinaryRelevance
+from mlviz.metrics import hamming_loss
+from mlviz.sweeps import ideal_decoding, parameter_sweep
+
+
+def _data(seed=0, n=300, d=8, k=6):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    W = rng.normal(size=(d, k))
+    Y = (X @ W + rng.normal(scale=0.5, size=(n, k)) > 0.3).astype(np.uint8)
+    return X[:200], Y[:200], X[200:], Y[200:]
+
+
+def test_sweep_matches_fitting_each_value_by_hand():
+    X_tr, Y_tr, X_te, Y_te = _data()
+    df = parameter_sweep({"PLST": lambda m: PLST(n_components=m)}, [1, 3, 6],
+                         X_tr, Y_tr, X_te, Y_te, ideal=True)
+    for m in (1, 3, 6):
+        model = PLST(n_components=m).fit(X_tr, Y_tr)
+        learned = df.query("M == @m and kind == 'learned' and metric == 'hamming_loss'")
+        assert learned["value"].item() == hamming_loss(Y_te, model.predict(X_te))
+        ideal = df.query("M == @m and kind == 'ideal' and metric == 'hamming_loss'")
+        assert ideal["value"].item() == hamming_loss(Y_te, ideal_decoding(model, Y_te))
+    # with M = K the code is lossless: the ideal learner makes no mistake
+    full = df.query("M == 6 and kind == 'ideal' and metric == 'hamming_loss'")
+    assert full["value"].item() == 0.0
+
+
+def test_ideal_loss_never_exceeds_learned_at_full_rank_and_skips_none():
+    X_tr, Y_tr, X_te, Y_te = _data(1)
+    calls = []
+    df = parameter_sweep(
+        {"PLST": lambda m: PLST(n_components=m), "BR": lambda m: BinaryRelevance() if m == 6
+         else None},
+        [2, 6], X_tr, Y_tr, X_te, Y_te, ideal=True,
+        progress=lambda done, total, msg: calls.append((done, total)),
+    )
+    assert set(df.query("method == 'BR'")["M"]) == {6}
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
