@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
+import pandas as pd
+
 from mlviz.data import _MEKA_C, Dataset, load_arff
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -151,3 +154,20 @@ def load_source(source_or_key: DatasetSource | str, folder: Path | None = None) 
             )
         source = by_key[source_or_key]
     return load_arff(source.path, name=source.name)
+
+
+def known_groups(dataset: Dataset, sample_dir: Path | None = None) -> np.ndarray | None:
+    """The planted label groups of an embedded sample, or None when none are known.
+
+    ``sample_data/<name>_groups.csv`` (columns ``label``, ``group``) is matched to the data
+    set's labels **by name**; a data set whose label names differ (e.g. an upload that
+    happens to be called "planted") gets None rather than a wrong answer.
+    """
+    path = (sample_dir or SAMPLE_DIR) / f"{dataset.name}_groups.csv"
+    if not path.is_file():
+        return None
+    table = pd.read_csv(path)
+    by_name = dict(zip(table["label"].astype(str), table["group"].astype(int), strict=True))
+    if set(by_name) != set(dataset.label_names):
+        return None
+    return np.array([by_name[name] for name in dataset.label_names], dtype=int)

@@ -141,3 +141,20 @@ def test_real_sources_load_like_load_arff():
     direct = load_arff(mulan_path("emotions-train.arff"))
     via_key = datasets.load_source("mulan:emotions-train", folder=MULAN_DIR)
     assert via_key.digest == direct.digest and via_key.label_names == direct.label_names
+
+
+def test_known_groups_match_the_planted_generator_by_name():
+    from mlviz.data import Dataset
+    from mlviz.datasets import known_groups, load_source
+    from mlviz.synthetic import make_planted
+
+    ds = load_source("sample:planted")
+    groups = known_groups(ds)
+    fresh, planted = make_planted()
+    assert fresh.label_names == ds.label_names
+    np.testing.assert_array_equal(groups, planted)
+    # the same name with other labels is not silently given the planted groups
+    renamed = Dataset(ds.name, ds.X, ds.Y, ds.feature_names,
+                      tuple(f"x{i}" for i in range(ds.n_labels)))
+    assert known_groups(renamed) is None
+    assert known_groups(load_source("sample:cube")) is None
