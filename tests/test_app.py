@@ -43,20 +43,33 @@ def page_app(page: str, source_key: str) -> AppTest:
 
 
 def move_every_slider(at: AppTest, where: str) -> None:
-    """Move each slider on the page to its minimum and its maximum, checking each run."""
-    seen: set[str] = set()
-    while pending := [s for s in at.slider if s.key not in seen and not s.disabled]:
-        slider = pending[0]
-        seen.add(slider.key)
-        for end in (slider.min, slider.max):
-            value = (end, end) if isinstance(slider.value, tuple) else end
+    """Move every slider to its minimum, fit, then every slider to its maximum, fit.
+
+    Each move is a rerun that must not raise; pages that fit behind a button (key ending in
+    ``_fit``) are fitted once all sliders sit at an end, so the extreme settings are fitted
+    together (d > L, K > L, lambda = 0, ...).
+    """
+    for end in (0, -1):
+        for slider in [s for s in at.slider if not s.disabled]:
+            value = (slider.min, slider.max)[end]
+            if isinstance(slider.value, tuple):
+                value = (value, value)
             at.slider(key=slider.key).set_value(value).run()
             assert not at.exception, (
-                f"{where}: slider {slider.label!r} = {end}: {[e.message for e in at.exception]}"
+                f"{where}: {slider.label!r} = {value}: {[e.message for e in at.exception]}"
+            )
+        for select in [s for s in at.select_slider if not s.disabled]:
+            value = type(select.value)(select.options[end])
+            at.select_slider(key=select.key).set_value(value).run()
+            assert not at.exception, (
+                f"{where}: {select.label!r} = {value}: {[e.message for e in at.exception]}"
             )
         for button in [b for b in at.button if b.key and b.key.endswith("_fit")]:
-            button.click().run()
-            assert not at.exception, f"{where}: after {button.label!r}"
+            at.button(key=button.key).click().run()
+            assert not at.exception, (
+                f"{where}: {button.label!r} at the {'min' if end == 0 else 'max'} settings: "
+                f"{[e.message for e in at.exception]}"
+            )
 
 
 # ----------------------------------------------------------------------------- router
