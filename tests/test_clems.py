@@ -1,0 +1,325 @@
+"""CLEMS (paper 002, Huang & Lin): embedding exactness, decoding direction, paper claim §4.1."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.neighbors import KNeighborsRegressor
+from sklearn.utils.estimator_checks import check_estimator
+
+from mlviz import CLEMS, CPLST, PLST, cost_matrix, load_arff
+from tests.conftest import mulan_path
+
+
+class Oracle(RegressorMixin, BaseEstimator):
+    """Memorises the target of each training feature row; adds seeded Gaussian noise."""
+
+    def __init__(self, noise: float = 0.0, seed: int = 0):
+        self.noise = noise
+        self.seed = seed
+
+    def fit(self, X, Z):
+        self.lookup_ = KNeighborsRegressor(n_neighbors=1).fit(X, Z)
+        return self
+
+    def predict(self, X):
+        z = self.lookup_.predict(X)
+        return z + self.noise * np.random.default_rng(self.seed).standard_normal(z.shape)
+
+
+def _labels(n: int = 300, k: int = 6, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, k)) < rng.uniform(0.15, 0.6, k)).astype(np.uint8)
+    # Rank loss is zero for every prediction when the truth is empty or full; keep them out
+    # so that "the true label set is the only zero-cost prediction" holds for every cost.
+    return Y[(Y.sum(axis=1) > 0) & (Y.sum(axis=1) < k)]
+
+
+def _false_alarms_cheap(A, B):
+    """Asymmetric cost: a missed true label costs 4, a false alarm 1."""
+    return 4.0 * (A @ (1.0 - B).T) + (1.0 - A) @ B.T
+
+
+def _candidate_index(clems: CLEMS, Y: np.ndarray) -> np.ndarray:
+    index = {tuple(row): i for i, row in enumerate(clems.candidates_)}
+    return np.array([index[tuple(row)] for row in Y])
+
+
+# --------------------------------------------------------------------- the embedding itself
+
+
+@pytest.mark.parametrize("mirror", [False, True])
+def test_hamming_with_sqrt_embeds_exactly(mirror):
+    Y = _labels(seed=1)
+    clems = CLEMS(cost="hamming", dissimilarity="sqrt", mirror=mirror, random_state=0)
+    clems.fit(np.random.default_rng(0).normal(size=(len(Y), 3)), Y)
+    k = Y.shape[1]
+    expected = np.sqrt(cdist(clems.candidates_, clems.candidates_, "cityblock") / k)
+    distances = cdist(clems.embedding_truth_, clems.embedding_pred_)
+    np.testing.assert_allclose(distances, expected, atol=1e-6)
+    assert clems.stress_ < 1e-9 * np.sum(clems.candidate_counts_)
+    assert clems.mirrored_ is mirror
+
+
+def test_candidates_counts_and_cost_matrix():
+    Y = _labels(seed=2)
+    clems = CLEMS(cost="f1", random_state=0).fit(np.zeros((len(Y), 2)), Y)
+    distinct, counts = np.unique(Y, axis=0, return_counts=True)
+    assert len(clems.candidates_) == len(distinct)
+    assert clems.candidates_.dtype == np.uint8
+    assert np.all(np.diff(clems.candidate_counts_) <= 0)  # most frequent first
+    lookup = {tuple(row): c for row, c in zip(distinct, counts, strict=True)}
+    assert [lookup[tuple(row)] for row in clems.candidates_] == list(clems.candidate_counts_)
+    np.testing.assert_array_equal(
+        clems.cost_matrix_, cost_matrix(clems.candidates_, clems.candidates_, "f1")
+    )
+    assert clems.embedding_truth_ is clems.embedding_pred_  # symmetric cost: one role
+    assert clems.embedding_truth_.shape == (len(distinct), Y.shape[1])
+
+
+def test_embedding_distances_follow_cost_in_the_truth_to_prediction_direction():
+    Y = _labels(seed=3)
+    clems = CLEMS(cost=_false_alarms_cheap, random_state=0).fit(np.zeros((len(Y), 1)), Y)
+    assert clems.mirrored_
+    d = cdist(clems.embedding_truth_, clems.embedding_pred_).ravel()
+    delta = np.sqrt(clems.cost_matrix_)
+    # rows of cost_matrix_ are truths: the truth-role x prediction-role distances fit C, not C^T
+    assert np.corrcoef(d, delta.ravel())[0, 1] > 0.95
+    assert np.corrcoef(d, delta.T.ravel())[0, 1] < 0.8
+
+
+# --------------------------------------------------------------------- decoding
+
+
+@pytest.mark.parametrize("cost", ["f1", "accuracy", "hamming", "rank_loss", _false_alarms_cheap])
+def test_ideal_regressor_decodes_the_true_label_set(cost):
+    Y = _labels(seed=4)
+    X = Y.astype(float)  # features identify the label set, so the oracle is exact
+    clems = CLEMS(cost=cost, regressor=Oracle(noise=0.0), random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(clems.predict(X), Y)
+
+
+@pytest.mark.parametrize("cost", ["rank_loss", _false_alarms_cheap])
+def test_decoding_direction_beats_the_reversed_roles(cost):
+    Y = _labels(seed=5)
+    X = Y.astype(float)
+    clems = CLEMS(cost=cost, regressor=Oracle(noise=0.3, seed=1), random_state=0).fit(X, Y)
+    truth = _candidate_index(clems, Y)
+    z = clems.predict_embedding(X)
+    ours = _candidate_index(clems, clems.predict(X))
+    # The reversed reading of §3.3: regress to the prediction-role point, search truth roles.
+    z_reversed = clems.embedding_pred_[truth] + (z - clems.embedding_truth_[truth])
+    reversed_choice = np.argmin(cdist(z_reversed, clems.embedding_truth_), axis=1)
+    ours_cost = clems.cost_matrix_[truth, ours].mean()
+    reversed_cost = clems.cost_matrix_[truth, reversed_choice].mean()
+    assert ours_cost < 0.75 * reversed_cost
+
+
+def test_decision_function_is_consistent_with_predict():
+    rng = np.random.default_rng(6)
+    Y = _labels(seed=6)
+    X = Y + rng.normal(scale=0.7, size=Y.shape)
+    clems = CLEMS(cost="f1", random_state=0).fit(X, Y)
+    scores = clems.decision_function(X)
+    assert scores.dtype == np.float64 and scores.shape == Y.shape
+    predicted = clems.predict(X)
+    assert predicted.dtype == np.uint8
+    np.testing.assert_array_equal(scores > 0, predicted.astype(bool))
+
+
+def test_explain_lists_nearest_candidates():
+    Y = _labels(seed=7)
+    X = Y + np.random.default_rng(7).normal(scale=0.5, size=Y.shape)
+    clems = CLEMS(cost="accuracy", random_state=0).fit(X, Y)
+    report = clems.explain(X[0], n=4)
+    table = report["candidates"]
+    assert list(table.columns) == ["candidate", "labels", "count", "distance", "cost_if_truth"]
+    assert len(table) == 4 and np.all(np.diff(table["distance"]) >= 0)
+    np.testing.assert_array_equal(report["prediction"], clems.predict(X[:1])[0])
+    np.testing.assert_allclose(report["embedding"], clems.predict_embedding(X[:1])[0])
+    assert table["cost_if_truth"].iloc[0] == 0.0  # the decoded candidate itself
+    first = clems.candidates_[table["candidate"].iloc[1]]
+    assert table["cost_if_truth"].iloc[1] == pytest.approx(
+        cost_matrix(first[None], report["prediction"][None], "accuracy")[0, 0]
+    )
+
+
+# --------------------------------------------------------------------- options and errors
+
+
+def test_max_candidates_warns_and_maps_dropped_rows_to_lowest_cost_candidate():
+    Y = _labels(seed=8)
+    X = Y.astype(float)
+    with pytest.warns(UserWarning, match="dropped ones cover"):
+        clems = CLEMS(cost="f1", regressor=Oracle(), max_candidates=10, random_state=0).fit(X, Y)
+    assert len(clems.candidates_) == 10 and clems.n_dropped_candidates_ > 0
+    costs = cost_matrix(Y, clems.candidates_, "f1")
+    predicted_cost = cost_matrix(Y, clems.predict(X), "f1").diagonal()
+    np.testing.assert_allclose(predicted_cost, costs.min(axis=1))
+
+
+def test_paper_text_variant_and_random_init_run():
+    Y = _labels(seed=9)
+    X = Y + np.random.default_rng(9).normal(scale=0.5, size=Y.shape)
+    seed_text = CLEMS(dissimilarity="cost", weights="uniform", random_state=0).fit(X, Y)
+    authors = CLEMS(random_state=0).fit(X, Y)
+    assert not np.allclose(seed_text.embedding_truth_, authors.embedding_truth_)
+    randomised = CLEMS(init="random", n_init=3, random_state=0).fit(X, Y)
+    again = CLEMS(init="random", n_init=3, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(randomised.embedding_truth_, again.embedding_truth_)
+
+
+def test_sparse_features_match_dense():
+    Y = _labels(seed=10)
+    X = (np.random.default_rng(10).random((len(Y), 20)) < 0.2).astype(float)
+    dense = CLEMS(random_state=0).fit(X, Y).predict(X)
+    sparse = CLEMS(random_state=0).fit(sp.csr_matrix(X), Y).predict(sp.csr_matrix(X))
+    np.testing.assert_array_equal(dense, sparse)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"cost": "zero_one"}, "cost must be one of"),
+        ({"cost": lambda A, B: np.ones((len(A), len(B)))}, "zero when the prediction"),
+        ({"cost": lambda A, B: -cost_matrix(A, B, "f1")}, "non-negative"),
+        ({"cost": lambda A, B: np.zeros((2, 3))}, "square"),
+        ({"cost": "rank_loss", "mirror": False}, "mirror=False needs a symmetric cost"),
+        ({"dissimilarity": "log"}, "dissimilarity must be"),
+        ({"weights": "idf"}, "weights must be"),
+        ({"mirror": "yes"}, "mirror must be"),
+        ({"n_components": 0}, "n_components"),
+        ({"max_candidates": 0}, "max_candidates"),
+    ],
+)
+def test_invalid_parameters_are_explained(params, message):
+    Y = _labels(seed=11)
+    with pytest.raises(ValueError, match=message):
+        CLEMS(**params).fit(np.zeros((len(Y), 2)), Y)
+
+
+def test_single_candidate_predicts_it():
+    Y = np.tile([1, 0, 1], (10, 1))
+    clems = CLEMS().fit(np.arange(10.0)[:, None], Y)
+    np.testing.assert_array_equal(clems.predict([[3.0]]), [[1, 0, 1]])
+
+
+# --------------------------------------------------------------------- scikit-learn behaviour
+
+
+def test_clone_and_grid_search():
+    Y = _labels(seed=12)
+    X = Y + np.random.default_rng(12).normal(scale=0.6, size=Y.shape)
+    clems = CLEMS(cost="f1", regressor=Ridge(alpha=3.0), random_state=0)
+    copy = clone(clems)
+    assert copy.get_params()["regressor"].alpha == 3.0 and not hasattr(copy, "regressor_")
+    search = GridSearchCV(
+        CLEMS(random_state=0), {"n_components": [2, 6]}, cv=3, scoring="f1_samples"
+    ).fit(X, Y)
+    assert search.best_params_["n_components"] in (2, 6)
+
+
+# Checks that cannot pass by design: they fit on 1-D or continuous targets and CLEMS needs a
+# 0/1 label matrix (the same list as tests/test_linear.py). BinarizedCLEMS below maps those
+# targets onto 0/1 so that every one of these checks still runs for real.
+_NOT_0_1 = "generic checks pass 1-D or continuous targets; CLEMS needs a 0/1 label matrix"
+_TARGET_CHECKS = [
+    "check_fit_score_takes_y",
+    "check_estimators_overwrite_params",
+    "check_dont_overwrite_parameters",
+    "check_estimators_fit_returns_self",
+    "check_readonly_memmap_input",
+    "check_positive_only_tag_during_fit",
+    "check_estimators_dtypes",
+    "check_dtype_object",
+    "check_estimator_sparse_tag",
+    "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix",
+    "check_f_contiguous_array_estimator",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_fit2d_1feature",
+    "check_dict_unchanged",
+    "check_fit2d_predict1d",
+    "check_n_features_in_after_fitting",
+]
+
+
+class BinarizedCLEMS(CLEMS):
+    def fit(self, X, Y):
+        if Y is None:
+            return super().fit(X, Y)
+        Y = np.asarray(Y)
+        Y = (Y > Y.min()).astype(np.uint8)
+        return super().fit(X, Y.reshape(-1, 1) if Y.ndim == 1 else Y)
+
+
+def _failed_checks(estimator, expected_failed) -> list[tuple[str, str]]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        results = check_estimator(estimator, expected_failed_checks=expected_failed, on_fail=None)
+    assert sum(r["status"] == "passed" for r in results) >= 20
+    return [
+        (r["check_name"], str(r["exception"])[:300]) for r in results if r["status"] == "failed"
+    ]
+
+
+def test_check_estimator_with_expected_target_failures():
+    assert _failed_checks(CLEMS(random_state=0), dict.fromkeys(_TARGET_CHECKS, _NOT_0_1)) == []
+
+
+def test_check_estimator_on_0_1_targets():
+    assert _failed_checks(BinarizedCLEMS(random_state=0), {}) == []
+
+
+# --------------------------------------------------------------------- paper claim, §4.1
+
+CLAIM_DATASETS = ("emotions", "yeast")
+CLAIM_SEEDS = (0, 1, 2)
+
+
+def _example_f1(Y_true, Y_pred) -> float:
+    return float(np.mean(1.0 - cost_matrix(Y_true, Y_pred, "f1").diagonal()))
+
+
+def _example_accuracy(Y_true, Y_pred) -> float:
+    return float(np.mean(1.0 - cost_matrix(Y_true, Y_pred, "accuracy").diagonal()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CLAIM_DATASETS)
+def test_paper_claim_clems_beats_plst_and_cplst_at_m_equals_k(name):
+    """§4.1: with the same regressor family, at M = K, CLEMS beats PLST and CPLST on F1 and
+    Accuracy. Light CI version: 3 random 50/50 splits, ridge (alpha=1) for every method.
+    The fuller table (5 data sets) is in docs/CLEMS.md with the command that produced it."""
+    data = load_arff(mulan_path(f"{name}.arff"))
+    X, Y = data.X, data.Y.astype(np.uint8)
+    k = Y.shape[1]
+    scores: dict[str, list[tuple[float, float]]] = {"clems": [], "plst": [], "cplst": []}
+    for seed in CLAIM_SEEDS:
+        X_tr, X_te, Y_tr, Y_te = train_test_split(X, Y, test_size=0.5, random_state=seed)
+        f1_model = CLEMS(cost="f1", regressor=Ridge(alpha=1.0), random_state=seed)
+        acc_model = CLEMS(cost="accuracy", regressor=Ridge(alpha=1.0), random_state=seed)
+        scores["clems"].append(
+            (
+                _example_f1(Y_te, f1_model.fit(X_tr, Y_tr).predict(X_te)),
+                _example_accuracy(Y_te, acc_model.fit(X_tr, Y_tr).predict(X_te)),
+            )
+        )
+        for key, model in (
+            ("plst", PLST(n_components=k, regressor=Ridge(alpha=1.0))),
+            ("cplst", CPLST(n_components=k, alpha=1.0, regressor=Ridge(alpha=1.0))),
+        ):
+            predicted = model.fit(X_tr, Y_tr).predict(X_te)
+            scores[key].append((_example_f1(Y_te, predicted), _example_accuracy(Y_te, predicted)))
+    mean = {key: np.mean(values, axis=0) for key, values in scores.items()}
+    for rival in ("plst", "cplst"):
+        assert mean["clems"][0] > mean[rival][0] + 0.01, (name, "F1", mean)
+        assert mean["clems"][1] > mean[rival][1] + 0.01, (name, "Accuracy", mean)

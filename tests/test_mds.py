@@ -1,0 +1,204 @@
+"""Weighted SMACOF and classical MDS (mlviz.mds), checked against independent plain code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+from sklearn.manifold import smacof
+
+from mlviz import weighted_smacof
+from mlviz.mds import (
+    _AdditiveSolver,
+    _BipartiteSolver,
+    _DenseSolver,
+    _make_solver,
+    _UniformSolver,
+    classical_mds,
+)
+
+
+def _noisy_dissimilarities(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    points = rng.normal(size=(n, 4))
+    delta = cdist(points, points) + rng.uniform(0.0, 0.5, size=(n, n))
+    delta = 0.5 * (delta + delta.T)
+    np.fill_diagonal(delta, 0.0)
+    return delta
+
+
+def _plain_stress(delta: np.ndarray, weights: np.ndarray, embedding: np.ndarray) -> float:
+    """sum_{i<j} W_ij (Δ_ij - d_ij)^2 written out directly."""
+    d = cdist(embedding, embedding)
+    upper = np.triu_indices(len(delta), k=1)
+    return float(np.sum(weights[upper] * (delta[upper] - d[upper]) ** 2))
+
+
+def _plain_guttman(delta: np.ndarray, weights: np.ndarray, embedding: np.ndarray) -> np.ndarray:
+    """Textbook Guttman transform V^+ B(X) X with numpy's SVD pseudo-inverse."""
+    w = weights.copy()
+    np.fill_diagonal(w, 0.0)
+    v = np.diag(w.sum(axis=1)) - w
+    d = cdist(embedding, embedding)
+    ratio = np.zeros_like(d)
+    positive = d > 0
+    ratio[positive] = w[positive] * delta[positive] / d[positive]
+    b = np.diag(ratio.sum(axis=1)) - ratio
+    return np.linalg.pinv(v) @ b @ embedding
+
+
+def _mirrored_problem(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    cross = rng.uniform(0.2, 2.0, size=(n, n))
+    np.fill_diagonal(cross, 0.0)
+    delta = np.zeros((2 * n, 2 * n))
+    delta[:n, n:] = cross
+    delta[n:, :n] = cross.T
+    a, b = rng.uniform(1.0, 5.0, n), rng.uniform(0.5, 2.0, n)
+    weights = np.zeros_like(delta)
+    weights[:n, n:] = np.outer(a, b)
+    weights[n:, :n] = weights[:n, n:].T
+    return delta, weights, cross, a, b
+
+
+def _weight_structures():
+    n = 24
+    rng = np.random.default_rng(3)
+    delta = _noisy_dissimilarities(n, 1)
+    counts = rng.integers(1, 9, size=n).astype(float)
+    additive = counts[:, None] + counts[None, :]
+    dense = rng.uniform(0.1, 3.0, size=(n, n))
+    dense = 0.5 * (dense + dense.T)
+    mirrored_delta, mirrored_weights, *_ = _mirrored_problem(n // 2, 4)
+    return {
+        "uniform": (delta, np.full((n, n), 2.0), _UniformSolver),
+        "additive": (delta, additive, _AdditiveSolver),
+        "bipartite": (mirrored_delta, mirrored_weights, _BipartiteSolver),
+        "dense": (delta, dense, _DenseSolver),
+    }
+
+
+@pytest.mark.parametrize("structure", ["uniform", "additive", "bipartite", "dense"])
+def test_structure_detection_and_guttman_match_plain_pseudo_inverse(structure):
+    delta, weights, expected_solver = _weight_structures()[structure]
+    solver = _make_solver(delta, weights)
+    assert type(solver) is expected_solver
+    embedding = np.random.default_rng(5).normal(size=(len(delta), 3))
+    got = solver.guttman(embedding, solver.distances(embedding))
+    want = _plain_guttman(delta, weights, embedding)
+    np.testing.assert_allclose(got, want - want.mean(axis=0), atol=1e-10)
+    assert solver.stress(embedding, solver.distances(embedding)) == pytest.approx(
+        _plain_stress(delta, weights, embedding), rel=1e-10
+    )
+
+
+@pytest.mark.parametrize("structure", ["uniform", "additive", "bipartite", "dense"])
+@pytest.mark.parametrize("relaxation", [0.0, 0.9])
+def test_stress_never_increases_and_reported_stress_is_true(structure, relaxation):
+    delta, weights, _ = _weight_structures()[structure]
+    embedding, stress, history = weighted_smacof(
+        delta, weights, 2, n_init=1, max_iter=200, tol=0.0, random_state=0, relaxation=relaxation
+    )
+    scale = float(np.sum(np.triu(weights, 1) * np.triu(delta, 1) ** 2))
+    assert len(history) > 10
+    # With relaxation=0 this is SMACOF's majorisation guarantee, i.e. a check of V^+ and B(X).
+    assert np.all(np.diff(history) <= 1e-12 * scale)
+    assert history[-1] == pytest.approx(stress)
+    assert stress == pytest.approx(_plain_stress(delta, weights, embedding), rel=1e-8)
+    assert stress < 0.5 * history[0]
+
+
+def test_uniform_weights_match_scikit_learn_smacof_from_the_same_start():
+    delta = _noisy_dissimilarities(30, 0)
+    start = np.random.default_rng(1).uniform(size=(30, 2))
+    expected, expected_stress = smacof(
+        delta, n_components=2, init=start, n_init=1, max_iter=25, eps=0.0, normalized_stress=False
+    )
+    got, stress, history = weighted_smacof(
+        delta, None, 2, init=start, max_iter=25, tol=0.0, relaxation=0.0
+    )
+    assert len(history) == 26  # the start plus 25 updates, as scikit-learn ran
+    np.testing.assert_allclose(got, expected - expected.mean(axis=0), atol=1e-10)
+    assert stress == pytest.approx(expected_stress, rel=1e-10)
+
+
+def test_classical_mds_reproduces_euclidean_distances_exactly():
+    labels = (np.random.default_rng(0).random((40, 6)) < 0.4).astype(float)
+    delta = np.sqrt(cdist(labels, labels, "cityblock"))  # sqrt(Hamming count) is Euclidean
+    embedding = classical_mds(delta, 6)
+    np.testing.assert_allclose(cdist(embedding, embedding), delta, atol=1e-10)
+    np.testing.assert_allclose(embedding.mean(axis=0), 0.0, atol=1e-10)
+
+
+def test_classical_mds_large_uses_top_eigenpairs():
+    # Over the dense-solver threshold, so the ARPACK path runs; the result must still be exact.
+    points = np.random.default_rng(2).normal(size=(450, 3))
+    delta = cdist(points, points)
+    embedding = classical_mds(delta, 3)
+    np.testing.assert_allclose(cdist(embedding, embedding), delta, atol=1e-8)
+
+
+def test_smacof_from_classical_start_keeps_exact_embedding():
+    labels = (np.random.default_rng(4).random((30, 5)) < 0.5).astype(float)
+    delta = np.sqrt(cdist(labels, labels, "cityblock"))
+    _, stress, history = weighted_smacof(delta, None, 5, init=classical_mds(delta, 5))
+    assert stress < 1e-12 * np.sum(delta**2)
+    assert len(history) == 1  # already at zero stress: no update needed
+
+
+def test_deterministic_and_best_of_n_init():
+    delta, weights, *_ = _mirrored_problem(10, 7)
+    first = weighted_smacof(delta, weights, 2, n_init=4, random_state=11)
+    again = weighted_smacof(delta, weights, 2, n_init=4, random_state=11)
+    np.testing.assert_array_equal(first[0], again[0])
+    # The best of 4 runs is no worse than any single run drawn from the same generator.
+    rng = np.random.RandomState(11)
+    singles = [weighted_smacof(delta, weights, 2, n_init=1, random_state=rng)[1] for _ in range(4)]
+    assert first[1] == pytest.approx(min(singles))
+
+
+def test_bipartite_only_uses_cross_block():
+    delta, weights, cross, a, b = _mirrored_problem(8, 9)
+    junk = delta.copy()
+    junk[:8, :8] = 5.0  # zero-weight entries must not matter
+    junk[8:, 8:] = 7.0
+    np.fill_diagonal(junk, 0.0)
+    x1 = weighted_smacof(delta, weights, 2, random_state=0)[0]
+    x2 = weighted_smacof(junk, weights, 2, random_state=0)[0]
+    np.testing.assert_allclose(x1, x2)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d, w: (d[:, :3], w), "square"),
+        (lambda d, w: (d - 5.0, w), "non-negative"),
+        (lambda d, w: (np.where(np.eye(len(d)) > 0, np.nan, d), w), "NaN"),
+        (lambda d, w: (d + np.triu(np.ones_like(d), 1), w), "symmetric"),
+        (lambda d, w: (d, w[:-1, :-1]), "same objects"),
+    ],
+)
+def test_invalid_input_is_explained(mutate, message):
+    delta = _noisy_dissimilarities(6, 0)
+    bad_delta, bad_weights = mutate(delta.copy(), np.ones_like(delta))
+    with pytest.raises(ValueError, match=message):
+        weighted_smacof(bad_delta, bad_weights, 2)
+
+
+def test_disconnected_weights_are_rejected():
+    delta = _noisy_dissimilarities(6, 0)
+    weights = np.ones_like(delta)
+    weights[:3, 3:] = 0.0
+    weights[3:, :3] = 0.0
+    with pytest.raises(ValueError, match="unconnected"):
+        weighted_smacof(delta, weights, 2)
+
+
+def test_bad_init_and_parameters():
+    delta = _noisy_dissimilarities(6, 0)
+    with pytest.raises(ValueError, match="init must be"):
+        weighted_smacof(delta, None, 2, init=np.zeros((6, 3)))
+    with pytest.raises(ValueError, match="n_components"):
+        weighted_smacof(delta, None, 0)
+    with pytest.raises(ValueError, match="relaxation"):
+        weighted_smacof(delta, None, 2, relaxation=1.5)
