@@ -20,6 +20,7 @@ PAGES = [
     st.Page("pages/data.py", title="Data", icon="📊", default=True),
     st.Page("pages/hypercube.py", title="Hypercube", icon="🧊"),
     st.Page("pages/plst.py", title="PLST & linear", icon="📐"),
+    st.Page("pages/clems.py", title="CLEMS / MDS", icon="🗺️"),
     st.Page("pages/mlknn.py", title="ML-KNN", icon="👥"),
 ]
 st.navigation(PAGES).run()

@@ -12,6 +12,7 @@ from typing import Literal
 import numpy as np
 
 from mlviz._validation import check_label_matrix
+from mlviz.mds import classical_mds
 
 Projection = Literal["pca", "mds", "umap"]
 
@@ -83,12 +84,8 @@ def project_vertices(
     if method == "mds":
         if n_vertices == 1:
             return np.zeros((1, n_components)), None
-        D2 = hamming_distances(V)  # squared Euclidean distance between 0/1 vectors
-        J = np.eye(n_vertices) - 1.0 / n_vertices
-        B = -0.5 * J @ D2 @ J
-        eigvals, eigvecs = np.linalg.eigh(B)
-        top = np.argsort(eigvals)[::-1][:n_components]
-        return eigvecs[:, top] * np.sqrt(np.clip(eigvals[top], 0.0, None)), None
+        # squared Euclidean distance between 0/1 vectors is the Hamming distance
+        return classical_mds(np.sqrt(hamming_distances(V)), n_components), None
     if method == "umap":
         if n_vertices <= n_components + 2:
             raise ValueError(
