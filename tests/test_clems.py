@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from estimator_checks import assert_passes_check_estimator, binarize_targets, target_failures
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.neighbors import KNeighborsRegressor
-from sklearn.utils.estimator_checks import check_estimator
 
 from mlviz import CLEMS, CPLST, PLST, cost_matrix, load_arff
 from tests.conftest import mulan_path
@@ -226,57 +224,17 @@ def test_clone_and_grid_search():
     assert search.best_params_["n_components"] in (2, 6)
 
 
-# Checks that cannot pass by design: they fit on 1-D or continuous targets and CLEMS needs a
-# 0/1 label matrix (the same list as tests/test_linear.py). BinarizedCLEMS below maps those
-# targets onto 0/1 so that every one of these checks still runs for real.
-_NOT_0_1 = "generic checks pass 1-D or continuous targets; CLEMS needs a 0/1 label matrix"
-_TARGET_CHECKS = [
-    "check_fit_score_takes_y",
-    "check_estimators_overwrite_params",
-    "check_dont_overwrite_parameters",
-    "check_estimators_fit_returns_self",
-    "check_readonly_memmap_input",
-    "check_positive_only_tag_during_fit",
-    "check_estimators_dtypes",
-    "check_dtype_object",
-    "check_estimator_sparse_tag",
-    "check_estimator_sparse_array",
-    "check_estimator_sparse_matrix",
-    "check_f_contiguous_array_estimator",
-    "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance",
-    "check_fit2d_1feature",
-    "check_dict_unchanged",
-    "check_fit2d_predict1d",
-    "check_n_features_in_after_fitting",
-]
-
-
 class BinarizedCLEMS(CLEMS):
     def fit(self, X, Y):
-        if Y is None:
-            return super().fit(X, Y)
-        Y = np.asarray(Y)
-        Y = (Y > Y.min()).astype(np.uint8)
-        return super().fit(X, Y.reshape(-1, 1) if Y.ndim == 1 else Y)
-
-
-def _failed_checks(estimator, expected_failed) -> list[tuple[str, str]]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        results = check_estimator(estimator, expected_failed_checks=expected_failed, on_fail=None)
-    assert sum(r["status"] == "passed" for r in results) >= 20
-    return [
-        (r["check_name"], str(r["exception"])[:300]) for r in results if r["status"] == "failed"
-    ]
+        return super().fit(X, binarize_targets(Y))
 
 
 def test_check_estimator_with_expected_target_failures():
-    assert _failed_checks(CLEMS(random_state=0), dict.fromkeys(_TARGET_CHECKS, _NOT_0_1)) == []
+    assert_passes_check_estimator(CLEMS(random_state=0), target_failures())
 
 
 def test_check_estimator_on_0_1_targets():
-    assert _failed_checks(BinarizedCLEMS(random_state=0), {}) == []
+    assert_passes_check_estimator(BinarizedCLEMS(random_state=0), {})
 
 
 # --------------------------------------------------------------------- paper claim, §4.1

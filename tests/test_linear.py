@@ -11,6 +11,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from estimator_checks import assert_passes_check_estimator, binarize_targets, target_failures
 from sklearn.base import clone
 from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LinearRegression, Ridge
@@ -19,7 +20,6 @@ from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
-from sklearn.utils.estimator_checks import check_estimator
 
 import mlviz
 from mlviz.linear import (
@@ -514,79 +514,31 @@ def test_unfitted_estimator_raises_not_fitted():
 
 
 # --------------------------------------------------------------------------- check_estimator
-_NOT_0_1 = (
-    "scikit-learn's generic checks fit on targets with values {0, 1, 2} (class ids or "
-    "reshaped single-column targets); mlviz estimators take a 0/1 label matrix and reject "
-    "anything else with a ValueError"
-)
-_TARGET_CHECKS = [
-    "check_fit_score_takes_y",
-    "check_estimators_overwrite_params",
-    "check_dont_overwrite_parameters",
-    "check_estimators_fit_returns_self",
-    "check_readonly_memmap_input",
-    "check_positive_only_tag_during_fit",
-    "check_estimators_dtypes",
-    "check_dtype_object",
-    "check_estimator_sparse_tag",
-    "check_estimator_sparse_array",
-    "check_estimator_sparse_matrix",
-    "check_f_contiguous_array_estimator",
-    "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance",
-    "check_fit2d_1feature",
-    "check_dict_unchanged",
-    "check_fit2d_predict1d",
-]
-
-
-def _binarize_targets(Y):
-    if Y is None:
-        return None
-    Y = np.asarray(Y)
-    Y = (Y > Y.min()).astype(np.uint8)
-    return Y.reshape(-1, 1) if Y.ndim == 1 else Y
-
-
 # Module-level subclasses (so they pickle) that map scikit-learn's generic targets onto 0/1:
 # with them every check that the 0/1 requirement blocks above runs for real.
 class BinarizedPLST(PLST):
     def fit(self, X, Y):
-        return super().fit(X, _binarize_targets(Y))
+        return super().fit(X, binarize_targets(Y))
 
 
 class BinarizedCPLST(CPLST):
     def fit(self, X, Y):
-        return super().fit(X, _binarize_targets(Y))
+        return super().fit(X, binarize_targets(Y))
 
 
 class BinarizedCS(CompressedSensing):
     def fit(self, X, Y):
-        return super().fit(X, _binarize_targets(Y))
+        return super().fit(X, binarize_targets(Y))
 
 
 class BinarizedBR(BinaryRelevance):
     def fit(self, X, Y):
-        return super().fit(X, _binarize_targets(Y))
+        return super().fit(X, binarize_targets(Y))
 
 
 class BinarizedPBR(PBR):
     def fit(self, X, Y):
-        return super().fit(X, _binarize_targets(Y))
-
-
-def _run_check_estimator(estimator, expected_failed):
-    import warnings
-
-    with warnings.catch_warnings():
-        # the generic checks fit on constant or tiny targets on purpose
-        warnings.simplefilter("ignore", UserWarning)
-        results = check_estimator(estimator, expected_failed_checks=expected_failed, on_fail=None)
-    failed = [
-        (r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"
-    ]
-    assert not failed, failed
-    assert sum(r["status"] == "passed" for r in results) >= 20
+        return super().fit(X, binarize_targets(Y))
 
 
 @pytest.mark.parametrize(
@@ -595,9 +547,7 @@ def _run_check_estimator(estimator, expected_failed):
     ids=lambda e: type(e).__name__,
 )
 def test_check_estimator_with_expected_target_failures(estimator):
-    expected = dict.fromkeys(_TARGET_CHECKS, _NOT_0_1)
-    expected["check_n_features_in_after_fitting"] = _NOT_0_1
-    _run_check_estimator(estimator, expected)
+    assert_passes_check_estimator(estimator, target_failures())
 
 
 @pytest.mark.parametrize(
@@ -606,4 +556,4 @@ def test_check_estimator_with_expected_target_failures(estimator):
     ids=lambda e: type(e).__name__,
 )
 def test_check_estimator_on_0_1_targets(estimator):
-    _run_check_estimator(estimator, {})
+    assert_passes_check_estimator(estimator, {})

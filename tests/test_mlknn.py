@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from conftest import mulan_path
+from estimator_checks import assert_passes_check_estimator, binarize_targets, target_failures
 from sklearn.base import clone
 from sklearn.metrics import (
     coverage_error,
@@ -19,7 +20,6 @@ from sklearn.metrics import (
     make_scorer,
 )
 from sklearn.model_selection import GridSearchCV, KFold
-from sklearn.utils.estimator_checks import check_estimator
 
 import mlviz
 from mlviz.mlknn import MLkNN, MLkNNExplanation
@@ -410,56 +410,28 @@ def test_clone_and_grid_search_over_k():
     assert np.ptp(search.cv_results_["mean_test_score"]) > 0
 
 
-# scikit-learn's generic checks build targets with values 0, 1, 2 (classification) or real
-# numbers (regression); a multi-label estimator accepts only a 0/1 matrix, so every check that
-# fits on such a target fails at the label validation, not in ML-KNN.
-_NON_BINARY_TARGET = "scikit-learn's check fits on a target with values 0/1/2; Y must be 0/1"
-EXPECTED_FAILED_CHECKS = {
-    name: _NON_BINARY_TARGET
-    for name in [
-        "check_fit_score_takes_y",
-        "check_estimators_overwrite_params",
-        "check_dont_overwrite_parameters",
-        "check_estimators_fit_returns_self",
-        "check_readonly_memmap_input",
-        "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit",
-        "check_estimators_dtypes",
-        "check_dtype_object",
-        "check_f_contiguous_array_estimator",
-        "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance",
-        "check_fit2d_1feature",
-        "check_dict_unchanged",
-        "check_fit2d_predict1d",
-        "check_estimator_sparse_tag",
-    ]
-}
-# Failures that remain with 0/1 targets (see _ZeroOneTargets below):
+# The sparse-input checks assume that an estimator with predict_proba is a classifier.
+_PROBA_IS_NOT_CLASSIFIER = (
+    "the check assumes that an estimator with predict_proba is a classifier "
+    "(tags.classifier_tags is None here); fit and predict on sparse input succeed"
+)
 _GENERIC_FAILURES = {
-    "check_estimator_sparse_array": (
-        "the check assumes that an estimator with predict_proba is a classifier "
-        "(tags.classifier_tags is None here); fit and predict on sparse input succeed"
-    ),
-    "check_estimator_sparse_matrix": (
-        "the check assumes that an estimator with predict_proba is a classifier "
-        "(tags.classifier_tags is None here); fit and predict on sparse input succeed"
-    ),
+    "check_estimator_sparse_array": _PROBA_IS_NOT_CLASSIFIER,
+    "check_estimator_sparse_matrix": _PROBA_IS_NOT_CLASSIFIER,
 }
-EXPECTED_FAILED_CHECKS.update(_GENERIC_FAILURES)
 
 
-class _ZeroOneTargets(MLkNN):
-    """MLkNN fitted on ``Y > 0``, so that scikit-learn's generic checks reach the algorithm."""
+class BinarizedMLkNN(MLkNN):
+    """MLkNN fitted on 0/1 targets, so that scikit-learn's generic checks reach the algorithm."""
 
     def fit(self, X, Y):
-        return super().fit(X, None if Y is None else (np.asarray(Y) > 0).astype(np.uint8))
+        return super().fit(X, binarize_targets(Y))
 
 
 def test_scikit_learn_estimator_checks():
     # k = 3 because some checks fit on 10 samples
-    check_estimator(MLkNN(k=3), expected_failed_checks=EXPECTED_FAILED_CHECKS, on_skip=None)
-    check_estimator(_ZeroOneTargets(k=3), expected_failed_checks=_GENERIC_FAILURES, on_skip=None)
+    assert_passes_check_estimator(MLkNN(k=3), target_failures(**_GENERIC_FAILURES))
+    assert_passes_check_estimator(BinarizedMLkNN(k=3), _GENERIC_FAILURES)
 
 
 # --------------------------------------------------------------- paper reproduction
