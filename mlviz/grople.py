@@ -1,0 +1,681 @@
+"""GroPLE: group-preserving label embedding (paper 001, Kumar, Pujari, Padmanabhan, Kagita).
+
+Three stages (section 3 of the paper):
+
+1. label groups by self-tuning spectral clustering (:class:`mlviz.LabelClustering`);
+2. label embedding, Eq. (4): ``min sum_k ||Y^k - U V^k||_F^2 + lambda1 ||U||_F^2 +
+   lambda2 sum_k ||V^k||_{2,1}`` by alternating the closed form for U (Eq. A.2) with an
+   accelerated proximal gradient (APG / FISTA) for every V^k (Eq. A.6-A.9, Algorithms 1-2);
+3. feature embedding, Eq. (5): ``min_Z ||X Z - U||_F^2 + alpha sum_ij R_ij Z_i^T Z_j +
+   beta ||Z||_1`` with ``R = 1 - corr(U)``, by APG with l1 soft-thresholding as in LLSF.
+
+Prediction scores are ``X Z V`` (plus the intercept, see :class:`GroPLE`), thresholded at 0
+because the paper's labels are in {-1, 1}.
+
+The proximal operators and the APG loops are written here by hand: scikit-learn has no
+proximal operator for the l2,1 norm of a matrix, no generic proximal-gradient solver, and
+its coordinate-descent Lasso/MultiTaskLasso cannot take Eq. (5)'s correlation term.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import eigh, solve
+from scipy.sparse.linalg import LinearOperator, eigsh
+from sklearn.linear_model import Ridge
+from sklearn.utils import TransformerTags
+
+from mlviz.base import MultiLabelEstimator
+from mlviz.label_clustering import LabelClustering, check_groups
+
+__all__ = [
+    "GroPLE",
+    "prox_l21",
+    "prox_group_l21",
+    "prox_l1",
+    "label_embedding_objective",
+    "solve_group_coefficients",
+    "fit_label_embedding",
+    "label_correlation_penalty",
+    "feature_embedding_objective",
+    "fit_feature_embedding",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# proximal operators (hand-written: scikit-learn exposes no prox for the l2,1 or l1 norm)
+# ---------------------------------------------------------------------------------------------
+
+
+def prox_l21(V: np.ndarray, threshold: float) -> np.ndarray:
+    """Proximal operator of ``threshold * ||V||_{2,1}`` (row-wise group soft-threshold, Eq. A.9).
+
+    Each row v_i is scaled by ``max(0, 1 - threshold / ||v_i||_2)``: rows whose norm is at
+    most ``threshold`` become exactly zero, the others shrink towards 0 by ``threshold``.
+    """
+    norms = np.linalg.norm(V, axis=1, keepdims=True)
+    scale = np.maximum(
+        0.0, 1.0 - np.divide(threshold, norms, out=np.ones_like(norms), where=norms > 0)
+    )
+    return V * scale
+
+
+def prox_l1(Z: np.ndarray, threshold: float) -> np.ndarray:
+    """Proximal operator of ``threshold * ||Z||_1`` (entry-wise soft-threshold)."""
+    return np.sign(Z) * np.maximum(np.abs(Z) - threshold, 0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# stage 2: label embedding, Eq. (4)
+# ---------------------------------------------------------------------------------------------
+
+
+def _l21_norm(V: np.ndarray) -> float:
+    return float(np.linalg.norm(V, axis=1).sum())
+
+
+def label_embedding_objective(
+    Y_signed: np.ndarray,
+    U: np.ndarray,
+    V: np.ndarray,
+    groups: np.ndarray,
+    lambda1: float,
+    lambda2: float,
+) -> float:
+    """Eq. (4): ``sum_k ||Y^k - U V^k||_F^2 + lambda1 ||U||_F^2 + lambda2 sum_k ||V^k||_{2,1}``.
+
+    ``V`` is (d, L) in the original label order; ``groups`` gives the group of each column.
+    """
+    residual = Y_signed - U @ V
+    penalty = sum(_l21_norm(V[:, groups == k]) for k in np.unique(groups))
+    return float((residual**2).sum() + lambda1 * (U**2).sum() + lambda2 * penalty)
+
+
+def _group_indicator(groups: np.ndarray) -> np.ndarray:
+    # (L, G) 0/1 matrix: V**2 @ indicator gives the squared row norms of every V^k at once
+    indicator = np.zeros((groups.size, int(groups.max()) + 1))
+    indicator[np.arange(groups.size), groups] = 1.0
+    return indicator
+
+
+def prox_group_l21(V: np.ndarray, threshold: float, groups: np.ndarray) -> np.ndarray:
+    """``prox_l21`` applied to every block ``V[:, groups == k]`` at once (Eq. A.9 per group)."""
+    indicator = _group_indicator(groups)
+    norms = np.sqrt((V**2) @ indicator)  # (d, G): ||row i of V^k||
+    scale = np.maximum(
+        0.0, 1.0 - np.divide(threshold, norms, out=np.ones_like(norms), where=norms > 0)
+    )
+    return V * scale[:, groups]
+
+
+def _group_objectives(UtU, UtY, Y_sq_by_group, V, lambda2, indicator) -> np.ndarray:
+    # subproblem objective (A.3) of every group, without forming the (N, L) product
+    smooth = Y_sq_by_group - 2.0 * ((V * UtY).sum(axis=0) @ indicator)
+    smooth += ((V * (UtU @ V)).sum(axis=0)) @ indicator
+    return smooth + lambda2 * np.sqrt((V**2) @ indicator).sum(axis=0)
+
+
+def solve_group_coefficients(
+    U: np.ndarray,
+    Y_signed: np.ndarray,
+    lambda2: float,
+    groups: np.ndarray | None = None,
+    *,
+    gamma: float = 0.1,
+    max_iter: int = 500,
+    tol: float = 1e-6,
+    V_init: np.ndarray | None = None,
+) -> tuple[np.ndarray, int]:
+    """APG of Algorithm 2 for ``min_V ||Y^k - U V^k||_F^2 + lambda2 ||V^k||_{2,1}`` (Eq. A.3).
+
+    The K subproblems share U, so they are solved together: V is (d, L) and the prox is
+    applied block by block. The FISTA momentum sequence b_t (Eq. A.6) does not depend on the
+    data, so each block follows exactly the iterates of its own APG run; only the stopping
+    test is joint. Hand-written because scikit-learn has no proximal-gradient solver with a
+    matrix l2,1 prox (its MultiTaskLasso solves one block by coordinate descent and is the
+    independent check in the tests).
+
+    Parameters
+    ----------
+    U : ndarray (N, d)
+    Y_signed : ndarray (N, L), labels in {-1, 1}
+    lambda2 : float
+    groups : ndarray of int (L,), optional
+        Group id (0..G-1) of every column; default: one group.
+    gamma : float, default=0.1
+        Ridge used only for the initial point ``(U^T U + gamma I)^{-1} U^T Y^k`` (Algorithm 2;
+        the paper does not give gamma).
+    max_iter, tol : stop after max_iter steps or when ``||V_t - V_{t-1}||_F <= tol *
+        max(1, ||V_t||_F)``.
+    V_init : ndarray (d, L), optional
+        Start here instead of at the ridge point (warm start between outer iterations).
+
+    Notes
+    -----
+    The step is ``1 / L_g`` with ``L_g = 2 ||U^T U||_2`` (spectral norm): a tighter valid
+    Lipschitz constant of the gradient than the paper's Frobenius ``||2 U^T U||_F`` (A.5).
+
+    Returns
+    -------
+    V : ndarray (d, L)
+    n_iter : int
+    """
+    if groups is None:
+        groups = np.zeros(Y_signed.shape[1], dtype=np.intp)
+    UtU = U.T @ U
+    UtY = U.T @ Y_signed
+    d = UtU.shape[0]
+    lipschitz = 2.0 * float(eigh(UtU, eigvals_only=True, subset_by_index=[d - 1, d - 1])[0])
+    if lipschitz <= 0.0:
+        # U = 0: the smooth part is constant, so V = 0 is the minimiser
+        return np.zeros((d, Y_signed.shape[1])), 0
+    if V_init is None:
+        V = solve(UtU + gamma * np.eye(d), UtY, assume_a="pos")
+    else:
+        V = np.array(V_init, dtype=np.float64)
+    V_previous = V
+    momentum = 1.0
+    n_iter = 0
+    while n_iter < max_iter:
+        n_iter += 1
+        momentum_next = (1.0 + np.sqrt(1.0 + 4.0 * momentum**2)) / 2.0
+        search_point = V + ((momentum - 1.0) / momentum_next) * (V - V_previous)
+        gradient = 2.0 * (UtU @ search_point - UtY)
+        V_previous = V
+        V = prox_group_l21(search_point - gradient / lipschitz, lambda2 / lipschitz, groups)
+        momentum = momentum_next
+        if np.linalg.norm(V - V_previous) <= tol * max(1.0, np.linalg.norm(V)):
+            break
+    return V, n_iter
+
+
+def _initial_basis(Y_signed: np.ndarray, n_components: int, init: str, random_state) -> np.ndarray:
+    n_samples = Y_signed.shape[0]
+    if init == "svd":
+        left, singular, _ = np.linalg.svd(Y_signed, full_matrices=False)
+        rank = min(n_components, singular.size)
+        U = np.zeros((n_samples, n_components))
+        U[:, :rank] = left[:, :rank] * np.sqrt(singular[:rank])
+        return U
+    if init == "random":
+        rng = np.random.default_rng(random_state)
+        # scaled so that U V can match Y's entries (about 1) with V entries about 1
+        return rng.standard_normal((n_samples, n_components)) / np.sqrt(n_components)
+    raise ValueError(f"init must be 'random' or 'svd'; got {init!r}.")
+
+
+def _balance_scale(U: np.ndarray, V: np.ndarray, lambda1: float, lambda2: float, groups):
+    # f(cU, V/c) = const + lambda1 c^2 ||U||^2 + lambda2 ||V||_21 / c is minimised at
+    # c^3 = lambda2 ||V||_21 / (2 lambda1 ||U||^2): an exact step along the scale direction,
+    # along which alternating U/V steps crawl because only the penalties break the symmetry
+    u_sq = float((U**2).sum())
+    v_l21 = float(np.sqrt((V**2) @ _group_indicator(groups)).sum())
+    if u_sq <= 0.0 or v_l21 <= 0.0 or lambda2 <= 0.0:
+        return U, V
+    c = (lambda2 * v_l21 / (2.0 * lambda1 * u_sq)) ** (1.0 / 3.0)
+    return U * c, V / c
+
+
+def fit_label_embedding(
+    Y_signed: np.ndarray,
+    groups: np.ndarray,
+    n_components: int,
+    lambda1: float,
+    lambda2: float,
+    *,
+    init: str = "random",
+    gamma: float = 0.1,
+    max_iter: int = 50,
+    tol: float = 1e-4,
+    apg_max_iter: int = 100,
+    apg_tol: float = 1e-4,
+    balance: bool = True,
+    warm_start: bool = True,
+    random_state=0,
+) -> tuple[np.ndarray, np.ndarray, list[float]]:
+    """Algorithm 1: alternate APG on every V^k with the closed form ``U = Y V^T (V V^T +
+    lambda1 I)^{-1}`` (Eq. A.2) until the relative change of Eq. (4) is below ``tol``.
+
+    Algorithm 2 starts every APG at the ridge point; with ``warm_start`` (default) only the
+    first outer iteration does, later ones start from the current V. The subproblem is
+    convex, so this changes how many APG steps are needed, not their limit.
+
+    The U step is an exact minimiser; a V^k step is kept only if it does not raise its
+    subproblem objective (APG restarts from the ridge point of Algorithm 2 at every outer
+    iteration and is stopped early), and the optional balancing step (``U <- c U``,
+    ``V <- V / c`` with the best c, not in the paper) is exact too, so the recorded objective
+    never increases. At a minimiser of Eq. (4) the best c is 1, so balancing changes the
+    path, not the fixed points.
+
+    Returns
+    -------
+    U : ndarray (N, d)
+    V : ndarray (d, L), columns in the original label order
+    history : list of float, Eq. (4) after each outer iteration
+    """
+    groups = np.asarray(groups)
+    U = _initial_basis(Y_signed, n_components, init, random_state)
+    V = None
+    indicator = _group_indicator(groups)
+    Y_sq_by_group = (Y_signed**2).sum(axis=0) @ indicator
+    identity = np.eye(n_components)
+    history: list[float] = []
+    for _ in range(max_iter):
+        candidate, _ = solve_group_coefficients(
+            U,
+            Y_signed,
+            lambda2,
+            groups,
+            gamma=gamma,
+            max_iter=apg_max_iter,
+            tol=apg_tol,
+            V_init=V if warm_start else None,
+        )
+        if V is None:
+            V = candidate
+        else:
+            UtU, UtY = U.T @ U, U.T @ Y_signed
+            old = _group_objectives(UtU, UtY, Y_sq_by_group, V, lambda2, indicator)
+            new = _group_objectives(UtU, UtY, Y_sq_by_group, candidate, lambda2, indicator)
+            improved = (new <= old)[groups]
+            V = np.where(improved[None, :], candidate, V)
+        U = solve(V @ V.T + lambda1 * identity, V @ Y_signed.T, assume_a="pos").T
+        if balance:
+            U, V = _balance_scale(U, V, lambda1, lambda2, groups)
+        history.append(label_embedding_objective(Y_signed, U, V, groups, lambda1, lambda2))
+        if len(history) > 1 and history[-2] - history[-1] <= tol * max(abs(history[-2]), 1e-12):
+            break
+    return U, V, history
+
+
+# ---------------------------------------------------------------------------------------------
+# stage 3: feature embedding, Eq. (5)
+# ---------------------------------------------------------------------------------------------
+
+
+def label_correlation_penalty(U: np.ndarray) -> np.ndarray:
+    """R = 1 - C with C the Pearson correlation between the columns of U (Eq. 5).
+
+    A constant column of U (zero variance, e.g. a latent dimension no group uses) has no
+    defined correlation: it is treated as uncorrelated with the others (C_ij = 0) and
+    perfectly correlated with itself (C_ii = 1), so R keeps a zero diagonal.
+    """
+    centred = U - U.mean(axis=0)
+    scale = np.linalg.norm(centred, axis=0)
+    constant = scale <= 1e-12 * max(1.0, float(scale.max(initial=0.0)))
+    normalised = np.divide(centred, scale, out=np.zeros_like(centred), where=~constant)
+    correlation = normalised.T @ normalised
+    np.fill_diagonal(correlation, 1.0)
+    return 1.0 - np.clip(correlation, -1.0, 1.0)
+
+
+class _CentredDesign:
+    """X with its column means removed (when fitting an intercept), without densifying X.
+
+    Products with ``X_c^T X_c`` go through a precomputed dense Gram matrix when that is
+    cheaper (D^2 < 2 nnz(X)), otherwise through two products with X itself.
+    """
+
+    def __init__(self, X, fit_intercept: bool, use_gram: bool | None = None) -> None:
+        self.X = X
+        self.n_samples, self.n_features = X.shape
+        self.mean = np.asarray(X.mean(axis=0)).ravel() if fit_intercept else np.zeros(X.shape[1])
+        nnz = X.nnz if sp.issparse(X) else X.size
+        if use_gram is None:
+            use_gram = self.n_features**2 < 2 * nnz
+        self.gram = None
+        if use_gram:
+            gram = X.T @ X
+            gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
+            self.gram = gram - self.n_samples * np.outer(self.mean, self.mean)
+
+    def matmul(self, Z: np.ndarray) -> np.ndarray:
+        return np.asarray(self.X @ Z) - self.mean @ Z
+
+    def rmatmul(self, W: np.ndarray) -> np.ndarray:
+        return np.asarray(self.X.T @ W) - np.outer(self.mean, W.sum(axis=0))
+
+    def gram_matmul(self, Z: np.ndarray) -> np.ndarray:
+        if self.gram is not None:
+            return self.gram @ Z
+        return self.rmatmul(self.matmul(Z))
+
+    def gram_norm(self) -> float:
+        """Largest eigenvalue of ``X_c^T X_c``."""
+        if self.n_features == 1:
+            return float(self.gram_matmul(np.ones((1, 1)))[0, 0])
+        operator = LinearOperator(
+            (self.n_features, self.n_features),
+            matvec=lambda v: self.gram_matmul(v.reshape(-1, 1)).ravel(),
+            dtype=np.float64,
+        )
+        return float(eigsh(operator, k=1, which="LA", return_eigenvectors=False)[0])
+
+    def dense_gram(self) -> np.ndarray:
+        if self.gram is not None:
+            return self.gram
+        return self.gram_matmul(np.eye(self.n_features))
+
+
+def feature_embedding_objective(
+    X, U: np.ndarray, Z: np.ndarray, R: np.ndarray, alpha: float, beta: float
+) -> float:
+    """Eq. (5): ``||X Z - U||_F^2 + alpha tr(Z R Z^T) + beta ||Z||_1`` (no intercept)."""
+    residual = np.asarray(X @ Z) - U
+    return float((residual**2).sum() + alpha * np.sum(Z * (Z @ R)) + beta * np.abs(Z).sum())
+
+
+def fit_feature_embedding(
+    X,
+    U: np.ndarray,
+    alpha: float,
+    beta: float,
+    *,
+    fit_intercept: bool = True,
+    gamma: float = 0.1,
+    max_iter: int = 200,
+    tol: float = 1e-6,
+    use_gram: bool | None = None,
+) -> tuple[np.ndarray, np.ndarray, list[float]]:
+    """APG for Eq. (5), as LLSF solves its own objective (hand-written FISTA, l1 prox).
+
+    With ``fit_intercept`` the problem is solved on column-centred X and U (for sparse X
+    the centring is folded into the Gram matrix or the products; X is never densified),
+    which is Eq. (5) plus an intercept that is neither l1-penalised nor in the correlation
+    term. Gradient ``2 X^T (X Z - U) + 2 alpha Z R``; step ``1 / (2 (||X^T X||_2 + alpha
+    ||R||_2))``, a valid Lipschitz constant (LLSF's own is larger). Initial point
+    ``(X^T X + gamma I)^{-1} X^T U`` as in LLSF (through scikit-learn's Ridge when D > N and
+    no Gram matrix is formed). ``use_gram`` forces (True) or forbids (False) the dense
+    D x D Gram matrix; by default it is used when ``D^2 < 2 nnz(X)``.
+
+    Eq. (5) is not convex in general: R has a zero diagonal, hence zero trace, hence a
+    negative eigenvalue, and when X^T X is singular (D > N) the objective is unbounded below
+    along a direction in its null space. APG is therefore run for a bounded number of steps
+    from the ridge point, as LLSF does, and the iterate with the lowest objective is kept.
+
+    Returns
+    -------
+    Z : ndarray (D, d)
+    intercept : ndarray (d,)
+    history : list of float, objective of Eq. (5) (on centred data) per iteration
+    """
+    design = _CentredDesign(X, fit_intercept, use_gram)
+    u_mean = U.mean(axis=0) if fit_intercept else np.zeros(U.shape[1])
+    U_target = U - u_mean
+    XtU = design.rmatmul(U_target)
+    R = label_correlation_penalty(U)
+    n_features = design.n_features
+
+    def objective(Z: np.ndarray, gram_Z: np.ndarray | None = None) -> float:
+        if design.gram is None:
+            smooth = float(((design.matmul(Z) - U_target) ** 2).sum())
+        else:
+            gram_Z = design.gram @ Z
+            smooth = np.sum(Z * gram_Z) - 2.0 * np.sum(Z * XtU) + float((U_target**2).sum())
+        return float(smooth + alpha * np.sum(Z * (Z @ R)) + beta * np.abs(Z).sum())
+
+    r_norm = float(np.abs(np.linalg.eigvalsh(R)).max()) if R.size else 0.0
+    lipschitz = 2.0 * (max(design.gram_norm(), 0.0) + alpha * r_norm) * (1.0 + 1e-9)
+    if design.gram is not None or n_features <= design.n_samples:
+        Z = solve(design.dense_gram() + gamma * np.eye(n_features), XtU, assume_a="pos")
+    else:
+        # D > N without a Gram matrix: scikit-learn's Ridge reaches the same ridge point
+        # iteratively on the (possibly sparse) X without densifying it
+        ridge = Ridge(alpha=gamma, fit_intercept=fit_intercept).fit(X, U)
+        Z = np.asarray(ridge.coef_, dtype=np.float64).T
+    history = [objective(Z)]
+    if lipschitz <= 0.0:
+        return Z, u_mean - design.mean @ Z, history
+    best_Z, best_value = Z, history[0]
+    Z_previous = Z
+    momentum = 1.0
+    for _ in range(max_iter):
+        momentum_next = (1.0 + np.sqrt(1.0 + 4.0 * momentum**2)) / 2.0
+        search_point = Z + ((momentum - 1.0) / momentum_next) * (Z - Z_previous)
+        gradient = 2.0 * (design.gram_matmul(search_point) - XtU)
+        gradient += 2.0 * alpha * (search_point @ R)
+        Z_previous = Z
+        Z = prox_l1(search_point - gradient / lipschitz, beta / lipschitz)
+        momentum = momentum_next
+        value = objective(Z)
+        history.append(value)
+        if value < best_value:
+            best_Z, best_value = Z, value
+        if abs(history[-2] - value) <= tol * max(abs(history[-2]), 1e-12):
+            break
+    intercept = u_mean - design.mean @ best_Z
+    return best_Z, intercept, history
+
+
+# ---------------------------------------------------------------------------------------------
+# estimator
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_positive_int(value, name: str) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+    return int(value)
+
+
+def _check_non_negative(value, name: str) -> float:
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not value >= 0:
+        raise ValueError(f"{name} must be a non-negative number; got {value!r}.")
+    return float(value)
+
+
+class GroPLE(MultiLabelEstimator):
+    """Group-preserving label embedding (paper 001): label groups, l2,1 label embedding, LLSF
+    feature embedding.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        d, the latent dimension (paper: 100 for every data set, even when d > L).
+    n_groups : int, default=10
+        K, the number of label groups found by :class:`mlviz.LabelClustering` (paper: 10).
+        Ignored when ``groups`` is given.
+    lambda1 : float, default=1e-3
+        Weight of ``||U||_F^2`` in Eq. (4) (paper: 0.001).
+    lambda2 : float, default=1.0
+        Weight of the group sparsity ``sum_k ||V^k||_{2,1}`` in Eq. (4) (paper: 1).
+    alpha : float, default=0.01
+        Weight of the correlation term of Eq. (5). The paper tunes alpha and beta per data
+        set over 10^-4..10^4; the defaults are the best cell of a small grid on training
+        folds of medical and genbase (docs/GROPLE.md). alpha >= 1 makes Eq. (5) badly
+        non-convex when D > N (see :func:`fit_feature_embedding`) and predictions collapse.
+    beta : float, default=1.0
+        Weight of ``||Z||_1`` in Eq. (5).
+    groups : array-like, optional
+        User-given label groups (one group id per label, or a list of lists of label
+        indices); skips stage 1.
+    fit_intercept : bool, default=True
+        Fit an unpenalised intercept in Eq. (5) (by centring X and U). The paper has none, but
+        with {-1, 1} labels and sparse binary features the scores of rows with few active
+        features otherwise collapse to 0 instead of to the (negative) label base rate.
+    init : {"random", "svd"}, default="random"
+        Initial U for Algorithm 1 (the paper leaves it open): a Gaussian matrix with
+        ``random_state``, or the leading left singular vectors of Y times the square roots of
+        the singular values (zero columns beyond the rank of Y; those stay zero).
+    gamma : float, default=0.1
+        Ridge of the APG initial points (Algorithm 2 and LLSF); not given in the paper.
+    max_iter, tol : int, float, default=50, 1e-4
+        Outer iterations of Algorithm 1 and the relative objective change that stops it.
+    apg_max_iter, apg_tol : int, float, default=100, 1e-4
+        APG limits for the V^k (warm started, so loose inner solves suffice).
+    feature_max_iter, feature_tol : int, float, default=200, 1e-6
+        APG limits for Eq. (5) (LLSF uses 100 steps; 200 was slightly better on medical).
+        These limits trade fit time for objective value; the accuracy of medical and genbase
+        did not change beyond fold noise against 100/1e-5/500/1e-6/300 (docs/GROPLE.md).
+    n_neighbors : int, default=7
+        Local-scaling neighbour of the label clustering.
+    random_state : int or None, default=0
+        Seed for k-means and for ``init="random"``.
+
+    Attributes
+    ----------
+    groups_ : ndarray of intp (n_labels,)
+        Group of each label, 0..n_groups_-1.
+    n_groups_ : int
+    label_clustering_ : LabelClustering or None
+        The fitted stage-1 model (None when ``groups`` was given).
+    U_ : ndarray (n_samples, n_components)
+        Embedded training points.
+    V_ : ndarray (n_components, n_labels)
+        Decoding matrix in the original label order; ``V_[:, groups_ == k]`` is V^k (see
+        :meth:`group_coefficients`).
+    row_support_ : ndarray of bool (n_groups_, n_components)
+        ``row_support_[k, i]`` is True when row i of V^k is non-zero (paper Figure 1).
+    Z_ : ndarray (n_features, n_components)
+        Feature embedding of Eq. (5).
+    intercept_ : ndarray (n_components,)
+        Latent intercept (zeros without ``fit_intercept``).
+    objective_history_ : list of float
+        Eq. (4) after every outer iteration (non-increasing).
+    feature_objective_history_ : list of float
+        Eq. (5) per APG iteration (centred data when fit_intercept).
+    n_iter_ : int
+        Outer iterations of Algorithm 1.
+    """
+
+    def __init__(
+        self,
+        n_components: int = 100,
+        n_groups: int = 10,
+        lambda1: float = 1e-3,
+        lambda2: float = 1.0,
+        alpha: float = 0.01,
+        beta: float = 1.0,
+        *,
+        groups=None,
+        fit_intercept: bool = True,
+        init: str = "random",
+        gamma: float = 0.1,
+        max_iter: int = 50,
+        tol: float = 1e-4,
+        apg_max_iter: int = 100,
+        apg_tol: float = 1e-4,
+        feature_max_iter: int = 200,
+        feature_tol: float = 1e-6,
+        n_neighbors: int = 7,
+        random_state=0,
+    ) -> None:
+        self.n_components = n_components
+        self.n_groups = n_groups
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.alpha = alpha
+        self.beta = beta
+        self.groups = groups
+        self.fit_intercept = fit_intercept
+        self.init = init
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.tol = tol
+        self.apg_max_iter = apg_max_iter
+        self.apg_tol = apg_tol
+        self.feature_max_iter = feature_max_iter
+        self.feature_tol = feature_tol
+        self.n_neighbors = n_neighbors
+        self.random_state = random_state
+
+    def fit(self, X, Y) -> GroPLE:
+        """Fit the three stages on features X (dense or CSR) and a 0/1 label matrix Y."""
+        X, Y = self._validate_fit(X, Y)
+        if X.shape[0] < 2:
+            raise ValueError(
+                f"GroPLE needs at least 2 samples to estimate label groups and latent factors; "
+                f"got {X.shape[0]} sample."
+            )
+        n_components = _check_positive_int(self.n_components, "n_components")
+        for name in ("lambda1", "lambda2", "alpha", "beta", "gamma", "tol", "apg_tol"):
+            _check_non_negative(getattr(self, name), name)
+        _check_non_negative(self.feature_tol, "feature_tol")
+        if self.lambda1 <= 0:
+            raise ValueError(
+                f"lambda1 must be > 0 (it keeps V V^T + lambda1 I invertible); got {self.lambda1}."
+            )
+        if self.gamma <= 0:
+            raise ValueError(f"gamma must be > 0 (ridge of the APG start); got {self.gamma}.")
+        for name in ("max_iter", "apg_max_iter", "feature_max_iter"):
+            _check_positive_int(getattr(self, name), name)
+        if self.init not in ("random", "svd"):
+            raise ValueError(f"init must be 'random' or 'svd'; got {self.init!r}.")
+
+        if self.groups is None:
+            self.label_clustering_ = LabelClustering(
+                n_groups=_check_positive_int(self.n_groups, "n_groups"),
+                n_neighbors=self.n_neighbors,
+                random_state=self.random_state,
+            ).fit(Y)
+            self.groups_ = self.label_clustering_.labels_
+        else:
+            self.label_clustering_ = None
+            self.groups_ = check_groups(self.groups, Y.shape[1])
+        self.n_groups_ = int(self.groups_.max()) + 1
+
+        Y_signed = 2.0 * Y - 1.0
+        self.U_, self.V_, self.objective_history_ = fit_label_embedding(
+            Y_signed,
+            self.groups_,
+            n_components,
+            float(self.lambda1),
+            float(self.lambda2),
+            init=self.init,
+            gamma=float(self.gamma),
+            max_iter=int(self.max_iter),
+            tol=float(self.tol),
+            apg_max_iter=int(self.apg_max_iter),
+            apg_tol=float(self.apg_tol),
+            random_state=self.random_state,
+        )
+        self.n_iter_ = len(self.objective_history_)
+        self.row_support_ = np.stack(
+            [np.linalg.norm(self.group_coefficients(k), axis=1) > 0 for k in range(self.n_groups_)]
+        )
+        self.Z_, self.intercept_, self.feature_objective_history_ = fit_feature_embedding(
+            X,
+            self.U_,
+            float(self.alpha),
+            float(self.beta),
+            fit_intercept=bool(self.fit_intercept),
+            gamma=float(self.gamma),
+            max_iter=int(self.feature_max_iter),
+            tol=float(self.feature_tol),
+        )
+        return self
+
+    def group_coefficients(self, k: int) -> np.ndarray:
+        """V^k: the (n_components, L_k) columns of ``V_`` of the labels in group k."""
+        return self.V_[:, self.groups_ == k]
+
+    def fit_transform(self, X, Y=None, *, y=None) -> np.ndarray:
+        """Fit, then return the latent embedding ``X Z + intercept`` of the training rows.
+
+        ``y`` is accepted as an alias of ``Y`` because scikit-learn passes the target of
+        ``fit_transform`` by that keyword.
+        """
+        return self.fit(X, Y if Y is not None else y).transform(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # transform() maps features into the latent space, so scikit-learn treats GroPLE as
+        # a transformer too (whose output is not what a downstream Pipeline step predicts).
+        tags.transformer_tags = TransformerTags(preserves_dtype=["float64"])
+        return tags
+
+    def transform(self, X) -> np.ndarray:
+        """Embed X in the latent space: ``X Z + intercept`` (n_samples, n_components)."""
+        X = self._validate_predict(X)
+        return np.asarray(X @ self.Z_) + self.intercept_
+
+    def decision_function(self, X) -> np.ndarray:
+        """Scores ``(X Z + intercept) V`` (n_samples, n_labels); positive means relevant."""
+        return np.ascontiguousarray(self.transform(X) @ self.V_, dtype=np.float64)
+
+    def predict(self, X) -> np.ndarray:
+        """0/1 labels: scores above 0 (the paper's labels are in {-1, 1})."""
+        return (self.decision_function(X) > 0).astype(np.uint8)

@@ -1,0 +1,292 @@
+"""GroPLE (paper 001): proximal operators, the two APG solvers, Algorithm 1 and the estimator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from estimator_checks import assert_passes_check_estimator, binarize_targets, target_failures
+from scipy.optimize import minimize
+from sklearn.base import clone
+from sklearn.linear_model import Lasso, MultiTaskLasso
+from sklearn.metrics import adjusted_rand_score
+
+from mlviz.grople import (
+    GroPLE,
+    fit_feature_embedding,
+    fit_label_embedding,
+    label_correlation_penalty,
+    label_embedding_objective,
+    prox_group_l21,
+    prox_l1,
+    prox_l21,
+    solve_group_coefficients,
+)
+
+
+def _grouped_sample(n_samples=200, n_features=12, seed=0):
+    """Two label groups driven by two disjoint feature blocks (plus noise)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n_samples, n_features))
+    a = X[:, :3].sum(axis=1) > 0.5
+    b = X[:, 3:6].sum(axis=1) > 0.5
+    flip = rng.random((n_samples, 6)) < 0.03
+    Y = np.column_stack([a, a, a, b, b, b]) ^ flip
+    return X, Y.astype(np.uint8)
+
+
+# ----------------------------------------------------------------------- proximal operators
+
+
+def test_prox_l21_closed_form_on_hand_worked_rows():
+    V = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]])  # row norms 5, 0.5, 0
+    out = prox_l21(V, 1.0)
+    np.testing.assert_allclose(out[0], [3.0 * 4 / 5, 4.0 * 4 / 5])  # scaled by (5 - 1) / 5
+    np.testing.assert_array_equal(out[1:], 0.0)  # norm <= threshold: exactly zero
+
+
+@pytest.mark.parametrize("threshold", [0.3, 1.0, 2.5])
+def test_prox_l21_matches_brute_force_minimisation(threshold):
+    rng = np.random.default_rng(1)
+    V = rng.standard_normal((3, 2)) * 1.5
+
+    def objective(w):
+        W = w.reshape(V.shape)
+        return threshold * np.linalg.norm(W, axis=1).sum() + 0.5 * ((W - V) ** 2).sum()
+
+    expected = prox_l21(V, threshold)
+    for start in (np.zeros(V.size), V.ravel()):
+        brute = minimize(objective, start, method="Powell", options={"xtol": 1e-10, "ftol": 1e-14})
+        assert objective(expected.ravel()) <= brute.fun + 1e-9
+        np.testing.assert_allclose(brute.x.reshape(V.shape), expected, atol=1e-4)
+
+
+def test_prox_group_l21_equals_prox_l21_per_block():
+    rng = np.random.default_rng(2)
+    V = rng.standard_normal((5, 6))
+    groups = np.array([0, 1, 0, 2, 1, 2])
+    out = prox_group_l21(V, 0.9, groups)
+    for k in range(3):
+        np.testing.assert_allclose(out[:, groups == k], prox_l21(V[:, groups == k], 0.9))
+
+
+def test_prox_l1_closed_form_and_brute_force():
+    Z = np.array([[2.0, -0.5], [-3.0, 0.1]])
+    np.testing.assert_allclose(prox_l1(Z, 1.0), [[1.0, 0.0], [-2.0, 0.0]])
+    grid = np.linspace(-5, 5, 200001)
+    for z in Z.ravel():
+        brute = grid[np.argmin(1.0 * np.abs(grid) + 0.5 * (grid - z) ** 2)]
+        assert prox_l1(np.array([[z]]), 1.0)[0, 0] == pytest.approx(brute, abs=1e-4)
+
+
+# ----------------------------------------------------------------------- V^k subproblem
+
+
+@pytest.mark.parametrize("lambda2", [0.5, 5.0, 40.0])
+def test_apg_matches_multitask_lasso_and_kkt(lambda2):
+    rng = np.random.default_rng(3)
+    U = rng.standard_normal((60, 6))
+    Y = np.sign(rng.standard_normal((60, 3)) + U[:, :1])
+    V, _ = solve_group_coefficients(U, Y, lambda2, max_iter=20000, tol=1e-13)
+    # MultiTaskLasso: (1 / 2N) ||Y - U W||^2 + a ||W||_21  ==  ours / 2N with a = lambda2 / 2N
+    reference = MultiTaskLasso(
+        alpha=lambda2 / (2 * len(U)), fit_intercept=False, tol=1e-12, max_iter=100000
+    ).fit(U, Y)
+    np.testing.assert_allclose(V, reference.coef_.T, atol=1e-6)
+    # optimality: grad_i + lambda2 v_i / ||v_i|| = 0 on non-zero rows, ||grad_i|| <= lambda2 else
+    gradient = 2 * (U.T @ (U @ V - Y))
+    norms = np.linalg.norm(V, axis=1)
+    for i in range(V.shape[0]):
+        if norms[i] > 0:
+            np.testing.assert_allclose(gradient[i], -lambda2 * V[i] / norms[i], atol=1e-6)
+        else:
+            assert np.linalg.norm(gradient[i]) <= lambda2 + 1e-6
+
+
+# ----------------------------------------------------------------------- Algorithm 1
+
+
+def test_outer_objective_never_increases_and_is_recorded_correctly():
+    _, Y = _grouped_sample()
+    Ys = 2.0 * Y - 1
+    groups = np.array([0, 0, 0, 1, 1, 1])
+    for init in ("random", "svd"):
+        U, V, history = fit_label_embedding(
+            Ys, groups, 8, 1e-3, 1.0, init=init, max_iter=60, tol=0.0
+        )
+        assert len(history) == 60
+        assert np.all(np.diff(history) <= 1e-9 * abs(history[0]))
+        assert history[-1] == pytest.approx(label_embedding_objective(Ys, U, V, groups, 1e-3, 1.0))
+
+
+def test_group_sparsity_grows_with_lambda2_and_differs_between_groups():
+    X, Y = _grouped_sample()
+    zero_rows = []
+    for lambda2 in (0.01, 10.0, 30.0):
+        model = GroPLE(
+            n_components=10,
+            groups=[0, 0, 0, 1, 1, 1],
+            lambda2=lambda2,
+            max_iter=60,
+            feature_max_iter=20,
+        ).fit(X, Y)
+        for k in range(2):
+            Vk = model.group_coefficients(k)
+            # a row is zero for all labels of the group at once (Figure 1's shaded rows)
+            row_zero = np.all(Vk == 0.0, axis=1)
+            np.testing.assert_array_equal(row_zero, ~model.row_support_[k])
+        zero_rows.append(int((~model.row_support_).sum()))
+        if lambda2 == 10.0:
+            # each group keeps its own latent rows: the two supports differ
+            assert model.row_support_.any(axis=1).all()
+            assert not np.array_equal(model.row_support_[0], model.row_support_[1])
+    assert zero_rows[0] < zero_rows[1] <= zero_rows[2]
+
+
+def test_planted_groups_recovered_and_supports_differ():
+    from mlviz.synthetic import make_planted
+
+    data, planted = make_planted(
+        n_samples=500, n_groups=3, labels_per_group=4, n_tail=0, random_state=0
+    )
+    model = GroPLE(n_components=12, n_groups=3, lambda2=10.0, max_iter=80, feature_max_iter=50).fit(
+        data.X, data.Y
+    )
+    assert adjusted_rand_score(planted, model.groups_) > 0.95
+    support = model.row_support_
+    assert support.any(axis=1).all()
+    pairs = [(a, b) for a in range(3) for b in range(a + 1, 3)]
+    assert all(not np.array_equal(support[a], support[b]) for a, b in pairs)
+
+
+# ----------------------------------------------------------------------- Eq. (5)
+
+
+def test_correlation_penalty_guards_constant_columns():
+    U = np.column_stack([np.arange(5.0), np.ones(5), -np.arange(5.0)])
+    R = label_correlation_penalty(U)
+    np.testing.assert_allclose(R, [[0, 1, 2], [1, 0, 1], [2, 1, 0]], atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_feature_embedding_alpha_zero_matches_sklearn_lasso(sparse):
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((80, 6)) * (rng.random((80, 6)) < 0.6)
+    U = X[:, :3] @ rng.standard_normal((3, 4)) + 0.1 * rng.standard_normal((80, 4)) + 2.0
+    beta = 3.0
+    Xin = sp.csr_matrix(X) if sparse else X
+    Z, intercept, _ = fit_feature_embedding(Xin, U, 0.0, beta, max_iter=20000, tol=1e-15)
+    # Lasso: (1 / 2N) ||U - X Z - b||^2 + a ||Z||_1  ==  ours / 2N with a = beta / 2N
+    reference = Lasso(alpha=beta / (2 * len(X)), tol=1e-14, max_iter=200000).fit(X, U)
+    np.testing.assert_allclose(Z, reference.coef_.T, atol=1e-6)
+    np.testing.assert_allclose(intercept, reference.intercept_, atol=1e-6)
+
+
+@pytest.mark.parametrize("use_gram", [True, False])
+def test_feature_embedding_with_correlation_term_reaches_the_optimum(use_gram):
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((100, 5))
+    U = np.column_stack([X[:, 0] + X[:, 1], X[:, 0] - 0.5 * X[:, 2], X[:, 3]]) + 0.2 * (
+        rng.standard_normal((100, 3))
+    )
+    alpha, beta = 2.0, 4.0
+    R = label_correlation_penalty(U)
+    Xc, Uc = X - X.mean(axis=0), U - U.mean(axis=0)
+    # precondition: the problem is convex (Hessian X_c^T X_c (x) I + alpha I (x) R is PD)
+    assert np.linalg.eigvalsh(Xc.T @ Xc).min() + alpha * np.linalg.eigvalsh(R).min() > 0
+    Z, intercept, history = fit_feature_embedding(
+        X, U, alpha, beta, max_iter=20000, tol=1e-15, use_gram=use_gram
+    )
+
+    # independent solver: Z = P - N with P, N >= 0 makes the l1 term linear (L-BFGS-B)
+    shape = Z.shape
+
+    def split_objective(w):
+        P, N = w[: Z.size].reshape(shape), w[Z.size :].reshape(shape)
+        W = P - N
+        residual = Xc @ W - Uc
+        value = (residual**2).sum() + alpha * np.sum(W * (W @ R)) + beta * (P + N).sum()
+        grad_W = 2 * Xc.T @ residual + 2 * alpha * W @ R
+        return value, np.concatenate([(grad_W + beta).ravel(), (-grad_W + beta).ravel()])
+
+    result = minimize(
+        split_objective,
+        np.zeros(2 * Z.size),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0, None)] * (2 * Z.size),
+        options={"maxiter": 50000, "ftol": 1e-15, "gtol": 1e-12},
+    )
+    W = result.x[: Z.size].reshape(shape) - result.x[Z.size :].reshape(shape)
+    np.testing.assert_allclose(Z, W, atol=1e-5)
+    np.testing.assert_allclose(intercept, U.mean(axis=0) - X.mean(axis=0) @ Z, atol=1e-12)
+    assert min(history) == pytest.approx(result.fun, rel=1e-8)
+
+
+# ----------------------------------------------------------------------- estimator
+
+
+def test_estimator_outputs_and_sparse_dense_agree():
+    X, Y = _grouped_sample()
+    model = GroPLE(n_components=8, n_groups=2, max_iter=30, feature_max_iter=50).fit(X, Y)
+    scores = model.decision_function(X)
+    assert scores.dtype == np.float64 and scores.shape == Y.shape
+    predicted = model.predict(X)
+    assert predicted.dtype == np.uint8
+    np.testing.assert_array_equal(predicted, (scores > 0).astype(np.uint8))
+    np.testing.assert_allclose(scores, (X @ model.Z_ + model.intercept_) @ model.V_)
+    assert (predicted == Y).mean() > 0.85
+    sparse_model = clone(model).fit(sp.csr_matrix(X), Y)
+    np.testing.assert_allclose(
+        sparse_model.decision_function(sp.csr_matrix(X)), scores, rtol=1e-6, atol=1e-8
+    )
+    assert model.V_.shape == (8, 6) and model.U_.shape == (200, 8) and model.Z_.shape == (12, 8)
+    assert model.row_support_.shape == (model.n_groups_, 8)
+    assert adjusted_rand_score([0, 0, 0, 1, 1, 1], model.groups_) == pytest.approx(1.0)
+
+
+def test_user_groups_skip_clustering_and_defaults_run_when_d_exceeds_labels():
+    X, Y = _grouped_sample()
+    model = GroPLE(groups=[[0, 1, 2], [3, 4, 5]], max_iter=5, feature_max_iter=5).fit(X, Y)
+    assert model.label_clustering_ is None
+    np.testing.assert_array_equal(model.groups_, [0, 0, 0, 1, 1, 1])
+    assert model.V_.shape == (100, 6)  # paper default d = 100 > L = 6 works
+    with pytest.warns(UserWarning, match="larger than the number of labels"):
+        GroPLE(max_iter=2, feature_max_iter=2).fit(X, Y)  # default K = 10 > L = 6
+
+
+def test_bad_input_raises_clear_errors():
+    X, Y = _grouped_sample(n_samples=30)
+    with pytest.raises(ValueError, match="lambda1 must be > 0"):
+        GroPLE(lambda1=0.0).fit(X, Y)
+    with pytest.raises(ValueError, match="n_components must be a positive integer"):
+        GroPLE(n_components=0).fit(X, Y)
+    with pytest.raises(ValueError, match="alpha must be a non-negative"):
+        GroPLE(alpha=-1.0).fit(X, Y)
+    with pytest.raises(ValueError, match="init must be"):
+        GroPLE(init="pca").fit(X, Y)
+    with pytest.raises(ValueError, match="one group id per label"):
+        GroPLE(groups=[0, 1]).fit(X, Y)
+    model = GroPLE(n_components=3, n_groups=2, max_iter=3, feature_max_iter=3).fit(X, Y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :5])
+
+
+class BinarizedGroPLE(GroPLE):
+    def fit(self, X, Y):
+        return super().fit(X, binarize_targets(Y))
+
+
+def test_check_estimator_with_expected_target_failures():
+    transformer_checks = dict.fromkeys(
+        ["check_transformer_data_not_an_array", "check_transformer_general",
+         "check_transformer_n_iter", "check_transformer_preserve_dtypes"],
+        "the transformer checks fit on a 1-D target; GroPLE needs a 0/1 label matrix",
+    )
+    assert_passes_check_estimator(
+        GroPLE(n_components=4, n_groups=2), target_failures(**transformer_checks)
+    )
+
+
+def test_check_estimator_on_0_1_targets():
+    assert_passes_check_estimator(BinarizedGroPLE(n_components=4, n_groups=2), {})
