@@ -19,8 +19,11 @@ shared.experiment_settings()
 PAGES = [
     st.Page("pages/data.py", title="Data", icon="📊", default=True),
     st.Page("pages/hypercube.py", title="Hypercube", icon="🧊"),
+    st.Page("pages/label_clusters.py", title="Label clusters", icon="🧩"),
     st.Page("pages/plst.py", title="PLST & linear", icon="📐"),
+    st.Page("pages/grople.py", title="GroPLE", icon="🔲"),
     st.Page("pages/clems.py", title="CLEMS / MDS", icon="🗺️"),
     st.Page("pages/mlknn.py", title="ML-KNN", icon="👥"),
+    st.Page("pages/compare.py", title="Compare", icon="⚖️"),
 ]
 st.navigation(PAGES).run()
