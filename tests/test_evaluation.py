@@ -1,0 +1,358 @@
+"""Tests of mlviz.evaluation: folds, tidy results, summaries, ranks, Friedman/Nemenyi, CD figure.
+
+The estimators here are scikit-learn stand-ins so that these tests do not depend on the
+mlviz models.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+import scipy.sparse as sp
+from joblib import parallel_config
+from scipy import stats
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.metrics import hamming_loss, jaccard_score
+from sklearn.model_selection import KFold, ShuffleSplit
+from sklearn.multioutput import MultiOutputClassifier
+
+from mlviz.base import MultiLabelEstimator
+from mlviz.evaluation import (
+    EvaluationError,
+    aggregate,
+    cross_validate,
+    friedman_nemenyi,
+    nemenyi_critical_difference,
+    nemenyi_groups,
+    nemenyi_q_alpha,
+    rank_table,
+    repeated_splits,
+    summarize,
+)
+from mlviz.figures.evaluation import cd_diagram
+
+
+class RidgeBR(MultiLabelEstimator):
+    """Stand-in: one multi-output ridge regression, rounded at 1/2."""
+
+    def __init__(self, alpha: float = 1.0, fail_on_fit: int | None = None):
+        self.alpha = alpha
+        self.fail_on_fit = fail_on_fit
+
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        if self.fail_on_fit is not None and X.shape[0] == self.fail_on_fit:
+            raise FloatingPointError("deliberate failure for the test")
+        self.regressor_ = Ridge(alpha=self.alpha).fit(X, Y)
+        return self
+
+    def decision_function(self, X):
+        return np.asarray(self.regressor_.predict(self._validate_predict(X)), dtype=np.float64)
+
+    def predict(self, X):
+        return (self.decision_function(X) >= 0.5).astype(np.uint8)
+
+
+class HardOnly(RidgeBR):
+    """A model without scores: ranking metrics must come out NaN, not crash."""
+
+    decision_function = property()  # hasattr() is False
+
+    def predict(self, X):
+        return (self.regressor_.predict(self._validate_predict(X)) >= 0.5).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 8))
+    W = rng.normal(size=(8, 5))
+    Y = (X @ W + 0.5 * rng.normal(size=(120, 5)) > 0).astype(np.uint8)
+    return X, Y
+
+
+def test_repeated_splits_sizes_and_reproducibility(data):
+    X, Y = data
+    splitter = repeated_splits(n_repeats=4, test_size=0.25, random_state=3)
+    splits = list(splitter.split(X, Y))
+    again = list(repeated_splits(n_repeats=4, test_size=0.25, random_state=3).split(X, Y))
+    assert len(splits) == 4
+    for (train, test), (_, test2) in zip(splits, again, strict=True):
+        assert len(test) == 30 and len(train) == 90
+        assert not set(train) & set(test)
+        np.testing.assert_array_equal(test, test2)
+    assert not np.array_equal(splits[0][1], splits[1][1])
+    with pytest.raises(ValueError, match="test_size"):
+        repeated_splits(test_size=1.5)
+    with pytest.raises(ValueError, match="n_repeats"):
+        repeated_splits(n_repeats=0)
+
+
+def test_cross_validate_matches_a_hand_written_loop(data):
+    X, Y = data
+    df = cross_validate({"ridge": RidgeBR(alpha=2.0)}, X, Y, cv=4, random_state=7)
+    assert list(df.columns) == ["method", "fold", "metric", "value", "fit_time", "predict_time"]
+    folds = KFold(n_splits=4, shuffle=True, random_state=7).split(X)
+    for fold, (train, test) in enumerate(folds):
+        model = Ridge(alpha=2.0).fit(X[train], Y[train])
+        pred = (model.predict(X[test]) >= 0.5).astype(int)
+        rows = df[df["fold"] == fold].set_index("metric")["value"]
+        assert rows["hamming_loss"] == pytest.approx(hamming_loss(Y[test], pred))
+        # example-based Jaccard "accuracy", with an empty-vs-empty example counting as 1
+        assert rows["accuracy"] == pytest.approx(
+            jaccard_score(Y[test], pred, average="samples", zero_division=1.0)
+        )
+        assert {"one_error", "coverage", "ranking_loss", "macro_auc"} <= set(rows.index)
+    assert (df["fit_time"] >= 0).all() and (df["predict_time"] >= 0).all()
+
+
+def test_same_folds_for_every_method_and_metric_selection(data):
+    X, Y = data
+    estimators = {"strong": RidgeBR(alpha=0.1), "weak": RidgeBR(alpha=1e6)}
+    df = cross_validate(estimators, X, Y, cv=3, metrics=["hamming_loss", "coverage"])
+    assert list(dict.fromkeys(df["method"])) == ["strong", "weak"]
+    assert set(df["metric"]) == {"hamming_loss", "coverage"}
+    assert len(df) == 2 * 3 * 2
+    wide = df.pivot_table(index="fold", columns="method", values="value", aggfunc="first")
+    assert wide.shape == (3, 2)
+    means = df[df.metric == "hamming_loss"].groupby("method")["value"].mean()
+    assert means["strong"] < means["weak"]  # a nearly-constant model must lose
+
+
+def test_splitter_object_and_sparse_input(data):
+    X, Y = data
+    splitter = ShuffleSplit(n_splits=3, test_size=0.5, random_state=1)
+    dense = cross_validate({"r": RidgeBR()}, X, Y, cv=splitter, metrics=["hamming_loss"])
+    sparse = cross_validate(
+        {"r": RidgeBR()}, sp.csr_matrix(X), Y, cv=splitter, metrics=["hamming_loss"]
+    )
+    np.testing.assert_allclose(dense["value"], sparse["value"])
+    assert sorted(dense["fold"]) == [0, 1, 2]
+
+
+def test_predict_proba_list_feeds_ranking_metrics(data):
+    X, Y = data
+    model = MultiOutputClassifier(LogisticRegression())
+    df = cross_validate({"logreg": model}, X, Y, cv=3, metrics=["macro_auc", "hamming_loss"])
+    auc = df[df.metric == "macro_auc"]["value"]
+    assert auc.notna().all() and (auc > 0.7).all()
+
+
+def test_model_without_scores_gives_nan_ranking_metrics(data):
+    X, Y = data
+    df = cross_validate({"hard": HardOnly()}, X, Y, cv=3, metrics=["hamming_loss", "coverage"])
+    assert df[df.metric == "coverage"]["value"].isna().all()
+    assert df[df.metric == "hamming_loss"]["value"].notna().all()
+
+
+def test_failure_names_method_and_fold(data):
+    X, Y = data
+    # 120 rows, 4 folds of 30 -> every training set has 90 rows: fails in the first fold run.
+    with pytest.raises(EvaluationError, match=r"'broken' failed in fold \d during fit") as info:
+        cross_validate({"ok": RidgeBR(), "broken": RidgeBR(fail_on_fit=90)}, X, Y, cv=4)
+    assert isinstance(info.value.__cause__, FloatingPointError)
+    assert "FloatingPointError: deliberate failure" in str(info.value)
+
+
+def test_progress_callback_counts_every_result(data):
+    X, Y = data
+    calls = []
+    cross_validate(
+        {"a": RidgeBR(), "b": RidgeBR(alpha=3.0)},
+        X,
+        Y,
+        cv=3,
+        metrics=["hamming_loss"],
+        progress=lambda done, total, msg: calls.append((done, total, msg)),
+    )
+    assert [c[0] for c in calls] == list(range(7))
+    assert {c[1] for c in calls} == {6}
+    assert any("fold" in msg for _, _, msg in calls[1:])
+
+
+def test_parallel_and_non_streaming_backend_give_the_same_numbers(data):
+    X, Y = data
+    estimators = {"a": RidgeBR(), "b": RidgeBR(alpha=5.0)}
+    serial = cross_validate(estimators, X, Y, cv=3, metrics=["hamming_loss", "coverage"])
+    parallel = cross_validate(
+        estimators, X, Y, cv=3, metrics=["hamming_loss", "coverage"], n_jobs=2
+    )
+    pd.testing.assert_frame_equal(
+        serial.drop(columns=["fit_time", "predict_time"]),
+        parallel.drop(columns=["fit_time", "predict_time"]),
+    )
+    # multiprocessing (like Ray's backend) cannot stream results; the fallback must still work
+    done = []
+    with parallel_config(backend="multiprocessing", n_jobs=2):
+        streamed_off = cross_validate(
+            estimators,
+            X,
+            Y,
+            cv=3,
+            metrics=["hamming_loss", "coverage"],
+            progress=lambda d, t, m: done.append(d),
+        )
+    pd.testing.assert_frame_equal(
+        serial.drop(columns=["fit_time", "predict_time"]),
+        streamed_off.drop(columns=["fit_time", "predict_time"]),
+    )
+    assert done[-1] == 6
+
+
+def test_input_errors(data):
+    X, Y = data
+    with pytest.raises(ValueError, match="non-empty dict"):
+        cross_validate({}, X, Y)
+    with pytest.raises(ValueError, match="unknown metric"):
+        cross_validate({"r": RidgeBR()}, X, Y, metrics=["hamming"])
+    with pytest.raises(ValueError, match="at least 2 folds"):
+        cross_validate({"r": RidgeBR()}, X, Y, cv=1)
+    with pytest.raises(ValueError, match="different numbers of rows"):
+        cross_validate({"r": RidgeBR()}, X, Y[:-1])
+
+
+def _tidy(values: dict[tuple[str, str], list[float]], metric: str = "accuracy") -> pd.DataFrame:
+    rows = [
+        {"dataset": d, "method": m, "fold": f, "metric": metric, "value": v}
+        for (d, m), vs in values.items()
+        for f, v in enumerate(vs)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_aggregate_and_summarize_by_hand():
+    df = _tidy({("d", "A"): [0.1, 0.2, 0.3, 0.6], ("d", "B"): [0.5, 0.5, 0.5, 0.5]})
+    agg = aggregate(df).set_index("method")
+    sd = math.sqrt(((0.1 - 0.3) ** 2 + 0.1**2 + 0 + 0.3**2) / 3)
+    assert agg.loc["A", "mean"] == pytest.approx(0.3)
+    assert agg.loc["A", "sd"] == pytest.approx(sd)
+    assert agg.loc["A", "se"] == pytest.approx(sd / 2)
+    assert agg.loc["B", "sd"] == 0
+    table = summarize(df, spread="se", decimals=3)
+    assert table.loc[("d", "A"), "accuracy"] == f"0.300 ± {sd / 2:.3f}"
+    assert summarize(df.drop(columns="dataset")).loc["B", "accuracy"] == "0.5000 ± 0.0000"
+    with pytest.raises(ValueError, match="spread"):
+        summarize(df, spread="iqr")
+
+
+def test_rank_table_ties_and_direction():
+    df = pd.concat(
+        [
+            _tidy({("d1", "A"): [0.9], ("d1", "B"): [0.8], ("d1", "C"): [0.8]}),
+            _tidy({("d2", "A"): [0.7], ("d2", "B"): [0.9], ("d2", "C"): [0.8]}),
+            _tidy({("d1", "A"): [0.1], ("d1", "B"): [0.3], ("d1", "C"): [0.2]}, "hamming_loss"),
+            _tidy({("d2", "A"): [0.2], ("d2", "B"): [0.2], ("d2", "C"): [0.2]}, "hamming_loss"),
+        ]
+    )
+    ranks = rank_table(df)
+    assert ranks.loc[("accuracy", "d1")].tolist() == [1.0, 2.5, 2.5]
+    assert ranks.loc[("accuracy", "d2")].tolist() == [3.0, 1.0, 2.0]
+    assert ranks.loc[("hamming_loss", "d1")].tolist() == [1.0, 3.0, 2.0]  # lower is better
+    assert ranks.loc[("hamming_loss", "d2")].tolist() == [2.0, 2.0, 2.0]
+    # the paper ranks printed (rounded) values: 0.8004 and 0.7996 tie at 3 decimals
+    close = _tidy({("d", "A"): [0.8004], ("d", "B"): [0.7996], ("d", "C"): [0.5]})
+    assert rank_table(close).iloc[0].tolist() == [1.0, 2.0, 3.0]
+    assert rank_table(close, decimals=3).iloc[0].tolist() == [1.5, 1.5, 3.0]
+    with pytest.raises(ValueError, match="dataset"):
+        rank_table(df.drop(columns="dataset"))
+
+
+def test_q_alpha_matches_demsar_table():
+    # Demšar (2006), Table 5(a), two-tailed Nemenyi test at alpha = 0.05, k = 2..10
+    expected = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]
+    for k, q in zip(range(2, 11), expected, strict=True):
+        assert nemenyi_q_alpha(k, 0.05) == pytest.approx(q, abs=1e-3)  # table truncates
+    # alpha = 0.10 row of the same table: k = 2, 5, 10
+    for k, q in [(2, 1.645), (5, 2.459), (10, 2.920)]:
+        assert nemenyi_q_alpha(k, 0.10) == pytest.approx(q, abs=1e-3)
+
+
+# GroPLE paper (001) Table 2, accuracy ranks of GroPLE, LLSF, PLST, CPLST, FAiE, LEML, MLSF,
+# BSVM on the 11 data sets used for its Table 3 (bookmarks excluded).
+GROPLE_TABLE2_ACCURACY_RANKS = [
+    [3, 5, 7, 5, 8, 5, 2, 1],
+    [2.5, 5.5, 5.5, 4, 2.5, 8, 1, 7],
+    [2, 5.5, 3.5, 3.5, 1, 5.5, 8, 7],
+    [1, 2, 6.5, 6.5, 3, 8, 4, 5],
+    [1, 3, 7, 6, 5, 8, 2, 4],
+    [1, 4, 6.5, 6.5, 5, 8, 2, 3],
+    [2, 5, 6.5, 6.5, 4, 8, 1, 3],
+    [2, 1, 8, 6, 5, 7, 3.5, 3.5],
+    [2, 1, 5.5, 5.5, 3, 4, 7.5, 7.5],
+    [1, 2, 6.5, 6.5, 3, 8, 5, 4],
+    [1, 5, 3.5, 3.5, 2, 6, 8, 7],
+]
+GROPLE_METHODS = ["GroPLE", "LLSF", "PLST", "CPLST", "FAiE", "LEML", "MLSF", "BSVM"]
+
+
+def test_friedman_nemenyi_reproduces_grople_table3():
+    ranks = pd.DataFrame(GROPLE_TABLE2_ACCURACY_RANKS, columns=GROPLE_METHODS)
+    # ranks are "lower is better" scores; ranking them again must give them back
+    result = friedman_nemenyi(ranks, greater_is_better=False, tie_correction=False)
+    np.testing.assert_allclose(result.ranks.to_numpy(), ranks.to_numpy())
+    assert result.iman_davenport == pytest.approx(7.758, abs=2e-3)  # Table 3, accuracy
+    assert result.f_critical == pytest.approx(2.143, abs=1e-3)  # Table 3 critical value
+    assert result.q_alpha == pytest.approx(3.031, abs=1e-3)
+    assert result.critical_difference == pytest.approx(3.1658, abs=1e-3)  # §4.3 text
+    assert result.average_ranks.index[0] == "GroPLE"
+    assert result.rejected
+    # with tie correction the statistic is scipy's
+    corrected = friedman_nemenyi(ranks, greater_is_better=False)
+    assert corrected.statistic == pytest.approx(
+        stats.friedmanchisquare(*ranks.to_numpy().T).statistic
+    )
+    assert corrected.statistic > result.statistic
+
+
+def test_friedman_chi2_by_hand_without_ties():
+    # 3 data sets, 3 methods, same order everywhere: chi2 = 12N/(k(k+1)) * (sum R^2 - k(k+1)^2/4)
+    scores = pd.DataFrame({"A": [0.9, 0.8, 0.7], "B": [0.5, 0.4, 0.3], "C": [0.1, 0.2, 0.0]})
+    result = friedman_nemenyi(scores)
+    assert result.statistic == pytest.approx(12 * 3 / 12 * (1 + 4 + 9 - 3 * 16 / 4))
+    assert result.average_ranks.to_dict() == {"A": 1.0, "B": 2.0, "C": 3.0}
+    assert math.isinf(result.iman_davenport)
+    assert result.critical_difference == pytest.approx(nemenyi_critical_difference(3, 3))
+
+
+def test_friedman_from_tidy_results_and_errors():
+    rng = np.random.default_rng(1)
+    values = {
+        (f"d{i}", m): list(rng.random(3) + off)
+        for i in range(5)
+        for m, off in [("A", 0.5), ("B", 0.2), ("C", 0.0)]
+    }
+    df = _tidy(values)
+    result = friedman_nemenyi(df, metric="accuracy")
+    assert list(result.average_ranks.index) == ["A", "B", "C"]
+    assert result.n_datasets == 5 and result.n_methods == 3
+    with pytest.raises(ValueError, match="at least 3 methods"):
+        friedman_nemenyi(df[df.method != "C"])
+    with pytest.raises(ValueError, match="not in the results"):
+        friedman_nemenyi(df, metric="f1")
+
+
+def test_nemenyi_groups():
+    ranks = {"A": 1.0, "B": 1.8, "C": 2.3, "D": 4.0}
+    assert nemenyi_groups(ranks, 1.6) == [["A", "B", "C"]]
+    assert nemenyi_groups(ranks, 1.0) == [["A", "B"], ["B", "C"]]
+    assert nemenyi_groups(ranks, 0.1) == []
+
+
+def test_cd_diagram_figure():
+    ranks = pd.DataFrame(GROPLE_TABLE2_ACCURACY_RANKS, columns=GROPLE_METHODS)
+    result = friedman_nemenyi(ranks, greater_is_better=False, tie_correction=False)
+    fig = cd_diagram(result.average_ranks, result.critical_difference, title="Accuracy")
+    assert isinstance(fig, go.Figure)
+    labels = [a.text for a in fig.layout.annotations]
+    for method, rank in result.average_ranks.items():
+        assert any(text.startswith(method) and f"{rank:.2f}" in text for text in labels)
+    assert any("CD" in text for text in labels)
+    # one thick bar per group of not-significantly-different methods
+    bars = [t for t in fig.data if t.name == "not significantly different"]
+    assert len(bars) == len(result.groups)
+    with pytest.raises(ValueError, match="at least 2"):
+        cd_diagram({"A": 1.0}, 1.0)

@@ -1,0 +1,161 @@
+"""Tests of mlviz.reproduce and the ``python -m mlviz reproduce`` command (quick variants).
+
+The full protocols are documented commands (docs/REPRODUCTION.md); here the quick variants
+run on the real MULAN data when it is present, and each paper is skipped with a reason when
+an estimator it needs is not in mlviz.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mlviz import reproduce as rep
+from mlviz.__main__ import main
+
+_CACHE: dict[str, pd.DataFrame] = {}
+
+
+def quick(paper: str, data_dir) -> pd.DataFrame:
+    missing = rep.missing_estimators(paper)
+    if missing:
+        pytest.skip(f"{paper} protocol needs mlviz.{', mlviz.'.join(missing)}, not available yet")
+    if paper not in _CACHE:
+        _CACHE[paper] = rep.reproduce(paper, data_dir, quick=True)
+    return _CACHE[paper]
+
+
+def check_structure(table: pd.DataFrame, paper: str, references) -> None:
+    assert list(table.columns) == list(rep.TABLE_COLUMNS)
+    assert table.attrs["paper"] == paper and table.attrs["quick"] is True
+    assert table.attrs["spread"] in ("sd", "se")
+    assert (table["n_runs"] > 1).all()
+    assert (table["ours_spread"] >= 0).all()
+    with_paper = table.dropna(subset=["paper"])
+    np.testing.assert_allclose(with_paper["difference"], with_paper["ours"] - with_paper["paper"])
+    np.testing.assert_array_equal(
+        with_paper["within_spread"].to_numpy(dtype=bool),
+        (with_paper["difference"].abs() <= with_paper["paper_spread"]).to_numpy(),
+    )
+    # every published number for a data set that ran appears exactly once
+    ran = set(table["dataset"])
+    keys = set(zip(table["dataset"], table["method"], table["metric"], strict=True))
+    for ref in references:
+        if ref.dataset in ran and ref.method in set(table["method"]):
+            assert (ref.dataset, ref.method, ref.metric) in keys
+    markdown = rep.to_markdown(table, command=f"python -m mlviz reproduce {paper} --quick")
+    assert markdown.count("\n| ") >= len(table) + 1
+    assert f"reproduce {paper} --quick" in markdown
+
+
+def test_compare_by_hand():
+    results = pd.DataFrame(
+        {
+            "dataset": "d",
+            "method": ["A"] * 4 + ["B"] * 4,
+            "fold": [0, 1, 2, 3] * 2,
+            "metric": "hamming_loss",
+            "value": [0.1, 0.2, 0.3, 0.2, 0.5, 0.5, 0.5, 0.5],
+        }
+    )
+    refs = [rep.Reference("d", "A", "hamming_loss", 0.25, 0.06)]
+    table = rep._compare(results, refs, "se", {("d", "A"): "M=1"})
+    a = table.set_index("method").loc["A"]
+    sd = math.sqrt((0.01 + 0 + 0.01 + 0) / 3)
+    assert a["ours"] == pytest.approx(0.2)
+    assert a["ours_spread"] == pytest.approx(sd / 2)  # standard error over 4 runs
+    assert a["difference"] == pytest.approx(-0.05)
+    assert bool(a["within_spread"]) is True and a["setting"] == "M=1"
+    b = table.set_index("method").loc["B"]
+    assert math.isnan(b["paper"]) and pd.isna(b["within_spread"])
+    table_tight = rep._compare(
+        results, [rep.Reference("d", "A", "hamming_loss", 0.25, 0.04)], "sd", {}
+    )
+    assert not table_tight["within_spread"].iloc[0]
+
+
+def test_unknown_paper_and_missing_estimator(tmp_path):
+    with pytest.raises(ValueError, match="unknown paper 'knn'"):
+        rep.reproduce("knn", tmp_path)
+    with pytest.raises(rep.MissingEstimatorError, match="mlviz.NoSuchModel is not available"):
+        rep._estimator_class("NoSuchModel")
+
+
+def test_cli_reports_missing_data(tmp_path, capsys):
+    if rep.missing_estimators("mlknn"):
+        pytest.skip("needs mlviz.MLkNN")
+    assert main(["reproduce", "mlknn", "--data-dir", str(tmp_path / "nowhere")]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["reproduce", "mlknn", "--data-dir", str(tmp_path)]) == 1
+    assert "yeast" in capsys.readouterr().err
+
+
+def test_mlknn_quick(mulan_dir, tmp_path, capsys):
+    if rep.missing_estimators("mlknn"):
+        pytest.skip("mlknn protocol needs mlviz.MLkNN, not available yet")
+    out = tmp_path / "report.md"
+    assert (
+        main(["reproduce", "mlknn", "--quick", "--data-dir", str(mulan_dir), "--output", str(out)])
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert out.read_text(encoding="utf-8") in printed + "\n"
+    assert "| yeast | ML-KNN |" in printed
+    table = quick("mlknn", mulan_dir)
+    check_structure(table, "mlknn", rep.MLKNN_REFERENCES)
+    assert len(table) == 5
+    # Table 1 (k = 10): every metric within 1.5 of the paper's fold standard deviations
+    assert (table["difference"].abs() <= 1.5 * table["paper_spread"]).all(), table
+
+
+def test_plst_quick(mulan_dir):
+    table = quick("plst", mulan_dir)
+    check_structure(table, "plst", rep.PLST_REFERENCES)
+    main_rows = table[table["method"].isin(["BR", "PLST"])]
+    assert len(main_rows) == 4
+    # issue 3 asks ±0.01 for the full 20 partitions; 5 partitions add sampling noise
+    # (emotions has 60 test examples), hence 3 of our standard errors on top.
+    tolerance = 0.01 + 3 * main_rows["ours_spread"]
+    assert (main_rows["difference"].abs() <= tolerance).all(), main_rows
+    if "CS" in set(table["method"]):
+        # the paper's finding on these two label-dense sets: PLST beats CS clearly
+        by = table.pivot(index="dataset", columns="method", values="ours")
+        assert (by["CS"] > by["PLST"] + 0.03).all(), by
+
+
+def test_clems_quick(mulan_dir):
+    table = quick("clems", mulan_dir)
+    check_structure(table, "clems", [])
+    assert table["paper"].isna().all()  # the paper gives plots only
+    claims = table.attrs["claims"]
+    assert {c["dataset"] for c in claims} == set(table["dataset"])
+    assert len(claims) == 2 * table["dataset"].nunique()
+    # §4.1: at M = K, CLEMS with the metric as its cost beats PLST
+    assert all(c["holds"] for c in claims), claims
+
+
+@pytest.mark.slow  # five GroPLE fits on medical: ~25 s on 2 busy cores
+def test_grople_quick(mulan_dir):
+    table = quick("grople", mulan_dir)
+    check_structure(table, "grople", rep.GROPLE_REFERENCES)
+    acc = table[table["metric"] == "accuracy"].set_index("method")
+    # baselines with a fixed ridge: near the paper's tuned numbers
+    for method in ("PLST", "CPLST"):
+        assert abs(acc.loc[method, "difference"]) <= 2 * acc.loc[method, "paper_spread"]
+    # Table 2: GroPLE is at least as accurate as PLST on medical
+    assert acc.loc["GroPLE", "ours"] >= acc.loc["PLST", "ours"] - acc.loc["PLST", "ours_spread"]
+
+
+def test_official_split_is_stacked_when_the_full_file_is_absent(mulan_dir):
+    if (mulan_dir / "scene.arff").exists() or not (mulan_dir / "scene-train.arff").exists():
+        pytest.skip("needs a MULAN folder with scene only as scene-train/scene-test")
+    notes: list[str] = []
+    [(name, data)] = list(rep._datasets(mulan_dir, ["scene"], notes))
+    # published scene statistics: 2407 instances, cardinality 1.074, 15 distinct label sets
+    assert name == "scene" and data.Y.shape == (2407, 6) and data.X.shape[1] == 294
+    assert data.Y.sum(axis=1).mean() == pytest.approx(1.074, abs=5e-4)
+    assert len({row.tobytes() for row in data.Y}) == 15
+    assert "stacked" in notes[0]
