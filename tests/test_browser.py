@@ -102,12 +102,14 @@ def page(server_url):
 
 
 def _wait_idle(pg) -> None:
-    """Wait until the app has finished its current run (no 'running' indicator)."""
-    pg.wait_for_selector("[data-testid='stApp']")
-    pg.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000
-    )
-    pg.wait_for_timeout(300)
+    """Wait until the page has a title and the app has finished its current run."""
+    pg.wait_for_selector("[data-testid='stMain'] h1")
+    for _ in range(2):  # a rerun can start just after the first idle moment
+        pg.wait_for_function(
+            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+            timeout=90_000,
+        )
+        pg.wait_for_timeout(400)
 
 
 def _assert_no_exception(pg, where: str) -> None:
@@ -141,3 +143,46 @@ def test_data_page_slider_redraws_chart(page, server_url):
     after = _chart_titles(page)
     assert after != before, "moving the tail-threshold slider did not redraw the chart"
     _assert_no_exception(page, "data page after slider move")
+
+
+PAGES = {  # url path -> whether moving its first slider must change a chart
+    "": True,
+    "hypercube": False,
+    "label_clusters": True,
+    "plst": True,
+    "grople": True,
+    "clems": True,
+    "mlknn": True,
+    "compare": False,
+}
+
+_PLOTS_SIGNATURE = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .map(p => JSON.stringify([(p.data || []).map(t => [t.x, t.y, t.z, t.marker && t.marker.color]),
+                              p.layout && p.layout.title]))
+    .join('|')"""
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_every_page_renders_and_a_slider_redraws(page, server_url, path):
+    page.goto(f"{server_url}/{path}")
+    _wait_idle(page)
+    _assert_no_exception(page, f"/{path}")
+    assert page.locator("[data-testid='stMain'] h1").count() == 1, f"/{path}: no page title"
+    if path != "compare":
+        page.wait_for_selector(".js-plotly-plot")
+    sliders = page.locator(MAIN_SLIDER)
+    if sliders.count() == 0:
+        return
+    before = page.evaluate(_PLOTS_SIGNATURE)
+    sliders.first.focus()
+    page.keyboard.press("Home")  # to the slider's minimum: M = 1, k = 1, K = 1, ...
+    _wait_idle(page)
+    fit = page.get_by_role("button", name="Fit GroPLE")
+    if fit.count():
+        fit.click()
+        _wait_idle(page)
+    _assert_no_exception(page, f"/{path} after moving a slider")
+    if PAGES[path]:
+        page.wait_for_function(
+            f"(before) => ({_PLOTS_SIGNATURE})() !== before", arg=before, timeout=60_000
+        )
