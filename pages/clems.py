@@ -66,56 +66,62 @@ cols[1].metric("Stress", f"{model.stress_:.4g}",
 for col, name in zip(cols[2:], ["example_f1", "accuracy"], strict=True):
     col.metric(f"Test {METRICS[name].label} {METRICS[name].arrow}", f"{scores[name]:.4f}")
 
-texts = labelset_text(model.candidates_, ds.label_names)
-st.subheader("One test instance")
-index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="clems_instance")
-explanation = model.explain(split.X_test[index : index + 1], n=5)
-nearest = explanation["candidates"]["candidate"].to_numpy()
-truth = split.Y_test[index]
-nearest_costs = cost_matrix(truth[None, :], model.candidates_[nearest], cost)[0]
+@st.fragment
+def instance_view() -> None:
+    """Reruns alone when the instance changes: the embedding and regressor stay untouched."""
+    texts = labelset_text(model.candidates_, ds.label_names)
+    st.subheader("One test instance")
+    index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="clems_instance")
+    explanation = model.explain(split.X_test[index : index + 1], n=5)
+    nearest = explanation["candidates"]["candidate"].to_numpy()
+    truth = split.Y_test[index]
+    nearest_costs = cost_matrix(truth[None, :], model.candidates_[nearest], cost)[0]
 
-left, right = st.columns(2)
-with left:
-    st.plotly_chart(
-        figures.embedding_figure(
-            model.embedding_truth_, model.embedding_pred_, model.candidate_counts_,
-            model.candidates_.sum(axis=1), texts, not model.mirrored_,
-            predicted=explanation["embedding"], nearest=nearest, nearest_costs=nearest_costs,
-        ),
-        key="clems_embedding",
-    )
-    st.caption(
-        "Each marker is a training label set (size ~ how often it occurs, colour = number of "
-        "labels). For an asymmetric cost every set appears twice: as a truth (circle) and as a "
-        "prediction (cross). The star is where the regressor put the chosen test instance; "
-        "red rings are the nearest prediction-role points, the first one is the decoded set."
-    )
-with right:
-    distances = cdist(model.embedding_truth_,
-                      model.embedding_pred_ if model.mirrored_ else model.embedding_truth_)
-    st.plotly_chart(
-        figures.shepard_figure(model.cost_matrix_, distances, model.stress_,
-                               dissimilarity=model.dissimilarity, mirrored=model.mirrored_,
-                               labelset_text=texts),
-        key="clems_shepard",
-    )
-    st.caption(
-        "Shepard diagram: every pair of candidates, target dissimilarity against embedded "
-        "distance. Points on the diagonal are embedded faithfully; with the Hamming cost and "
-        "M = K the square-root dissimilarity embeds exactly."
-    )
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(
+            figures.embedding_figure(
+                model.embedding_truth_, model.embedding_pred_, model.candidate_counts_,
+                model.candidates_.sum(axis=1), texts, not model.mirrored_,
+                predicted=explanation["embedding"], nearest=nearest, nearest_costs=nearest_costs,
+            ),
+            key="clems_embedding",
+        )
+        st.caption(
+            "Each marker is a training label set (size ~ how often it occurs, colour = number of "
+            "labels). For an asymmetric cost every set appears twice: as a truth (circle) and as a "
+            "prediction (cross). The star is where the regressor put the chosen test instance; "
+            "red rings are the nearest prediction-role points, the first one is the decoded set."
+        )
+    with right:
+        distances = cdist(model.embedding_truth_,
+                          model.embedding_pred_ if model.mirrored_ else model.embedding_truth_)
+        st.plotly_chart(
+            figures.shepard_figure(model.cost_matrix_, distances, model.stress_,
+                                   dissimilarity=model.dissimilarity, mirrored=model.mirrored_,
+                                   labelset_text=texts),
+            key="clems_shepard",
+        )
+        st.caption(
+            "Shepard diagram: every pair of candidates, target dissimilarity against embedded "
+            "distance. Points on the diagonal are embedded faithfully; with the Hamming cost and "
+            "M = K the square-root dissimilarity embeds exactly."
+        )
 
-decoded = explanation["prediction"]
-table = explanation["candidates"].assign(
-    label_set=[texts[i] for i in nearest], cost_vs_truth=nearest_costs
-)[["label_set", "count", "distance", "cost_vs_truth"]]
-st.dataframe(table, hide_index=True)
-st.markdown(
-    f"**Truth:** {labelset_text(truth[None, :], ds.label_names)[0]}  \n"
-    f"**Decoded:** {labelset_text(decoded[None, :], ds.label_names)[0]} — cost "
-    f"{cost_matrix(truth[None, :], decoded[None, :], cost)[0, 0]:.3f}"
-)
-st.caption("The nearest candidates with their embedded distance and their true cost against "
-           "this instance's label set: decoding is good when small distance means small cost.")
-if not np.isfinite(model.stress_):
-    st.warning("The embedding did not converge to a finite stress.")
+    decoded = explanation["prediction"]
+    table = explanation["candidates"].assign(
+        label_set=[texts[i] for i in nearest], cost_vs_truth=nearest_costs
+    )[["label_set", "count", "distance", "cost_vs_truth"]]
+    st.dataframe(table, hide_index=True)
+    st.markdown(
+        f"**Truth:** {labelset_text(truth[None, :], ds.label_names)[0]}  \n"
+        f"**Decoded:** {labelset_text(decoded[None, :], ds.label_names)[0]} — cost "
+        f"{cost_matrix(truth[None, :], decoded[None, :], cost)[0, 0]:.3f}"
+    )
+    st.caption("The nearest candidates with their embedded distance and their true cost against "
+               "this instance's label set: decoding is good when small distance means small cost.")
+    if not np.isfinite(model.stress_):
+        st.warning("The embedding did not converge to a finite stress.")
+
+
+instance_view()

@@ -48,25 +48,31 @@ for col, name in zip(cols, ["hamming_loss", "one_error", "coverage", "ranking_lo
     col.metric(f"{METRICS[name].label} {METRICS[name].arrow}", f"{scores[name]:.4f}")
 st.caption("Test-split metrics of the paper's Table 1 for this k and s.")
 
-st.subheader("One test instance")
-index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="mlknn_instance")
-explanation = model.explain(split.X_test[index : index + 1], label_names=ds.label_names)
-table = explanation.table.assign(truth=split.Y_test[index])
-st.plotly_chart(figures.posterior_figure(table), key="mlknn_posterior")
-st.caption(
-    "Per label, the two prior × likelihood products (log scale): the label is predicted when "
-    "the H₁ bar is at least as tall as the H₀ bar (ties go positive, as in the authors' code). "
-    "Markers give the posterior r_t(l) used for ranking. Rare labels start with a tiny prior, "
-    "so many neighbours must carry them before the H₁ bar wins."
-)
-left, right = st.columns([3, 2])
-with left:
-    st.markdown("**Neighbours and their labels** (training rows, nearest first)")
-    st.dataframe(
-        figures.neighbors_table(explanation.neighbors, explanation.distances,
-                                split.Y_train[explanation.neighbors], ds.label_names),
-        hide_index=True,
+@st.fragment
+def instance_view() -> None:
+    """Reruns alone when the instance changes: the fitted model and metrics stay untouched."""
+    st.subheader("One test instance")
+    index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="mlknn_instance")
+    explanation = model.explain(split.X_test[index : index + 1], label_names=ds.label_names)
+    table = explanation.table.assign(truth=split.Y_test[index])
+    st.plotly_chart(figures.posterior_figure(table), key="mlknn_posterior")
+    st.caption(
+        "Per label, the two prior × likelihood products (log scale): the label is predicted when "
+        "the H₁ bar is at least as tall as the H₀ bar (ties go positive, as in the authors' code). "
+        "Markers give the posterior r_t(l) used for ranking. Rare labels start with a tiny prior, "
+        "so many neighbours must carry them before the H₁ bar wins."
     )
-with right:
-    st.markdown("**Counts, products, posterior and decision**")
-    st.dataframe(table, hide_index=True)
+    left, right = st.columns([3, 2])
+    with left:
+        st.markdown("**Neighbours and their labels** (training rows, nearest first)")
+        st.dataframe(
+            figures.neighbors_table(explanation.neighbors, explanation.distances,
+                                    split.Y_train[explanation.neighbors], ds.label_names),
+            hide_index=True,
+        )
+    with right:
+        st.markdown("**Counts, products, posterior and decision**")
+        st.dataframe(table, hide_index=True)
+
+
+instance_view()

@@ -117,19 +117,25 @@ if methods:
             "appears at M = K."
         )
 
-st.subheader("One test instance, step by step")
-index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="plst_instance")
-x_row = split.X_test[index : index + 1]
-h = model.regressor_.predict(x_row).reshape(1, -1)[0]
-y_tilde = model.decision_function(x_row)[0]
-y_hat = model.predict(x_row)[0]
-y_true = split.Y_test[index]
-st.plotly_chart(figures.decoding_figure(y_tilde, y_true, ds.label_names, h=h),
-                key="plst_decoding")
-st.caption(
-    "Left: the M regressor outputs h. Right: the decoded point ỹ = o + Pᵀh per label; labels "
-    "above the ½ line are predicted. Markers show the truth: a bar on the wrong side of the "
-    "line is a Hamming error."
-)
-st.dataframe(figures.decoding_steps_table(h, y_tilde, y_hat, y_true, ds.label_names),
-             hide_index=True)
+@st.fragment
+def instance_view() -> None:
+    """Reruns alone when the instance changes: the fitted model and sweep stay untouched."""
+    st.subheader("One test instance, step by step")
+    index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="plst_instance")
+    x_row = split.X_test[index : index + 1]
+    h = model.regressor_.predict(x_row).reshape(1, -1)[0]
+    y_tilde = model.decision_function(x_row)[0]
+    y_hat = model.predict(x_row)[0]
+    y_true = split.Y_test[index]
+    st.plotly_chart(figures.decoding_figure(y_tilde, y_true, ds.label_names, h=h),
+                    key="plst_decoding")
+    st.caption(
+        "Left: the M regressor outputs h. Right: the decoded point ỹ = o + Pᵀh per label; labels "
+        "above the ½ line are predicted. Markers show the truth: a bar on the wrong side of the "
+        "line is a Hamming error."
+    )
+    st.dataframe(figures.decoding_steps_table(h, y_tilde, y_hat, y_true, ds.label_names),
+                 hide_index=True)
+
+
+instance_view()
