@@ -6,9 +6,12 @@ numbers below refer to that paper: Eq. (6) the membership counting vector, Eq. (
 MAP rule, Fig. 1 the pseudo code (steps 1-18).
 
 Everything is computed for all instances and labels at once: one chunked distance
-computation (:func:`sklearn.metrics.pairwise_distances_chunked`, dense or sparse X), the
-counts of Eq. (6) as one sparse product, and the count tables of Fig. 1 steps 4-10 with
-:func:`numpy.bincount`.
+computation (for the Euclidean metric one GEMM or sparse product per block of queries, with
+scikit-learn's formula and rounding; other metrics through
+:func:`sklearn.metrics.pairwise_distances_chunked`, dense or sparse X), a neighbour
+selection that sorts only the few candidates below a cheap per-row bound (no per-row
+``argpartition``), the counts of Eq. (6) as one sparse product, and the count tables of
+Fig. 1 steps 4-10 with :func:`numpy.bincount`.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.metrics import pairwise_distances_chunked
+from sklearn.metrics.pairwise import check_pairwise_arrays
+from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from mlviz.base import MultiLabelEstimator
@@ -332,55 +337,107 @@ def _k_nearest(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exactly k nearest training rows per query, nearest first, ties by lower row index.
 
-    scikit-learn computes the distances block by block; the selection is hand-written
-    because ``NearestNeighbors`` breaks ties at the k-th place in an unspecified order.
-    With ``exclude_self`` the query rows are the training rows and row i's own distance is
-    set to infinity (self-exclusion by index, duplicates still count).
+    The distances are computed block by block (the Euclidean ones with scikit-learn's own
+    formula, see :func:`_euclidean_blocks`); the selection (:func:`_select_k`) is
+    hand-written because ``NearestNeighbors`` breaks ties at the k-th place in an
+    unspecified order. With ``exclude_self`` the query rows are the training rows and row
+    i's own distance is set to infinity (self-exclusion by index, duplicates still count).
     """
-
-    def select(block: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray]:
+    # Euclidean neighbours are ranked on squared distances (one square root per kept
+    # neighbour instead of one per pair); equal squared distances are the ties.
+    squared = metric == "euclidean"
+    if squared:
+        X_query, X_train = check_pairwise_arrays(X_query, X_train)
+    fused = squared and X_query.dtype == np.float64 and X_train.dtype == np.float64
+    if fused:
+        blocks = _euclidean_blocks(X_query, X_train)
+    else:
+        blocks = pairwise_distances_chunked(
+            X_query,
+            X_train,
+            metric=metric,
+            working_memory=_WORKING_MEMORY_MIB,
+            **({"squared": True} if squared else {}),
+        )
+    distances, indices = [], []
+    start = 0
+    for block in blocks:
         n_rows = block.shape[0]
         if exclude_self:
             if metric == "precomputed":  # the block is a view of the caller's matrix
                 block = block.copy()
             block[np.arange(n_rows), start + np.arange(n_rows)] = np.inf
-        indices = np.argpartition(block, k - 1, axis=1)[:, :k]  # k smallest, ties arbitrary
-        distances = np.take_along_axis(block, indices, axis=1)
-        kth = distances.max(axis=1, keepdims=True)
-        # Rows where an instance left out is as near as the k-th kept one: redo the choice
-        # so that among the instances at the k-th distance the lowest indices win.
-        crowded = np.flatnonzero((block == kth).sum(axis=1) > (distances == kth).sum(axis=1))
-        if crowded.size:
-            sub, sub_kth = block[crowded], kth[crowded]
-            at_kth = sub == sub_kth
-            n_free = k - (sub < sub_kth).sum(axis=1, keepdims=True)
-            keep = (sub < sub_kth) | (at_kth & (np.cumsum(at_kth, axis=1) <= n_free))
-            cols = np.nonzero(keep)[1].reshape(crowded.size, k)
-            indices[crowded] = cols
-            distances[crowded] = np.take_along_axis(sub, cols, axis=1)
-        order = np.lexsort((indices, distances), axis=1)  # nearest first, then lower index
-        distances = np.take_along_axis(distances, order, axis=1)
-        indices = np.take_along_axis(indices, order, axis=1).astype(np.int64)
-        if squared:
-            distances = np.sqrt(distances)
-        return distances, indices
+        block_distances, block_indices = _select_k(block, k, clip=fused)
+        distances.append(block_distances)
+        indices.append(block_indices)
+        start += n_rows
+    distances = np.vstack(distances)
+    if squared:
+        distances = np.sqrt(distances)
+    return distances, np.vstack(indices)
 
-    # Euclidean neighbours are ranked on squared distances (one square root per kept
-    # neighbour instead of one per pair); equal squared distances are the ties.
-    squared = metric == "euclidean"
-    blocks = list(
-        pairwise_distances_chunked(
-            X_query,
-            X_train,
-            reduce_func=select,
-            metric=metric,
-            working_memory=_WORKING_MEMORY_MIB,
-            **({"squared": True} if squared else {}),
-        )
-    )
-    distances = np.vstack([d for d, _ in blocks])
-    indices = np.vstack([i for _, i in blocks])
-    return distances, indices
+
+def _euclidean_blocks(X_query, X_train):
+    """Squared Euclidean distances, one block of query rows at a time (float64 input).
+
+    The arithmetic is scikit-learn's ``euclidean_distances(..., squared=True)`` as run by
+    ``pairwise_distances_chunked``, operation for operation (``-2 x.y + |x|^2 + |y|^2``,
+    clipped at 0, the diagonal zeroed when the queries are the training data), so the
+    distances and therefore the ties are bit for bit the ones scikit-learn computes; for
+    integer-valued features every step is exact. Done here to skip scikit-learn's per-block
+    validation and temporaries: one GEMM (or sparse product) per block, then in place. The
+    blocks are *not* clipped at 0 yet: :func:`_select_k` (``clip=True``) clips the few
+    entries it selects, which gives the same selection and the same values.
+    """
+    n_query, n_train = X_query.shape[0], X_train.shape[0]
+    train_norms = row_norms(X_train, squared=True)[None, :]
+    query_norms = train_norms.T if X_query is X_train else row_norms(X_query, squared=True)[:, None]
+    rows = max(1, min(n_query, (_WORKING_MEMORY_MIB * 2**20) // (8 * n_train)))
+    for begin in range(0, n_query, rows):
+        stop = min(begin + rows, n_query)
+        chunk = X_query if (begin == 0 and stop == n_query) else X_query[begin:stop]
+        block = safe_sparse_dot(chunk, X_train.T, dense_output=True)
+        block *= -2.0
+        block += query_norms[begin:stop]
+        block += train_norms  # clipped at 0 later, by _select_k, on the selected entries
+        if X_query is X_train:
+            block.flat[begin :: n_train + 1] = 0.0
+        yield block
+
+
+def _select_k(block: np.ndarray, k: int, clip: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The k smallest entries of every row of ``block``, ordered by (value, column).
+
+    Among equal values the lowest column wins, also at the k-th place. Instead of a full
+    per-row selection (``argpartition`` costs about as much as the distances themselves)
+    a cheap upper bound of each row's k-th smallest value is taken first: the columns are
+    dealt into ``g >= k`` disjoint groups and the k-th smallest of the g group minima is
+    at least the row's k-th smallest value (those k minima are k distinct entries). Only
+    the few entries at or below that bound (about k + k^2/g per row, more with ties) are
+    then sorted exactly, by (row, value, column), and the first k of each row kept.
+    With ``clip`` the values are taken as ``max(value, 0)`` (the clipping of
+    :func:`_euclidean_blocks`, done here on the few selected entries instead of the block).
+    """
+    n_rows, n_cols = block.shape
+    n_groups = max(8 * k, 64)
+    if n_cols >= 2 * n_groups:
+        width = n_cols // n_groups
+        group_min = block[:, : n_groups * width].reshape(n_rows, width, n_groups).min(axis=1)
+    else:
+        group_min = block
+    bound = np.partition(group_min, k - 1, axis=1)[:, k - 1 : k]
+    if clip:  # max(v, 0) <= max(b, 0) iff v <= max(b, 0): clip the bound, then the picks
+        np.maximum(bound, 0.0, out=bound)
+    flat = np.flatnonzero(block <= bound)  # row-major: by row, then by column
+    rows, cols = np.divmod(flat, n_cols)
+    values = block.ravel()[flat]
+    if clip:
+        np.maximum(values, 0.0, out=values)
+    order = np.lexsort((cols, values, rows))
+    first = np.zeros(n_rows, dtype=np.intp)
+    np.cumsum(np.bincount(rows, minlength=n_rows)[:-1], out=first[1:])
+    keep = order[first[:, None] + np.arange(k)]
+    return values[keep], cols[keep].astype(np.int64)
 
 
 def _neighbour_label_counts(neighbors: np.ndarray, labels: np.ndarray) -> np.ndarray:

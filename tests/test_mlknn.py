@@ -186,6 +186,20 @@ def test_integer_features_with_many_distance_ties_match_the_transcription():
         assert_matches_reference(model, fig1_reference(X, Y, X_test, k, 1.0), X_test)
 
 
+def test_ties_match_the_transcription_when_the_selection_uses_its_row_bound():
+    # enough training rows (>= 2 * max(8 k, 64)) for the neighbour selection to take its
+    # cheap per-row bound from group minima before sorting the candidates; integer features
+    # make the k-th place a tie for most rows, also in the sparse product
+    rng = np.random.default_rng(22)
+    X = rng.integers(0, 3, size=(400, 4)).astype(float)
+    Y = (rng.random((400, 3)) < [0.5, 0.2, 0.7]).astype(np.uint8)
+    X_test = rng.integers(0, 3, size=(40, 4)).astype(float)
+    for k in (3, 10):
+        ref = fig1_reference(X, Y, X_test, k, 1.0)
+        assert_matches_reference(MLkNN(k=k).fit(X, Y), ref, X_test)
+        assert_matches_reference(MLkNN(k=k).fit(sp.csr_matrix(X), Y), ref, sp.csr_matrix(X_test))
+
+
 def test_ties_at_the_kth_place_keep_the_lowest_indices():
     X = np.array([[-2.0], [2.0], [-1.0], [1.0], [5.0]])
     Y = np.eye(5, dtype=np.uint8)
