@@ -59,7 +59,16 @@ def _load_upload(
 
 
 def current_dataset() -> Dataset:
-    """The data set every page works on (the router guarantees one is loaded)."""
+    """The data set every page works on.
+
+    The router loads one before any page runs. A page can still run without the router:
+    Streamlit treats a ``pages/`` folder next to the entry point as a legacy multipage app
+    until the first ``st.navigation`` call of the server process, so a deep link opened on a
+    fresh server runs the page file alone. Then the page sets up the sidebar itself.
+    """
+    if DATASET_KEY not in st.session_state:
+        dataset_picker()
+        experiment_settings()
     return st.session_state[DATASET_KEY]
 
 

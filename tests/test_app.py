@@ -113,6 +113,14 @@ def test_every_page_on_other_data(page, source):
     assert_clean(at, f"{page} on {source}")
 
 
+@pytest.mark.parametrize("page", PAGES)
+def test_a_page_opened_without_the_router_loads_the_default_data(page):
+    # what a deep link on a freshly started server does (legacy pages/ folder handling)
+    at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT).run()
+    assert_clean(at, f"{page} without the router")
+    assert at.session_state["dataset"].name == "planted"
+
+
 # ----------------------------------------------------------------------------- picker
 def _picker_script():
     import streamlit as st
