@@ -160,6 +160,7 @@ def _fit_and_score(
     test: np.ndarray,
     fold: int,
     metrics: Sequence[str] | None,
+    zero_division: float = 1.0,
 ) -> tuple[str, int, dict[str, float], float, float]:
     stage = "fit"
     try:
@@ -173,7 +174,7 @@ def _fit_and_score(
         Y_score = _label_scores(model, X[test])
         predict_time = time.perf_counter() - start
         stage = "evaluate"
-        scores = _metrics_module().evaluate(Y[test], Y_pred, Y_score)
+        scores = _metrics_module().evaluate(Y[test], Y_pred, Y_score, zero_division=zero_division)
     except Exception as err:
         # Re-raised (never swallowed) with the context a user needs to find the failing run.
         raise EvaluationError(
@@ -197,6 +198,7 @@ def cross_validate(
     n_jobs: int | None = None,
     progress: ProgressCallback | None = None,
     dataset: str | None = None,
+    zero_division: float = 1.0,
 ) -> pd.DataFrame:
     """Fit and score several multi-label estimators on the same folds.
 
@@ -229,6 +231,9 @@ def cross_validate(
     dataset : str, optional
         When given, a leading ``dataset`` column holding this name (for :func:`rank_table`
         and :func:`friedman_nemenyi` over several data sets).
+    zero_division : {1, 0}, default=1
+        Macro F1's value for a label absent from a test fold and never predicted (see
+        :func:`mlviz.metrics.per_label_f1`).
 
     Returns
     -------
@@ -266,7 +271,7 @@ def cross_validate(
         raise ValueError(f"the splitter {splitter!r} produced no train/test splits.")
 
     tasks = [
-        delayed(_fit_and_score)(name, est, X, Y, train, test, fold, metrics)
+        delayed(_fit_and_score)(name, est, X, Y, train, test, fold, metrics, zero_division)
         for name, est in estimators.items()
         for fold, (train, test) in enumerate(splits)
     ]

@@ -356,3 +356,22 @@ def test_cd_diagram_figure():
     assert len(bars) == len(result.groups)
     with pytest.raises(ValueError, match="at least 2"):
         cd_diagram({"A": 1.0}, 1.0)
+
+
+def test_zero_division_reaches_macro_f1(data):
+    from mlviz.metrics import macro_f1
+
+    X, Y = data
+    Y = Y.copy()
+    Y[:, 4] = 0
+    Y[:3, 4] = 1  # a rare label: most test folds neither contain nor predict it
+    per_fold = {
+        zd: cross_validate({"ridge": RidgeBR()}, X, Y, cv=4, metrics=["macro_f1"],
+                           zero_division=zd)["value"].to_numpy()
+        for zd in (0.0, 1.0)
+    }
+    for fold, (train, test) in enumerate(KFold(4, shuffle=True, random_state=0).split(X)):
+        pred = RidgeBR().fit(X[train], Y[train]).predict(X[test])
+        for zd, values in per_fold.items():
+            assert values[fold] == pytest.approx(macro_f1(Y[test], pred, zero_division=zd))
+    assert (per_fold[0.0] <= per_fold[1.0]).all() and (per_fold[0.0] < per_fold[1.0]).any()

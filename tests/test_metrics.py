@@ -345,3 +345,18 @@ def test_input_errors_are_clear():
         M.one_error([[1, 0]], [[np.nan, 0.0]])
     with pytest.raises(ValueError, match="no rows"):
         M.accuracy(np.zeros((0, 3)), np.zeros((0, 3)))
+
+
+def test_zero_division_sets_f1_of_labels_never_present_nor_predicted():
+    from mlviz.metrics import evaluate, macro_f1, per_label_f1
+
+    Y_true = np.array([[1, 0, 0], [0, 0, 0]])
+    Y_pred = np.array([[1, 0, 1], [0, 0, 0]])
+    # label 0: TP 1 -> F1 1; label 1: nothing present or predicted; label 2: FP 1 -> F1 0
+    np.testing.assert_array_equal(per_label_f1(Y_true, Y_pred), [1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(per_label_f1(Y_true, Y_pred, zero_division=0), [1, 0, 0])
+    assert macro_f1(Y_true, Y_pred, zero_division=0) == pytest.approx(1 / 3)
+    assert evaluate(Y_true, Y_pred, zero_division=0)["macro_f1"] == pytest.approx(1 / 3)
+    assert evaluate(Y_true, Y_pred)["macro_f1"] == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="zero_division must be 0 or 1"):
+        macro_f1(Y_true, Y_pred, zero_division=0.5)
