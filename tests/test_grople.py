@@ -8,11 +8,13 @@ import scipy.sparse as sp
 from estimator_checks import assert_passes_check_estimator, binarize_targets, target_failures
 from scipy.optimize import minimize
 from sklearn.base import clone
-from sklearn.linear_model import Lasso, MultiTaskLasso
+from sklearn.linear_model import Lasso, MultiTaskLasso, Ridge
 from sklearn.metrics import adjusted_rand_score
 
 from mlviz.grople import (
     GroPLE,
+    _CentredDesign,
+    feature_embedding_objective,
     fit_feature_embedding,
     fit_label_embedding,
     label_correlation_penalty,
@@ -221,6 +223,45 @@ def test_feature_embedding_with_correlation_term_reaches_the_optimum(use_gram):
     np.testing.assert_allclose(Z, W, atol=1e-5)
     np.testing.assert_allclose(intercept, U.mean(axis=0) - X.mean(axis=0) @ Z, atol=1e-12)
     assert min(history) == pytest.approx(result.fun, rel=1e-8)
+
+
+@pytest.mark.parametrize("n_features", [15, 60])  # D < N (primal system) and D > N (dual)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("use_gram", [True, False])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_ridge_start_matches_sklearn_ridge(n_features, sparse, use_gram, fit_intercept):
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((40, n_features)) * (rng.random((40, n_features)) < 0.3)
+    U = rng.standard_normal((40, 5)) + 1.5
+    design = _CentredDesign(sp.csr_matrix(X) if sparse else X, fit_intercept, use_gram)
+    target = U - U.mean(axis=0) if fit_intercept else U
+    reference = Ridge(alpha=0.1, fit_intercept=fit_intercept, solver="cholesky").fit(X, U)
+    np.testing.assert_allclose(design.ridge_point(target, 0.1), reference.coef_.T, atol=1e-10)
+    Xc = X - X.mean(axis=0) if fit_intercept else X
+    np.testing.assert_allclose(design.dense_gram(), Xc.T @ Xc, atol=1e-10)
+    np.testing.assert_allclose(design.dense_kernel(), Xc @ Xc.T, atol=1e-10)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_feature_embedding_history_is_the_objective_and_paths_agree(sparse):
+    # non-convex case (D > N, alpha > 0): the Gram and the product paths must follow the
+    # same iterates, and the recorded objective must be Eq. (5) of the returned Z
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((30, 50)) * (rng.random((30, 50)) < 0.2)
+    U = rng.standard_normal((30, 6))
+    Xin = sp.csr_matrix(X) if sparse else X
+    runs = [
+        fit_feature_embedding(Xin, U, 0.5, 0.3, max_iter=60, tol=0.0, use_gram=use_gram)
+        for use_gram in (True, False)
+    ]
+    (Z_gram, b_gram, h_gram), (Z_prod, b_prod, h_prod) = runs
+    np.testing.assert_allclose(Z_gram, Z_prod, atol=1e-8)
+    np.testing.assert_allclose(b_gram, b_prod, atol=1e-8)
+    np.testing.assert_allclose(h_gram, h_prod, rtol=1e-9)
+    R = label_correlation_penalty(U)
+    Xc, Uc = X - X.mean(axis=0), U - U.mean(axis=0)
+    value = feature_embedding_objective(Xc, Uc, Z_prod, R, 0.5, 0.3)
+    assert min(h_prod) == pytest.approx(value, rel=1e-10)
 
 
 # ----------------------------------------------------------------------- estimator
