@@ -62,8 +62,12 @@ def median_time(fn: Callable[[], object], repeats: int = 5) -> float:
 
 
 def mulan_dir() -> Path | None:
-    """The real MULAN data folder (``MLVIZ_DATA_DIR`` or ../shared/data/mulan), or None."""
-    env = os.environ.get("MLVIZ_DATA_DIR")
+    """The real MULAN data folder (``MLVIZ_MULAN_DIR`` or ../shared/data/mulan), or None.
+
+    The same variable as the tests and ``python -m mlviz reproduce``; the app's own
+    ``MLVIZ_DATA_DIR`` names any folder of data sets to list in the picker.
+    """
+    env = os.environ.get("MLVIZ_MULAN_DIR")
     candidate = Path(env) if env else REPO.parent / "shared" / "data" / "mulan"
     return candidate if candidate.is_dir() else None
 
