@@ -13,24 +13,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from mlviz.metrics import METRICS
 
 __all__ = ["metric_bars", "metric_title", "metric_vs_param_figure", "per_label_f1_figure"]
 
-_PALETTE = (
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#ff7f0e",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-)
+_PALETTE = qualitative.D3  # plotly's copy of the d3 category10 colours
 
 
 def metric_title(metric: str) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 __all__ = [
@@ -25,18 +26,7 @@ __all__ = [
     "spectrum_figure",
 ]
 
-_PALETTE = (
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#ff7f0e",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-)
+_PALETTE = qualitative.D3  # plotly's copy of the d3 category10 colours
 
 
 def _vector(values, name: str, where: str) -> np.ndarray:
