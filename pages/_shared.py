@@ -69,7 +69,23 @@ def current_dataset() -> Dataset:
     if DATASET_KEY not in st.session_state:
         dataset_picker()
         experiment_settings()
+        _leave_legacy_multipage_mode()
     return st.session_state[DATASET_KEY]
+
+
+def _leave_legacy_multipage_mode() -> None:
+    """Switch a server still in legacy ``pages/`` mode to the router's navigation.
+
+    Streamlit keeps this process-wide flag (a private attribute, present in 1.67) until
+    the first ``st.navigation`` call. Clearing it and rerunning makes the next run start at
+    app.py, whose ``st.navigation`` resolves the same URL to the same page, now with the
+    router's sidebar instead of a list of every file in ``pages/``.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if getattr(PagesManager, "uses_pages_directory", False):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 def _set_dataset(dataset: Dataset, label: str) -> None:

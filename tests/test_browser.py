@@ -123,6 +123,18 @@ def _chart_titles(pg) -> list[str]:
     )
 
 
+def test_deep_link_on_a_fresh_server_gets_the_router(page, server_url):
+    # Must be the module's first visit: Streamlit runs a pages/ folder as a legacy
+    # multipage app until the server's first st.navigation call.
+    page.goto(f"{server_url}/mlknn")
+    _wait_idle(page)
+    page.wait_for_selector(".js-plotly-plot")
+    _assert_no_exception(page, "/mlknn opened first")
+    assert page.locator("[data-testid='stMain'] h1").first.inner_text() == "ML-KNN"
+    nav = page.locator("[data-testid='stSidebarNav']").inner_text()
+    assert "Label clusters" in nav and "shared" not in nav, nav
+
+
 def test_data_page_slider_redraws_chart(page, server_url):
     page.goto(server_url)
     _wait_idle(page)
