@@ -11,11 +11,14 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_array
 
 
 def check_features(X, *, name: str = "X", allow_sparse: bool = True):
     """Return X as float64 ndarray or CSR matrix, rejecting NaN/inf with a clear message."""
+    # imported here: scikit-learn costs ~1 s to import, and the label-only paths (statistics,
+    # the app's first page) never need it
+    from sklearn.utils.validation import check_array
+
     try:
         return check_array(
             X,

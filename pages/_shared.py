@@ -15,8 +15,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 import streamlit as st
-from sklearn.model_selection import train_test_split
-from sklearn.preprocessing import StandardScaler
 
 from mlviz import datasets
 from mlviz.data import DataFormatError, Dataset, load_arff, load_csv
@@ -190,6 +188,10 @@ class Split:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _split(digest: str, test_size: float, seed: int, standardize: bool, _ds: Dataset) -> Split:
+    # imported here so that the app's first page renders without loading scikit-learn
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
     train, test = train_test_split(
         np.arange(_ds.n_samples), test_size=test_size, random_state=seed
     )
