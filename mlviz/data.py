@@ -807,20 +807,24 @@ def _features(
             blocks.append(values)
         names.append(feature_name)
 
+    def add_imputed(name: str, column, codes: dict | None) -> None:
+        """A numeric (codes None) or binary column, '?' replaced by the column mean."""
+        explicit, implicit = _codes(column, codes)
+        explicit, implicit, n_missing = _impute(explicit, implicit, column, n_rows)
+        if n_missing < 0:
+            dropped.append(f"'{name}' (all values missing)")
+            return
+        if n_missing:
+            imputed.append(f"'{name}' ({n_missing})")
+        _add_column(add, column, explicit, implicit, n_rows, name)
+
     for j in feature_idx:
         attribute, column = attributes[j], columns[j]
         if attribute.type == "STRING":
             dropped.append(f"'{attribute.name}' (string)")
             continue
         if attribute.type in _NUMERIC_TYPES:
-            explicit, implicit = _codes(column, None)
-            explicit, implicit, n_missing = _impute(explicit, implicit, column, n_rows)
-            if n_missing < 0:
-                dropped.append(f"'{attribute.name}' (all values missing)")
-                continue
-            if n_missing:
-                imputed.append(f"'{attribute.name}' ({n_missing})")
-            _add_column(add, column, explicit, implicit, n_rows, attribute.name)
+            add_imputed(attribute.name, column, None)
             continue
         if column.rows is not None:
             column.implicit = attribute.values[0]
@@ -834,14 +838,7 @@ def _features(
             codes = {values[0]: 0.0, values[1]: 1.0}
             declaration_order.append(f"'{attribute.name}' ({values[0]}→0, {values[1]}→1)")
         if codes is not None:
-            explicit, implicit = _codes(column, codes)
-            explicit, implicit, n_missing = _impute(explicit, implicit, column, n_rows)
-            if n_missing < 0:
-                dropped.append(f"'{attribute.name}' (all values missing)")
-                continue
-            if n_missing:
-                imputed.append(f"'{attribute.name}' ({n_missing})")
-            _add_column(add, column, explicit, implicit, n_rows, attribute.name)
+            add_imputed(attribute.name, column, codes)
             continue
         one_hot.append(f"'{attribute.name}' ({len(values)} values)")
         index = {v: float(k) for k, v in enumerate(values)}
