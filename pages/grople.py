@@ -78,11 +78,10 @@ st.plotly_chart(
     figures.vk_heatmap(model.V_, model.groups_, ds.label_names, row_support=model.row_support_),
     key="grople_vk",
 )
-used = model.row_support_.sum(axis=1)
 st.caption(
-    "Each column block is one label group's V^k (paper Figure 1); rows are the d latent "
-    "dimensions. Blank rows are exactly zero for every label of the group — the ℓ2,1 penalty "
-    f"switches whole rows off. Latent rows in use per group: {', '.join(map(str, used))}. "
+    "Each column block is one label group's V^k (paper Figure 1), headed by the number of "
+    "latent rows it uses out of d; rows are the d latent dimensions. Blank rows are exactly "
+    "zero for every label of the group — the ℓ2,1 penalty switches whole rows off. "
     "Raise λ2 to see rows vanish (on the planted sample the pattern of the paper's Figure 1 "
     "appears around λ2 = 10: each group keeps its own few rows); groups that share no rows "
     "are modelled independently."

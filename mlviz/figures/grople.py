@@ -189,7 +189,7 @@ def vk_heatmap(
                 yref="paper",
                 yanchor="bottom",
                 showarrow=False,
-                text=f"V<sup>{gid}</sup>: {int(support[position].sum())}/{d} rows",
+                text=f"V<sup>{gid}</sup><br>{int(support[position].sum())}/{d}",
                 font=dict(size=10),
             )
     used = int(support.sum())
