@@ -29,14 +29,16 @@ def _reference_cosamp(Phi, u, s, max_iter=30, tol=1e-10):
         omega = np.argsort(-np.abs(unit.T @ v), kind="stable")[: min(K, 2 * s)]
         merged = sorted(set(omega.tolist()) | support)
         if merged == merged_before:
-            break
+            break  # same merged support, same estimate: a fixed point
         merged_before = merged
         b = np.zeros(K)
         b[merged] = la.lstsq(Phi[:, merged], u)[0]
         kept = np.argsort(-np.abs(b), kind="stable")[: min(s, K)]
-        support = set(kept.tolist())
-        a = np.zeros(K)
-        a[kept] = b[kept]
+        candidate = np.zeros(K)
+        candidate[kept] = b[kept]
+        if n_iter > 1 and np.linalg.norm(u - Phi @ candidate) >= np.linalg.norm(v):
+            break  # the residual stopped decreasing: keep the previous estimate
+        a, support = candidate, set(kept.tolist())
         v = u - Phi @ a
     return a, n_iter
 
@@ -130,6 +132,12 @@ def test_matches_the_one_signal_reference_on_noisy_measurements():
         assert n_iter.max() <= max_iter
         assert (np.count_nonzero(coefs, axis=1) <= s).all()
     assert (n_iter > 2).any()  # the noisy case needs several iterations
+    # later iterates are kept only when they lower the residual
+    first = cosamp(Phi, U, s, max_iter=1)
+    final = cosamp(Phi, U, s)
+    residual = np.linalg.norm(U - final @ Phi.T, axis=1)
+    assert (residual <= np.linalg.norm(U - first @ Phi.T, axis=1)).all()
+    assert (residual < np.linalg.norm(U - first @ Phi.T, axis=1)).any()
 
 
 def test_sparsity_at_least_K_is_the_minimum_norm_least_squares():
