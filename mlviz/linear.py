@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlviz._validation import check_label_matrix, check_n_components
 from mlviz.base import MultiLabelEstimator
+from mlviz.sparse_recovery import cosamp
 
 __all__ = [
     "BinaryRelevance",
@@ -533,10 +534,11 @@ class CompressedSensing(_LinearLabelTransform):
     """Compressed Sensing for multi-label prediction (Hsu et al. 2009; Algorithm 4 of paper 004).
 
     Encoding ``h = P (y - o)`` with a random M x K measurement matrix; decoding solves, for each
-    instance, a sparse reconstruction: the ``s``-sparse ``z`` whose code ``P z`` best fits
-    ``r(x)`` in least squares, found by orthogonal matching pursuit (scikit-learn's
-    :func:`~sklearn.linear_model.orthogonal_mp`; the paper used CoSaMP). Then
-    ``y~ = o + z`` (with sign flips for CS-BestVertex) and ``y^ = [y~ >= 1/2]``.
+    instance, a sparse reconstruction: an ``s``-sparse ``z`` whose code ``P z`` fits ``r(x)``
+    in least squares, found by CoSaMP (:func:`mlviz.sparse_recovery.cosamp`, Needell & Tropp
+    2009; the paper's decoder, Section 4) or by orthogonal matching pursuit (scikit-learn's
+    :func:`~sklearn.linear_model.orthogonal_mp`). Then ``y~ = o + z`` (with sign flips for
+    CS-BestVertex) and ``y^ = [y~ >= 1/2]`` (Eq. 2).
 
     Parameters
     ----------
@@ -550,13 +552,18 @@ class CompressedSensing(_LinearLabelTransform):
     sparsity : int or None, default=None
         s, the number of nonzeros of the reconstruction. None: the largest number of labels
         (of nonzeros of ``y - o`` for CS-BestVertex) in a training example, the paper's
-        *nonzero* column of Table 2. It is capped at M because M measurements determine at
-        most M coefficients (``sparsity_`` holds the value used).
+        *nonzero* column of Table 2 (Section 4: emotions 3, yeast 11). CoSaMP uses s as is
+        (capped at K), also when s > M, as the paper did (s = 11 at M = 4 on yeast): its least
+        squares are then underdetermined and take the minimum-norm solution, like the
+        authors' MATLAB ``pinv``. OMP caps s at M, because after M atoms its residual is
+        zero (``sparsity_`` holds the value used).
     reference : {"origin", "best_vertex"}, default="origin"
         CS-Origin (the paper's CS) or CS-BestVertex (Section 4.4): each label is XOR-ed with
         its training majority (ties: 0) before encoding and after decoding, which makes the
         signals sparser on dense data. In linear form ``o`` = the majority vertex and the
         columns of P are negated for labels whose majority is 1.
+    decoder : {"cosamp", "omp"}, default="cosamp"
+        The sparse reconstruction: CoSaMP (the paper's choice) or orthogonal matching pursuit.
     regressor : scikit-learn regressor or None, default=None
         Multi-output regressor (cloned). None means :func:`paper_ridge`.
     random_state : int, RandomState or None, default=None
@@ -584,8 +591,11 @@ class CompressedSensing(_LinearLabelTransform):
 
     With few Hadamard rows, columns of P coincide up to sign (M rows give at most
     ``2^(M-1)`` distinct sign patterns: K = 14, M = 4 has 8 for 14 labels), so the
-    reconstruction cannot tell those labels apart and OMP's choice between identical atoms is
-    arbitrary -- one reason CS does poorly on yeast and emotions at small M.
+    reconstruction cannot tell those labels apart and the choice between identical atoms is
+    arbitrary -- one reason CS does poorly on yeast and emotions at small M. When ``2s >= K``
+    (both of those data sets at the paper's s) CoSaMP's identification step takes every
+    atom, so its result is the minimum-norm least-squares solution pruned to its s largest
+    entries.
     """
 
     def __init__(
@@ -594,6 +604,7 @@ class CompressedSensing(_LinearLabelTransform):
         projection: str = "hadamard",
         sparsity: int | None = None,
         reference: str = "origin",
+        decoder: str = "cosamp",
         regressor=None,
         random_state=None,
     ):
@@ -601,6 +612,7 @@ class CompressedSensing(_LinearLabelTransform):
         self.projection = projection
         self.sparsity = sparsity
         self.reference = reference
+        self.decoder = decoder
         self.regressor = regressor
         self.random_state = random_state
 
@@ -614,6 +626,11 @@ class CompressedSensing(_LinearLabelTransform):
             raise ValueError(
                 f"reference must be 'origin' (CS-Origin) or 'best_vertex' (CS-BestVertex); got "
                 f"{self.reference!r}."
+            )
+        if self.decoder not in ("cosamp", "omp"):
+            raise ValueError(
+                f"decoder must be 'cosamp' (the paper's CoSaMP) or 'omp' (orthogonal matching "
+                f"pursuit); got {self.decoder!r}."
             )
         rng = check_random_state(self.random_state)
         if self.projection == "hadamard":
@@ -637,7 +654,7 @@ class CompressedSensing(_LinearLabelTransform):
         self.offset_ = offset
         self.measurement_matrix_ = measurement
         self.components_ = measurement * self._flips()
-        self.sparsity_ = min(sparsity, n_components)
+        self.sparsity_ = min(sparsity, n_labels if self.decoder == "cosamp" else n_components)
         self.singular_values_ = la.svdvals(measurement)
 
     def _flips(self) -> np.ndarray:
@@ -648,19 +665,25 @@ class CompressedSensing(_LinearLabelTransform):
         n_samples = codes.shape[0]
         signal = np.zeros((n_samples, self.n_labels_))
         if self.sparsity_ >= 1 and n_samples:
-            norms = np.linalg.norm(self.measurement_matrix_, axis=0)
-            norms[norms == 0] = 1.0
-            with warnings.catch_warnings():
-                # OMP warns when the residual vanishes before s atoms are chosen, which is the
-                # expected outcome for codes of vectors with fewer than s labels (e.g. y = o)
-                warnings.filterwarnings(
-                    "ignore", message="Orthogonal matching pursuit ended prematurely"
-                )
-                coefs = orthogonal_mp(
-                    self.measurement_matrix_ / norms,
-                    codes.T,
-                    n_nonzero_coefs=self.sparsity_,
-                    precompute=True,
-                )
-            signal = coefs.reshape(self.n_labels_, n_samples).T / norms
+            if self.decoder == "cosamp":
+                signal = cosamp(self.measurement_matrix_, codes, self.sparsity_)
+            else:
+                signal = self._decode_omp(codes)
         return self.offset_ + signal * self._flips()
+
+    def _decode_omp(self, codes: np.ndarray) -> np.ndarray:
+        norms = np.linalg.norm(self.measurement_matrix_, axis=0)
+        norms[norms == 0] = 1.0
+        with warnings.catch_warnings():
+            # OMP warns when the residual vanishes before s atoms are chosen, which is the
+            # expected outcome for codes of vectors with fewer than s labels (e.g. y = o)
+            warnings.filterwarnings(
+                "ignore", message="Orthogonal matching pursuit ended prematurely"
+            )
+            coefs = orthogonal_mp(
+                self.measurement_matrix_ / norms,
+                codes.T,
+                n_nonzero_coefs=self.sparsity_,
+                precompute=True,
+            )
+        return coefs.reshape(self.n_labels_, codes.shape[0]).T / norms

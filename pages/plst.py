@@ -72,7 +72,7 @@ c1, c2, c3 = st.columns([3, 2, 1])
 methods = c1.multiselect(
     "Methods", list(FACTORIES), default=["PLST", "PBR", "CPLST", "BR"], key="plst_methods",
     persist_state="session",
-    help="CS decodes each instance by a sparse reconstruction (orthogonal matching pursuit): "
+    help="CS decodes each instance by a sparse reconstruction (CoSaMP, the paper's decoder): "
     "noticeably slower.",
 )
 metric = c2.selectbox(

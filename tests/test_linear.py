@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from estimator_checks import assert_passes_check_estimator, binarize_targets, target_failures
 from sklearn.base import clone
 from sklearn.dummy import DummyRegressor
-from sklearn.linear_model import LinearRegression, Ridge
+from sklearn.linear_model import LinearRegression, Ridge, orthogonal_mp
 from sklearn.metrics import hamming_loss, make_scorer
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
@@ -30,6 +30,7 @@ from mlviz.linear import (
     CompressedSensing,
     paper_ridge,
 )
+from mlviz.sparse_recovery import cosamp
 
 ALPHA = 0.01
 
@@ -261,14 +262,15 @@ def _sparse_labels(n_samples, n_labels, sparsity, seed):
     return Y
 
 
+@pytest.mark.parametrize("decoder", ["cosamp", "omp"])
 @pytest.mark.parametrize("projection", ["hadamard", "gaussian"])
-def test_cs_recovers_sparse_label_vectors_from_noiseless_codes(projection):
+def test_cs_recovers_sparse_label_vectors_from_noiseless_codes(projection, decoder):
     K, M, s = 64, 32, 3
     Y = _sparse_labels(300, K, s, seed=4)
     Y[0] = 0
     Y[1] = 0
     Y[1, :s] = 1
-    model = CompressedSensing(M, projection=projection, random_state=0)
+    model = CompressedSensing(M, projection=projection, decoder=decoder, random_state=0)
     model.fit(np.zeros((len(Y), 1)), Y)
     assert model.sparsity_ == s
     np.testing.assert_allclose(
@@ -276,27 +278,31 @@ def test_cs_recovers_sparse_label_vectors_from_noiseless_codes(projection):
     )
     # the same through fit/predict with a regressor that reproduces the codes exactly
     exact = CompressedSensing(
-        M, projection=projection, regressor=LinearRegression(), random_state=0
+        M, projection=projection, decoder=decoder, regressor=LinearRegression(), random_state=0
     )
     np.testing.assert_array_equal(exact.fit(Y, Y).predict(Y), Y)
 
 
 @pytest.mark.filterwarnings("ignore:CompressedSensing. label column:UserWarning")
-def test_cs_best_vertex_recovers_dense_label_vectors():
+@pytest.mark.parametrize("decoder", ["cosamp", "omp"])
+def test_cs_best_vertex_recovers_dense_label_vectors(decoder):
     # complements of 3-sparse vectors: dense for CS-Origin, 3-sparse after the XOR with the
     # majority vertex (all ones)
     K, M = 64, 40
     Y = 1 - _sparse_labels(200, K, 3, seed=6)
     model = CompressedSensing(
-        M, projection="gaussian", reference="best_vertex", random_state=1
+        M, projection="gaussian", reference="best_vertex", decoder=decoder, random_state=1
     ).fit(np.zeros((len(Y), 1)), Y)
     np.testing.assert_array_equal(model.offset_, np.ones(K))
     assert model.sparsity_ == 3
     np.testing.assert_allclose(
         model.inverse_transform_labels(model.transform_labels(Y)), Y, atol=1e-9
     )
-    origin = CompressedSensing(M, projection="gaussian", random_state=1).fit(np.zeros((200, 1)), Y)
-    assert origin.sparsity_ == M  # needs K - 0 nonzeros, capped at M
+    origin = CompressedSensing(M, projection="gaussian", decoder=decoder, random_state=1).fit(
+        np.zeros((200, 1)), Y
+    )
+    # needs up to K nonzeros: CoSaMP keeps s = K (no pruning), OMP caps s at M
+    assert origin.sparsity_ == (K if decoder == "cosamp" else M)
     assert not np.allclose(origin.inverse_transform_labels(origin.transform_labels(Y)), Y)
 
 
@@ -322,8 +328,53 @@ def test_cs_sparsity_defaults_to_largest_training_label_count():
     Y = np.array([[1, 1, 1, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 1, 1]])
     model = CompressedSensing(6, random_state=0).fit(np.eye(3), Y)
     assert model.sparsity_ == 3
-    assert CompressedSensing(2, random_state=0).fit(np.eye(3), Y).sparsity_ == 2
+    # the paper keeps s above M (yeast: s = 11, M = 4); OMP caps it at M; both cap at K
+    assert CompressedSensing(2, random_state=0).fit(np.eye(3), Y).sparsity_ == 3
+    assert CompressedSensing(2, decoder="omp", random_state=0).fit(np.eye(3), Y).sparsity_ == 2
     assert CompressedSensing(6, sparsity=1, random_state=0).fit(np.eye(3), Y).sparsity_ == 1
+    assert CompressedSensing(6, sparsity=20, random_state=0).fit(np.eye(3), Y).sparsity_ == 8
+
+
+@pytest.mark.filterwarnings("ignore:CompressedSensing. label column:UserWarning")
+def test_cs_paper_setting_decodes_pruned_minimum_norm_least_squares():
+    # emotions in the paper: K = 6, M = 2 Hadamard rows, s = 3. 2s >= K, so CoSaMP takes
+    # every atom: z = the 3 largest entries of pinv(P) r, the rest 0; y~ = z
+    Y = np.array([[1, 1, 1, 0, 0, 0], [0, 0, 1, 1, 0, 0], [0, 0, 0, 0, 1, 0], [0, 1, 0, 0, 0, 1]])
+    X = np.random.default_rng(11).normal(size=(4, 3))
+    model = CompressedSensing(2, random_state=3).fit(X, Y)
+    assert model.sparsity_ == 3
+    codes = np.random.default_rng(12).normal(size=(7, 2))
+    least_norm = np.linalg.lstsq(model.measurement_matrix_, codes.T, rcond=None)[0].T
+    decoded = model.inverse_transform_labels(codes)
+    for row, b in zip(decoded, least_norm, strict=True):
+        kept = np.flatnonzero(row)
+        assert kept.size == 3
+        np.testing.assert_allclose(row[kept], b[kept], atol=1e-10)
+        dropped = np.setdiff1d(np.arange(6), kept)
+        assert np.abs(b[dropped]).max() <= np.abs(b[kept]).min() + 1e-10
+
+
+@pytest.mark.filterwarnings("ignore:CompressedSensing. label column:UserWarning")
+def test_cs_decoders_are_cosamp_and_scikit_learns_omp():
+    X, Y = _random_problem(n_samples=60, n_labels=12, seed=13)
+    codes = np.random.default_rng(14).normal(size=(9, 5))
+    default = CompressedSensing(5, projection="gaussian", random_state=0).fit(X, Y)
+    assert default.decoder == "cosamp"
+    np.testing.assert_allclose(
+        default.inverse_transform_labels(codes),
+        cosamp(default.measurement_matrix_, codes, default.sparsity_),
+    )
+    omp = CompressedSensing(5, projection="gaussian", decoder="omp", random_state=0).fit(X, Y)
+    # gaussian columns have norm ~1, not 1: OMP runs on unit columns and rescales
+    norms = np.linalg.norm(omp.measurement_matrix_, axis=0)
+    expected = (
+        orthogonal_mp(omp.measurement_matrix_ / norms, codes.T, n_nonzero_coefs=omp.sparsity_).T
+        / norms
+    )
+    np.testing.assert_allclose(omp.inverse_transform_labels(codes), expected, atol=1e-10)
+    assert not np.allclose(
+        omp.inverse_transform_labels(codes), default.inverse_transform_labels(codes)
+    )
 
 
 # --------------------------------------------------------------------------- CPLST
@@ -467,6 +518,7 @@ def test_grid_search_over_n_components_and_pipeline():
         (CompressedSensing(2, projection="bernoulli"), "projection must be"),
         (CompressedSensing(2, reference="mean"), "reference must be 'origin'"),
         (CompressedSensing(2, sparsity=0), "sparsity must be None or an integer"),
+        (CompressedSensing(2, decoder="l1"), "decoder must be 'cosamp'"),
         (CPLST(2, alpha=-1.0), "alpha must be a real number >= 0"),
     ],
 )
