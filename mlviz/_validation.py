@@ -60,7 +60,7 @@ def check_label_matrix(Y, *, n_samples: int | None = None, name: str = "Y") -> n
     if bad.any():
         row, col = np.argwhere(bad)[0]
         raise ValueError(
-            f"{name} must contain only 0 and 1; found {Yf[row, col]!r} at row {row}, label "
+            f"{name} must contain only 0 and 1; found {Yf[row, col]:g} at row {row}, label "
             f"column {col}. Convert {{-1, 1}} labels with (Y + 1) // 2."
         )
     if n_samples is not None and Yf.shape[0] != n_samples:
@@ -136,7 +136,7 @@ def check_multilabel_target(
     if non_integer.any():
         row, col = np.argwhere(non_integer)[0]
         raise ValueError(
-            f"{name} has continuous values (e.g. {finite[row, col]!r} at row {row}, label "
+            f"{name} has continuous values (e.g. {finite[row, col]:g} at row {row}, label "
             f"column {col}); a classifier needs 0/1 label indicators. Threshold real-valued "
             "targets yourself or use a regressor."
         )

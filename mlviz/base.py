@@ -40,10 +40,13 @@ class MultiLabelEstimator(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : list of ndarray of shape (2,), or ndarray of shape (2,)
-        ``array([0, 1])`` in the dtype of ``y`` for every label (one array when ``y`` was 1-D).
-        Both classes are listed for every label, also for a label that is constant in
-        training: the label space is fixed, not learnt.
+    classes_ : ndarray of shape (n_labels, 2), or of shape (2,) when y was 1-D
+        ``classes_[k]`` is ``array([0, 1])`` (in the dtype of ``y``), the classes of label k:
+        scikit-learn's "one class listing per output" of a multi-output classifier. It is an
+        array rather than a list because ``cross_val_predict`` reads ``classes_.shape[0]`` as
+        the number of labels when it collects a ``decision_function`` or ``predict_proba``
+        of shape (n_samples, n_labels). Both classes are listed for every label, also for a
+        label that is constant in training: the label space is fixed, not learnt.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X was a DataFrame with string column names.
@@ -100,9 +103,7 @@ class MultiLabelEstimator(ClassifierMixin, BaseEstimator):
         )
         self.n_labels_ = labels.shape[1]
         classes = np.array([0, 1], dtype=self._target_dtype)
-        self.classes_ = (
-            classes if self._target_is_1d else [classes.copy() for _ in range(self.n_labels_)]
-        )
+        self.classes_ = classes if self._target_is_1d else np.tile(classes, (self.n_labels_, 1))
         return X, labels
 
     def _validate_predict(self, X):

@@ -33,11 +33,12 @@ _CLASS_NAMES = (
     "and predictions; mlviz classes_ is array([0, 1]) for every label and other target values "
     "are rejected with a ValueError (Unknown label type / only 0 and 1)"
 )
-_CLASSES_LIST = (
-    "the check indexes classes_ as one array (classes_[decision > 0]); for a multi-label y "
-    "mlviz follows MultiOutputClassifier and RandomForestClassifier: classes_ is a list with "
-    "array([0, 1]) per label. The check's other assertions (shapes, integer predictions, "
-    "decision_function > 0 and predict_proba agreeing with predict) are in "
+_CLASSES_PER_LABEL = (
+    "the check indexes classes_ with the 0/1 decision matrix (classes_[decision > 0]), which "
+    "works only when classes_ is the label indices arange(n_labels) of OneVsRestClassifier or "
+    "MLPClassifier; mlviz's classes_ has one row array([0, 1]) per label, the multi-output "
+    "convention of scikit-learn's glossary. The check's other assertions (shapes, integer "
+    "predictions, decision_function > 0 and predict_proba agreeing with predict) are in "
     "tests/test_estimator_api.py"
 )
 
@@ -46,13 +47,13 @@ EXPECTED_FAILURES: dict[str, str] = {
     "check_classifier_data_not_an_array": _NOT_0_1,
     "check_fit2d_1feature": _NOT_0_1,
     "check_classifiers_classes": _CLASS_NAMES,
-    "check_classifier_multioutput": _CLASSES_LIST,
+    "check_classifier_multioutput": _CLASSES_PER_LABEL,
 }
 
 # On the binarizing twin binary targets are 0/1, so only the classes_ checks remain.
 EXPECTED_FAILURES_BINARIZED: dict[str, str] = {
     "check_classifiers_classes": _CLASS_NAMES,
-    "check_classifier_multioutput": _CLASSES_LIST,
+    "check_classifier_multioutput": _CLASSES_PER_LABEL,
 }
 
 
