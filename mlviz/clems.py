@@ -258,7 +258,7 @@ class CLEMS(MultiLabelEstimator):
                 f"ones cover {share:.1%} of the training rows, which are regressed towards "
                 "their lowest-cost kept candidate. Raise max_candidates to keep more.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,  # user -> _fit_context wrapper -> fit
             )
 
         cost_cc = self._cost(candidates.astype(np.float64), candidates.astype(np.float64))

@@ -112,7 +112,7 @@ def _warn_constant_labels(Y: np.ndarray, estimator: str) -> None:
             "they carry no information and will be predicted from the reference point alone. "
             "Drop them or use a split where every label varies.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,  # user -> _fit_context wrapper -> fit -> here
         )
 
 
@@ -256,8 +256,10 @@ class _LinearLabelTransform(MultiLabelEstimator):
 
         ``y~`` is :meth:`predict_decoded`; shifting it by the rounding threshold 1/2 of Eq. 2
         gives scikit-learn's convention that a decision function is thresholded at 0 (ties
-        at exactly 0 are predicted positive, as ``y~ >= 1/2`` in Eq. 2). The shift changes
-        no ranking metric.
+        at exactly 0 are predicted positive, as ``y~ >= 1/2`` in Eq. 2). The shift keeps the
+        order of the scores, but values of ``y~`` closer together than the float64 spacing
+        near 1/2 (about 1e-16, e.g. rare labels decoded to nearly their offset) become ties;
+        rank with :meth:`predict_decoded` to keep such differences.
 
         Parameters
         ----------

@@ -282,19 +282,19 @@ class MLkNN(MultiLabelEstimator):
         return posterior
 
     def decision_function(self, X) -> np.ndarray:
-        """Log posterior odds ``log P(H_1)P(E|H_1) - log P(H_0)P(E|H_0)`` of Eq. (8).
+        """The posterior of :meth:`predict_proba` minus 1/2, the MAP threshold of Eq. (8).
 
-        A strictly increasing function of :meth:`predict_proba` (the posterior, ML-KNN's
-        ranking function), so every ranking metric is the same with either; positive where
-        the MAP rule predicts the label, as scikit-learn expects of a decision function
-        (exactly 0 is a tie, predicted positive).
+        Positive where the label is predicted, as scikit-learn expects of a decision function
+        (exactly 0 is a tie, predicted positive). Subtracting 1/2 is exact for posteriors
+        >= 1/4 and monotone below, so every ranking metric (ML-KNN's ranking function is the
+        posterior) is the same as with :meth:`predict_proba`.
 
         Returns
         -------
         ndarray of float64, shape (n_samples, L) (1-D when fitted on a 1-D y)
         """
         score_pos, score_neg = self._map_terms(self._query_counts(X)[0])
-        return self._format_scores(np.log(score_pos) - np.log(score_neg))
+        return self._format_scores(score_pos / (score_pos + score_neg) - 0.5)
 
     def predict(self, X) -> np.ndarray:
         """MAP label vector of Eq. (8), ties predicted positive.

@@ -365,3 +365,15 @@ def test_components_have_a_positive_largest_entry(estimator):
     components = clone(estimator).fit(X, Y).components_
     pivots = components[np.arange(len(components)), np.argmax(np.abs(components), axis=1)]
     assert np.all(pivots > 0)
+
+
+def test_fit_warnings_point_at_the_caller():
+    # fit runs inside scikit-learn's _fit_context wrapper: the stack levels account for it
+    X, Y = _problem()
+    Y[:, 2] = 0
+    with pytest.warns(UserWarning, match="constant in the training labels") as record:
+        PLST(2).fit(X, Y)
+    assert record[0].filename == __file__
+    with pytest.warns(UserWarning, match="most frequent") as record:
+        CLEMS(max_candidates=2, max_iter=5, random_state=0).fit(X, Y)
+    assert record[0].filename == __file__

@@ -333,10 +333,8 @@ def test_output_types_and_consistency():
     proba = model.predict_proba(X_test)
     assert predicted.dtype == np.uint8 and predicted.shape == (len(X_test), Y.shape[1])
     assert proba.dtype == np.float64 and proba.shape == predicted.shape
-    # decision_function is the log posterior odds: log(p / (1 - p)), positive where predicted
-    np.testing.assert_allclose(
-        model.decision_function(X_test), np.log(proba / (1 - proba)), rtol=1e-12, atol=1e-12
-    )
+    # decision_function is the posterior shifted by the MAP threshold: positive where predicted
+    np.testing.assert_array_equal(model.decision_function(X_test), proba - 0.5)
     np.testing.assert_array_equal(predicted, (proba >= 0.5).astype(np.uint8))
     np.testing.assert_array_equal(predicted, model.decision_function(X_test) >= 0)
     assert ((proba > 0) & (proba < 1)).all()
