@@ -19,7 +19,6 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mlviz._validation import check_multilabel_target
@@ -57,8 +56,6 @@ class MultiLabelEstimator(ClassifierMixin, BaseEstimator):
     # float64 overrides this with (np.float64,) and says why in its docstring.
     _feature_dtypes: tuple = (np.float64, np.float32)
     _parameter_constraints: dict = {}
-    # ``Y`` is the deprecated name of ``y``, not metadata to route to fit.
-    __metadata_request__fit = {"Y": metadata_routing.UNUSED}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+import sklearn
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import make_multilabel_classification
 from sklearn.linear_model import Ridge
 from sklearn.metrics import accuracy_score
-from sklearn.model_selection import GridSearchCV, KFold, cross_val_predict
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_predict, cross_val_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
@@ -377,3 +378,16 @@ def test_fit_warnings_point_at_the_caller():
     with pytest.warns(UserWarning, match="most frequent") as record:
         CLEMS(max_candidates=2, max_iter=5, random_state=0).fit(X, Y)
     assert record[0].filename == __file__
+
+
+@ESTIMATORS
+def test_works_with_metadata_routing_enabled(estimator):
+    # scikit-learn sniffs fit's signature for metadata: the deprecated Y must not be one
+    X, Y = _problem(n_samples=60)
+    with sklearn.config_context(enable_metadata_routing=True):
+        assert estimator.get_metadata_routing().consumes("fit", ["Y"]) == set()
+        assert not hasattr(estimator, "set_fit_request")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            scores = cross_val_score(estimator, X, Y, cv=KFold(2))
+    assert scores.shape == (2,)
