@@ -15,7 +15,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from mlviz.data import _MEKA_C, Dataset, load_arff
+from mlviz.io import Dataset, load_arff
+from mlviz.io.labels import meka_label_count
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = REPO_ROOT / "sample_data"
@@ -106,7 +107,7 @@ def _folder_sources(folder: Path) -> list[DatasetSource]:
             description = f"{stem}: MULAN data set (labels named in {stem}.xml)."
         elif split in _SPLITS and base and (folder / f"{base}.xml").is_file():
             description = f"{base}: {_SPLITS[split]} (MULAN layout, labels named in {base}.xml)."
-        elif _MEKA_C.search(_relation(path)):
+        elif meka_label_count(_relation(path)) is not None:
             description = f"{stem}: MEKA layout (labels given by -C in @relation)."
         else:
             continue  # no way to tell its labels apart

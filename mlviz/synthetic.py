@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import ndtri
 
-from mlviz.data import Dataset, save_arff
+from mlviz.io import Dataset, save_arff
 
 __all__ = [
     "PLANTED_ROLES",

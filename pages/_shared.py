@@ -17,7 +17,7 @@ import scipy.sparse as sp
 import streamlit as st
 
 from mlviz import datasets
-from mlviz.data import DataFormatError, Dataset, load_arff, load_csv
+from mlviz.io import DataFormatError, Dataset, load_arff, load_csv
 
 DATASET_KEY = "dataset"
 SOURCE_LABEL_KEY = "dataset_label"

@@ -9,7 +9,7 @@ import pytest
 from conftest import MULAN_DIR, mulan_path
 
 from mlviz import datasets
-from mlviz.data import load_arff
+from mlviz.io import load_arff
 
 ARFF = """% {comment}
 @relation {relation}
@@ -144,8 +144,8 @@ def test_real_sources_load_like_load_arff():
 
 
 def test_known_groups_match_the_planted_generator_by_name():
-    from mlviz.data import Dataset
     from mlviz.datasets import known_groups, load_source
+    from mlviz.io import Dataset
     from mlviz.synthetic import make_planted
 
     ds = load_source("sample:planted")
