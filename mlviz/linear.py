@@ -644,8 +644,9 @@ class CompressedSensing(_LinearLabelTransform):
 
     Notes
     -----
-    ``decision_function`` returns the reconstructed ``y~``: exactly ``o`` outside the
-    recovered support, so as the paper notes CS ranks poorly (many ties).
+    ``predict_decoded`` returns the reconstructed ``y~`` (``decision_function`` returns
+    ``y~ - 1/2``): exactly ``o`` outside the recovered support, so as the paper notes CS ranks
+    poorly (many ties).
 
     With few Hadamard rows, columns of P coincide up to sign (M rows give at most
     ``2^(M-1)`` distinct sign patterns: K = 14, M = 4 has 8 for 14 labels), so the
