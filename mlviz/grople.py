@@ -572,6 +572,12 @@ class GroPLE(MultiLabelEstimator):
         non-convex when D > N (see :func:`fit_feature_embedding`) and predictions collapse.
     beta : float, default=1.0
         Weight of ``||Z||_1`` in Eq. (5).
+    label_affinity : {"heat", "cooccurrence", "correlation"}, default="heat"
+        Affinity of the stage-1 label clustering (:class:`mlviz.LabelClustering`'s
+        ``affinity``). ``"heat"`` is the paper's self-tuned heat kernel (§3);
+        ``"cooccurrence"`` (Jaccard) keeps rare labels with the labels they occur with
+        instead of grouping them by rarity (docs/GROPLE.md measures both). Ignored when
+        ``groups`` is given.
     groups : array-like, optional
         User-given label groups (one group id per label, or a list of lists of label
         indices); skips stage 1.
@@ -633,6 +639,7 @@ class GroPLE(MultiLabelEstimator):
         alpha: float = 0.01,
         beta: float = 1.0,
         *,
+        label_affinity: str = "heat",
         groups=None,
         fit_intercept: bool = True,
         init: str = "random",
@@ -652,6 +659,7 @@ class GroPLE(MultiLabelEstimator):
         self.lambda2 = lambda2
         self.alpha = alpha
         self.beta = beta
+        self.label_affinity = label_affinity
         self.groups = groups
         self.fit_intercept = fit_intercept
         self.init = init
@@ -689,8 +697,14 @@ class GroPLE(MultiLabelEstimator):
             raise ValueError(f"init must be 'random' or 'svd'; got {self.init!r}.")
 
         if self.groups is None:
+            if self.label_affinity == "precomputed":
+                raise ValueError(
+                    "label_affinity='precomputed' has no matrix to use in GroPLE: pass the "
+                    "groups of LabelClustering(affinity='precomputed').fit(A) as groups=."
+                )
             self.label_clustering_ = LabelClustering(
                 n_groups=_check_positive_int(self.n_groups, "n_groups"),
+                affinity=self.label_affinity,
                 n_neighbors=self.n_neighbors,
                 random_state=self.random_state,
             ).fit(Y)
