@@ -22,6 +22,13 @@ from mlviz.data import DataFormatError, Dataset, load_arff, load_csv
 DATASET_KEY = "dataset"
 SOURCE_LABEL_KEY = "dataset_label"
 UPLOAD_DIGEST_KEY = "upload_digest"
+TAIL_THRESHOLD_KEY = "tail_threshold"
+DEFAULT_TAIL_THRESHOLD = 0.05
+
+
+def tail_threshold() -> float:
+    """The sidebar's tail threshold (share of training instances) that every page uses."""
+    return float(st.session_state.get(TAIL_THRESHOLD_KEY, DEFAULT_TAIL_THRESHOLD))
 
 
 # --------------------------------------------------------------------------- data set
