@@ -256,7 +256,7 @@ def _leading_eigenpairs(matrix: np.ndarray, n_pairs: int) -> tuple[np.ndarray, n
 
 
 def _cluster_embedding(
-    eigenvectors: np.ndarray, n_groups: int, n_init: int, random_state
+    eigenvectors: np.ndarray, n_groups: int, n_init: int, random_state, init: str = "k-means++"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Row-normalised K leading eigenvectors and their k-means partition (canonical ids)."""
     n_labels = eigenvectors.shape[0]
@@ -274,7 +274,10 @@ def _cluster_embedding(
             warnings.filterwarnings("ignore", message="Number of distinct clusters")
             ids = (
                 KMeans(
-                    n_clusters=min(n_groups, n_distinct), n_init=n_init, random_state=random_state
+                    n_clusters=min(n_groups, n_distinct),
+                    init=init,
+                    n_init=n_init,
+                    random_state=random_state,
                 )
                 .fit(embedding)
                 .labels_
@@ -671,8 +674,13 @@ def clustering_stability(
     n_neighbors : int, default=7
         Local scale of ``"heat"``.
     n_init : int, default=3
-        k-means restarts per fit (fewer than :class:`LabelClustering`'s 10, since the score
-        is an average over resamples anyway).
+        k-means restarts per bootstrap sample, from random initial centres (k-means++
+        seeding costs more than the clustering at this size; the score is an average over
+        resamples anyway). The full-data partitions are
+        exactly those of ``LabelClustering(K, affinity=affinity, n_neighbors=n_neighbors,
+        random_state=random_state)`` (10 restarts) whenever n_labels <= 300 (above, the
+        eigenvectors come from a subset solve of a different size and may differ in the
+        last digits).
 
     Returns
     -------
@@ -709,20 +717,22 @@ def clustering_stability(
     rng = check_random_state(random_state)
     Ys = sp.csr_matrix(Y) if np.count_nonzero(Y) <= _SPARSE_DENSITY * Y.size else Y
 
-    def partitions(weights: np.ndarray | None) -> tuple[dict[int, np.ndarray], np.ndarray]:
+    def partitions(weights, restarts: int, seed, init) -> tuple[dict[int, np.ndarray], np.ndarray]:
         total, counts, cooc = _label_counts(Ys, weights)
         A, _ = _affinity_from_counts(affinity, total, counts, cooc, n_neighbors)
         vectors = _leading_eigenpairs(_normalize(A)[0], n_pairs)[1]
-        seed = rng.randint(np.iinfo(np.int32).max)
         return {
-            int(k): _cluster_embedding(vectors, int(k), n_init, seed)[1] for k in ks
+            int(k): _cluster_embedding(vectors, int(k), restarts, seed, init)[1] for k in ks
         }, cooc
 
-    full, cooc = partitions(None)
+    # the full-data partitions are LabelClustering's own (10 k-means restarts, same seed)
+    full, cooc = partitions(None, 10, random_state, "k-means++")
     scores = np.empty((n_resamples, ks.size))
     for b in range(n_resamples):
         weights = np.bincount(rng.randint(0, n_samples, n_samples), minlength=n_samples)
-        resampled, _ = partitions(weights.astype(np.float64))
+        resampled, _ = partitions(
+            weights.astype(np.float64), n_init, rng.randint(np.iinfo(np.int32).max), "random"
+        )
         for i, k in enumerate(ks):
             scores[b, i] = adjusted_rand_score(full[int(k)], resampled[int(k)])
     rows = []

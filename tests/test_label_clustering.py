@@ -460,3 +460,18 @@ def test_tags_say_it_is_not_a_clusterer():
     assert tags.target_tags.required is False
     assert tags.input_tags.sparse is True
     assert LabelClustering(affinity="precomputed").__sklearn_tags__().input_tags.pairwise
+
+
+def test_stability_sweep_describes_label_clusterings_own_partition():
+    from mlviz import datasets
+    from mlviz.label_clustering import _label_counts, within_group_cooccurrence
+
+    Y = datasets.load_source("sample:planted").Y
+    sweep = clustering_stability(Y, [3, 6], affinity="heat", n_resamples=2, random_state=0)
+    cooc = _label_counts(Y)[2]
+    for k, row in zip([3, 6], sweep.itertuples(), strict=True):
+        labels = LabelClustering(k, affinity="heat", random_state=0).fit(Y).labels_
+        share, never = within_group_cooccurrence(cooc, labels)
+        assert row.cooccurrence_rate == pytest.approx(share)
+        assert row.n_never_cooccurring == never
+        assert row.n_groups_found == labels.max() + 1
