@@ -104,7 +104,7 @@ st.subheader("The label groups GroPLE used")
 groups_used = group_diagnostics(split.Y_train, model.groups_, label_names=ds.label_names,
                                 tail_threshold=shared.tail_threshold())
 groups_table = cluster_figures.group_table(groups_used)
-groups_table.insert(2, "latent rows used", model.row_support_.sum(axis=1))
+groups_table.insert(1, "latent rows used", model.row_support_.sum(axis=1))
 st.dataframe(
     groups_table,
     hide_index=True,
@@ -112,7 +112,8 @@ st.dataframe(
         "co-occurring pairs": st.column_config.NumberColumn(format="%.2f"),
         "mean Jaccard": st.column_config.NumberColumn(format="%.3f"),
         "tail share": st.column_config.NumberColumn(format="%.2f"),
-        "labels": st.column_config.TextColumn(width="large"),
+        "verdict": st.column_config.TextColumn(width="medium"),
+        "labels": st.column_config.TextColumn(width="medium"),
     },
 )
 never_used = cluster_figures.never_cooccurring_groups(groups_used)
@@ -128,19 +129,16 @@ st.caption(
        "Every group of two or more labels has a pair that co-occurs on the training split.")
 )
 
-left, right = st.columns(2)
-with left:
-    st.plotly_chart(
-        figures.objective_figure(model.objective_history_, model.feature_objective_history_),
-        key="grople_objective",
-    )
-    st.caption("Objective of Eq. 4 per outer iteration (it must never increase) and of the "
-               "feature embedding (Eq. 5).")
-with right:
-    table = pd.DataFrame(scores).T
-    shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]
-    table = table[shown].rename(columns={m: f"{METRICS[m].label} {METRICS[m].arrow}"
-                                         for m in shown})
-    st.dataframe(table.style.format("{:.4f}"))
-    st.caption("Test-split metrics of GroPLE beside binary relevance and PLST on the same "
-               "split (the paper's Table 2 metrics).")
+table = pd.DataFrame(scores).T
+shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]
+table = table[shown].rename(columns={m: f"{METRICS[m].label} {METRICS[m].arrow}"
+                                     for m in shown})
+st.dataframe(table.style.format("{:.4f}"))
+st.caption("Test-split metrics of GroPLE beside binary relevance and PLST on the same "
+           "split (the paper's Table 2 metrics).")
+st.plotly_chart(
+    figures.objective_figure(model.objective_history_, model.feature_objective_history_),
+    key="grople_objective",
+)
+st.caption("Objective of Eq. 4 per outer iteration (it must never increase) and of the "
+           "feature embedding (Eq. 5).")

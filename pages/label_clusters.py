@@ -107,12 +107,12 @@ cols[1].button(
     disabled=suggested == n_groups,
     on_click=lambda: st.session_state.update(clusters_k=suggested),
 )
-cols[2].metric("Groups whose labels never co-occur", len(never),
+cols[2].metric("Never co-occurring", len(never),
                help="Groups of two or more labels in which no pair of labels appears together "
                "in any instance.")
 if truth is not None:
     cols[3].metric(
-        "Agreement with planted groups (ARI)",
+        "ARI vs planted groups",
         f"{adjusted_rand_score(truth, model.labels_):.3f}",
         help="Adjusted Rand index against the groups planted in this sample: 1 = exactly the "
         "planted groups, 0 = chance.",
@@ -127,7 +127,7 @@ if len(never):
         "Details in the group table below."
     )
 else:
-    st.success(f"Every group of two or more labels has at least one pair that co-occurs "
+    st.info(f"Every group of two or more labels has at least one pair that co-occurs "
                f"(K = {n_groups}, {AFFINITY_LABELS[affinity]}).")
 
 frequencies = stats.label_frequencies(ds.Y, relative=True)
@@ -198,7 +198,8 @@ with right:
     )
 
 st.subheader("Choosing K from evidence")
-sweep_ks = list(range(2, k_max + 1))
+# K = L (every label alone) is trivially stable, so the sweep stops at L - 1
+sweep_ks = list(range(2, min(k_max, L - 1) + 1))
 
 
 def _sweep():
@@ -217,25 +218,28 @@ if not run_sweep:
         st.session_state["clusters_sweep_for"] = (ds.digest, affinity)
         run_sweep = True
 if run_sweep:
-    with st.spinner(f"Clustering {N_RESAMPLES} bootstrap samples at K = 2..{k_max}…"):
+    with st.spinner(f"Clustering {N_RESAMPLES} bootstrap samples at K = 2..{sweep_ks[-1]}…"):
         sweep = shared.run_or_error(
             "K sweep", lambda: shared.cached("label-clusters-sweep", sweep_params, _sweep),
             state_key="clusters_sweep",
         )
-    if sweep is not None and int(sweep["n_groups"].max()) == k_max:
+    if sweep is not None and int(sweep["n_groups"].max()) == sweep_ks[-1]:
         st.plotly_chart(figures.stability_figure(sweep, chosen_k=n_groups),
                         key="clusters_sweep_figure")
         best = sweep.loc[sweep["stability"].idxmax()]
-        at_k = sweep.set_index("n_groups").loc[n_groups]
+        by_k = sweep.set_index("n_groups")
         st.caption(
             f"Top: how reproducible the groups are when the instances are resampled "
             f"({N_RESAMPLES} bootstrap samples; mean adjusted Rand index with the full-data "
             f"groups, bars ± 1 sd). Bottom: share of label pairs inside groups that occur "
             f"together at least once; red crosses mark K with groups whose labels never "
             f"co-occur. Here the most stable K is {int(best['n_groups'])} "
-            f"(ARI {best['stability']:.2f}); at the chosen K = {n_groups} the stability is "
-            f"{at_k['stability']:.2f} and {at_k['cooccurrence_rate']:.0%} of within-group pairs "
-            "co-occur."
+            f"(ARI {best['stability']:.2f})"
+            + (f"; at the chosen K = {n_groups} the stability is "
+               f"{by_k.loc[n_groups, 'stability']:.2f} and "
+               f"{by_k.loc[n_groups, 'cooccurrence_rate']:.0%} of within-group pairs co-occur."
+               if n_groups in by_k.index else
+               f". K = {L} (every label alone) is not swept: it is trivially stable.")
         )
 
 st.subheader("The groups")
@@ -246,13 +250,13 @@ st.dataframe(
         "co-occurring pairs": st.column_config.NumberColumn(format="%.2f"),
         "mean Jaccard": st.column_config.NumberColumn(format="%.3f"),
         "tail share": st.column_config.NumberColumn(format="%.2f"),
-        "labels": st.column_config.TextColumn(width="large"),
         "verdict": st.column_config.TextColumn(width="medium"),
+        "labels": st.column_config.TextColumn(width="large"),
     },
 )
 st.caption(
     "One row per group: support = instances carrying any of its labels; co-occurring pairs = "
-    "share of its label pairs that occur together at least once (empty for a single label); "
+    "share of its label pairs that occur together at least once (None for a single label); "
     f"tail share = share of its labels on fewer than {tail:.1%} of the instances (the "
     "sidebar's tail threshold)."
 )

@@ -76,12 +76,12 @@ def test_label_clusters_every_affinity(source):
 def test_label_clusters_planted_sample_reports_agreement_and_flags():
     at = _app("label_clusters.py", _load("sample:planted")).run()
     # the default: the paper's heat kernel at K = 10 puts the rare labels together
-    heat_ari = float(_metric(at, "Agreement with planted groups (ARI)"))
+    heat_ari = float(_metric(at, "ARI vs planted groups"))
     at.selectbox(key="clusters_affinity").set_value("cooccurrence").run()
     at.slider(key="clusters_k").set_value(4).run()
     _assert_clean(at, "planted cooccurrence K=4")
-    assert float(_metric(at, "Agreement with planted groups (ARI)")) >= 0.9 > heat_ari
-    assert _metric(at, "Groups whose labels never co-occur") == "0"
+    assert float(_metric(at, "ARI vs planted groups")) >= 0.9 > heat_ari
+    assert _metric(at, "Never co-occurring") == "0"
 
 
 def test_use_suggested_k_button_applies_the_eigengap():
@@ -100,7 +100,7 @@ def test_heat_on_medical_flags_never_cooccurring_groups_in_words():
     at.session_state["clusters_k"] = 5
     at.run()
     _assert_clean(at, "medical heat K=5")
-    n_never = int(_metric(at, "Groups whose labels never co-occur"))
+    n_never = int(_metric(at, "Never co-occurring"))
     assert n_never > 0
     assert any("never appear together" in w.value for w in at.warning)
     assert sum("never appear together" in m.value for m in at.markdown) == n_never

@@ -475,3 +475,18 @@ def test_stability_sweep_describes_label_clusterings_own_partition():
         assert row.cooccurrence_rate == pytest.approx(share)
         assert row.n_never_cooccurring == never
         assert row.n_groups_found == labels.max() + 1
+
+
+def test_heat_kernel_groups_the_planted_samples_rare_labels_by_rarity():
+    # what sample_data/README.md says about the paper's affinity on the planted sample
+    from mlviz import datasets
+
+    ds = datasets.load_source("sample:planted")
+    truth = datasets.known_groups(ds)
+    rare = np.array(["_rare" in name for name in ds.label_names])
+    for k in (4, 10):
+        labels = LabelClustering(k).fit(ds.Y).labels_
+        assert adjusted_rand_score(truth, labels) < 0.5
+        rare_groups = set(labels[rare])
+        assert len(rare_groups) == 1  # all six rare labels in one group ...
+        assert not np.any(labels[~rare] == rare_groups.pop())  # ... of their own

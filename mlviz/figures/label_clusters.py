@@ -38,8 +38,8 @@ __all__ = [
 MAX_NAMED_LABELS = 60
 # Group names are written above the heatmap only while they stay legible.
 _MAX_ANNOTATED_GROUPS = 30
-# 26 distinguishable categorical colours; groups beyond 26 reuse them in order.
-_GROUP_PALETTE = qualitative.Alphabet
+# 24 dark categorical colours, readable as text on white; groups beyond 24 reuse them.
+_GROUP_PALETTE = qualitative.Dark24
 
 
 def group_colour(group: int) -> str:
@@ -347,9 +347,8 @@ def eigenvalue_figure(
         )
     )
     total = values.size if n_labels is None else int(n_labels)
-    title = "Spectrum of the normalised label affinity"
-    if total > values.size:
-        title += f" (largest {values.size} of {total})"
+    title = "Spectrum of the normalised affinity"
+    notes = [f"largest {values.size} of {total} shown"] if total > values.size else []
     if suggested_k is not None:
         k = int(suggested_k)
         if not 1 <= k < values.size:
@@ -377,7 +376,7 @@ def eigenvalue_figure(
             annotation_position="top right",
             annotation_font_color="#d62728",
         )
-        title += f"<br><sub>the eigengap suggests K = {k} group{'s' if k != 1 else ''}</sub>"
+        notes.append(f"the eigengap suggests K = {k} group{'s' if k != 1 else ''}")
     if chosen_k is not None:
         k = int(chosen_k)
         if not 1 <= k <= values.size:
@@ -392,6 +391,8 @@ def eigenvalue_figure(
             annotation_text=f"chosen K = {k}",
             annotation_position="bottom left" if k != suggested_k else "bottom right",
         )
+    if notes:
+        title += "<br><sub>" + "; ".join(notes) + "</sub>"
     fig.update_layout(
         title=dict(text=title, y=0.97),
         xaxis_title="k (eigenvalues sorted from largest)",
@@ -511,10 +512,10 @@ def group_table(diagnostics: pd.DataFrame, *, max_names: int = 8) -> pd.DataFram
     Returns
     -------
     pandas.DataFrame
-        Columns ``group, n_labels, labels, support, co-occurring pairs, mean Jaccard,
-        tail share, verdict``; ``labels`` is one string; ``verdict`` says "never co-occur"
-        for a group whose labels never appear together, "single label" for a singleton, and
-        is empty otherwise.
+        Columns ``group, n_labels, support, co-occurring pairs, mean Jaccard, tail share,
+        verdict, labels`` (the numbers first, the long list of names last); ``labels`` is one
+        string; ``verdict`` says "never co-occur" for a group whose labels never appear
+        together, "single label" for a singleton, and is empty otherwise.
     """
     def names(labels) -> str:
         shown = ", ".join(str(n) for n in labels[:max_names])
@@ -523,7 +524,7 @@ def group_table(diagnostics: pd.DataFrame, *, max_names: int = 8) -> pd.DataFram
 
     never = set(never_cooccurring_groups(diagnostics)["group"])
     verdict = [
-        "never co-occur: held together by something else (e.g. rarity)"
+        "never co-occur"
         if g in never
         else ("single label" if n == 1 else "")
         for g, n in zip(diagnostics["group"], diagnostics["n_labels"], strict=True)
@@ -532,12 +533,12 @@ def group_table(diagnostics: pd.DataFrame, *, max_names: int = 8) -> pd.DataFram
         {
             "group": diagnostics["group"],
             "n_labels": diagnostics["n_labels"],
-            "labels": [names(list(ls)) for ls in diagnostics["labels"]],
             "support": diagnostics["support"],
             "co-occurring pairs": diagnostics["cooccurrence_rate"],
             "mean Jaccard": diagnostics["mean_jaccard"],
             "tail share": diagnostics["tail_share"],
             "verdict": verdict,
+            "labels": [names(list(ls)) for ls in diagnostics["labels"]],
         }
     )
 
