@@ -122,9 +122,13 @@ if len(never):
     sizes = ", ".join(str(n) for n in never["n_labels"])
     st.warning(
         f"{len(never)} of the {model.n_groups_} groups (sizes {sizes}) contain labels that "
-        "never appear together in any instance: such a group is an artefact of the affinity "
-        "(with the heat kernel, of the labels' rarity), not labels that belong together. "
-        "Details in the group table below."
+        "never appear together in any instance: such a group is an artefact of the affinity, "
+        "not labels that belong together ("
+        + ("the heat kernel makes rare labels alike because they are absent together"
+           if affinity == "heat" else
+           "labels that co-occur with no other label are isolated in the graph and end up "
+           "in one group")
+        + "). Details in the group table below."
     )
 else:
     st.info(f"Every group of two or more labels has at least one pair that co-occurs "
@@ -191,7 +195,8 @@ with right:
     gap = model.eigenvalues_[suggested - 1] - model.eigenvalues_[suggested]
     st.caption(
         f"Eigenvalues of the normalised affinity, largest first; the grey line marks the chosen "
-        f"K = {n_groups}. The largest drop within K = 2..{k_max} is after λ_{suggested} "
+        f"K = {n_groups}. The largest drop within K = 2..{min(k_max, model.eigenvalues_.size - 1)} "
+        f"is after λ_{suggested} "
         f"({gap:.3f}), so the eigengap suggests K = {suggested}. A clear gap means K "
         "well-separated groups; a smooth decline means the spectrum does not settle K — use "
         "the sweep below."
