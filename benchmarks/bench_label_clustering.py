@@ -43,7 +43,7 @@ def main(argv=None) -> None:
     sets = []
     folder = mulan_dir()
     if folder is not None:
-        from mlviz.data import load_arff
+        from mlviz.io import load_arff
 
         sets.append(("medical", load_arff(folder / "medical.arff").Y))
     sets.append(("delicious-shaped 16,105 x 983", delicious_shaped()))

@@ -37,8 +37,8 @@ sys.path[:0] = [str(_HERE.parent), str(_HERE)]
 
 from _common import machine_description, mulan_dir  # noqa: E402
 
-from mlviz.data import load_arff  # noqa: E402
 from mlviz.grople import GroPLE  # noqa: E402
+from mlviz.io import load_arff  # noqa: E402
 from mlviz.metrics import accuracy, per_label_f1  # noqa: E402
 
 DATASETS = ("medical", "enron", "genbase", "yeast")

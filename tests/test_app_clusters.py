@@ -14,7 +14,7 @@ from conftest import mulan_path
 from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
-from mlviz.data import Dataset
+from mlviz.io import Dataset
 from mlviz.synthetic import make_planted
 
 REPO = Path(__file__).resolve().parents[1]
