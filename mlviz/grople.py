@@ -562,6 +562,12 @@ class GroPLE(MultiLabelEstimator):
         non-convex when D > N (see :func:`fit_feature_embedding`) and predictions collapse.
     beta : float, default=1.0
         Weight of ``||Z||_1`` in Eq. (5).
+    label_affinity : {"heat", "cooccurrence", "correlation"}, default="heat"
+        Affinity of the stage-1 label clustering (:class:`mlviz.LabelClustering`'s
+        ``affinity``). ``"heat"`` is the paper's self-tuned heat kernel (§3);
+        ``"cooccurrence"`` (Jaccard) keeps rare labels with the labels they occur with
+        instead of grouping them by rarity (docs/GROPLE.md measures both). Ignored when
+        ``groups`` is given.
     groups : array-like, optional
         User-given label groups (one group id per label, or a list of lists of label
         indices); skips stage 1.
@@ -632,6 +638,8 @@ class GroPLE(MultiLabelEstimator):
         "groups": ["array-like", None],
         "fit_intercept": ["boolean"],
         "init": [StrOptions({"random", "svd"})],
+        # "precomputed" passes validation so that fit can say what to do instead
+        "label_affinity": [StrOptions({"heat", "cooccurrence", "correlation", "precomputed"})],
         # gamma > 0: the ridge of the APG starting points must be positive definite
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -654,6 +662,7 @@ class GroPLE(MultiLabelEstimator):
         alpha: float = 0.01,
         beta: float = 1.0,
         *,
+        label_affinity: str = "heat",
         groups=None,
         fit_intercept: bool = True,
         init: str = "random",
@@ -673,6 +682,7 @@ class GroPLE(MultiLabelEstimator):
         self.lambda2 = lambda2
         self.alpha = alpha
         self.beta = beta
+        self.label_affinity = label_affinity
         self.groups = groups
         self.fit_intercept = fit_intercept
         self.init = init
@@ -712,8 +722,14 @@ class GroPLE(MultiLabelEstimator):
         n_components = int(self.n_components)
 
         if self.groups is None:
+            if self.label_affinity == "precomputed":
+                raise ValueError(
+                    "label_affinity='precomputed' has no matrix to use in GroPLE: pass the "
+                    "groups of LabelClustering(affinity='precomputed').fit(A) as groups=."
+                )
             self.label_clustering_ = LabelClustering(
                 n_groups=self.n_groups,
+                affinity=self.label_affinity,
                 n_neighbors=self.n_neighbors,
                 random_state=self.random_state,
             ).fit(Y)

@@ -31,6 +31,13 @@ _SPLIT_LABELS = {
     SPLIT_OFFICIAL: "the data set's own train/test split",
     SPLIT_RANDOM: "random split (test fraction, seed)",
 }
+TAIL_THRESHOLD_KEY = "tail_threshold"
+DEFAULT_TAIL_THRESHOLD = 0.05
+
+
+def tail_threshold() -> float:
+    """The sidebar's tail threshold (share of training instances) that every page uses."""
+    return float(st.session_state.get(TAIL_THRESHOLD_KEY, DEFAULT_TAIL_THRESHOLD))
 
 
 # --------------------------------------------------------------------------- data set

@@ -296,6 +296,23 @@ def test_user_groups_skip_clustering_and_defaults_run_when_d_exceeds_labels():
         GroPLE(max_iter=2, feature_max_iter=2).fit(X, Y)  # default K = 10 > L = 6
 
 
+@pytest.mark.parametrize("affinity", ["heat", "cooccurrence", "correlation"])
+def test_label_affinity_is_forwarded_to_stage_one(affinity):
+    from mlviz.datasets import known_groups, load_source
+    from mlviz.label_clustering import LabelClustering
+
+    data = load_source("sample:planted")
+    model = GroPLE(n_components=8, n_groups=4, label_affinity=affinity, max_iter=3,
+                   feature_max_iter=3).fit(data.X, data.Y)
+    assert model.label_clustering_.affinity == affinity
+    expected = LabelClustering(4, affinity=affinity).fit(data.Y).labels_
+    np.testing.assert_array_equal(model.groups_, expected)
+    if affinity == "cooccurrence":  # the planted groups, tail labels included
+        assert adjusted_rand_score(known_groups(data), model.groups_) >= 0.9
+    with pytest.raises(ValueError, match="precomputed"):
+        GroPLE(label_affinity="precomputed").fit(data.X, data.Y)
+
+
 def test_bad_input_raises_clear_errors():
     X, Y = _grouped_sample(n_samples=30)
     with pytest.raises(ValueError, match=r"'lambda1' parameter of GroPLE must be a float in the"):
