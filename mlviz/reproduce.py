@@ -38,6 +38,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 import mlviz
+from mlviz import datasets
 from mlviz.evaluation import ProgressCallback, aggregate, cross_validate, repeated_splits
 
 __all__ = [
@@ -96,12 +97,10 @@ class Protocol:
 
 
 def default_data_dir() -> Path:
-    """``$MLVIZ_MULAN_DIR``, else ``$MLVIZ_DATA_DIR``, else ``../shared/data/mulan`` beside the
-    repository."""
-    for var in ("MLVIZ_MULAN_DIR", "MLVIZ_DATA_DIR"):
-        if os.environ.get(var):
-            return Path(os.environ[var])
-    return Path(__file__).resolve().parents[2] / "shared" / "data" / "mulan"
+    """The MULAN folder: :func:`mlviz.datasets.default_data_dir` (``$MLVIZ_DATA_DIR``, else
+    ``../shared/data/mulan`` beside the repository), or that fallback path when neither exists
+    (so the error names where the data was looked for)."""
+    return datasets.default_data_dir() or datasets.REPO_ROOT.parent / "shared" / "data" / "mulan"
 
 
 def _estimator_class(name: str):
@@ -156,7 +155,7 @@ def _datasets(data_dir: Path, names: list[str], notes: list[str]):
     if not data_dir.is_dir():
         raise FileNotFoundError(
             f"data folder {data_dir} does not exist: pass --data-dir pointing at a MULAN "
-            "folder (name.arff + name.xml), or set MLVIZ_MULAN_DIR."
+            "folder (name.arff + name.xml), or set MLVIZ_DATA_DIR."
         )
     found = 0
     for name in names:

@@ -11,7 +11,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from estimator_checks import assert_passes_check_estimator, binarize_targets, target_failures
+from estimator_checks import assert_passes_estimator_checks
 from sklearn.base import clone
 from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LinearRegression, Ridge, orthogonal_mp
@@ -98,7 +98,7 @@ def test_round_based_decoding_threshold_is_inclusive():
     constant = DummyRegressor(strategy="constant", constant=[0.5, 0.5 - 1e-12, 0.75])
     model = BinaryRelevance(regressor=constant).fit(X, Y)
     np.testing.assert_array_equal(model.predict(np.zeros((2, 1))), [[1, 0, 1], [1, 0, 1]])
-    assert model.predict(X).dtype == np.uint8
+    assert model.predict(X).dtype == Y.dtype  # predictions come in y's dtype
     assert model.decision_function(X).dtype == np.float64
 
 
@@ -113,8 +113,8 @@ def test_pbr_keeps_the_most_frequent_labels_and_decodes_the_rest_from_o():
     pred = origin.predict(rng.normal(size=(50, 3)))
     assert not pred[:, [0, 2]].any()  # dropped labels decoded as o = 0
     mean = PBR(2, reference="mean").fit(X, Y)
-    scores = mean.decision_function(rng.normal(size=(5, 3)))
-    np.testing.assert_allclose(scores[:, [0, 2]], np.tile([0.25, 0.5], (5, 1)))
+    y_tilde = mean.predict_decoded(rng.normal(size=(5, 3)))
+    np.testing.assert_allclose(y_tilde[:, [0, 2]], np.tile([0.25, 0.5], (5, 1)))
     # PBR-Origin's encoding error is the number of dropped 1s: (K - M)/K-bounded per example
     np.testing.assert_allclose(
         origin.encoding_error(Y)[:, 2], Y[:, [0, 2]].sum(axis=1).astype(float)
@@ -127,7 +127,7 @@ def test_plst_full_rank_with_exact_regressor_reproduces_Y():
     # features that contain Y: ordinary least squares recovers every code exactly
     features = np.hstack([Y, X])
     model = PLST(Y.shape[1], regressor=LinearRegression()).fit(features, Y)
-    np.testing.assert_allclose(model.decision_function(features), Y, atol=1e-9)
+    np.testing.assert_allclose(model.predict_decoded(features), Y, atol=1e-9)
     np.testing.assert_array_equal(model.predict(features), Y)
     np.testing.assert_allclose(
         model.inverse_transform_labels(model.transform_labels(Y)), Y, atol=1e-12
@@ -143,7 +143,7 @@ def test_br_is_the_matlab_ridge_and_equals_plst_with_all_directions():
     X_test = np.random.default_rng(5).normal(size=(30, X.shape[1]))
     br = BinaryRelevance().fit(X, Y)
     np.testing.assert_allclose(
-        br.decision_function(X_test), _matlab_ridge_predict(X, Y, X_test), rtol=1e-10, atol=1e-10
+        br.predict_decoded(X_test), _matlab_ridge_predict(X, Y, X_test), rtol=1e-10, atol=1e-10
     )
     np.testing.assert_array_equal(br.components_, np.eye(Y.shape[1]))
     # with an unpenalised intercept, a linear regressor is rotation/shift equivariant, so
@@ -172,7 +172,7 @@ def test_plst_codes_are_the_matlab_ridge_of_the_projected_labels():
     X_test = np.random.default_rng(2).normal(size=(10, X.shape[1]))
     codes = _matlab_ridge_predict(X, Z @ model.components_.T, X_test)
     np.testing.assert_allclose(
-        model.decision_function(X_test), Y.mean(axis=0) + codes @ model.components_, atol=1e-10
+        model.predict_decoded(X_test), Y.mean(axis=0) + codes @ model.components_, atol=1e-10
     )
 
 
@@ -184,7 +184,7 @@ def _check_theorem_1(model, X, Y):
     h = model.transform_labels(Y)
     prediction_error = np.sum((r - h) ** 2, axis=1)
     encoding = model.encoding_error(Y)[:, M]
-    y_tilde = model.decision_function(X)
+    y_tilde = model.predict_decoded(X)
     # Eq. 4-5 is an equality (Pythagoras): ||y~ - y||^2 = ||r - h||^2 + ||p_perp||^2
     np.testing.assert_allclose(
         np.sum((y_tilde - Y) ** 2, axis=1), prediction_error + encoding, rtol=1e-9, atol=1e-9
@@ -468,7 +468,8 @@ def test_outputs_are_dense_and_typed(estimator):
     assert set(np.unique(pred)) <= {0, 1}
     assert isinstance(scores, np.ndarray) and scores.dtype == np.float64
     assert model.components_.shape == (model.n_components_, Y.shape[1])
-    np.testing.assert_array_equal(pred, (scores >= 0.5).astype(np.uint8))
+    np.testing.assert_array_equal(pred, (scores >= 0).astype(np.uint8))
+    np.testing.assert_array_equal(scores, model.predict_decoded(X) - 0.5)
     restored = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(restored.predict(X), pred)
 
@@ -511,15 +512,19 @@ def test_grid_search_over_n_components_and_pipeline():
 @pytest.mark.parametrize(
     "estimator,message",
     [
-        (PLST(7), "n_components=7 is out of range"),
-        (PLST(0), "n_components=0 is out of range"),
-        (PBR(2.5), "n_components must be an integer"),
-        (PBR(2, reference="median"), "reference must be 'origin'"),
-        (CompressedSensing(2, projection="bernoulli"), "projection must be"),
-        (CompressedSensing(2, reference="mean"), "reference must be 'origin'"),
-        (CompressedSensing(2, sparsity=0), "sparsity must be None or an integer"),
-        (CompressedSensing(2, decoder="l1"), "decoder must be 'cosamp'"),
-        (CPLST(2, alpha=-1.0), "alpha must be a real number >= 0"),
+        # data-dependent, checked in fit: M <= K
+        (PLST(7), "n_components=7 is out of range: it must be between 1 and the number of "),
+        # scikit-learn's parameter validation (_parameter_constraints)
+        (PLST(0), r"'n_components' parameter of PLST must be an int in the range \[1, inf\)"),
+        (PBR(2.5), "'n_components' parameter of PBR must be an int"),
+        (PBR(2, reference="median"), "'reference' parameter of PBR must be a str among"),
+        (CompressedSensing(2, projection="bernoulli"), "'projection' parameter of Compressed"),
+        (CompressedSensing(2, reference="mean"), "'reference' parameter of CompressedSensing"),
+        (CompressedSensing(2, sparsity=0), "'sparsity' parameter of CompressedSensing must be"),
+        (CompressedSensing(2, decoder="l1"), "'decoder' parameter of CompressedSensing must be"),
+        (CPLST(2, alpha=-1.0), r"'alpha' parameter of CPLST must be a float in the range \[0"),
+        (CPLST(2, alpha=np.nan), "'alpha' parameter of CPLST"),
+        (PLST(2, regressor="ridge"), "'regressor' parameter of PLST must be an object"),
     ],
 )
 def test_bad_parameters_raise_clear_errors(estimator, message):
@@ -566,46 +571,10 @@ def test_unfitted_estimator_raises_not_fitted():
 
 
 # --------------------------------------------------------------------------- check_estimator
-# Module-level subclasses (so they pickle) that map scikit-learn's generic targets onto 0/1:
-# with them every check that the 0/1 requirement blocks above runs for real.
-class BinarizedPLST(PLST):
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
-class BinarizedCPLST(CPLST):
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
-class BinarizedCS(CompressedSensing):
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
-class BinarizedBR(BinaryRelevance):
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
-class BinarizedPBR(PBR):
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
 @pytest.mark.parametrize(
     "estimator",
     [BinaryRelevance(), PLST(1), PBR(1), CPLST(1), CompressedSensing(1, random_state=0)],
     ids=lambda e: type(e).__name__,
 )
-def test_check_estimator_with_expected_target_failures(estimator):
-    assert_passes_check_estimator(estimator, target_failures())
-
-
-@pytest.mark.parametrize(
-    "estimator",
-    [BinarizedBR(), BinarizedPLST(1), BinarizedPBR(1), BinarizedCPLST(1), BinarizedCS(1)],
-    ids=lambda e: type(e).__name__,
-)
-def test_check_estimator_on_0_1_targets(estimator):
-    assert_passes_check_estimator(estimator, {})
+def test_scikit_learn_estimator_checks(estimator):
+    assert_passes_estimator_checks(estimator)
