@@ -42,7 +42,8 @@ n_train, n_test = len(split.Y_train), len(split.Y_test)
 planted_groups = datasets.known_groups(ds)  # None unless the embedded planted sample is loaded
 
 MAX_DRAWN_SETS = 300  # label sets drawn in step 1 (the most frequent ones)
-MAX_AXES = 20  # label axes drawn in step 1's biplot (the longest ones)
+MAX_AXES = 12  # label axes drawn in step 1's biplot (the longest ones) ...
+AXIS_SHARE = 0.25  # ... of those at least this share of the longest axis
 MAX_BARS = cluster_figures.MAX_NAMED_LABELS  # labels named in a per-label figure
 MAX_LISTED = 8  # label names listed in a sentence
 LAMBDA2_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
@@ -53,36 +54,91 @@ AFFINITY_NAMES = {"heat": "heat kernel (paper)", "cooccurrence": "co-occurrence 
 METHODS = ["BR", "PLST", "GroPLE", "CLEMS", "ML-KNN"]
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
+SHORT_TITLES = {
+    "hypercube": "1 · Hypercube",
+    "plst": "2 · PLST",
+    "groups": "3 · Label groups",
+    "grople": "4 · GroPLE",
+    "clems": "5 · CLEMS",
+    "mlknn": "6 · ML-KNN",
+    "compare": "7 · Compare & tail",
+}
 TITLES = {
     "hypercube": "1 · The label hypercube",
     "plst": "2 · PLST and round-based decoding",
     "groups": "3 · Label groups",
-    "grople": "4 · GroPLE's V^k",
+    "grople": "4 · GroPLE's $V^k$",
     "clems": "5 · CLEMS: embedding costs",
     "mlknn": "6 · ML-KNN's MAP rule",
     "compare": "7 · Compare, and the tail",
 }
 
 
+def _groups_k_max() -> int:
+    return min(30, L)
+
+
+def _grople_d_max() -> int:
+    return min(L, 100)
+
+
+def _clems_m_max() -> int:
+    return max(2, min(L, 10))
+
+
+def _mlknn_k_max() -> int:
+    return min(30, n_train - 1)
+
+
+# every widget of the lesson and its default on the loaded data set
+DEFAULTS: dict[str, Any] = {
+    "lesson_cube_axes": False,
+    "lesson_cube_directions": False,
+    "lesson_plst_m": min(2, L),
+    "lesson_plst_instance": 0,
+    "lesson_groups_affinity": "heat",
+    "lesson_groups_k": min(10, _groups_k_max()),
+    "lesson_grople_d": _grople_d_max(),
+    "lesson_grople_lambda2": 1.0,
+    "lesson_clems_cost": "f1",
+    "lesson_clems_m": 2,
+    "lesson_clems_instance": 0,
+    "lesson_mlknn_k": min(10, max(_mlknn_k_max(), 1)),
+    "lesson_mlknn_instance": 0,
+    "lesson_compare_methods": ["PLST", "CLEMS", "ML-KNN"],
+}
+
+
 # ----------------------------------------------------------------------------- helpers
-def _ensure(key: str, default: Any, valid: Callable[[Any], bool]) -> None:
+def _reset_widgets_for_new_data() -> None:
+    """Another data set was loaded: every step starts from its defaults for this one.
+
+    A value kept from another data set may still be in range (d = 14 of yeast's 14 labels
+    on medical's 45) but is not what the step's label and notes promise (d = L).
+    """
+    if st.session_state.get("lesson_data") != ds.digest:
+        st.session_state.update(DEFAULTS)
+        st.session_state["lesson_data"] = ds.digest
+
+
+def _ensure(key: str, valid: Callable[[Any], bool]) -> None:
     """Give widget ``key`` its default unless it holds a value valid for this data set.
 
     Runs before the widget is created, which is when Streamlit allows writing its state;
     the widget is then created without a ``value`` so the two never disagree.
     """
     if key not in st.session_state or not valid(st.session_state[key]):
-        st.session_state[key] = default
+        st.session_state[key] = DEFAULTS[key]
 
 
 def _in_range(low: int, high: int) -> Callable[[Any], bool]:
     return lambda v: isinstance(v, int | np.integer) and low <= v <= high
 
 
-def _setting(key: str, default: Any, valid: Callable[[Any], bool]) -> Any:
+def _setting(key: str, valid: Callable[[Any], bool]) -> Any:
     """Another step's widget value (kept across steps), or its default when not valid."""
-    value = st.session_state.get(key, default)
-    return value if valid(value) else default
+    value = st.session_state.get(key, DEFAULTS[key])
+    return value if valid(value) else DEFAULTS[key]
 
 
 def _apply(preset: dict[str, Any]) -> None:
@@ -93,7 +149,7 @@ def _apply(preset: dict[str, Any]) -> None:
 def _try_this(step: str, text: str, preset: dict[str, Any], *, why_disabled: str = "") -> None:
     """The step's "try this" button; disabled, with the reason, when it would change nothing."""
     st.button(
-        f"👉 Try this: {text}",
+        f"Try this: {text}",
         key=f"lesson_try_{step}",
         on_click=_apply,
         args=(preset,),
@@ -124,10 +180,33 @@ def _labelset(vector: np.ndarray) -> str:
     return cube_figures.labelset_text(np.asarray(vector)[None, :], names)[0]
 
 
+def _legend_at_bottom(fig: Any) -> Any:
+    """Put a figure's horizontal legend at its lower edge, below the axis title."""
+    fig.update_layout(legend=dict(orientation="h", yref="container", y=0, yanchor="bottom",
+                                  x=0, xanchor="left"))
+    return fig
+
+
+def _per_label_legible(fig: Any, n_labels: int, **axis: Any) -> Any:
+    """Per-label bar figures made legible for many or long label names.
+
+    The builders rotate names by 45° and put the legend a fixed share of the plot height
+    under the axis; with medical's 45 names ("Class-12-V13_09") the names overlap each other
+    and the legend. Here the names stand upright from 20 labels on (one name per bar width)
+    and the legend sits at the figure's lower edge, below them. ``axis`` selects the label
+    axis of a figure with subplots (e.g. ``col=2``).
+    """
+    _legend_at_bottom(fig)
+    if n_labels > 20:
+        fig.update_xaxes(tickangle=-90, **axis)
+        fig.update_layout(height=560)
+    return fig
+
+
 def _fit(label: str, name: str, params: dict[str, Any], fn: Callable[[], Any]) -> Any:
     """Fit through the shared cache; on a library error show it and return None."""
     return shared.run_or_error(
-        label, lambda: shared.cached(name, params, fn), state_key=f"lesson_{name}_result"
+        label, lambda: shared.cached(name, params, fn), state_key=f"{name}_result"
     )
 
 
@@ -137,7 +216,7 @@ def _fits_this_data(model: Any) -> bool:
 
 
 def _instance_picker(key: str) -> int:
-    _ensure(key, 0, _in_range(0, n_test - 1))
+    _ensure(key, _in_range(0, n_test - 1))
     if n_test == 1:
         st.caption("The test split has one instance; it is the one shown.")
         return 0
@@ -145,33 +224,17 @@ def _instance_picker(key: str) -> int:
                                persist_state="session"))
 
 
-def _plst_m_default() -> int:
-    return min(2, L)
-
-
-def _groups_k_max() -> int:
-    return min(30, L)
-
 
 def _groups_settings() -> tuple[int, str]:
     """Step 3's K and affinity (step 4 uses the same groups); one group below 3 labels."""
     if L < 3:
         return 1, "heat"
-    k = _setting("lesson_groups_k", min(10, _groups_k_max()), _in_range(2, _groups_k_max()))
-    affinity = _setting("lesson_groups_affinity", "heat", lambda v: v in AFFINITY_NAMES)
+    k = _setting("lesson_groups_k", _in_range(2, _groups_k_max()))
+    affinity = _setting("lesson_groups_affinity", lambda v: v in AFFINITY_NAMES)
     return int(k), affinity
 
 
-def _grople_d_max() -> int:
-    return min(L, 100)
 
-
-def _clems_m_max() -> int:
-    return max(2, min(L, 10))
-
-
-def _mlknn_k_max() -> int:
-    return min(30, n_train - 1)
 
 
 # ----------------------------------------------------------------------------- models
@@ -208,19 +271,20 @@ def fit_mlknn(k: int) -> MLkNN | None:
 # ------------------------------------------------------------------------------- steps
 def step_hypercube() -> None:
     st.latex(
-        r"\mathbf{y}\in\{0,1\}^{L}\ \text{(a vertex of the hypercube)},\qquad"
+        r"\mathbf{y}\in\{0,1\}^{L}\ \text{(a vertex of the hypercube)},\qquad "
         r"\Delta(\hat{\mathbf{y}},\mathbf{y})=\frac{1}{L}\sum_{l=1}^{L}"
         r"[\![\hat{y}_l\neq y_l]\!]\ \text{(Hamming loss)}"
     )
     st.markdown(
-        "Every label set is a corner of the cube {0,1}^L, and the Hamming loss counts the "
-        "labels in which two corners differ. A data set occupies only a few of the 2^L "
+        "Every label set is a corner of the cube $\\{0,1\\}^L$, and the Hamming loss counts "
+        "the labels in which two corners differ. A data set occupies only a few of the $2^L$ "
         "corners (PLST paper, §2): the sparsity every label embedding exploits."
     )
     vertices, counts = shared.cached("lesson-vertices", {},
                                      lambda: hypercube.occupied_vertices(ds.Y))
     n_sets = len(vertices)
-    possible = f"2^{L} = {2**L:,}" if L <= 40 else f"2^{L} ≈ 10^{L * np.log10(2):.0f}"
+    possible = (f"$2^{{{L}}}$ = {2**L:,}" if L <= 40 else
+                f"$2^{{{L}}} \\approx 10^{{{L * np.log10(2):.0f}}}$")
     points = [
         f"**{n_sets:,}** of the {possible} possible label sets occur in the "
         f"{ds.n_samples:,} instances.",
@@ -230,7 +294,7 @@ def step_hypercube() -> None:
     ]
     if L == 3:
         key = "lesson_cube_directions"
-        _ensure(key, False, lambda v: isinstance(v, bool))
+        _ensure(key, lambda v: isinstance(v, bool))
         draw = st.checkbox("Draw PLST's two principal directions through o", key=key,
                            persist_state="session")
         _try_this("hypercube", "draw PLST's principal directions", {key: True},
@@ -257,7 +321,7 @@ def step_hypercube() -> None:
         return
 
     key = "lesson_cube_axes"
-    _ensure(key, False, lambda v: isinstance(v, bool))
+    _ensure(key, lambda v: isinstance(v, bool))
     axes = st.checkbox("Draw each label's axis (biplot)", key=key, persist_state="session")
     _try_this("hypercube", "draw each label's axis", {key: True},
               why_disabled="The axes are drawn." if axes else "")
@@ -273,10 +337,17 @@ def step_hypercube() -> None:
     arrows, arrow_names = None, []
     if axes:
         length = np.linalg.norm(loadings, axis=1)
-        longest = np.sort(np.argsort(-length, kind="stable")[:MAX_AXES])
-        arrows, arrow_names = loadings[longest], [names[j] for j in longest]
-        if len(longest) < L:
-            title += f"<br><sup>axes of the {len(longest)} labels with the longest axes</sup>"
+        # short axes pile up unreadably at the origin: draw the long ones only
+        long_enough = np.flatnonzero(length >= AXIS_SHARE * length.max())
+        longest = np.sort(long_enough[np.argsort(-length[long_enough], kind="stable")][:MAX_AXES])
+        # a biplot's arrows are drawn to the cloud's scale, so their names spread out
+        reach = np.abs(coords[:shown]).max()
+        scale = 0.9 * reach / length.max() if reach > 0 and length.max() > 0 else 1.0
+        arrows, arrow_names = scale * loadings[longest], [names[j] for j in longest]
+        title += (f"<br><sup>label axes × {scale:.2g}"
+                  + (f"; the {len(longest)} of {L} labels whose axis is at least "
+                     f"{AXIS_SHARE:.0%} of the longest" if len(longest) < L else "")
+                  + "</sup>")
         top = int(np.argmax(length))
         points.append(
             f"The longest axis is **{names[top]}**: the two directions follow it most. Short "
@@ -290,7 +361,7 @@ def step_hypercube() -> None:
         # the builder names the arrows after label_names in order: name the drawn ones
         fig.update_traces(text=arrow_names, selector=dict(mode="text"))
     fig.update_layout(xaxis_title="principal direction 1", yaxis_title="principal direction 2")
-    st.plotly_chart(fig, key="lesson_hypercube")
+    st.plotly_chart(_legend_at_bottom(fig), key="lesson_hypercube")
     points.append(
         (_count(len(edges), "pair of the drawn sets is", "pairs of the drawn sets are")
          + " one label apart (grey lines). "
@@ -308,7 +379,7 @@ def step_plst() -> None:
     )
     st.latex(
         r"\mathbf{Z}=[\mathbf{y}_1-\mathbf{o},\dots,\mathbf{y}_N-\mathbf{o}]="
-        r"\mathbf{U}\boldsymbol{\Sigma}\mathbf{V}^{\top}\quad(7),\qquad"
+        r"\mathbf{U}\boldsymbol{\Sigma}\mathbf{V}^{\top}\quad(7),\qquad "
         r"\mathbf{o}=\tfrac{1}{N}\textstyle\sum_n\mathbf{y}_n,\quad\mathbf{P}=\mathbf{U}_M^{\top}"
     )
     st.latex(
@@ -323,7 +394,7 @@ def step_plst() -> None:
     left, right = st.columns(2)
     key = "lesson_plst_m"
     if L >= 2:
-        _ensure(key, _plst_m_default(), _in_range(1, L))
+        _ensure(key, _in_range(1, L))
         with left:
             m = int(st.slider("Embedding dimension M", 1, L, key=key, persist_state="session"))
     else:
@@ -350,7 +421,9 @@ def step_plst() -> None:
         fig.update_layout(title=f"One test instance decoded: {wrong} of {L} labels wrong<br>"
                           f"<sup>{len(shown)} of {L} labels shown: its true and predicted "
                           "ones, then the highest ỹ</sup>")
-    st.plotly_chart(fig, key="lesson_plst_decoding")
+    # a category axis skips every other name when crowded: name every bar
+    fig.update_xaxes(tickmode="array", tickvals=[names[j] for j in shown], col=2)
+    st.plotly_chart(_per_label_legible(fig, len(shown), col=2), key="lesson_plst_decoding")
     kept = facts.variance_kept(model.singular_values_, m)
     loss = hamming_loss(split.Y_test, model.predict(split.X_test))
     _notice([
@@ -371,11 +444,11 @@ def step_plst() -> None:
 def step_groups() -> None:
     st.latex(
         r"A_{ij}=\exp\!\Big(-\frac{\|\mathbf{s}_i-\mathbf{s}_j\|^{2}}{\sigma_i\sigma_j}\Big),"
-        r"\ \mathbf{s}_l=2\mathbf{y}_{\cdot l}-\mathbf{1}\ \text{(heat)},\qquad"
+        r"\ \mathbf{s}_l=2\mathbf{y}_{\cdot l}-\mathbf{1}\ \text{(heat)},\qquad "
         r"A_{ij}=\frac{C_{ij}}{n_i+n_j-C_{ij}}\ \text{(co-occurrence)}"
     )
     st.latex(
-        r"\hat{\mathbf{A}}=\mathbf{D}^{-1/2}\mathbf{A}\mathbf{D}^{-1/2},\qquad"
+        r"\hat{\mathbf{A}}=\mathbf{D}^{-1/2}\mathbf{A}\mathbf{D}^{-1/2},\qquad "
         r"K^{\star}=\arg\max_{K}\ (\lambda_K-\lambda_{K+1})"
     )
     st.markdown(
@@ -392,10 +465,10 @@ def step_groups() -> None:
         return
     k_max = _groups_k_max()
     c1, c2 = st.columns(2)
-    _ensure("lesson_groups_affinity", "heat", lambda v: v in AFFINITY_NAMES)
+    _ensure("lesson_groups_affinity", lambda v: v in AFFINITY_NAMES)
     affinity = c1.selectbox("Affinity", list(AFFINITY_NAMES), format_func=AFFINITY_NAMES.get,
                             key="lesson_groups_affinity", persist_state="session")
-    _ensure("lesson_groups_k", min(10, k_max), _in_range(2, k_max))
+    _ensure("lesson_groups_k", _in_range(2, k_max))
     with c2:
         k = int(st.slider("Number of groups K", 2, k_max, key="lesson_groups_k",
                           persist_state="session"))
@@ -418,8 +491,9 @@ def step_groups() -> None:
     never = cluster_figures.never_cooccurring_groups(diagnostics)
     gap = model.eigenvalues_[suggested - 1] - model.eigenvalues_[suggested]
     points = [
-        f"The eigengap suggests **K = {suggested}** (λ_{suggested} − λ_{suggested + 1} = "
-        f"{gap:.3f}, the largest drop for K = 2..{min(k_max, model.eigenvalues_.size - 1)}).",
+        f"The eigengap suggests **K = {suggested}** "
+        f"($\\lambda_{{{suggested}}} - \\lambda_{{{suggested + 1}}}$ = {gap:.3f}, the largest "
+        f"drop for K = 2..{min(k_max, model.eigenvalues_.size - 1)}).",
         (f"With K = {k} the {AFFINITY_NAMES[affinity]} gives {model.n_groups_} groups; "
          + (f"**{len(never)}** of them hold labels that never appear together in a training "
             f"instance (sizes {', '.join(str(n) for n in never['n_labels'])}): held together "
@@ -449,25 +523,25 @@ def step_grople() -> None:
              r"\quad\text{(a sum of row norms: whole rows become zero)}")
     k, affinity = _groups_settings()
     st.markdown(
-        "GroPLE factorises each group's label columns Y^k ≈ U V^k with one shared latent "
-        "matrix U (d columns). The ℓ2,1 penalty switches off whole rows of V^k, so the labels "
-        "of a group use the same few latent dimensions. "
+        "GroPLE factorises each group's label columns $Y^k \\approx U V^k$ with one shared "
+        "latent matrix $U$ ($d$ columns). The $\\ell_{2,1}$ penalty switches off whole rows of "
+        "$V^k$, so the labels of a group use the same few latent dimensions. "
         + (f"The groups are step 3's: K = {k}, {AFFINITY_NAMES[affinity]}." if L >= 3 else
            "With fewer than 3 labels all labels form one group.")
     )
     c1, c2 = st.columns(2)
     d_max = _grople_d_max()
     if d_max >= 2:
-        _ensure("lesson_grople_d", d_max, _in_range(1, d_max))
+        _ensure("lesson_grople_d", _in_range(1, d_max))
         with c1:
             d = int(st.slider("Latent dimension d (≤ L)", 1, d_max, key="lesson_grople_d",
                               persist_state="session"))
     else:
         d = 1
         c1.caption("One label: d = 1 is the only choice.")
-    _ensure("lesson_grople_lambda2", 1.0, lambda v: v in LAMBDA2_GRID)
+    _ensure("lesson_grople_lambda2", lambda v: v in LAMBDA2_GRID)
     with c2:
-        lambda2 = float(st.select_slider("λ2 (group sparsity of V^k)", LAMBDA2_GRID,
+        lambda2 = float(st.select_slider("λ2 (group sparsity of $V^k$)", LAMBDA2_GRID,
                                          key="lesson_grople_lambda2", persist_state="session"))
     _try_this("grople", "raise λ2 to 10", {"lesson_grople_lambda2": 10.0},
               why_disabled="λ2 is 10 already." if lambda2 == 10.0 else "")
@@ -475,11 +549,11 @@ def step_grople() -> None:
         model = fit_grople(d, lambda2)
     if not _fits_this_data(model):
         return
-    st.plotly_chart(
-        grople_figures.vk_heatmap(model.V_, model.groups_, names,
-                                  row_support=model.row_support_),
-        key="lesson_grople_vk",
-    )
+    fig = grople_figures.vk_heatmap(model.V_, model.groups_, names,
+                                    row_support=model.row_support_)
+    if L > 20:
+        fig.update_xaxes(tickangle=-90)  # many names at -60° overlap each other
+    st.plotly_chart(fig, key="lesson_grople_vk")
     rows = facts.rows_per_group(model.row_support_)
     n_groups = len(rows)
     unused = int((rows["rows_used"] == 0).sum())
@@ -507,7 +581,7 @@ def step_grople() -> None:
 def step_clems() -> None:
     st.latex(
         r"\min_{\mathbf{u}}\sum_{i,j}\big(c(\mathbf{y}_i,\mathbf{y}_j)-"
-        r"d(\mathbf{u}_i,\mathbf{u}_j)\big)^2\ \ (1),\qquad"
+        r"d(\mathbf{u}_i,\mathbf{u}_j)\big)^2\ \ (1),\qquad "
         r"\min_{\mathbf{u}^{(t)},\mathbf{u}^{(p)}}\sum_{i,j}\big(c(\mathbf{y}_i,\mathbf{y}_j)-"
         r"d(\mathbf{u}^{(t)}_i,\mathbf{u}^{(p)}_j)\big)^2\ \ (2)"
     )
@@ -523,11 +597,11 @@ def step_clems() -> None:
         "as the authors' code does."
     )
     c1, c2, c3 = st.columns(3)
-    _ensure("lesson_clems_cost", "f1", lambda v: v in COSTS)
+    _ensure("lesson_clems_cost", lambda v: v in COSTS)
     cost = c1.selectbox("Cost c", list(COSTS), format_func=COSTS.get, key="lesson_clems_cost",
                         persist_state="session")
     m_max = _clems_m_max()
-    _ensure("lesson_clems_m", 2, _in_range(1, m_max))
+    _ensure("lesson_clems_m", _in_range(1, m_max))
     with c2:
         m = int(st.slider("Embedding dimension M", 1, m_max, key="lesson_clems_m",
                           persist_state="session"))
@@ -545,11 +619,11 @@ def step_clems() -> None:
     nearest_costs = cost_matrix(truth[None, :], model.candidates_[nearest], cost)[0]
     texts = cube_figures.labelset_text(model.candidates_, names)
     st.plotly_chart(
-        clems_figures.embedding_figure(
+        _legend_at_bottom(clems_figures.embedding_figure(
             model.embedding_truth_, model.embedding_pred_, model.candidate_counts_,
             model.candidates_.sum(axis=1), texts, not model.mirrored_,
             predicted=explanation["embedding"], nearest=nearest, nearest_costs=nearest_costs,
-        ),
+        )),
         key="lesson_clems_embedding",
     )
     unseen = facts.unseen_labelset_share(split.Y_train, split.Y_test)
@@ -562,7 +636,7 @@ def step_clems() -> None:
            "every test instance's label set occurs in training."),
         f"Test instance {index} (truth {_labelset(truth)}) is decoded as "
         f"{_labelset(explanation['prediction'])} at cost **{nearest_costs[0]:.3f}**; "
-        + (f"cheapest of the {len(nearest)} nearest sets (red rings) costs "
+        + (f"the cheapest of the {len(nearest)} nearest sets (red rings) costs "
            f"{nearest_costs.min():.3f}." if len(nearest) > 1 else "it is the only set."),
     ]
     if model.mirrored_:
@@ -578,7 +652,7 @@ def step_clems() -> None:
 
 def step_mlknn() -> None:
     st.latex(
-        r"\vec{C}_t(l)=\sum_{a\in N(t)}\vec{y}_a(l)\quad(6),\qquad"
+        r"\vec{C}_t(l)=\sum_{a\in N(t)}\vec{y}_a(l)\quad(6),\qquad "
         r"\vec{y}_t(l)=\arg\max_{b\in\{0,1\}}P\big(H_b^l\mid E^l_{\vec{C}_t(l)}\big)\quad(7)"
     )
     st.latex(
@@ -599,7 +673,7 @@ def step_mlknn() -> None:
         return
     c1, c2 = st.columns(2)
     if k_max >= 2:
-        _ensure("lesson_mlknn_k", min(10, k_max), _in_range(1, k_max))
+        _ensure("lesson_mlknn_k", _in_range(1, k_max))
         with c1:
             k = int(st.slider("Neighbours k", 1, k_max, key="lesson_mlknn_k",
                               persist_state="session"))
@@ -624,26 +698,33 @@ def step_mlknn() -> None:
                           f"({int(table['decision'].sum())} of {L} labels predicted)<br>"
                           f"<sup>{len(shown)} of {L} labels shown: the instance's true and "
                           "predicted ones, then the highest posterior</sup>")
-    st.plotly_chart(fig, key="lesson_mlknn_posterior")
+    st.plotly_chart(_per_label_legible(fig, len(shown)), key="lesson_mlknn_posterior")
     predictions = model.predict(split.X_test)
     never, missed = facts.never_predicted(predictions, split.Y_test)
     needed = facts.votes_needed(model.prior_, model.cond_pos_, model.cond_neg_)
-    rarest = int(np.argmin(model.prior_))
+    hopeless = np.flatnonzero(needed < 0)  # never predicted, so a subset of `never`
     points = [
         (f"On the {_count(n_test, 'test instance', 'test instances')} ML-KNN never predicts "
          f"**{len(never)}** of {L} labels; {len(missed)} of them occur in the test split"
          + (f" ({_listing(missed)})." if len(missed) else ".")
          if len(never) else "Every label is predicted for at least one of the "
          f"{_count(n_test, 'test instance', 'test instances')}."),
-        (f"The rarest label, {names[rarest]} (prior P(H₁) = {model.prior_[rarest]:.3f}), "
-         + (f"needs at least **{needed[rarest]}** of the k = {k} neighbours to carry it."
-            if needed[rarest] >= 0 else
-            "is never predicted, whatever its neighbours carry: no count wins the MAP rule.")),
     ]
-    hopeless = int((needed < 0).sum())
-    if hopeless:
-        points.append(f"{hopeless} label{'s' if hopeless != 1 else ''} can never be predicted "
-                      f"with k = {k}, whatever the neighbours carry.")
+    if len(hopeless):
+        points.append(
+            ("None of them" if len(hopeless) == len(never) else
+             f"{len(hopeless)} of them ({_listing(hopeless)})")
+            + f" can be predicted with k = {k} whatever the neighbours carry: for every count "
+            "0..k the grey bar P(H₀)·P(E|H₀) beats the green one."
+        )
+    predictable = np.flatnonzero(needed >= 0)
+    if len(predictable):
+        rarest = predictable[np.argmin(model.prior_[predictable])]
+        points.append(
+            f"The rarest label that can be predicted, {names[rarest]} (prior P(H₁) = "
+            f"{model.prior_[rarest]:.3f}), needs at least **{needed[rarest]}** of the "
+            f"k = {k} neighbours to carry it."
+        )
     correct = int((table["decision"] == table["truth"]).sum())
     points.append(f"Test instance {index}: "
                   f"{_count(int(table['decision'].sum()), 'label', 'labels')} predicted, "
@@ -656,16 +737,13 @@ def _compare_settings() -> dict[str, dict[str, Any]]:
     k, affinity = _groups_settings()
     return {
         "BR": {},
-        "PLST": {"M": _setting("lesson_plst_m", _plst_m_default(), _in_range(1, L))},
-        "GroPLE": {"d": _setting("lesson_grople_d", _grople_d_max(),
-                                 _in_range(1, _grople_d_max())),
-                   "lambda2": _setting("lesson_grople_lambda2", 1.0,
-                                       lambda v: v in LAMBDA2_GRID),
+        "PLST": {"M": _setting("lesson_plst_m", _in_range(1, L))},
+        "GroPLE": {"d": _setting("lesson_grople_d", _in_range(1, _grople_d_max())),
+                   "lambda2": _setting("lesson_grople_lambda2", lambda v: v in LAMBDA2_GRID),
                    "K": k, "affinity": affinity},
-        "CLEMS": {"M": _setting("lesson_clems_m", 2, _in_range(1, _clems_m_max())),
-                  "cost": _setting("lesson_clems_cost", "f1", lambda v: v in COSTS)},
-        "ML-KNN": {"k": _setting("lesson_mlknn_k", min(10, max(_mlknn_k_max(), 1)),
-                                 _in_range(1, max(_mlknn_k_max(), 1)))},
+        "CLEMS": {"M": _setting("lesson_clems_m", _in_range(1, _clems_m_max())),
+                  "cost": _setting("lesson_clems_cost", lambda v: v in COSTS)},
+        "ML-KNN": {"k": _setting("lesson_mlknn_k", _in_range(1, max(_mlknn_k_max(), 1)))},
     }
 
 
@@ -690,18 +768,17 @@ def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray:
 
 def step_compare() -> None:
     st.latex(
-        r"F_1^{(l)}=\frac{2\,TP_l}{2\,TP_l+FP_l+FN_l},\qquad"
-        r"\text{Macro-}F_1=\frac{1}{L}\sum_{l=1}^{L}F_1^{(l)},\qquad"
-        r"l\ \text{is a tail label}\iff\frac{1}{N}\sum_{n=1}^{N}y_{nl}<\tau"
+        r"F_1^{(l)}=\frac{2\,TP_l}{2\,TP_l+FP_l+FN_l},\qquad "
+        r"\text{Macro-}F_1=\frac{1}{L}\sum_{l=1}^{L}F_1^{(l)}"
     )
+    st.latex(r"l\ \text{is a tail label}\iff\frac{1}{N}\sum_{n=1}^{N}y_{nl}<\tau")
     tau = shared.tail_threshold()
     st.markdown(
         "Every method on the same train/test split, one point per label: its training "
         f"frequency against its test F1. Tail labels lie left of τ = {tau:.1%} (the sidebar's "
         "tail threshold). Each method uses the settings of its step."
     )
-    _ensure("lesson_compare_methods", ["PLST", "CLEMS", "ML-KNN"],
-            lambda v: isinstance(v, list) and set(v) <= set(METHODS))
+    _ensure("lesson_compare_methods", lambda v: isinstance(v, list) and set(v) <= set(METHODS))
     chosen = st.multiselect("Methods", METHODS, key="lesson_compare_methods",
                             persist_state="session")
     _try_this("compare", "add binary relevance (no compression)",
@@ -747,9 +824,13 @@ def step_compare() -> None:
         tail_f1 = table["tail_f1"].dropna()
         if len(tail_f1) > 1:
             best = tail_f1[tail_f1 == tail_f1.max()].index.tolist()
-            points.append(f"On the tail, **{best[0]}** has the highest mean F1 here."
-                          if len(best) == 1 else
-                          f"On the tail, {' and '.join(best)} tie for the highest mean F1.")
+            if tail_f1.max() == 0:
+                points.append("No method finds a single tail label in the test split: every "
+                              "tail F1 is 0.")
+            else:
+                points.append(f"On the tail, **{best[0]}** has the highest mean F1 here."
+                              if len(best) == 1 else
+                              f"On the tail, {' and '.join(best)} tie for the highest mean F1.")
     absent = int((~split.Y_test.astype(bool).any(axis=0)).sum())
     if absent:
         points.append(f"{absent} label{'s do' if absent != 1 else ' does'} not occur in the "
@@ -760,18 +841,21 @@ def step_compare() -> None:
 
 # -------------------------------------------------------------------------------- page
 st.title("Lesson: label embedding in seven steps")
-st.markdown(
-    "A guided walk from the label hypercube to the tail. Each step: the paper's formula, one "
-    f"figure of a live model on **{st.session_state.get(shared.SOURCE_LABEL_KEY, ds.name)}**, "
-    "a *try this* button that sets the step's widgets, and what to notice."
+st.caption(
+    "From the label hypercube to the tail: per step the paper's formula, one figure of a live "
+    f"model on **{st.session_state.get(shared.SOURCE_LABEL_KEY, ds.name)}**, a *try this* "
+    "button that sets the step's widgets, and what to notice."
     + (" You are on the planted sample (four planted label groups and six tail labels), "
        "where every step shows its point." if planted_groups is not None else "")
+    + " Notation: L labels, N instances, M embedding dimensions, K label groups, k neighbours "
+    "(the PLST and CLEMS papers write K for the number of labels)."
 )
-st.caption("Notation: L labels, N instances, M embedding dimensions, K label groups, k "
-           "neighbours (the PLST and CLEMS papers write K for the number of labels).")
-_ensure("lesson_step", STEPS[0], lambda v: v in STEPS)
-step = st.radio("Step", STEPS, format_func=TITLES.get, horizontal=True, key="lesson_step",
-                persist_state="session", label_visibility="collapsed")
+_reset_widgets_for_new_data()
+if st.session_state.get("lesson_step") not in STEPS:
+    st.session_state["lesson_step"] = STEPS[0]
+# a title formats as itself, so a step can also be chosen by its title (as AppTest does)
+step = st.radio("Step", STEPS, format_func=lambda s: SHORT_TITLES.get(s, s), horizontal=True,
+                key="lesson_step", persist_state="session", label_visibility="collapsed")
 st.subheader(TITLES[step])
 {
     "hypercube": step_hypercube,
