@@ -290,7 +290,8 @@ def step_hypercube() -> None:
         f"{ds.n_samples:,} instances.",
         f"The most frequent set, {_labelset(vertices[0])}, holds "
         f"{counts[0] / counts.sum():.0%} of the instances; "
-        + _count(int((counts == 1).sum()), "set occurs", "sets occur") + " only once.",
+        + (_count(int((counts == 1).sum()), "set occurs", "sets occur") + " only once."
+           if (counts == 1).any() else "every set occurs at least twice."),
     ]
     if L == 3:
         key = "lesson_cube_directions"
@@ -308,8 +309,8 @@ def step_hypercube() -> None:
             key="lesson_cube",
         )
         empty = 8 - n_sets
-        points.append(f"{empty} of the 8 corners are empty (hollow)." if empty else
-                      "All 8 corners are occupied.")
+        points.append(f"{_count(empty, 'of the 8 corners is', 'of the 8 corners are')} empty "
+                      "(hollow)." if empty else "All 8 corners are occupied.")
         if draw:
             kept = facts.variance_kept(plst.singular_values_, 2)
             points.append(
