@@ -279,8 +279,7 @@ def macro_f1(Y_true, Y_pred, *, zero_division: float = 0) -> float:
     :func:`per_label_f1`); all labels are averaged, none dropped (with ``zero_division=nan``
     such labels are left out of the mean, as scikit-learn does). On data with many rare labels
     (medical, genbase) the choice moves macro F1 a lot, because a test fold misses many labels
-    entirely (``docs/REPRODUCTION.md``: 0.36 for PLST on medical with 0, the paper's
-    convention, about 0.64 with 1).
+    entirely (``docs/REPRODUCTION.md`` compares both on medical).
     """
     zero_division = _check_zero_division(zero_division)
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
