@@ -37,7 +37,8 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold, ShuffleSplit
 
 from mlviz._validation import check_features, check_label_matrix
-from mlviz.metrics import METRICS, TAIL_KEYS, evaluate
+from mlviz.metrics import METRICS, TAIL_KEYS, evaluate, per_label_scores
+from mlviz.stats import label_frequencies, tail_labels
 
 __all__ = [
     "CrossValidationResult",
@@ -51,6 +52,7 @@ __all__ = [
     "nemenyi_critical_difference",
     "nemenyi_groups",
     "nemenyi_q_alpha",
+    "per_label_comparison",
     "rank_table",
     "repeated_splits",
     "summarize",
@@ -460,6 +462,89 @@ def cross_validate(
     return CrossValidationResult(df, failed, predictions)
 
 
+PER_LABEL_METRICS = {"f1": "F1", "recall": "recall", "precision": "precision", "auc": "AUC"}
+
+
+def per_label_comparison(
+    predictions: Mapping[str, OutOfFoldPredictions],
+    Y,
+    *,
+    label_names: Sequence[str] | None = None,
+    tail_threshold: float | None = None,
+    metrics: Sequence[str] = ("f1", "recall"),
+    zero_division: float = 0,
+) -> pd.DataFrame:
+    """Per-label scores of every method side by side, from out-of-fold predictions.
+
+    Parameters
+    ----------
+    predictions : dict of str -> OutOfFoldPredictions
+        ``cross_validate(..., return_predictions=True).predictions``.
+    Y : array-like of shape (n_samples, n_labels)
+        The labels the cross-validation ran on.
+    label_names : sequence of str, optional
+        Default ``"0", "1", ...``.
+    tail_threshold : float in (0, 1], optional
+        Adds a boolean ``tail`` column (:func:`mlviz.stats.tail_labels` on ``Y``).
+    metrics : sequence of {"f1", "recall", "precision", "auc"}, default=("f1", "recall")
+        Columns of :func:`mlviz.metrics.per_label_scores` to show per method ("auc" needs
+        scores; NaN for a method without).
+    zero_division : {0, 1, nan}, default=0
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per label, rarest first (ties in column order): ``label``, ``frequency``
+        (share of all instances carrying it; each fold trains on (k-1)/k of them),
+        ``support`` (count), [``tail``], then ``"<metric> <method>"`` columns (e.g.
+        ``"F1 PLST"``), then ``"best <first metric>"``: the method(s) with the highest value,
+        joined by ", " when tied, "all tied" when every method ties (e.g. all 0).
+    """
+    if not predictions:
+        raise ValueError(
+            "per_label_comparison needs the out-of-fold predictions of at least one method: "
+            "call cross_validate(..., return_predictions=True)."
+        )
+    unknown = [m for m in metrics if m not in PER_LABEL_METRICS]
+    if unknown or not metrics:
+        raise ValueError(
+            f"metrics must be a non-empty selection of {sorted(PER_LABEL_METRICS)}; "
+            f"got {list(metrics)}."
+        )
+    Y = check_label_matrix(Y)
+    names = [str(j) for j in range(Y.shape[1])] if label_names is None else list(label_names)
+    if len(names) != Y.shape[1]:
+        raise ValueError(f"{len(names)} label names for {Y.shape[1]} label columns.")
+    table = pd.DataFrame(
+        {
+            "label": names,
+            "frequency": label_frequencies(Y, relative=True),
+            "support": Y.sum(axis=0, dtype=np.int64),
+        }
+    )
+    if tail_threshold is not None:
+        table["tail"] = False
+        table.loc[tail_labels(Y, tail_threshold), "tail"] = True
+    scores = {
+        method: per_label_scores(Y, oof.Y_pred, oof.Y_score, zero_division=zero_division)
+        for method, oof in predictions.items()
+    }
+    for metric in metrics:
+        for method, table_of_method in scores.items():
+            column = table_of_method[metric].to_numpy() if metric in table_of_method else np.nan
+            table[f"{PER_LABEL_METRICS[metric]} {method}"] = column
+    if len(predictions) > 1:
+        methods = np.asarray(list(predictions), dtype=object)
+        values = table[[f"{PER_LABEL_METRICS[metrics[0]]} {m}" for m in methods]].to_numpy(float)
+        top = np.max(np.where(np.isnan(values), -np.inf, values), axis=1, keepdims=True)
+        best = np.isclose(values, top)  # NaN (undefined) is never best
+        table[f"best {PER_LABEL_METRICS[metrics[0]]}"] = [
+            "all tied" if row.all() else ", ".join(methods[row]) if row.any() else "undefined"
+            for row in best
+        ]
+    return table.sort_values("frequency", kind="stable").reset_index(drop=True)
+
+
 @contextmanager
 def dask_backend(address: str | None = None, **client_options) -> Iterator[Any]:
     """Run :func:`cross_validate` (any joblib work) on a Dask cluster inside this block.
@@ -512,8 +597,10 @@ def aggregate(df: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``[dataset,] method, metric, mean, sd, se, n``; ``se = sd / sqrt(n)``, the
-        PLST paper's "standard error" over its 20 partitions.
+        Columns ``[dataset,] method, metric, mean, sd, se, n`` (pandas' mean, std, sem and
+        count); ``se = sd / sqrt(n)``, the PLST paper's "standard error" over its 20
+        partitions. NaN values (a metric undefined in a fold) are left out, and ``n`` counts
+        the folds where the metric is defined.
     """
     keys = _group_keys(df) + ["metric"]
     out = df.groupby(keys, sort=False)["value"].agg(["mean", "std", "sem", "count"])
@@ -536,13 +623,19 @@ def summarize(df: pd.DataFrame, spread: str = "sd", decimals: int = 4) -> pd.Dat
     Returns
     -------
     pandas.DataFrame of str
+        "—" where the metric is undefined in every fold (e.g. tail macro F1 when no label is
+        rare); a mean over the folds where it is defined otherwise (see :func:`aggregate`).
     """
     if spread not in ("sd", "se"):
         raise ValueError(f"spread must be 'sd' or 'se'; got {spread!r}.")
     agg = aggregate(df)
     keys = _group_keys(df)
     agg["cell"] = [
-        f"{m:.{decimals}f} ± {s:.{decimals}f}" if np.isfinite(s) else f"{m:.{decimals}f}"
+        "—"
+        if not np.isfinite(m)
+        else f"{m:.{decimals}f} ± {s:.{decimals}f}"
+        if np.isfinite(s)
+        else f"{m:.{decimals}f}"
         for m, s in zip(agg["mean"], agg[spread], strict=True)
     ]
     wide = agg.pivot(index=keys, columns="metric", values="cell")
