@@ -395,6 +395,13 @@ def cross_validate(
                 f"metric(s) {sorted(set(metrics) & set(TAIL_KEYS))} need tail_threshold=... "
                 "(the relative training frequency below which a label is a tail label)."
             )
+    if tail_threshold is not None and not (
+        isinstance(tail_threshold, numbers.Real) and 0.0 < float(tail_threshold) <= 1.0
+    ):
+        raise ValueError(
+            f"tail_threshold must be a share of the training instances in (0, 1], e.g. 0.05; "
+            f"got {tail_threshold!r}. Pass None for no tail metrics."
+        )
     X = check_features(X)
     Y = check_label_matrix(Y, n_samples=X.shape[0])
     splitter = _resolve_cv(cv, random_state)

@@ -397,6 +397,8 @@ def test_tail_metrics_use_each_folds_training_labels(data):
             np.testing.assert_equal(got[key], value)  # NaN == NaN when the test fold lacks it
     with pytest.raises(ValueError, match="need tail_threshold"):
         cross_validate({"ridge": RidgeBR()}, X, Y, metrics=["tail_macro_f1"])
+    with pytest.raises(ValueError, match=r"tail_threshold must be a share .* got 0"):
+        cross_validate({"ridge": RidgeBR()}, X, Y, tail_threshold=0, on_error="collect")
 
 
 def test_default_zero_division_is_zero(data):

@@ -102,8 +102,13 @@ def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
             )
         mean = part["mean"].to_numpy(float)
         sd = part["sd"].to_numpy(float) if "sd" in part.columns else np.full(len(part), np.nan)
-        spread = np.nan_to_num(sd)
-        axis_range, zoomed = _value_range(np.nanmin(mean - spread), np.nanmax(mean + spread))
+        defined = np.isfinite(mean)
+        low, high = mean[defined] - np.nan_to_num(sd[defined]), mean[defined] + np.nan_to_num(
+            sd[defined]
+        )
+        axis_range, zoomed = (
+            _value_range(low.min(), high.max()) if defined.any() else (None, False)
+        )
         panels.append((metric, part, axis_range, zoomed))
     titles = [
         metric_title(metric) + ("<br><sub>zoomed axis, not from 0</sub>" if zoomed else "")
