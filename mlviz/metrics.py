@@ -586,21 +586,21 @@ def evaluate(
     Returns
     -------
     dict of str to float
-        Bipartition metrics always; ranking metrics only with scores; tail metrics only with a
-        threshold. Directions and display labels are in :data:`METRICS`. Undefined metrics
-        (see their docstrings) are ``nan``.
+        Bipartition metrics always; then the tail metrics (:data:`TAIL_KEYS`) only with a
+        threshold; then the ranking metrics only with scores. Directions and display labels
+        are in :data:`METRICS`. Undefined metrics (see their docstrings) are ``nan``.
     """
     zero_division = _check_zero_division(zero_division)
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     results = {name: func(Y_true, Y_pred) for name, func in _BIPARTITION.items()}
     results["macro_f1"] = macro_f1(Y_true, Y_pred, zero_division=zero_division)
-    if Y_score is not None:
-        Y_true_checked, Y_score = _check_scores(Y_true, Y_score)
-        results.update({name: func(Y_true_checked, Y_score) for name, func in _RANKING.items()})
-    if tail_threshold is not None:
+    if tail_threshold is not None:  # next to macro F1, which they split
         results.update(
             tail_head_scores(
                 Y_true, Y_pred, tail_threshold, Y_train=Y_train, zero_division=zero_division
             )
         )
+    if Y_score is not None:
+        Y_true_checked, Y_score = _check_scores(Y_true, Y_score)
+        results.update({name: func(Y_true_checked, Y_score) for name, func in _RANKING.items()})
     return results

@@ -479,6 +479,9 @@ def test_tail_metrics_hand_worked():
     assert list(results)[-3:] == list(M.TAIL_KEYS)
     assert {k: results[k] for k in M.TAIL_KEYS} == pytest.approx(scores)
     assert not set(M.TAIL_KEYS) & set(M.evaluate(T_TAIL, P_TAIL))  # only with a threshold
+    # displayed next to macro F1, before the ranking metrics
+    with_scores = M.evaluate(T_TAIL, P_TAIL, T_TAIL * 0.5, tail_threshold=0.2)
+    assert list(with_scores)[5:9] == ["macro_f1", *M.TAIL_KEYS]
     # without Y_train the test frequencies decide: 2/4, 3/4, 1/4, 1/4 -> at 0.3 the tail is
     # labels 2 and 3: tail F1 (1 + 1)/2, head F1 (2/3 + 2/5)/2, tail recall 2/2
     own = M.tail_head_scores(T_TAIL, P_TAIL, 0.3)

@@ -156,11 +156,22 @@ def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
         if axis_range is not None:
             fig.update_yaxes(range=axis_range, row=row + 1, col=col + 1)
     fig.update_xaxes(showticklabels=False, categoryorder="array", categoryarray=methods)
+    height = max(320, 240 * n_rows + 60)
+    # title, then the legend, then the panel titles: each in its own band of the top margin
     fig.update_layout(
-        title="Metrics per method: mean ± sd over folds (↑ higher is better, ↓ lower is better)",
-        height=max(320, 240 * n_rows + 60),
-        legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0, xanchor="left"),
-        margin=dict(t=110, b=20),
+        title=dict(
+            text="Metrics per method: mean ± sd over folds "
+            "(↑ higher is better, ↓ lower is better)",
+            yref="container",
+            y=1 - 10 / height,
+            yanchor="top",
+        ),
+        height=height,
+        legend=dict(
+            orientation="h", yref="container", y=1 - 44 / height, yanchor="top", x=0,
+            xanchor="left",
+        ),
+        margin=dict(t=120, b=20),
     )
     return fig
 
@@ -356,7 +367,7 @@ def per_label_figure(
                     y0=-0.5, y1=top, fillcolor=_TAIL_FILL, line_width=0, layer="below",
                     row=1, col=panel,
                 )
-            tail_note = f"; shaded: tail labels (frequency < {tail_threshold:.3g})"
+            tail_note = f"; shaded: tail labels (frequency < {100 * tail_threshold:g}%)"
         fig.add_vline(
             x=tail_threshold, line=dict(color="#d62728", dash="dot", width=1), row=1, col=1
         )
