@@ -6,6 +6,11 @@ drive the page's own widgets: few methods and 2 folds keep them quick.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -87,3 +92,59 @@ def test_tail_threshold_zero_means_no_tail_columns():
     summary = _tables(at)[0]
     assert "Tail macro F1 ↑" not in summary.columns
     assert any("no tail columns" in c.value for c in at.caption)
+
+
+def _wait_for(path: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists() or not path.read_text().strip():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the Dask scheduler did not write {path} within {seconds:.0f} s")
+        time.sleep(0.2)
+
+
+def test_compare_runs_on_the_dask_scheduler_named_by_the_environment(monkeypatch, tmp_path):
+    # A scheduler and two single-threaded worker processes started as docs/SCALING.md says
+    # (not a LocalCluster inside this process: AppTest replaces __main__, which worker
+    # processes spawned from here would then try to run).
+    scheduler_file = tmp_path / "scheduler.json"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    common = dict(env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    scheduler = subprocess.Popen(
+        [*dask, "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
+         "--scheduler-file", str(scheduler_file)], **common,
+    )
+    workers = None
+    try:
+        _wait_for(scheduler_file)
+        address = json.loads(scheduler_file.read_text())["address"]
+        workers = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "2",
+             "--nthreads", "1", "--no-dashboard"], **common,
+        )
+        from dask.distributed import Client
+
+        with Client(address) as client:
+            client.wait_for_workers(2, timeout=60)
+        dataset = datasets.load_source("sample:planted")
+        serial = _compare(dataset, ["BR", "PLST"])
+        monkeypatch.setenv("MLVIZ_DASK_SCHEDULER", address)
+        on_dask = _compare(dataset, ["BR", "PLST"])
+    finally:
+        for process in (workers, scheduler):
+            if process is not None:
+                process.terminate()
+                process.wait(timeout=30)
+    assert not on_dask.error, [e.value for e in on_dask.error]
+    assert any(address in c.value for c in on_dask.caption)
+    for ours, theirs in zip(_tables(serial), _tables(on_dask), strict=True):
+        assert ours.equals(theirs)  # the same numbers, to the last digit shown
+
+
+def test_an_unreachable_dask_scheduler_is_an_error_not_a_traceback(monkeypatch):
+    monkeypatch.setenv("MLVIZ_DASK_SCHEDULER", "tcp://127.0.0.1:1")
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")
+    at = _compare(datasets.load_source("sample:planted"), ["BR"])
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "tcp://127.0.0.1:1" in errors[0]
+    assert "MLVIZ_DASK_SCHEDULER" in errors[0]
