@@ -29,8 +29,8 @@ sys.path[:0] = [str(_HERE.parent), str(_HERE)]
 
 from _common import machine_description, markdown_table, median_time, mulan_dir  # noqa: E402
 
-from mlviz.data import load_arff  # noqa: E402
 from mlviz.evaluation import cross_validate, dask_backend  # noqa: E402
+from mlviz.io import load_arff  # noqa: E402
 from mlviz.linear import PLST, BinaryRelevance  # noqa: E402
 from mlviz.mlknn import MLkNN  # noqa: E402
 

@@ -245,15 +245,6 @@ def experiment_settings() -> None:
         )
 
 
-TAIL_THRESHOLD_KEY = "tail_threshold"
-DEFAULT_TAIL_THRESHOLD = 0.05
-
-
-def tail_threshold() -> float:
-    """The sidebar's tail threshold (share of training instances) that every page uses."""
-    return float(st.session_state.get(TAIL_THRESHOLD_KEY, DEFAULT_TAIL_THRESHOLD))
-
-
 @dataclass(frozen=True)
 class Split:
     """The train/test split every model page uses; the index arrays are rows of the data set."""

@@ -19,7 +19,7 @@ from conftest import mulan_path
 from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
-from mlviz.data import Dataset
+from mlviz.io import Dataset
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 300

@@ -1,5 +1,8 @@
 """The app's categorical colours, in one place: one fixed colour per method on every chart.
 
+Also the other categorical palettes (label groups, principal directions), so that no figure
+builder defines colours of its own.
+
 A method keeps its colour whichever methods a chart shows and in whatever order (PLST is
 orange in the Compare bars, in the dimension sweep and on the PLST page's loss-vs-M curve).
 Figure builders look colours up here and define no palette of their own;
@@ -10,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["DIRECTION_COLORS", "METHOD_COLORS", "method_color", "method_colors"]
+from plotly.colors import qualitative
+
+__all__ = ["DIRECTION_COLORS", "GROUP_COLORS", "METHOD_COLORS", "method_color", "method_colors"]
 
 #: The methods of mlviz, each with its colour (d3's category10, which plotly also ships).
 #: Related variants share a hue: PLST-origin is a lighter PLST.
@@ -37,6 +42,10 @@ _FALLBACK_COLORS: tuple[str, ...] = (
     "#3182bd",  # steel blue
     "#e6550d",  # burnt orange
 )
+
+#: Label groups (clusters): 24 dark categorical colours, readable as text on white; groups
+#: beyond 24 reuse them (``mlviz.figures.label_clusters.group_colour``).
+GROUP_COLORS: tuple[str, ...] = tuple(qualitative.Dark24)
 
 #: Successive principal directions drawn in one chart (the hypercube page's PLST arrows).
 DIRECTION_COLORS: tuple[str, ...] = ("#d62728", "#ff7f0e", "#2ca02c")
