@@ -6,6 +6,8 @@ Dask is the optional ``dask`` extra; the ``test`` extra installs it, so CI runs 
 from __future__ import annotations
 
 import os
+import sys
+import types
 
 import numpy as np
 import pandas as pd
@@ -17,8 +19,19 @@ from mlviz.mlknn import MLkNN
 from mlviz.synthetic import make_planted
 
 
+@pytest.fixture
+def clean_main_module(monkeypatch):
+    """A bare ``__main__`` while worker processes are spawned.
+
+    multiprocessing's spawn re-imports the parent's ``__main__`` from its file in every
+    child. In a pytest-xdist worker that has just run an AppTest, ``__main__`` can be
+    Streamlit's temporary page script, whose re-import fails and kills the dask nanny.
+    """
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+
+
 @pytest.mark.filterwarnings("ignore:.*constant in the training labels")
-def test_cross_validate_on_a_local_dask_cluster_equals_the_serial_run():
+def test_cross_validate_on_a_local_dask_cluster_equals_the_serial_run(clean_main_module):
     from dask.distributed import LocalCluster
 
     data, _ = make_planted(n_samples=150, random_state=0)
