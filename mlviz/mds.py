@@ -36,7 +36,7 @@ from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
 from scipy.spatial.distance import cdist
 from sklearn.utils import check_random_state
 
-__all__ = ["classical_mds", "weighted_smacof"]
+__all__ = ["classical_mds", "landmark_mds", "weighted_smacof"]
 
 # Below this size a dense partial eigendecomposition is cheap and never fails to converge.
 _DENSE_EIGH_MAX = 400
@@ -73,6 +73,63 @@ def classical_mds(dissimilarities: np.ndarray, n_components: int) -> np.ndarray:
     values, vectors = values[order], vectors[:, order]
     embedding = np.zeros((n, n_components))
     embedding[:, :k] = vectors * np.sqrt(np.clip(values, 0.0, None))
+    return embedding
+
+
+def landmark_mds(
+    landmark_dissimilarities: np.ndarray,
+    dissimilarities_to_landmarks: np.ndarray,
+    n_components: int,
+) -> np.ndarray:
+    """Landmark MDS (de Silva & Tenenbaum, 2004): classical MDS of n points from n_l landmarks.
+
+    Classical MDS of the landmarks alone, then every point is placed by distance-based
+    triangulation, ``x_a = -1/2 L^# (δ_a - δ_μ)``, with ``L^#`` the pseudo-inverse transpose of
+    the landmark coordinates (rows ``v_i^T / sqrt(λ_i)``), ``δ_a`` the point's squared
+    dissimilarities to the landmarks and ``δ_μ`` the mean of the landmarks' squared
+    dissimilarity columns. Cost O(n n_l M) instead of the O(n^2) memory of classical MDS; when
+    every point is a landmark the result *is* classical MDS (``tests/test_mds.py``).
+
+    Parameters
+    ----------
+    landmark_dissimilarities : ndarray of shape (n_l, n_l)
+        Symmetric, non-negative dissimilarities between the landmarks, zero diagonal.
+    dissimilarities_to_landmarks : ndarray of shape (n, n_l)
+        Dissimilarity of every point to every landmark (landmarks themselves included).
+    n_components : int
+        Target dimension M.
+
+    Returns
+    -------
+    embedding : ndarray of shape (n, n_components)
+        Directions with a non-positive eigenvalue among the landmarks are zero columns, as in
+        :func:`classical_mds`.
+    """
+    delta = _check_square(landmark_dissimilarities, "landmark_dissimilarities")
+    n_components = _check_positive_int(n_components, "n_components")
+    to_landmarks = np.asarray(dissimilarities_to_landmarks, dtype=np.float64)
+    n_landmarks = delta.shape[0]
+    if to_landmarks.ndim != 2 or to_landmarks.shape[1] != n_landmarks:
+        raise ValueError(
+            f"dissimilarities_to_landmarks must have shape (n_points, {n_landmarks}) (one column "
+            f"per landmark); got shape {to_landmarks.shape}."
+        )
+    if not np.all(np.isfinite(to_landmarks)) or np.any(to_landmarks < 0):
+        raise ValueError("dissimilarities_to_landmarks must be finite and non-negative.")
+    squared = delta**2
+    gram = -0.5 * squared
+    gram -= gram.mean(axis=0, keepdims=True)
+    gram -= gram.mean(axis=1, keepdims=True)
+    k = min(n_components, n_landmarks)
+    values, vectors = _top_eigenpairs(gram, k)
+    order = np.argsort(values)[::-1]
+    values, vectors = values[order], vectors[:, order]
+    positive = values > 0
+    pseudo_inverse = np.zeros((k, n_landmarks))
+    pseudo_inverse[positive] = (vectors[:, positive] / np.sqrt(values[positive])).T
+    mean_column = squared.mean(axis=0)
+    embedding = np.zeros((to_landmarks.shape[0], n_components))
+    embedding[:, :k] = -0.5 * (to_landmarks**2 - mean_column) @ pseudo_inverse.T
     return embedding
 
 
