@@ -228,3 +228,16 @@ def test_landmark_mds_places_every_point_of_a_low_rank_set_exactly():
 def test_landmark_mds_rejects_mismatched_shapes():
     with pytest.raises(ValueError, match="one column per landmark"):
         landmark_mds(np.ones((3, 3)) - np.eye(3), np.ones((5, 4)), 2)
+
+
+def test_gemm_euclidean_distances_equal_cdist_and_are_exactly_zero_for_coincident_points():
+    from mlviz.mds import euclidean_distances
+
+    rng = np.random.default_rng(13)
+    A = rng.normal(size=(60, 9)) * 100.0
+    B = np.vstack([rng.normal(size=(30, 9)), A[:5]])  # five points coincide with rows of A
+    np.testing.assert_allclose(euclidean_distances(A, B), cdist(A, B), rtol=1e-10, atol=1e-9)
+    assert np.all(euclidean_distances(A, B)[np.arange(5), 30 + np.arange(5)] == 0.0)
+    square = euclidean_distances(A)
+    assert np.all(np.diag(square) == 0.0)
+    np.testing.assert_allclose(square, cdist(A, A), rtol=1e-10, atol=1e-9)
