@@ -85,6 +85,7 @@ def parameter_sweep(
     *,
     param: str = "M",
     ideal: bool = False,
+    ranking: bool = True,
     progress: ProgressCallback | None = None,
 ) -> pd.DataFrame:
     """Fit ``factories[method](value)`` on the training split for every value; score on test.
@@ -106,6 +107,10 @@ def parameter_sweep(
     ideal : bool
         Also score the ideal learner (exact codes, see :func:`ideal_decoding`) for methods
         that have ``transform_labels`` / ``inverse_transform_labels``.
+    ranking : bool, default=True
+        Also score the ranking metrics from the estimators' scores. A view that shows only
+        bipartition metrics should pass False: with ~1,000 labels the per-label macro AUC
+        costs far more than the fits (``benchmarks/bench_scale.py``).
     progress : callable(done, total, message), optional
 
     Returns
@@ -133,7 +138,8 @@ def parameter_sweep(
                 estimator = fitted_parent.truncate(estimator.n_components)
             else:
                 estimator.fit(X_train, Y_train)
-            scores = evaluate(Y_test, estimator.predict(X_test), _scores(estimator, X_test))
+            label_scores = _scores(estimator, X_test) if ranking else None
+            scores = evaluate(Y_test, estimator.predict(X_test), label_scores)
             rows += [
                 {"method": method, param: value, "kind": "learned", "metric": k, "value": v}
                 for k, v in scores.items()

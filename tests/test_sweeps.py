@@ -76,3 +76,16 @@ def test_sweep_refits_when_the_estimators_differ_in_more_than_m():
     factories = {"mixed": lambda m: _CountingPLST(n_components=m, center=(m != 2))}
     parameter_sweep(factories, [1, 2, 3], X_tr, Y_tr, X_te, Y_te)
     assert _CountingPLST.fits == 3
+
+
+def test_sweep_without_ranking_metrics_has_only_the_bipartition_ones():
+    X_tr, Y_tr, X_te, Y_te = _data(4)
+    with_ranking = parameter_sweep({"PLST": lambda m: PLST(n_components=m)}, [2], X_tr, Y_tr,
+                                   X_te, Y_te)
+    without = parameter_sweep({"PLST": lambda m: PLST(n_components=m)}, [2], X_tr, Y_tr,
+                              X_te, Y_te, ranking=False)
+    assert "macro_auc" in set(with_ranking["metric"])
+    assert "macro_auc" not in set(without["metric"])
+    shared = with_ranking.merge(without, on=["method", "M", "kind", "metric"])
+    assert len(shared) == len(without)
+    np.testing.assert_array_equal(shared["value_x"], shared["value_y"])
