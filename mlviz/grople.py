@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, eigh, solve
 from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.utils import TransformerTags
+from threadpoolctl import threadpool_limits
 
 from mlviz.base import MultiLabelEstimator
 from mlviz.label_clustering import LabelClustering, check_groups
@@ -346,6 +347,10 @@ def label_correlation_penalty(U: np.ndarray) -> np.ndarray:
     return 1.0 - np.clip(correlation, -1.0, 1.0)
 
 
+# Below this share of non-zero entries a dense X is handled as CSR (see _CentredDesign).
+_SPARSE_DENSITY = 0.1
+
+
 class _CentredDesign:
     """X with its column means removed (when fitting an intercept), without densifying X.
 
@@ -356,16 +361,24 @@ class _CentredDesign:
     """
 
     def __init__(self, X, fit_intercept: bool, use_gram: bool | None = None) -> None:
+        if not sp.issparse(X):
+            X = np.asarray(X, dtype=np.float64)
+            # Mostly-zero features stored dense (a densified bag of words) are worked with as
+            # CSR: the same products, but over the non-zeros only (medical stored dense: the
+            # fit went from ~6.5 s to the sparse time, see docs/BENCHMARKS.md).
+            if np.count_nonzero(X) < _SPARSE_DENSITY * X.size:
+                X = sp.csr_matrix(X)
         if sp.issparse(X):
             X = sp.csr_matrix(X)
             self.XT = sp.csr_matrix(X.T)
         else:
-            X = np.asarray(X, dtype=np.float64)
             self.XT = X.T
         self.X = X
         self.n_samples, self.n_features = X.shape
         self.mean = np.asarray(X.mean(axis=0)).ravel() if fit_intercept else np.zeros(X.shape[1])
-        nnz = X.nnz if sp.issparse(X) else X.size
+        # real non-zeros: counting X.size for dense X made low-density data take the D x D
+        # Gram path, ~160x the work per APG step on medical
+        nnz = X.nnz if sp.issparse(X) else np.count_nonzero(X)
         if use_gram is None:
             use_gram = self.n_features**2 < 2 * nnz
         self.gram = self._centred_gram() if use_gram else None
@@ -688,6 +701,13 @@ class GroPLE(MultiLabelEstimator):
         if self.init not in ("random", "svd"):
             raise ValueError(f"init must be 'random' or 'svd'; got {self.init!r}.")
 
+        # One BLAS thread for the whole fit: its products are small (N x d, d x L, D x d), and
+        # two OpenBLAS threads on a busy 2-core machine spent ~40 % of the time synchronising
+        # (medical: 18-44 s instead of ~2 s). The limit is lifted when fit returns.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._fit_stages(X, Y, n_components)
+
+    def _fit_stages(self, X, Y: np.ndarray, n_components: int) -> GroPLE:
         if self.groups is None:
             self.label_clustering_ = LabelClustering(
                 n_groups=_check_positive_int(self.n_groups, "n_groups"),
