@@ -63,7 +63,8 @@ STEPS: list[tuple[str, tuple[str, ...], str]] = [
     ("grople", ("delicious", "tmc2007-500", "medical"), "GroPLE fit (d=100, K=10 / medical K=5)"),
     ("label_clustering", ("delicious", "tmc2007-500"), "LabelClustering(10).fit(Y)"),
     ("distances", ("delicious",),
-     "SMACOF distances 1000x983: scipy cdist vs GEMM euclidean_distances; eigh drivers"),
+     "before/after of single operations: SMACOF distances (cdist vs GEMM), eigh drivers, "
+     "distinct label sets, PLST basis"),
 ]
 
 _STEPS_CODE = r'''
@@ -238,6 +239,16 @@ def distances(name):
     timed("eigh top 983 of 1000 (MRRR subset)",
           lambda: la.eigh(gram, subset_by_index=[17, 999]))
     timed("eigh all 1000 (divide and conquer)", lambda: la.eigh(gram, driver="evd"))
+    from mlviz.stats import unique_rows
+    ds, Xtr, Ytr, Xte, Yte = load(name)
+    timed("np.unique(Y, axis=0) on the delicious labels", lambda: np.unique(ds.Y, axis=0))
+    timed("stats.unique_rows (packed bits) same", lambda: unique_rows(ds.Y))
+    Z = Ytr - Ytr.mean(axis=0)
+    timed("PLST basis by SVD of the N x K Z (before)",
+          lambda: la.svd(Z, full_matrices=False))
+    from mlviz.linear import _right_singular_basis
+    timed("PLST basis by eigh of the sparse Y^T Y (now)",
+          lambda: _right_singular_basis(Ytr, Ytr.mean(axis=0)))
 
 MULAN = sys.argv[3]
 globals()[sys.argv[1]](sys.argv[2])

@@ -135,11 +135,11 @@ def landmark_mds(
 def _top_eigenpairs(gram: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The k largest eigenpairs of a symmetric matrix, each vector's largest entry positive.
 
-    Solver by measured speed (2 cores, n = 1,000-2,000): ARPACK for a few eigenpairs of a
-    large matrix; LAPACK's MRRR (``subset_by_index``) for up to n/5 of them; above that the
-    full divide-and-conquer ``eigh`` is 2-5x faster than MRRR (CLEMS' classical start at
-    M = K asks for most of the spectrum). Signs are fixed so the result does not depend on
-    which solver ran.
+    Solver by measured speed (``benchmarks/bench_scale.py``, n = 1,000): ARPACK for a few
+    eigenpairs of a large matrix; LAPACK's MRRR (``subset_by_index``) for up to n/5 of them;
+    above that the full divide-and-conquer ``eigh``, which is faster than MRRR when most of
+    the spectrum is wanted (CLEMS' classical start at M = K). Signs are fixed so the result
+    does not depend on which solver ran.
     """
     n = gram.shape[0]
     values = vectors = None
@@ -165,9 +165,9 @@ def euclidean_distances(first: np.ndarray, second: np.ndarray | None = None) -> 
     """Euclidean distances between the rows of two matrices through one matrix product.
 
     ``d^2 = |a|^2 + |b|^2 - 2 a.b`` puts the O(n m M) work in BLAS (``scipy.spatial.distance
-    .cdist`` loops in C without it: ~30x slower at M ~ 1,000, where SMACOF spent most of its
-    time). Unlike ``sklearn.metrics.pairwise.euclidean_distances``, entries where the
-    subtraction cancels (``d^2`` below 1e-8 of ``|a|^2 + |b|^2``: nearly coincident points)
+    .cdist`` loops in C without it, and was most of SMACOF's time at M ~ 1,000; both are timed
+    in ``benchmarks/bench_scale.py``). Unlike ``sklearn.metrics.pairwise.euclidean_distances``,
+    entries where the subtraction cancels (``d^2`` below 1e-8 of ``|a|^2 + |b|^2``: nearly coincident points)
     are recomputed directly, so coincident points get exactly 0, as with cdist; SMACOF treats
     ``d = 0`` specially and must not see rounding noise there.
 

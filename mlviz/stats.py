@@ -58,9 +58,10 @@ def unique_rows(Y, *, return_inverse: bool = False):
     """Distinct rows of a 0/1 matrix and their counts, in lexicographic order of the rows.
 
     The same as ``np.unique(Y, axis=0, return_counts=True)`` (and ``return_inverse``), but the
-    rows are first packed to bits (``np.packbits``) and compared as single byte strings, which
-    is ~100x faster with ~1,000 labels and needs 8x less memory. Packing is big-endian with zero
-    padding, so byte order is the rows' lexicographic order. The one helper for counting label
+    rows are first packed to bits (``np.packbits``) and compared as single byte strings: 8x
+    less memory, and much faster with ~1,000 labels (``benchmarks/bench_scale.py`` times
+    both). Packing is big-endian with zero padding, so byte order is the rows' lexicographic
+    order. The one helper for counting label
     sets: ``stats``, ``hypercube`` and ``clems`` all use it.
 
     Parameters
