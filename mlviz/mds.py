@@ -167,9 +167,9 @@ def euclidean_distances(first: np.ndarray, second: np.ndarray | None = None) -> 
     ``d^2 = |a|^2 + |b|^2 - 2 a.b`` puts the O(n m M) work in BLAS (``scipy.spatial.distance
     .cdist`` loops in C without it, and was most of SMACOF's time at M ~ 1,000; both are timed
     in ``benchmarks/bench_scale.py``). Unlike ``sklearn.metrics.pairwise.euclidean_distances``,
-    entries where the subtraction cancels (``d^2`` below 1e-8 of ``|a|^2 + |b|^2``: nearly coincident points)
-    are recomputed directly, so coincident points get exactly 0, as with cdist; SMACOF treats
-    ``d = 0`` specially and must not see rounding noise there.
+    entries where the subtraction cancels (``d^2`` below 1e-8 of ``|a|^2 + |b|^2``: nearly
+    coincident points) are recomputed directly, so coincident points get exactly 0, as with
+    cdist; SMACOF treats ``d = 0`` specially and must not see rounding noise there.
 
     Parameters
     ----------
