@@ -14,6 +14,7 @@ ones, and :data:`DEFAULT_MAX_VERTICES` is the cap the app is meant to show and l
 
 from __future__ import annotations
 
+import time
 from typing import Literal
 
 import numpy as np
@@ -227,7 +228,7 @@ def project_vertices(
                 f"UMAP needs more than {n_components + 2} occupied vertices; this data set has "
                 f"{n_vertices}. Use PCA or MDS."
             )
-        import umap  # lazy: numba compilation costs ~15 s in a fresh process
+        import umap  # lazy: import and numba compilation, see warm_up_umap
 
         reducer = umap.UMAP(
             n_components=n_components,
@@ -237,6 +238,27 @@ def project_vertices(
         )
         return reducer.fit_transform(V), None
     raise ValueError(f"unknown projection {method!r}; choose 'pca', 'mds' or 'umap'.")
+
+
+def warm_up_umap() -> float:
+    """Import umap-learn and run it once on a tiny random set, so numba compiles now.
+
+    The first UMAP projection in a process pays the import and the just-in-time compilation
+    of umap's numba code; ``benchmarks/bench_scale.py`` measures that first call against a
+    second one (``docs/BENCHMARKS.md``). An app can call this in a background thread at
+    start-up so that a user's first UMAP view pays only the projection. Never call it on
+    the start-up path itself.
+
+    Returns
+    -------
+    float
+        Seconds spent.
+    """
+    start = time.perf_counter()
+    rng = np.random.default_rng(0)
+    tiny = (rng.random((40, 12)) < 0.3).astype(np.float64)
+    project_vertices(tiny, np.ones(len(tiny)), method="umap")
+    return time.perf_counter() - start
 
 
 def dominant_group(vertices: np.ndarray, groups: np.ndarray) -> np.ndarray:

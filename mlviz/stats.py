@@ -15,6 +15,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from mlviz._validation import check_label_matrix
 from mlviz.data import Dataset
@@ -168,8 +169,10 @@ def cooccurrence(Y, normalize: Literal["jaccard", "conditional"] | None = None) 
     """
     if normalize not in (None, "jaccard", "conditional"):
         raise ValueError(f"normalize must be None, 'jaccard' or 'conditional'; got {normalize!r}.")
-    Y = _labels(Y).astype(np.int64)
-    counts = Y.T @ Y
+    # numpy's integer matrix product does not use BLAS (minutes with ~1,000 labels); a sparse
+    # product of the 0/1 matrix gives the same exact counts in a fraction of a second
+    labels = sp.csr_matrix(_labels(Y), dtype=np.int64)
+    counts = (labels.T @ labels).toarray()
     if normalize is None:
         return counts
     n = np.diag(counts).astype(np.float64)

@@ -180,3 +180,10 @@ def test_unique_rows_equals_numpy_unique_on_rows(n_labels):
     np.testing.assert_array_equal(rows[inverse], Y)
     two = stats.unique_rows(Y)
     assert len(two) == 2 and np.array_equal(two[1], expected_counts)
+
+
+def test_cooccurrence_counts_equal_the_dense_product_on_random_labels():
+    Y = (np.random.default_rng(8).random((300, 40)) < 0.2).astype(np.uint8)
+    counts = stats.cooccurrence(Y)
+    assert counts.dtype == np.int64
+    np.testing.assert_array_equal(counts, Y.astype(np.int64).T @ Y.astype(np.int64))
