@@ -211,7 +211,7 @@ class MLkNN(MultiLabelEstimator):
 
         # Steps 4-10 for all labels at once: cell (j, l) of c (c') counts the instances
         # with (without) label l having exactly j of their k neighbours with label l.
-        cell = counts * n_labels + np.arange(n_labels)
+        cell = counts.astype(np.intp) * n_labels + np.arange(n_labels)  # counts are uint8
         has_label = labels.astype(bool)
         n_cells = (k + 1) * n_labels
         count_pos = np.bincount(cell[has_label], minlength=n_cells).reshape(k + 1, n_labels)

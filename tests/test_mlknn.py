@@ -591,3 +591,16 @@ def test_count_tables_are_small_exact_integers():
     assert model.train_counts_.dtype == np.uint8 and model.count_pos_.dtype == np.int32
     neighbours = model.kneighbors()[1]
     np.testing.assert_array_equal(model.train_counts_, Y[neighbours].sum(axis=1))
+
+
+def test_many_labels_with_uint8_counts_give_the_reference_tables():
+    """L * (k + 1) far above 255: the uint8 counts must not overflow in the table indices."""
+    rng = np.random.default_rng(25)
+    X = rng.normal(size=(150, 5))
+    Y = (rng.random((150, 300)) < 0.1).astype(np.uint8)
+    model = MLkNN(k=10).fit(X[:120], Y[:120])
+    reference = fig1_reference(X[:120], Y[:120], X[120:], k=10, s=1.0)
+    np.testing.assert_array_equal(model.train_counts_, reference["train_counts"])
+    np.testing.assert_allclose(model.cond_pos_, reference["cond_pos"], rtol=1e-12)
+    np.testing.assert_allclose(model.cond_neg_, reference["cond_neg"], rtol=1e-12)
+    np.testing.assert_array_equal(model.predict(X[120:]), reference["predict"])
