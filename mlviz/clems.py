@@ -130,11 +130,14 @@ class CLEMS(MultiLabelEstimator):
         The cap is never silent: a warning says how many were dropped, and the fitted
         ``n_label_sets_``, ``n_dropped_candidates_`` and ``dropped_share_`` let a view show it.
         None keeps all, the paper's behaviour. Why 1,000 (:data:`DEFAULT_MAX_CANDIDATES`): the
-        embedding costs O(n^2 M) per SMACOF iteration and O(n^3) for the classical start at
-        M ~ n, and on a delicious-shaped set (15,000+ distinct training label sets, M = K = 983)
-        a fit with 1,000 candidates stays within the app's 10 s budget on a 2-core machine,
-        2,000 does not (``benchmarks/bench_scale.py``, ``docs/BENCHMARKS.md``). Every MULAN set
-        in this project's tests except tmc2007-500 has fewer distinct label sets than that.
+        embedding costs O(n^2 M) per SMACOF iteration and up to O(n^3) for the classical start
+        at M ~ n. On a delicious-shaped set (~13,000 distinct training label sets, M = K = 983,
+        one BLAS thread, busy 2-core machine; ``benchmarks/bench_scale.py``,
+        ``docs/BENCHMARKS.md``) the fit took 1.7-3.4 s with 1,000 candidates and 3.4-7.2 s with
+        2,000, before any further SMACOF iteration (each ~2-10x dearer at 2,000), so only the
+        smaller cap leaves room for iterations in the app's 10 s first-render budget. Every
+        MULAN set in this project's tests except tmc2007-500 (1,172 in its training file) has
+        fewer distinct label sets than that.
     init : {"classical", "random"}, default="classical"
         Start of the first SMACOF run (see Initialisation above).
     n_init : int, default=1

@@ -12,9 +12,11 @@ Three stages (section 3 of the paper):
 Prediction scores are ``X Z V`` (plus the intercept, see :class:`GroPLE`), thresholded at 0
 because the paper's labels are in {-1, 1}.
 
-Speed (docs/GROPLE.md, one BLAS thread, shared 2-core AMD EPYC): medical (d = 100, K = 5)
-fits in about 0.9 s, enron (K = 10) in about 2.3 s. Stage 3 reuses the products of every
-iterate with X_c and R for the objective and the next gradient, and starts from the exact
+Speed (``benchmarks/bench_scale.py``, docs/BENCHMARKS.md; the fit limits itself to one BLAS
+thread; shared 2-core AMD EPYC under load from other jobs): all of medical (d = 100, K = 5)
+fits in 1.5-4 s (1.5 s at load average ~2, 4 s at ~7), tmc2007-500's training file (K = 10)
+in 11-19 s, a delicious-shaped set (983 labels) in 55-73 s. Stage 3 reuses the products of
+every iterate with X_c and R for the objective and the next gradient, and starts from the exact
 ridge point (dual N x N system when D > N); stage 2 shares U^T U and U^T Y between the V^k
 APG, its safeguard and Eq. (4).
 
