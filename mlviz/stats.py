@@ -18,7 +18,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from mlviz._validation import check_label_matrix
-from mlviz.data import Dataset
+from mlviz.io import Dataset
 
 __all__ = [
     "cooccurrence",

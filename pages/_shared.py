@@ -17,11 +17,27 @@ import scipy.sparse as sp
 import streamlit as st
 
 from mlviz import datasets
-from mlviz.data import DataFormatError, Dataset, load_arff, load_csv
+from mlviz.io import DataFormatError, Dataset, load_arff, load_csv
 
 DATASET_KEY = "dataset"
 SOURCE_LABEL_KEY = "dataset_label"
 UPLOAD_DIGEST_KEY = "upload_digest"
+# rows [0, n_train) of the loaded data set are the official training part; None: random split
+OFFICIAL_TRAIN_KEY = "official_n_train"
+HAS_OFFICIAL_SPLIT_KEY = "source_has_official_split"
+SPLIT_MODE_KEY = "split_mode"
+SPLIT_OFFICIAL, SPLIT_RANDOM = "official", "random"
+_SPLIT_LABELS = {
+    SPLIT_OFFICIAL: "the data set's own train/test split",
+    SPLIT_RANDOM: "random split (test fraction, seed)",
+}
+TAIL_THRESHOLD_KEY = "tail_threshold"
+DEFAULT_TAIL_THRESHOLD = 0.05
+
+
+def tail_threshold() -> float:
+    """The sidebar's tail threshold (share of training instances) that every page uses."""
+    return float(st.session_state.get(TAIL_THRESHOLD_KEY, DEFAULT_TAIL_THRESHOLD))
 
 
 # --------------------------------------------------------------------------- data set
@@ -31,8 +47,18 @@ def _sources() -> list[datasets.DatasetSource]:
 
 
 @st.cache_resource(show_spinner="Loading data set…", max_entries=16)
-def _load_source(key: str) -> Dataset:
-    return datasets.load_source(key)
+def _load_source(key: str, official_split: bool) -> tuple[Dataset, int | None]:
+    """The data set of ``key`` and, for its official split, the number of training rows.
+
+    With the official split the data set is the training rows followed by the test rows, so
+    the split's index arrays refer to it. Missing feature values are kept as NaN and imputed
+    on the training rows in :func:`_split`.
+    """
+    if official_split:
+        train, test = datasets.load_official_split(key, missing="keep")
+        source = next(s for s in _sources() if s.key == key)
+        return datasets.stack_split(train, test, name=source.name), train.n_samples
+    return datasets.load_source(key, missing="keep"), None
 
 
 @st.cache_resource(show_spinner="Reading upload…", max_entries=8)
@@ -51,9 +77,9 @@ def _load_upload(
                 f"{name}: say which columns are labels (names separated by commas, or a number n "
                 "for the last n columns) in the box under the uploader."
             )
-        return load_csv(payload, label_columns, name=stem)
+        return load_csv(payload, label_columns, name=stem, missing="keep")
     n_labels = int(label_spec) if label_spec.strip().isdigit() else None
-    return load_arff(payload, xml=xml, n_labels=n_labels, name=stem)
+    return load_arff(payload, xml=xml, n_labels=n_labels, name=stem, missing="keep")
 
 
 def current_dataset() -> Dataset:
@@ -86,9 +112,16 @@ def _leave_legacy_multipage_mode() -> None:
         st.rerun()
 
 
-def _set_dataset(dataset: Dataset, label: str) -> None:
+def _set_dataset(dataset: Dataset, label: str, official_n_train: int | None = None) -> None:
     st.session_state[DATASET_KEY] = dataset
     st.session_state[SOURCE_LABEL_KEY] = label
+    st.session_state[OFFICIAL_TRAIN_KEY] = official_n_train
+
+
+def _source_label(source: datasets.DatasetSource) -> str:
+    """Picker text: the group, the name and the shape (from the file headers)."""
+    group = "sample" if source.kind == "sample" else "folder"
+    return f"{group} · {source.label()}"
 
 
 def dataset_picker() -> None:
@@ -101,18 +134,19 @@ def dataset_picker() -> None:
     sidebar.header("Data set")
     sources = _sources()
     if not sources:
-        sidebar.error("No data sets found: the embedded samples in sample_data/ are missing.")
+        sidebar.error("No data sets found: the embedded samples in mlviz/sample_data are missing.")
         st.stop()
-    keys = [s.key for s in sources]
-    labels = {s.key: (f"{s.name} (sample)" if s.kind == "sample" else s.name) for s in sources}
+    by_key = {s.key: s for s in sources}
     choice = sidebar.selectbox(
         "Choose a data set",
-        keys,
-        format_func=labels.__getitem__,
+        list(by_key),  # samples first, then the folder's sets by name: each set once
+        format_func=lambda key: _source_label(by_key[key]),
         key="source_choice",
-        help="Embedded samples ship with mlviz; others are found in the folder named by "
-        "MLVIZ_DATA_DIR (or ../shared/data/mulan).",
+        help="Instances × feature attributes, and labels. Embedded samples ship with mlviz; "
+        "the others are found in the folder named by MLVIZ_DATA_DIR (or ../shared/data/mulan).",
     )
+    source = by_key[choice]
+    labels = {s.key: (f"{s.name} (sample)" if s.kind == "sample" else s.name) for s in sources}
     with sidebar.expander("Upload your own (ARFF + XML, or CSV)"):
         upload = st.file_uploader(
             "ARFF or CSV file", type=["arff", "csv", "tsv"], key="upload_file"
@@ -125,6 +159,7 @@ def dataset_picker() -> None:
         )
 
     if upload is not None:
+        st.session_state[HAS_OFFICIAL_SPLIT_KEY] = False
         payload = upload.getvalue()
         xml = upload_xml.getvalue() if upload_xml is not None else None
         digest = hashlib.sha256(
@@ -139,34 +174,68 @@ def dataset_picker() -> None:
                     sidebar.info(f"Still showing {st.session_state[SOURCE_LABEL_KEY]}.")
             else:
                 st.session_state[UPLOAD_DIGEST_KEY] = digest
+                st.session_state.pop("loaded_source", None)  # removing the upload reloads
                 _set_dataset(dataset, f"{upload.name} (upload)")
     else:
         st.session_state.pop(UPLOAD_DIGEST_KEY, None)
-        if st.session_state.get("loaded_source") != choice or DATASET_KEY not in st.session_state:
+        st.session_state[HAS_OFFICIAL_SPLIT_KEY] = source.has_official_split
+        official = source.has_official_split and (
+            st.session_state.get(SPLIT_MODE_KEY, SPLIT_OFFICIAL) == SPLIT_OFFICIAL
+        )
+        wanted = (choice, official)
+        if st.session_state.get("loaded_source") != wanted or DATASET_KEY not in st.session_state:
             try:
-                dataset = _load_source(choice)
+                dataset, n_train = _load_source(choice, official)
             except (DataFormatError, ValueError, OSError) as err:
                 sidebar.error(f"Could not load {labels[choice]}: {err}")
             else:
-                st.session_state["loaded_source"] = choice
-                _set_dataset(dataset, labels[choice])
+                st.session_state["loaded_source"] = wanted
+                _set_dataset(dataset, labels[choice], n_train)
 
     if DATASET_KEY not in st.session_state:
         st.error("No data set is loaded yet: pick another one in the sidebar.")
         st.stop()
     ds = current_dataset()
     sidebar.caption(
-        f"**{st.session_state[SOURCE_LABEL_KEY]}** — {ds.n_samples} instances, "
-        f"{ds.n_features} features{' (sparse)' if ds.is_sparse else ''}, {ds.n_labels} labels"
+        f"**{st.session_state[SOURCE_LABEL_KEY]}** — {ds.n_samples:,} instances, "
+        f"{ds.n_features:,} features{' (sparse)' if ds.is_sparse else ''}, {ds.n_labels} labels"
     )
+    n_missing = _n_missing(ds)
+    if n_missing:
+        sidebar.caption(
+            f"{n_missing:,} missing feature values: the models fill them with the mean of the "
+            "training rows (the test rows are not used)."
+        )
 
 
 # ------------------------------------------------------------------------ experiment
 def experiment_settings() -> None:
-    """Sidebar: the train/test split and feature scaling every model page shares."""
+    """Sidebar: the train/test split and feature scaling every model page shares.
+
+    A data set that ships its own train/test files offers that split, as the papers use it
+    (the default), or a random split.
+    """
     with st.sidebar.expander("Experiment settings"):
-        st.slider("Test fraction", 0.1, 0.5, 0.3, 0.05, key="test_size", persist_state="session")
-        st.number_input("Split seed", 0, 10_000, 0, key="split_seed", persist_state="session")
+        mode = SPLIT_RANDOM
+        if st.session_state.get(HAS_OFFICIAL_SPLIT_KEY):
+            mode = st.radio(
+                "Split",
+                [SPLIT_OFFICIAL, SPLIT_RANDOM],
+                format_func=_SPLIT_LABELS.__getitem__,
+                key=SPLIT_MODE_KEY,
+                persist_state="session",
+                help="The published train/test files (as in the papers), or a random split of "
+                "the whole data set.",
+            )
+        n_train = st.session_state.get(OFFICIAL_TRAIN_KEY)
+        if mode == SPLIT_OFFICIAL and n_train is not None and DATASET_KEY in st.session_state:
+            n_test = st.session_state[DATASET_KEY].n_samples - n_train
+            st.caption(f"{n_train:,} training and {n_test:,} test instances, as published.")
+        else:
+            st.slider(
+                "Test fraction", 0.1, 0.5, 0.3, 0.05, key="test_size", persist_state="session"
+            )
+            st.number_input("Split seed", 0, 10_000, 0, key="split_seed", persist_state="session")
         st.checkbox(
             "Standardise features",
             value=False,
@@ -178,6 +247,8 @@ def experiment_settings() -> None:
 
 @dataclass(frozen=True)
 class Split:
+    """The train/test split every model page uses; the index arrays are rows of the data set."""
+
     X_train: Any
     X_test: Any
     Y_train: np.ndarray
@@ -186,31 +257,60 @@ class Split:
     test_index: np.ndarray
 
 
+def split_settings() -> tuple:
+    """What the split depends on besides the data set: a cache key part for every result."""
+    standardize = bool(st.session_state.get("standardize", False))
+    n_train = st.session_state.get(OFFICIAL_TRAIN_KEY)
+    if n_train is not None:
+        return (SPLIT_OFFICIAL, int(n_train), standardize)
+    return (
+        SPLIT_RANDOM,
+        float(st.session_state.get("test_size", 0.3)),
+        int(st.session_state.get("split_seed", 0)),
+        standardize,
+    )
+
+
+def _n_missing(ds: Dataset) -> int:
+    values = ds.X.data if sp.issparse(ds.X) else ds.X
+    return int(np.isnan(values).sum())
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _split(digest: str, test_size: float, seed: int, standardize: bool, _ds: Dataset) -> Split:
+def _split(digest: str, settings: tuple, _ds: Dataset) -> Split:
+    """Split by ``settings`` (:func:`split_settings`); ``digest`` and ``settings`` are the key.
+
+    Missing feature values (NaN, loaded with ``missing="keep"``) are filled with the mean of
+    the training rows (scikit-learn's ``SimpleImputer``, fitted on them only; a feature with
+    no training value becomes 0), then the features are standardised if asked.
+    """
+    del digest  # only the cache key
     # imported here so that the app's first page renders without loading scikit-learn
+    from sklearn.impute import SimpleImputer
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
 
-    train, test = train_test_split(
-        np.arange(_ds.n_samples), test_size=test_size, random_state=seed
-    )
+    if settings[0] == SPLIT_OFFICIAL:
+        n_train = settings[1]
+        train, test = np.arange(n_train), np.arange(n_train, _ds.n_samples)
+    else:
+        train, test = train_test_split(
+            np.arange(_ds.n_samples), test_size=settings[1], random_state=settings[2]
+        )
     X_train, X_test = _ds.X[train], _ds.X[test]
-    if standardize:
+    if _n_missing(_ds):
+        imputer = SimpleImputer(strategy="mean", keep_empty_features=True).fit(X_train)
+        X_train, X_test = imputer.transform(X_train), imputer.transform(X_test)
+    if settings[-1]:
         scaler = StandardScaler(with_mean=not sp.issparse(X_train)).fit(X_train)
         X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
     return Split(X_train, X_test, _ds.Y[train], _ds.Y[test], train, test)
 
 
 def current_split() -> Split:
+    """The split of the current data set: its official one, or random (Experiment settings)."""
     ds = current_dataset()
-    return _split(
-        ds.digest,
-        float(st.session_state.get("test_size", 0.3)),
-        int(st.session_state.get("split_seed", 0)),
-        bool(st.session_state.get("standardize", False)),
-        ds,
-    )
+    return _split(ds.digest, split_settings(), ds)
 
 
 # ----------------------------------------------------------------------------- models
@@ -226,9 +326,7 @@ def cached(name: str, params: dict[str, Any], fn: Callable[[], Any]) -> Any:
     key = (
         name,
         ds.digest,
-        float(st.session_state.get("test_size", 0.3)),
-        int(st.session_state.get("split_seed", 0)),
-        bool(st.session_state.get("standardize", False)),
+        split_settings(),
         tuple(sorted((k, repr(v)) for k, v in params.items())),
     )
     return _cached_call(key, fn)
