@@ -79,7 +79,7 @@ def load(name):
         ds = make_long_tailed(**LONG_TAILED_SHAPES["delicious"], random_state=0)
         n_train = int(0.8 * ds.n_samples)
         return ds, ds.X[:n_train], ds.Y[:n_train], ds.X[n_train:], ds.Y[n_train:]
-    from mlviz.data import load_arff
+    from mlviz.io import load_arff
     folder = MULAN
     train = load_arff(f"{folder}/{name}-train.arff")
     test = load_arff(f"{folder}/{name}-test.arff")
@@ -225,7 +225,7 @@ def mlknn_direct(name):
 def grople(name):
     from mlviz.grople import GroPLE
     if name == "medical":
-        from mlviz.data import load_arff
+        from mlviz.io import load_arff
         ds = load_arff(f"{MULAN}/medical.arff")
         model = GroPLE(n_components=100, n_groups=5)
         timed("GroPLE fit (all of medical)", lambda: model.fit(ds.X, ds.Y))
