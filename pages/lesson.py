@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 from sklearn.metrics import adjusted_rand_score
 
@@ -30,7 +31,7 @@ from mlviz.figures import mlknn as mlknn_figures
 from mlviz.grople import GroPLE
 from mlviz.label_clustering import LabelClustering, group_diagnostics
 from mlviz.linear import PLST, BinaryRelevance
-from mlviz.metrics import hamming_loss
+from mlviz.metrics import hamming_loss, per_label_f1
 from mlviz.mlknn import MLkNN
 from pages import _shared as shared
 
@@ -762,7 +763,8 @@ def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray:
             "ML-KNN": lambda: MLkNN(k=params.get("k", 1)),
         }[method]()
         predictions = estimator.fit(split.X_train, split.Y_train).predict(split.X_test)
-        return facts.per_label_f1_or_nan(split.Y_test, predictions)
+        # nan: a label neither present nor predicted has no F1 (not a perfect 1, not a 0)
+        return per_label_f1(split.Y_test, predictions, zero_division=np.nan)
 
     return shared.cached("lesson-per-label-f1", {"method": method, **params}, fit_predict)
 
@@ -775,9 +777,10 @@ def step_compare() -> None:
     st.latex(r"l\ \text{is a tail label}\iff\frac{1}{N}\sum_{n=1}^{N}y_{nl}<\tau")
     tau = shared.tail_threshold()
     st.markdown(
-        "Every method on the same train/test split, one point per label: its training "
-        f"frequency against its test F1. Tail labels lie left of τ = {tau:.1%} (the sidebar's "
-        "tail threshold). Each method uses the settings of its step."
+        "Every method on the same train/test split, one row per label with the rarest at the "
+        "top: its training frequency, then each method's test F1. Tail labels, below "
+        f"τ = {tau:.1%} of the training instances (the sidebar's tail threshold), are shaded. "
+        "Each method uses the settings of its step."
     )
     _ensure("lesson_compare_methods", lambda v: isinstance(v, list) and set(v) <= set(METHODS))
     chosen = st.multiselect("Methods", METHODS, key="lesson_compare_methods",
@@ -801,10 +804,18 @@ def step_compare() -> None:
     if f1 is None or any(len(v) != L for v in f1.values()) or set(f1) != set(chosen):
         return
     frequencies = stats.label_frequencies(split.Y_train, relative=True)
+    per_label = pd.DataFrame({"label": names, "frequency": frequencies,
+                              **{f"F1 {method}": f1[method] for method in chosen}})
     st.plotly_chart(
-        compare_figures.per_label_f1_figure(frequencies, f1, names, tail_threshold=tau),
+        compare_figures.per_label_figure(per_label, chosen, metric="F1",
+                                         tail_threshold=tau if tau > 0 else None),
         key="lesson_compare_per_label",
     )
+    with st.expander("Every label's frequency and test F1 (the table behind the figure)"):
+        st.dataframe(per_label.sort_values("frequency", kind="stable"), hide_index=True,
+                     column_config={"frequency": st.column_config.NumberColumn(format="%.3f"),
+                                    **{f"F1 {m}": st.column_config.NumberColumn(format="%.2f")
+                                       for m in chosen}})
     table = facts.tail_head_f1(frequencies, f1, tau)
     n_tail = int(table["n_tail"].iloc[0])
     described = ", ".join(

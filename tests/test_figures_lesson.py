@@ -80,17 +80,6 @@ def test_never_predicted_by_hand():
         lesson.never_predicted(pred, true[:, :3])
 
 
-def test_per_label_f1_or_nan_by_hand():
-    true = np.array([[1, 0, 0, 1], [1, 0, 0, 0]])
-    pred = np.array([[1, 0, 1, 0], [0, 0, 0, 0]])
-    f1 = lesson.per_label_f1_or_nan(true, pred)
-    # label 0: TP 1, FN 1 -> 2/3; label 1: absent, never predicted -> undefined;
-    # label 2: absent but predicted -> 0; label 3: present, never predicted -> 0
-    assert f1[0] == pytest.approx(2 / 3)
-    assert np.isnan(f1[1])
-    assert f1[2] == 0.0 and f1[3] == 0.0
-
-
 def test_votes_needed_by_hand():
     prior = np.array([0.5, 0.1, 0.5])
     # label 0: equal likelihoods -> ties win at j = 0; label 1: wins only at j = 2;

@@ -13,12 +13,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from mlviz.metrics import per_label_f1
-
 __all__ = [
     "labels_to_show",
     "never_predicted",
-    "per_label_f1_or_nan",
     "rows_per_group",
     "tail_head_f1",
     "unseen_labelset_share",
@@ -148,24 +145,6 @@ def never_predicted(Y_pred: np.ndarray, Y_true: np.ndarray) -> tuple[np.ndarray,
     return never, missed
 
 
-def per_label_f1_or_nan(Y_true: np.ndarray, Y_pred: np.ndarray) -> np.ndarray:
-    """Per-label F1, NaN for a label that is neither present nor predicted (F1 is 0/0).
-
-    :func:`mlviz.metrics.per_label_f1` must give such a label a number (1 by default), which
-    lifts the mean F1 of rare labels absent from the test split; a figure of F1 against label
-    frequency should leave them out instead.
-
-    Returns
-    -------
-    ndarray of float, shape (L,)
-    """
-    Y_true = np.asarray(Y_true)
-    Y_pred = np.asarray(Y_pred)
-    f1 = per_label_f1(Y_true, Y_pred, zero_division=0)
-    undefined = ~Y_true.astype(bool).any(axis=0) & ~Y_pred.astype(bool).any(axis=0)
-    return np.where(undefined, np.nan, f1)
-
-
 def votes_needed(prior: np.ndarray, cond_pos: np.ndarray, cond_neg: np.ndarray) -> np.ndarray:
     """Per label, the fewest of the k neighbours that must carry it for ML-KNN to predict it.
 
@@ -210,7 +189,8 @@ def tail_head_f1(
     frequencies : ndarray, shape (L,)
         Share of training instances carrying each label.
     f1_by_method : mapping of method name to ndarray, shape (L,)
-        Per-label test F1 (``mlviz.metrics.per_label_f1``); NaN entries are skipped.
+        Per-label test F1 (``mlviz.metrics.per_label_f1``, with ``zero_division=nan`` so that
+        a label neither present nor predicted is undefined); NaN entries are skipped.
     threshold : float
         A label is a tail label when its frequency is strictly below this
         (as :func:`mlviz.stats.tail_labels`).
