@@ -847,7 +847,7 @@ def step_compare() -> None:
     if absent:
         points.append(f"{absent} label{'s do' if absent != 1 else ' does'} not occur in the "
                       "test split: F1 is undefined there unless a method predicts the label "
-                      "(then 0), so such points are left out.")
+                      "(then 0), so those labels have no marker.")
     _notice(points)
 
 
