@@ -70,3 +70,96 @@ def test_the_generated_set_has_the_shape_the_docstring_states(long_tailed):
 def test_every_page_renders_on_a_delicious_shaped_set(page, long_tailed):
     at = page_app(page, long_tailed)
     assert_clean(at, page)
+
+
+# --------------------------------------------------------------- caps stated on the page
+def test_hypercube_draws_the_capped_vertices_and_says_so_on_the_figure(long_tailed):
+    n_sets = len(unique_rows(long_tailed.Y)[0])
+    at = page_app("hypercube.py", long_tailed)
+    assert_clean(at, "hypercube")
+    assert at.number_input(key="cube_max_vertices").value == 2_000
+    assert figure_titles(at) == [f"Showing 2,000 of {n_sets:,} label sets (the most frequent)"]
+    at.number_input(key="cube_max_vertices").set_value(300).run()
+    assert_clean(at, "hypercube, 300 vertices")
+    assert figure_titles(at) == [f"Showing 300 of {n_sets:,} label sets (the most frequent)"]
+    at.selectbox(key="cube_projection").set_value("mds").run()
+    assert_clean(at, "hypercube, MDS of 300 vertices")
+    assert "most frequent" in figure_titles(at)[0]
+
+
+def test_clems_states_its_candidate_cap_and_what_it_drops(long_tailed):
+    at = page_app("clems.py", long_tailed)
+    assert_clean(at, "clems")
+    cap = at.number_input(key="clems_max_candidates")
+    assert cap.label == "Label sets kept as candidates (most frequent first)"
+    assert cap.value == 1_000
+    metric = next(m for m in at.metric if m.label == "Candidate label sets")
+    kept, total = (int(v.replace(",", "")) for v in metric.value.split(" of "))
+    assert kept == 1_000 and total > kept
+    assert f"The {total - kept:,} dropped sets carry" in page_text(at)
+
+
+# ------------------------------------------------- what is computed once and reused
+@pytest.fixture
+def small_long_tailed():
+    """A set no other test has fitted yet (the fit caches are shared by the process)."""
+    return make_long_tailed(n_samples=1_200, n_features=200, n_labels=300, cardinality=8.0,
+                            random_state=7)
+
+
+def counting(monkeypatch, owner, name: str) -> list[int]:
+    """Replace ``owner.name`` by a wrapper that counts its calls (pages import it per run)."""
+    calls: list[int] = []
+    original = getattr(owner, name)
+
+    def wrapper(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, wrapper)
+    return calls
+
+
+def test_mlknn_searches_neighbours_once_for_every_k_and_s(small_long_tailed, monkeypatch):
+    import mlviz.mlknn
+
+    searches = counting(monkeypatch, mlviz.mlknn, "neighbors_graph")
+    at = page_app("mlknn.py", small_long_tailed)
+    assert_clean(at, "mlknn")
+    assert len(searches) == 2  # training graph and test graph for the largest k
+    before = [m.value for m in at.metric]
+    at.slider(key="mlknn_k").set_value(3).run()
+    at.select_slider(key="mlknn_s").set_value(0.1).run()
+    assert_clean(at, "mlknn after k and s")
+    assert len(searches) == 2
+    assert [m.value for m in at.metric] != before  # the counts were refitted for k = 3
+
+
+def test_clems_reuses_the_candidate_costs_across_m(small_long_tailed, monkeypatch):
+    import mlviz.clems
+
+    costs = counting(monkeypatch, mlviz.clems, "compute_candidate_costs")
+    at = page_app("clems.py", small_long_tailed)
+    assert_clean(at, "clems")
+    assert len(costs) == 1
+    stress = next(m.value for m in at.metric if m.label == "Stress")
+    at.slider(key="clems_m").set_value(2).run()
+    assert_clean(at, "clems at M = 2")
+    assert len(costs) == 1
+    assert next(m.value for m in at.metric if m.label == "Stress") != stress  # refitted
+    at.selectbox(key="clems_cost").set_value("hamming").run()
+    assert_clean(at, "clems with the Hamming cost")
+    assert len(costs) == 2
+
+
+def test_plst_moves_m_without_refitting(small_long_tailed, monkeypatch):
+    from mlviz.linear import PLST
+
+    fits = counting(monkeypatch, PLST, "fit")
+    at = page_app("plst.py", small_long_tailed)
+    assert_clean(at, "plst")
+    n_fits = len(fits)
+    assert n_fits >= 1
+    at.slider(key="plst_m").set_value(2).run()
+    assert_clean(at, "plst at M = 2")
+    assert len(fits) == n_fits
