@@ -16,6 +16,7 @@ import inspect
 import runpy
 import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -140,9 +141,10 @@ def _run_without_router(page_file: Path) -> NoReturn:
     alone, with a navigation that lists every file in ``pages/``. AppTest does the same on
     every rerun of ``app.py``.
 
-    The public ``st.navigation`` makes Streamlit ignore the ``pages/`` folder from then on
-    (its documented effect), so after ``st.rerun`` the run starts at ``app.py``, whose router
-    draws the sidebar and resolves the same URL to the same page. No private Streamlit
+    Calling the public ``st.navigation`` switches the whole process from the ``pages/``
+    folder to the navigation it is given (Streamlit 1.67, ``commands/navigation.py``), so
+    after ``st.rerun`` the run starts at ``app.py``, whose router draws the sidebar and
+    resolves the same URL to the same page. No private Streamlit
     attribute is touched; ``tests/test_app.py`` checks that the legacy mode really ends.
 
     If the rerun comes back here, the page file itself is the main script (a test opened it
@@ -492,16 +494,50 @@ def _error_message(err: BaseException) -> str:
     return str(err) or type(err).__name__
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
-def _cached_outcome(cache_key: tuple, _call: Callable[[], Any]) -> FitOutcome:
-    """Run ``_call`` once per ``cache_key``; errors and warnings are cached with the result."""
-    del cache_key  # only the cache key
-    with recording_warnings() as messages:
-        try:
-            value = _call()
-        except FIT_ERRORS as err:
-            return FitOutcome(error=_error_message(err), warnings=tuple(messages))
-    return FitOutcome(value=value, warnings=tuple(messages))
+class _OutcomeStore:
+    """The last ``max_entries`` fit outcomes, shared by all sessions (least recently used out).
+
+    Not ``st.cache_resource`` on the fit itself: a function cached that way may not draw into
+    elements created outside it, and a fit's progress bar is exactly that.
+    """
+
+    def __init__(self, max_entries: int = 64) -> None:
+        self._entries: OrderedDict[tuple, FitOutcome] = OrderedDict()
+        self._lock = threading.Lock()
+        self.max_entries = max_entries
+
+    def get(self, key: tuple) -> FitOutcome | None:
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+            return self._entries.get(key)
+
+    def put(self, key: tuple, outcome: FitOutcome) -> None:
+        with self._lock:
+            self._entries[key] = outcome
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _outcomes() -> _OutcomeStore:
+    return _OutcomeStore()
+
+
+def _cached_outcome(cache_key: tuple, call: Callable[[], Any]) -> FitOutcome:
+    """Run ``call`` once per ``cache_key``; errors and warnings are cached with the result."""
+    store = _outcomes()
+    outcome = store.get(cache_key)
+    if outcome is None:
+        with recording_warnings() as messages:
+            try:
+                value = call()
+            except FIT_ERRORS as err:
+                outcome = FitOutcome(error=_error_message(err), warnings=tuple(messages))
+            else:
+                outcome = FitOutcome(value=value, warnings=tuple(messages))
+        store.put(cache_key, outcome)
+    return outcome
 
 
 def _data_key(uses_split: bool) -> tuple:

@@ -10,8 +10,6 @@ from mlviz.mlknn import MLkNN
 from pages import _shared as shared
 
 ds = shared.current_dataset()
-split = shared.current_split()
-n_train = len(split.Y_train)
 st.title("ML-KNN")
 st.markdown(
     "For each label l, ML-KNN counts how many of an instance's k nearest training neighbours "
@@ -20,28 +18,32 @@ st.markdown(
     "smoothing s (Eq. 6–8)."
 )
 
+# a training instance is not its own neighbour, so k counts from the other training rows
+split = shared.model_split(min_train=2, needs="ML-KNN")
+n_train = len(split.Y_train)
+
 c1, c2 = st.columns(2)
-k = c1.slider("Neighbours k", 1, max(1, min(50, n_train - 1)), min(10, n_train - 1),
-              key="mlknn_k", persist_state="session")
+with c1:
+    k = shared.int_slider(
+        "Neighbours k", 1, min(50, n_train - 1), 10, key="mlknn_k",
+        why_fixed=f"the training split has {n_train} instances, and an instance is not its own "
+        "neighbour.",
+    )
 s = c2.select_slider("Smoothing s", options=[0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0], value=1.0,
                      key="mlknn_s", persist_state="session")
 
 
-def _fit():
-    return MLkNN(k=k, s=s).fit(split.X_train, split.Y_train)
+def _fit(params: dict) -> tuple[MLkNN, dict]:
+    model = MLkNN(k=params["k"], s=params["s"]).fit(split.X_train, split.Y_train)
+    scores = evaluate(split.Y_test, model.predict(split.X_test),
+                      model.predict_proba(split.X_test))
+    return model, scores
 
 
-model = shared.run_or_error(
-    "ML-KNN", lambda: shared.cached("mlknn", {"k": k, "s": s}, _fit), state_key="mlknn_model"
-)
-if model is None or model.n_labels_ != ds.n_labels:
+result = shared.fit("mlknn", {"k": k, "s": s}, _fit, label="ML-KNN")
+if result is None:
     st.stop()
-
-scores = shared.cached(
-    "mlknn-scores", {"k": k, "s": s},
-    lambda: evaluate(split.Y_test, model.predict(split.X_test),
-                     model.predict_proba(split.X_test)),
-)
+model, scores = result
 cols = st.columns(5)
 for col, name in zip(cols, ["hamming_loss", "one_error", "coverage", "ranking_loss",
                             "average_precision"], strict=True):
