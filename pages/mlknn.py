@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from mlviz.figures import mlknn as figures
@@ -50,26 +51,40 @@ for col, name in zip(cols, ["hamming_loss", "one_error", "coverage", "ranking_lo
     col.metric(f"{METRICS[name].label} {METRICS[name].arrow}", f"{scores[name]:.4f}")
 st.caption("Test-split metrics of the paper's Table 1 for this k and s.")
 
+MAX_LABELS_SHOWN = 50  # per-label bars and columns stay readable; the rest is summarised
+
+
 @st.fragment
 def instance_view() -> None:
     """Reruns alone when the instance changes: the fitted model and metrics stay untouched."""
     st.subheader("One test instance")
     index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="mlknn_instance")
     explanation = model.explain(split.X_test[index : index + 1], label_names=ds.label_names)
-    table = explanation.table.assign(truth=split.Y_test[index])
-    st.plotly_chart(figures.posterior_figure(table), key="mlknn_posterior")
+    full = explanation.table.assign(truth=split.Y_test[index])
+    shown = np.sort(np.argsort(-full["posterior"].to_numpy(), kind="stable")[:MAX_LABELS_SHOWN])
+    table = full.iloc[shown]
+    figure = figures.posterior_figure(table)
+    if len(shown) < len(full):
+        figure.update_layout(
+            title=f"The {len(shown)} of {len(full):,} labels with the highest posterior "
+            f"({int(full['decision'].sum())} of {len(full):,} labels predicted)"
+        )
+    st.plotly_chart(figure, key="mlknn_posterior")
     st.caption(
         "Per label, the two prior × likelihood products (log scale): the label is predicted when "
         "the H₁ bar is at least as tall as the H₀ bar (ties go positive, as in the authors' code). "
         "Markers give the posterior r_t(l) used for ranking. Rare labels start with a tiny prior, "
         "so many neighbours must carry them before the H₁ bar wins."
     )
+    names = [ds.label_names[i] for i in shown]
     left, right = st.columns([3, 2])
     with left:
-        st.markdown("**Neighbours and their labels** (training rows, nearest first)")
+        st.markdown("**Neighbours and their labels** (training rows, nearest first"
+                    + (f"; the {len(shown)} labels above" if len(shown) < len(full) else "")
+                    + ")")
         st.dataframe(
             figures.neighbors_table(explanation.neighbors, explanation.distances,
-                                    split.Y_train[explanation.neighbors], ds.label_names),
+                                    split.Y_train[explanation.neighbors][:, shown], names),
             hide_index=True,
         )
     with right:

@@ -19,8 +19,22 @@ PAGES = sorted(p.name for p in (REPO / "pages").glob("*.py") if not p.name.start
 TIMEOUT = 180
 CORPUS = degenerate_corpus()
 
-# Pages other helpers own that still fail on a member: remove a mark once its fix is merged.
-XFAIL: dict[tuple[str, str], str] = {}
+# Pages other helpers own that still fail on a member: remove a mark once its fix is merged
+# (strict: a page that starts passing makes its mark fail). Members marked in NOT_RUN take
+# minutes on this page today and would stall the suite.
+_CLUSTERS = "owned by helper clusters, fixed on its branch"
+_TAIL = "owned by helper tail, fixed on its branch"
+XFAIL: dict[tuple[str, str], str] = {
+    ("compare.py", "one_label"): f"{_TAIL}: slider over an empty range (M with 1 label)",
+    ("grople.py", "one_row"): f"{_CLUSTERS}: the split of 1 row raises",
+    ("label_clusters.py", "one_label"): f"{_CLUSTERS}: eigenvalue_figure outside its domain",
+    ("label_clusters.py", "two_labels"): f"{_CLUSTERS}: eigenvalue_figure outside its domain",
+}
+NOT_RUN: dict[tuple[str, str], str] = {
+    ("label_clusters.py", "many_labels"): f"{_CLUSTERS}: over 3 minutes on 10,000 labels",
+    ("grople.py", "many_labels"): f"{_CLUSTERS}: over 10 minutes on 10,000 labels",
+    ("compare.py", "many_labels"): f"{_TAIL}: cross-validation on 10,000 labels, not timed",
+}
 
 
 def degenerate_app(page: str, member: str) -> AppTest:
@@ -61,8 +75,11 @@ def _every_slider_at_both_ends(at: AppTest, where: str) -> None:
 def _cases():
     for page in PAGES:
         for member in MEMBERS:
-            reason = XFAIL.get((page, member))
-            marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+            marks = []
+            if (page, member) in XFAIL:
+                marks = [pytest.mark.xfail(reason=XFAIL[page, member], strict=True)]
+            if (page, member) in NOT_RUN:
+                marks = [pytest.mark.xfail(reason=NOT_RUN[page, member], run=False)]
             yield pytest.param(page, member, id=f"{page[:-3]}-{member}", marks=marks)
 
 
