@@ -120,8 +120,16 @@ st.plotly_chart(
     key="hypercube_chart",
 )
 st.caption(
-    "Nodes are occupied label sets (size ~ √instances); grey lines join sets one label "
-    "apart. With PCA the axes are PLST's first principal directions, so this is what PLST "
-    "with M = 2 or 3 keeps; red arrows show where each label's axis points. Sets that "
-    "overlap here are the ones a small M cannot tell apart."
+    "Nodes are occupied label sets (size ~ √instances); grey lines join sets one label apart. "
+    + (
+        "With PCA the axes are PLST's first principal directions, so this is what PLST with "
+        f"M = {dim} keeps"
+        + ("; red arrows show where each label's axis points. " if show_axes else ". ")
+        if method == "pca"
+        else f"Classical MDS keeps the Hamming distances as well as {dim} dimensions allow. "
+        if method == "mds"
+        else "UMAP keeps each label set's Hamming neighbours close; distances between far "
+        "groups mean little. "
+    )
+    + "Sets that overlap here are the ones a low-dimensional embedding cannot tell apart."
 )
