@@ -62,14 +62,13 @@ def median_time(fn: Callable[[], object], repeats: int = 5) -> float:
 
 
 def mulan_dir() -> Path | None:
-    """The real MULAN data folder (``MLVIZ_MULAN_DIR`` or ../shared/data/mulan), or None.
+    """The real MULAN data folder (:func:`mlviz.datasets.default_data_dir`: ``$MLVIZ_DATA_DIR``
+    or ../shared/data/mulan), or None when it does not exist; the same folder as the app, the
+    tests and ``python -m mlviz reproduce``."""
+    from mlviz.datasets import default_data_dir
 
-    The same variable as the tests and ``python -m mlviz reproduce``; the app's own
-    ``MLVIZ_DATA_DIR`` names any folder of data sets to list in the picker.
-    """
-    env = os.environ.get("MLVIZ_MULAN_DIR")
-    candidate = Path(env) if env else REPO.parent / "shared" / "data" / "mulan"
-    return candidate if candidate.is_dir() else None
+    folder = default_data_dir()
+    return folder if folder is not None and folder.is_dir() else None
 
 
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:

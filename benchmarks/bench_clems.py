@@ -109,7 +109,7 @@ def claim_table(
     """
     folder = mulan_dir()
     if folder is None:
-        raise SystemExit("MULAN data folder not found (set MLVIZ_MULAN_DIR)")
+        raise SystemExit("MULAN data folder not found (set MLVIZ_DATA_DIR)")
     rows = []
     # PLST/CPLST warn about labels that are constant in a split (medical); expected here.
     warnings.simplefilter("ignore", UserWarning)

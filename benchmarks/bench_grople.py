@@ -39,7 +39,7 @@ def _datasets(names=None):
         X, Y = make_multilabel_classification(2000, 100, n_classes=20, n_labels=3, random_state=0)
         yield "synthetic", X, Y, 10
         return
-    from mlviz.data import load_arff
+    from mlviz.io import load_arff
 
     for name, n_groups in SETTINGS:
         if names and name not in names:

@@ -5,7 +5,7 @@ The package is importable without Streamlit. Public names are resolved lazily so
 
 Layers, each importing only from the ones before it::
 
-    data (data, synthetic, datasets, stats, metrics, costs)
+    data (io, synthetic, datasets, stats, metrics, costs)
       -> models (linear, mlknn, label_clustering, grople, mds, clems)
       -> evaluation (evaluation, reproduce)
       -> figures
@@ -21,10 +21,11 @@ __version__ = "0.1.0"
 # public name -> submodule that defines it
 _EXPORTS: dict[str, str] = {
     # data layer
-    "Dataset": "data",
-    "DataFormatError": "data",
-    "load_arff": "data",
-    "load_csv": "data",
+    "Dataset": "io",
+    "DataFormatError": "io",
+    "load_arff": "io",
+    "load_csv": "io",
+    "save_arff": "io",
     "make_planted": "synthetic",
     "make_cube": "synthetic",
     "datasets": "datasets",

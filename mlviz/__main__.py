@@ -31,7 +31,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--data-dir",
         type=Path,
         default=None,
-        help="MULAN folder with name.arff + name.xml (default: $MLVIZ_MULAN_DIR or "
+        help="MULAN folder with name.arff + name.xml (default: $MLVIZ_DATA_DIR, else "
         "../shared/data/mulan next to the repository)",
     )
     rep.add_argument("--quick", action="store_true", help="fewer folds/partitions (minutes → s)")

@@ -7,8 +7,6 @@ what was wrong and what to do.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -62,7 +60,7 @@ def check_label_matrix(Y, *, n_samples: int | None = None, name: str = "Y") -> n
     if bad.any():
         row, col = np.argwhere(bad)[0]
         raise ValueError(
-            f"{name} must contain only 0 and 1; found {Yf[row, col]!r} at row {row}, label "
+            f"{name} must contain only 0 and 1; found {Yf[row, col]:g} at row {row}, label "
             f"column {col}. Convert {{-1, 1}} labels with (Y + 1) // 2."
         )
     if n_samples is not None and Yf.shape[0] != n_samples:
@@ -72,13 +70,74 @@ def check_label_matrix(Y, *, n_samples: int | None = None, name: str = "Y") -> n
     return Yf
 
 
-def check_n_components(n_components, n_labels: int, *, name: str = "n_components") -> int:
-    """Validate an embedding dimension 1 <= M <= K."""
-    if not isinstance(n_components, numbers.Integral) or isinstance(n_components, bool):
-        raise ValueError(f"{name} must be an integer; got {n_components!r}.")
-    if not 1 <= n_components <= n_labels:
+def check_multilabel_target(
+    y, *, n_samples: int, name: str = "y"
+) -> tuple[np.ndarray, np.dtype, bool]:
+    """Validate the target of a multi-label estimator's ``fit``.
+
+    Parameters
+    ----------
+    y : array-like or scipy sparse matrix of shape (n_samples, n_labels) or (n_samples,)
+        0/1 label indicator matrix. A 1-D array is one label column: scikit-learn's binary
+        classification convention, which its estimator checks rely on.
+    n_samples : int
+        Rows of X.
+    name : str, default="y"
+        Name used in error messages.
+
+    Returns
+    -------
+    Y : ndarray of float64, shape (n_samples, n_labels)
+        Always 2-D (a 1-D ``y`` becomes one column).
+    dtype : numpy.dtype
+        The dtype of ``y``, which predictions are returned in.
+    is_1d : bool
+        Whether ``y`` was 1-D.
+
+    Raises
+    ------
+    ValueError
+        With scikit-learn's wording where its checks look for it: "Only binary
+        classification is supported" for a 1-D target with more than two values, "continuous"
+        for non-integer values; otherwise the cell that is not 0/1 and what to do.
+    """
+    if y is None:
         raise ValueError(
-            f"{name}={n_components} is out of range: it must be between 1 and the number of "
-            f"labels K={n_labels}."
+            f"this estimator requires y to be passed, but the target {name} is None: pass the "
+            "0/1 label matrix as the second argument of fit."
         )
-    return int(n_components)
+    array = y.toarray() if sp.issparse(y) else np.asarray(y)
+    if array.dtype == object:
+        # numbers stored as Python objects (e.g. from a DataFrame of mixed columns): let
+        # numpy infer their common numeric dtype; anything else stays non-numeric
+        array = np.array(array.tolist())
+    if not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+        example = array.flat[0] if array.size else None
+        raise ValueError(
+            f"Unknown label type: {name} must be a numeric 0/1 label indicator matrix; got "
+            f"dtype {array.dtype} (values such as {example!r}). Encode class names as a 0/1 "
+            "matrix first, e.g. with sklearn.preprocessing.MultiLabelBinarizer."
+        )
+    is_1d = array.ndim == 1
+    if is_1d:
+        if array.size and np.all(np.isfinite(array)) and np.all(array == np.round(array)):
+            values = np.unique(array)
+            if values.size > 2:
+                shown = ", ".join(str(v) for v in values[:5]) + (", ..." if values.size > 5 else "")
+                raise ValueError(
+                    f"Only binary classification is supported. {name} is a 1-D target with "
+                    f"{values.size} distinct values ({shown}), i.e. multi-class; mlviz "
+                    "estimators take 0/1 label indicators. One-hot encode a multi-class target "
+                    "with sklearn.preprocessing.LabelBinarizer."
+                )
+        array = array.reshape(-1, 1)
+    finite = array.astype(np.float64)
+    non_integer = np.isfinite(finite) & (finite != np.round(finite))
+    if non_integer.any():
+        row, col = np.argwhere(non_integer)[0]
+        raise ValueError(
+            f"{name} has continuous values (e.g. {finite[row, col]:g} at row {row}, label "
+            f"column {col}); a classifier needs 0/1 label indicators. Threshold real-valued "
+            "targets yourself or use a regressor."
+        )
+    return check_label_matrix(array, n_samples=n_samples, name=name), array.dtype, is_1d

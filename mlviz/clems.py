@@ -9,21 +9,22 @@ nearest.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Callable
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mlviz import costs as _costs
-from mlviz.base import MultiLabelEstimator
+from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
 from mlviz.linear import paper_ridge
 from mlviz.mds import (
     _AdditiveSolver,
@@ -156,6 +157,8 @@ class CLEMS(MultiLabelEstimator):
         Weighted raw stress of the embedding (Δ and weights as configured).
     stress_history_ : ndarray
         Stress at the start and after every SMACOF iteration of the kept run.
+    n_iter_ : int
+        SMACOF iterations of the kept run (0 with a single candidate: nothing to scale).
     n_components_ : int
         The embedding dimension used.
     n_dropped_candidates_ : int
@@ -164,7 +167,27 @@ class CLEMS(MultiLabelEstimator):
         The fitted regressor from X to the truth-role embedding.
     n_features_in_, n_labels_ : int
         Input and label dimensions seen at fit.
+
+    Notes
+    -----
+    X is handed to the regressor in its own dtype when float32 (the default ridge then
+    solves in float32); the embedding is computed from the labels alone, in float64.
     """
+
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "cost": [StrOptions(set(_costs.COSTS)), callable],
+        "regressor": [HasMethods(["fit", "predict"]), None],
+        "dissimilarity": [StrOptions({"sqrt", "cost"})],
+        "weights": [StrOptions({"frequency", "uniform"})],
+        "mirror": [StrOptions({"auto"}), "boolean"],
+        "max_candidates": [Interval(Integral, 1, None, closed="left"), None],
+        "init": [StrOptions({"classical", "random"})],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
@@ -195,21 +218,24 @@ class CLEMS(MultiLabelEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, Y) -> CLEMS:
+    @_fit_context(prefer_skip_nested_validation=False)  # the regressor is validated too
+    def fit(self, X, y=None, *, Y=DEPRECATED_Y) -> CLEMS:
         """Embed the training label vectors and fit the regressor (paper Algorithm 1).
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        Y : array-like of shape (n_samples, n_labels)
-            0/1 label matrix.
+        y : array-like of shape (n_samples, n_labels)
+            0/1 label matrix (1-D: a single label).
+        Y : array-like, deprecated
+            Former name of ``y``; passing it warns (FutureWarning). Removed in the next
+            release.
 
         Returns
         -------
         self : CLEMS
         """
-        X, Y = self._validate_fit(X, Y)
-        self._check_params()
+        X, Y = self._validate_fit(X, y, Y)
         n_components = self.n_labels_ if self.n_components is None else int(self.n_components)
         rng = check_random_state(self.random_state)
 
@@ -232,7 +258,7 @@ class CLEMS(MultiLabelEstimator):
                 f"ones cover {share:.1%} of the training rows, which are regressed towards "
                 "their lowest-cost kept candidate. Raise max_candidates to keep more.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,  # user -> _fit_context wrapper -> fit
             )
 
         cost_cc = self._cost(candidates.astype(np.float64), candidates.astype(np.float64))
@@ -241,7 +267,7 @@ class CLEMS(MultiLabelEstimator):
         symmetric = asymmetry <= 1e-12 * max(float(cost_cc.max()), 1.0)
         if self.mirror == "auto":
             mirrored = not symmetric
-        elif self.mirror is False and not symmetric:
+        elif not self.mirror and not symmetric:
             i, j = np.unravel_index(np.argmax(np.abs(cost_cc - cost_cc.T)), cost_cc.shape)
             raise ValueError(
                 f"mirror=False needs a symmetric cost, but c(truth=s_{i}, prediction=s_{j}) = "
@@ -285,6 +311,7 @@ class CLEMS(MultiLabelEstimator):
         self.embedding_pred_ = pred_points
         self.stress_ = stress
         self.stress_history_ = history
+        self.n_iter_ = len(history) - 1
         self.n_components_ = n_components
         self.n_dropped_candidates_ = len(dropped)
         return self
@@ -349,11 +376,11 @@ class CLEMS(MultiLabelEstimator):
 
         Returns
         -------
-        ndarray of uint8, shape (n_samples, n_labels)
+        ndarray of shape (n_samples, n_labels), in the dtype of the y passed to fit
         """
         z = self.predict_embedding(X)
         nearest = self.decoder_.kneighbors(z, return_distance=False)[:, 0]
-        return self.candidates_[nearest].copy()
+        return self._format_labels(self.candidates_[nearest])
 
     def decision_function(self, X) -> np.ndarray:
         """Per-label scores consistent with the nearest-neighbour decoding.
@@ -368,7 +395,7 @@ class CLEMS(MultiLabelEstimator):
 
         Returns
         -------
-        ndarray of float64, shape (n_samples, n_labels)
+        ndarray of float64, shape (n_samples, n_labels) (1-D when fitted on a 1-D y)
         """
         z = self.predict_embedding(X)
         has_label = self.candidates_.astype(bool)
@@ -380,7 +407,7 @@ class CLEMS(MultiLabelEstimator):
                 with_k = _masked_min(dist, has_label[:, k], farthest)
                 without_k = _masked_min(dist, ~has_label[:, k], farthest)
                 scores[start : start + _CHUNK_ROWS, k] = without_k - with_k
-        return scores
+        return self._format_scores(scores)
 
     def explain(self, x_row, n: int = 5) -> dict:
         """Why one row was decoded as it was: its regressed point and the nearest candidates.
@@ -404,7 +431,7 @@ class CLEMS(MultiLabelEstimator):
             label vector): what the decision costs if this neighbour is the real answer).
         """
         check_is_fitted(self)
-        if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:
+        if not isinstance(n, Integral) or isinstance(n, bool) or n < 1:
             raise ValueError(f"n must be a positive integer; got {n!r}.")
         row = x_row if sp.issparse(x_row) else np.asarray(x_row)
         if row.ndim == 1:
@@ -459,39 +486,8 @@ class CLEMS(MultiLabelEstimator):
                 f"(paper §2); c(s_{i}, s_{i}) = {diagonal[i]!r}."
             )
 
-    def _check_params(self) -> None:
-        if not (callable(self.cost) or self.cost in _costs.COSTS):
-            raise ValueError(
-                f"cost must be one of {', '.join(map(repr, _costs.COSTS))} or a callable "
-                f"cost(truth, prediction) -> matrix; got {self.cost!r}."
-            )
-        _check_option("dissimilarity", self.dissimilarity, ("sqrt", "cost"))
-        _check_option("weights", self.weights, ("frequency", "uniform"))
-        _check_option("init", self.init, ("classical", "random"))
-        if not (self.mirror == "auto" or self.mirror is True or self.mirror is False):
-            raise ValueError(f"mirror must be 'auto', True or False; got {self.mirror!r}.")
-        _check_int("n_components", self.n_components, minimum=1, allow_none=True)
-        _check_int("max_candidates", self.max_candidates, minimum=1, allow_none=True)
-        _check_int("n_init", self.n_init, minimum=1)
-        _check_int("max_iter", self.max_iter, minimum=1)
-        if not isinstance(self.tol, numbers.Real) or self.tol < 0:
-            raise ValueError(f"tol must be a non-negative number; got {self.tol!r}.")
-
 
 def _masked_min(dist: np.ndarray, mask: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     if not mask.any():
         return fallback
     return dist[:, mask].min(axis=1)
-
-
-def _check_option(name: str, value, options: tuple[str, ...]) -> None:
-    if not isinstance(value, str) or value not in options:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}.")
-
-
-def _check_int(name: str, value, *, minimum: int, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        extra = " or None" if allow_none else ""
-        raise ValueError(f"{name} must be an integer >= {minimum}{extra}; got {value!r}.")

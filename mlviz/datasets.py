@@ -1,55 +1,50 @@
-"""Where data sets come from: the embedded samples and a folder of MULAN files.
+"""Where data sets come from: the samples shipped inside mlviz, and a folder of MULAN files.
 
-The app lists :func:`list_sources` in its picker and loads a choice with :func:`load_source`.
-Discovery only looks at file names and the ``@relation`` line; nothing is parsed until loaded.
+The app lists :func:`list_sources` in its picker (each data set once) and loads a choice with
+:func:`load_source`, or its published train/test split with :func:`load_official_split`.
+Discovery reads only headers and counts data lines; no value is parsed until a set is loaded.
+
+The data folder is resolved in one place, :func:`default_data_dir`, used by the app,
+``python -m mlviz reproduce``, the benchmarks and the tests:
+
+1. the environment variable ``MLVIZ_DATA_DIR``, when set (even if the folder is missing, so
+   that the caller can say so);
+2. otherwise ``<repository>/../shared/data/mulan``, when that folder exists (a source checkout
+   next to the shared benchmark data);
+3. otherwise no folder: only the embedded samples are offered.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
+import importlib.resources
 import os
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
-from mlviz.data import _MEKA_C, Dataset, load_arff
+from mlviz.io import DataFormatError, Dataset, load_arff
+from mlviz.io.arff import MissingPolicy
+from mlviz.io.labels import meka_label_count, xml_candidates
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_DIR = REPO_ROOT / "sample_data"
 DATA_DIR_ENV = "MLVIZ_DATA_DIR"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: The embedded samples: package data (``mlviz/sample_data``), so an installed mlviz has them.
+#: ``sample_data/`` at the top of a source checkout is a symbolic link to this folder.
+SAMPLE_DIR = Path(str(importlib.resources.files("mlviz") / "sample_data"))
 # The app opens on the first source: the planted set is the one built for teaching.
 _SAMPLE_FIRST = ("planted",)
-_SPLITS = {"train": "official training split", "test": "official test split"}
-
-
-@dataclass(frozen=True)
-class DatasetSource:
-    """One loadable data set.
-
-    Attributes
-    ----------
-    key : str
-        Stable identifier: ``"sample:<name>"`` or ``"mulan:<file stem>"``.
-    name : str
-        Display name (the file stem).
-    kind : {"sample", "folder"}
-    path : Path
-        The ARFF file (its labels come from the XML next to it, or MEKA ``-C``).
-    description : str
-    """
-
-    key: str
-    name: str
-    kind: Literal["sample", "folder"]
-    path: Path
-    description: str
+_SPLIT_SUFFIXES = {"-train": "train", "_train": "train", "-test": "test", "_test": "test"}
+_MEKA_SUFFIX = "-meka"
 
 
 def default_data_dir() -> Path | None:
-    """The MULAN folder: ``$MLVIZ_DATA_DIR`` if set, else ``<repo>/../shared/data/mulan``.
+    """The benchmark data folder: ``$MLVIZ_DATA_DIR`` if set, else ``<repo>/../shared/data/mulan``.
 
     The environment variable is returned even when it names a missing folder (so a caller can
     report it); the fallback only when it exists. None when there is neither.
@@ -61,29 +56,117 @@ def default_data_dir() -> Path | None:
     return fallback if fallback.is_dir() else None
 
 
-def _header_comment(path: Path) -> str:
-    """The leading ``%`` comment of an ARFF file, as one line (the sample's description)."""
-    parts = []
+@dataclass(frozen=True)
+class DatasetSource:
+    """One data set the app can offer.
+
+    Attributes
+    ----------
+    key : str
+        Stable identifier: ``"sample:<name>"`` or ``"mulan:<name>"``.
+    name : str
+        Display name: the file stem, without ``-train``/``-test``/``-meka``.
+    kind : {"sample", "folder"}
+    path : Path or None
+        The file with the whole data set (labels from the XML next to it, or MEKA ``-C``);
+        None when the folder has only ``name-train.arff`` and ``name-test.arff``: then the
+        whole data set is the training rows followed by the test rows.
+    description : str
+    train_path, test_path : Path or None
+        The published split (``name-train.arff`` / ``name-test.arff``), when both exist.
+    n_samples, n_features, n_labels : int
+        Shape for the picker, from the headers and a count of data lines (no value parsed).
+        ``n_features`` counts the feature attributes declared in the file; loading may encode
+        a nominal one into several columns or drop an id/string one (genbase, birds), so the
+        loaded :class:`Dataset` can differ by a few columns.
+    """
+
+    key: str
+    name: str
+    kind: Literal["sample", "folder"]
+    path: Path | None
+    description: str
+    n_samples: int
+    n_features: int
+    n_labels: int
+    train_path: Path | None = None
+    test_path: Path | None = None
+
+    @property
+    def has_official_split(self) -> bool:
+        """True when the data set ships its own train/test files (as used in the papers)."""
+        return self.train_path is not None and self.test_path is not None
+
+    def label(self) -> str:
+        """The picker's text, e.g. ``"yeast — 2,417 × 103, 14 labels"``."""
+        return f"{self.name} — {self.n_samples:,} × {self.n_features:,}, {self.n_labels} labels"
+
+
+# --------------------------------------------------------------------------- header scan
+@dataclass(frozen=True)
+class _FileInfo:
+    comment: str  # the leading % comment, as one line
+    relation: str
+    n_attributes: int
+    n_rows: int
+
+
+@functools.lru_cache(maxsize=256)
+def _scan_cached(path: Path, mtime_ns: int, size: int) -> _FileInfo:
+    del mtime_ns, size  # only the cache key: a rewritten file is scanned again
+    comment: list[str] = []
+    relation, n_attributes, n_rows = "", 0, 0
+    in_data, in_comment = False, True
     with path.open(encoding="utf-8", errors="replace") as handle:
         for line in handle:
-            stripped = line.strip()
-            if stripped.startswith("%"):
-                text = stripped.lstrip("%").strip()
-                if text:
-                    parts.append(text)
-            elif stripped:
-                break
-    return " ".join(parts)
+            row = line.strip()
+            if in_data:
+                n_rows += bool(row) and not row.startswith("%")
+                continue
+            if not row:
+                continue
+            if row.startswith("%"):
+                if in_comment and row.lstrip("%").strip():
+                    comment.append(row.lstrip("%").strip())
+                continue
+            in_comment = False
+            head = row[:10].lower()
+            if head.startswith("@relation"):
+                relation = row[9:].strip()
+            elif head.startswith("@attribute"):
+                n_attributes += 1
+            elif head.startswith("@data"):
+                in_data = True
+    return _FileInfo(" ".join(comment), relation, n_attributes, n_rows)
 
 
-def _relation(path: Path, max_lines: int = 200) -> str:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line in itertools.islice(handle, max_lines):
-            if line.strip()[:9].lower() == "@relation":
-                return line.strip()[9:].strip()
-    return ""
+def _scan(path: Path) -> _FileInfo:
+    stat = path.stat()
+    return _scan_cached(path, stat.st_mtime_ns, stat.st_size)
 
 
+def _xml_label_count(path: Path) -> int | None:
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError):
+        return None
+    return sum(1 for element in root.iter() if element.tag.rsplit("}", 1)[-1] == "label")
+
+
+def _label_count(path: Path) -> tuple[int, str] | None:
+    """How many labels ``path`` has and where that comes from, or None when it cannot tell."""
+    for xml in xml_candidates(path):
+        if xml.is_file():
+            count = _xml_label_count(xml)
+            if count:
+                return count, f"labels named in {xml.name}"
+    meka = meka_label_count(_scan(path).relation)
+    if meka:
+        return abs(meka), f"MEKA layout, labels given by -C {meka} in @relation"
+    return None
+
+
+# --------------------------------------------------------------------------- discovery
 def _sample_sources(sample_dir: Path) -> list[DatasetSource]:
     if not sample_dir.is_dir():
         return []
@@ -91,47 +174,106 @@ def _sample_sources(sample_dir: Path) -> list[DatasetSource]:
     for path in sorted(sample_dir.glob("*.arff")):
         if not path.with_suffix(".xml").is_file():
             continue
-        description = _header_comment(path) or "Embedded sample data set generated by mlviz."
-        sources.append(DatasetSource(f"sample:{path.stem}", path.stem, "sample", path, description))
+        info, labels = _scan(path), _label_count(path)
+        if labels is None:
+            continue
+        description = info.comment or "Embedded sample data set generated by mlviz."
+        sources.append(
+            DatasetSource(
+                f"sample:{path.stem}", path.stem, "sample", path, description,
+                info.n_rows, info.n_attributes - labels[0], labels[0],
+            )
+        )
     rank = {name: i for i, name in enumerate(_SAMPLE_FIRST)}
     return sorted(sources, key=lambda s: (rank.get(s.name, len(rank)), s.name))
 
 
+def _role(stem: str) -> tuple[str, str]:
+    """``(base name, role)``: role is "full", "train", "test" or "meka"."""
+    lower = stem.lower()
+    for suffix, role in _SPLIT_SUFFIXES.items():
+        if lower.endswith(suffix) and len(stem) > len(suffix):
+            return stem[: -len(suffix)], role
+    if lower.endswith(_MEKA_SUFFIX) and len(stem) > len(_MEKA_SUFFIX):
+        return stem[: -len(_MEKA_SUFFIX)], "meka"
+    return stem, "full"
+
+
 def _folder_sources(folder: Path) -> list[DatasetSource]:
-    sources = []
+    groups: dict[str, dict[str, tuple[Path, int, str]]] = {}
     for path in sorted(folder.glob("*.arff")):
-        stem = path.stem
-        base, _, split = stem.rpartition("-")
-        if path.with_suffix(".xml").is_file():
-            description = f"{stem}: MULAN data set (labels named in {stem}.xml)."
-        elif split in _SPLITS and base and (folder / f"{base}.xml").is_file():
-            description = f"{base}: {_SPLITS[split]} (MULAN layout, labels named in {base}.xml)."
-        elif _MEKA_C.search(_relation(path)):
-            description = f"{stem}: MEKA layout (labels given by -C in @relation)."
-        else:
+        labels = _label_count(path)
+        if labels is None:
             continue  # no way to tell its labels apart
-        sources.append(DatasetSource(f"mulan:{stem}", stem, "folder", path, description))
+        base, role = _role(path.stem)
+        groups.setdefault(base, {})[role] = (path, *labels)
+    sources = []
+    for base, files in sorted(groups.items()):
+        split = "train" in files and "test" in files
+        if "full" in files:
+            whole = files["full"]
+        elif not split and "meka" in files:
+            whole = files["meka"]
+        else:
+            whole = None
+        if whole is None and not split:
+            # a lone train or test file is a data set of its own, under its own name
+            for role in ("train", "test"):
+                if role in files:
+                    sources.append(_single_source(files[role], files[role][0].stem))
+            continue
+        if whole is not None:
+            source = _single_source(whole, base)
+        else:
+            train_info, test_info = _scan(files["train"][0]), _scan(files["test"][0])
+            path, n_labels, how = files["train"]
+            source = DatasetSource(
+                f"mulan:{base}", base, "folder", None,
+                f"{base}: {path.name} and {files['test'][0].name} together ({how}); the folder "
+                f"has no {base}.arff.",
+                train_info.n_rows + test_info.n_rows, train_info.n_attributes - n_labels,
+                n_labels,
+            )
+        if split:
+            train, test = files["train"][0], files["test"][0]
+            n_train, n_test = _scan(train).n_rows, _scan(test).n_rows
+            extra = (
+                f" Published split: {n_train:,} train / {n_test:,} test ({train.name}, "
+                f"{test.name})."
+            )
+            if "meka" in files and files["meka"][0] != source.path:
+                extra += f" Also in MEKA layout as {files['meka'][0].name}."
+            source = DatasetSource(
+                source.key, source.name, source.kind, source.path, source.description + extra,
+                source.n_samples, source.n_features, source.n_labels, train, test,
+            )
+        sources.append(source)
+    return sources
 
-    def order(source: DatasetSource) -> tuple[str, int, str]:
-        base, _, split = source.name.rpartition("-")
-        if split in _SPLITS and base:
-            return (base, 1 + list(_SPLITS).index(split), source.name)
-        return (source.name, 0, source.name)
 
-    return sorted(sources, key=order)
+def _single_source(entry: tuple[Path, int, str], name: str) -> DatasetSource:
+    path, n_labels, how = entry
+    info = _scan(path)
+    return DatasetSource(
+        f"mulan:{name}", name, "folder", path, f"{name}: {path.name} ({how}).",
+        info.n_rows, info.n_attributes - n_labels, n_labels,
+    )
 
 
 def list_sources(folder: Path | None = None) -> list[DatasetSource]:
-    """Every data set the app can offer: samples first (``planted`` first), then folder sets.
+    """Every data set the app can offer, each once: samples (``planted`` first), then folder sets.
 
     Parameters
     ----------
     folder : Path, optional
-        Folder of MULAN files; default :func:`default_data_dir`. In it, ``name.arff`` with
-        ``name.xml`` is one source; ``name-train.arff`` / ``name-test.arff`` with ``name.xml``
-        are sources too (key ``"mulan:name-train"``); an ``.arff`` without XML is listed when its
-        ``@relation`` carries MEKA's ``-C n`` (scene-meka.arff). A missing folder adds nothing.
-        Folder sets are ordered by base name, each full set before its train and test splits.
+        Folder of MULAN files; default :func:`default_data_dir`. In it, ``name.arff``,
+        ``name-train.arff``, ``name-test.arff`` and a MEKA variant ``name-meka.arff`` are one
+        source ``"mulan:name"``. Its whole data set is ``name.arff``; without it, the train
+        file followed by the test file (scene, whose ``scene-meka.arff`` names its labels
+        differently from the split files); without a split either, the MEKA file. A file is
+        used when its labels are known: ``name.xml`` (also for the split files) or MEKA's
+        ``-C n`` in ``@relation``. A lone ``name-train.arff`` is a source of its own. A
+        missing folder adds nothing. Folder sets are sorted by name.
     """
     sources = _sample_sources(SAMPLE_DIR)
     folder = default_data_dir() if folder is None else Path(folder)
@@ -140,26 +282,126 @@ def list_sources(folder: Path | None = None) -> list[DatasetSource]:
     return sources
 
 
-def load_source(source_or_key: DatasetSource | str, folder: Path | None = None) -> Dataset:
-    """Load a :class:`DatasetSource`, or the source with that key in ``list_sources(folder)``."""
+def _resolve(source_or_key: DatasetSource | str, folder: Path | None) -> DatasetSource:
     if isinstance(source_or_key, DatasetSource):
-        source = source_or_key
-    else:
-        by_key = {s.key: s for s in list_sources(folder)}
-        if source_or_key not in by_key:
-            known = ", ".join(list(by_key)[:12]) or "none"
-            raise KeyError(
-                f"No data set with key {source_or_key!r}. Known keys: {known}"
-                f"{' ...' if len(by_key) > 12 else ''}."
+        return source_or_key
+    by_key = {s.key: s for s in list_sources(folder)}
+    if source_or_key not in by_key:
+        known = ", ".join(list(by_key)[:12]) or "none"
+        raise KeyError(
+            f"No data set with key {source_or_key!r}. Known keys: {known}"
+            f"{' ...' if len(by_key) > 12 else ''}."
+        )
+    return by_key[source_or_key]
+
+
+def load_source(
+    source_or_key: DatasetSource | str,
+    folder: Path | None = None,
+    *,
+    missing: MissingPolicy = "error",
+) -> Dataset:
+    """Load the whole data set of a :class:`DatasetSource`, or of the source with that key.
+
+    ``missing`` is passed to :func:`mlviz.io.load_arff`. A source without a whole-data file is
+    its training rows followed by its test rows (:func:`stack_split`).
+    """
+    source = _resolve(source_or_key, folder)
+    if source.path is None:
+        return stack_split(*load_official_split(source, missing=missing), name=source.name)
+    return load_arff(source.path, name=source.name, missing=missing)
+
+
+def load_official_split(
+    source_or_key: DatasetSource | str,
+    folder: Path | None = None,
+    *,
+    missing: MissingPolicy = "error",
+) -> tuple[Dataset, Dataset]:
+    """The published ``(train, test)`` split of a data set, as the papers use it.
+
+    Both parts have the same features and labels (checked). genbase's published split
+    overlaps (MULAN's README: one protein is in both parts, one in neither); it is returned as
+    published, and the test part's notes count the test instances identical to a training
+    instance (features and labels), whatever the data set.
+
+    Raises
+    ------
+    ValueError
+        The source has no official split.
+    DataFormatError
+        The two files declare different features or labels.
+    """
+    source = _resolve(source_or_key, folder)
+    if not source.has_official_split:
+        raise ValueError(
+            f"{source.name} has no official train/test split (no {source.name}-train.arff and "
+            f"{source.name}-test.arff); use a random split."
+        )
+    train = load_arff(source.train_path, missing=missing)
+    test = load_arff(source.test_path, missing=missing)
+    for what in ("feature_names", "label_names"):
+        ours, theirs = getattr(train, what), getattr(test, what)
+        if ours != theirs:
+            first = next(
+                (i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b),
+                min(len(ours), len(theirs)),
             )
-        source = by_key[source_or_key]
-    return load_arff(source.path, name=source.name)
+            raise DataFormatError(
+                f"{source.train_path.name} and {source.test_path.name} declare different "
+                f"{what.split('_')[0]}s ({len(ours)} vs {len(theirs)}; first difference at "
+                f"position {first + 1}). The two parts of a split must have the same attributes."
+            )
+    shared = _rows_also_in(test, train)
+    if shared:
+        note = (
+            f"{shared} of the {test.n_samples} test instances are identical (features and "
+            "labels) to a training instance."
+        )
+        test = Dataset(test.name, test.X, test.Y, test.feature_names, test.label_names,
+                       (*test.notes, note))
+    return train, test
+
+
+def stack_split(train: Dataset, test: Dataset, *, name: str) -> Dataset:
+    """One data set: the rows of ``train``, then the rows of ``test`` (CSR if either is sparse).
+
+    Row ``i < train.n_samples`` is training row ``i``; the rest are the test rows in order.
+    """
+    if sp.issparse(train.X) or sp.issparse(test.X):
+        X = sp.vstack([sp.csr_matrix(train.X), sp.csr_matrix(test.X)], format="csr")
+    else:
+        X = np.vstack([train.X, test.X])
+    notes = [f"The official split: rows 1-{train.n_samples:,} are {train.name} (training), "
+             f"rows {train.n_samples + 1:,}-{train.n_samples + test.n_samples:,} are "
+             f"{test.name} (test)."]
+    notes += [n for n in dict.fromkeys(train.notes + test.notes)]
+    return Dataset(name, X, np.vstack([train.Y, test.Y]), train.feature_names,
+                   train.label_names, tuple(notes))
+
+
+def _row_keys(ds: Dataset) -> list[bytes]:
+    if sp.issparse(ds.X):
+        X = sp.csr_matrix(ds.X)
+        return [
+            X.indices[X.indptr[i] : X.indptr[i + 1]].tobytes()
+            + b"|" + X.data[X.indptr[i] : X.indptr[i + 1]].tobytes() + b"|" + ds.Y[i].tobytes()
+            for i in range(ds.n_samples)
+        ]
+    X = np.ascontiguousarray(ds.X, dtype=np.float64)
+    return [X[i].tobytes() + b"|" + ds.Y[i].tobytes() for i in range(ds.n_samples)]
+
+
+def _rows_also_in(test: Dataset, train: Dataset) -> int:
+    """How many rows of ``test`` equal some row of ``train`` exactly (features and labels)."""
+    seen = set(_row_keys(train))
+    return sum(key in seen for key in _row_keys(test))
 
 
 def known_groups(dataset: Dataset, sample_dir: Path | None = None) -> np.ndarray | None:
     """The planted label groups of an embedded sample, or None when none are known.
 
-    ``sample_data/<name>_groups.csv`` (columns ``label``, ``group``) is matched to the data
+    ``<sample dir>/<name>_groups.csv`` (columns ``label``, ``group``) is matched to the data
     set's labels **by name**; a data set whose label names differ (e.g. an upload that
     happens to be called "planted") gets None rather than a wrong answer.
     """

@@ -25,15 +25,17 @@ its coordinate-descent Lasso/MultiTaskLasso cannot take Eq. (5)'s correlation te
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, eigh, solve
 from scipy.sparse.linalg import LinearOperator, eigsh
+from sklearn.base import _fit_context
 from sklearn.utils import TransformerTags
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from mlviz.base import MultiLabelEstimator
+from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
 from mlviz.label_clustering import LabelClustering, check_groups
 
 __all__ = [
@@ -538,18 +540,6 @@ def fit_feature_embedding(
 # ---------------------------------------------------------------------------------------------
 
 
-def _check_positive_int(value, name: str) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}.")
-    return int(value)
-
-
-def _check_non_negative(value, name: str) -> float:
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not value >= 0:
-        raise ValueError(f"{name} must be a non-negative number; got {value!r}.")
-    return float(value)
-
-
 class GroPLE(MultiLabelEstimator):
     """Group-preserving label embedding (paper 001): label groups, l2,1 label embedding, LLSF
     feature embedding.
@@ -572,6 +562,12 @@ class GroPLE(MultiLabelEstimator):
         non-convex when D > N (see :func:`fit_feature_embedding`) and predictions collapse.
     beta : float, default=1.0
         Weight of ``||Z||_1`` in Eq. (5).
+    label_affinity : {"heat", "cooccurrence", "correlation"}, default="heat"
+        Affinity of the stage-1 label clustering (:class:`mlviz.LabelClustering`'s
+        ``affinity``). ``"heat"`` is the paper's self-tuned heat kernel (§3);
+        ``"cooccurrence"`` (Jaccard) keeps rare labels with the labels they occur with
+        instead of grouping them by rarity (docs/GROPLE.md measures both). Ignored when
+        ``groups`` is given.
     groups : array-like, optional
         User-given label groups (one group id per label, or a list of lists of label
         indices); skips stage 1.
@@ -622,7 +618,40 @@ class GroPLE(MultiLabelEstimator):
         Eq. (5) per APG iteration (centred data when fit_intercept).
     n_iter_ : int
         Outer iterations of Algorithm 1.
+
+    Notes
+    -----
+    X is converted to float64 (float32 too): stage 3 works on the centred Gram matrix
+    ``X^T X - N m m^T`` and on step sizes from its largest eigenvalue, which lose most of their
+    digits to cancellation in float32.
     """
+
+    _feature_dtypes = (np.float64,)
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_groups": [Interval(Integral, 1, None, closed="left")],
+        # lambda1 > 0 keeps V V^T + lambda1 I invertible (Eq. A.2)
+        "lambda1": [Interval(Real, 0, None, closed="neither")],
+        "lambda2": [Interval(Real, 0, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "beta": [Interval(Real, 0, None, closed="left")],
+        "groups": ["array-like", None],
+        "fit_intercept": ["boolean"],
+        "init": [StrOptions({"random", "svd"})],
+        # "precomputed" passes validation so that fit can say what to do instead
+        "label_affinity": [StrOptions({"heat", "cooccurrence", "correlation", "precomputed"})],
+        # gamma > 0: the ridge of the APG starting points must be positive definite
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "apg_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "apg_tol": [Interval(Real, 0, None, closed="left")],
+        "feature_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "feature_tol": [Interval(Real, 0, None, closed="left")],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        # numpy.random.default_rng and k-means both take an int seed
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+    }
 
     def __init__(
         self,
@@ -633,6 +662,7 @@ class GroPLE(MultiLabelEstimator):
         alpha: float = 0.01,
         beta: float = 1.0,
         *,
+        label_affinity: str = "heat",
         groups=None,
         fit_intercept: bool = True,
         init: str = "random",
@@ -652,6 +682,7 @@ class GroPLE(MultiLabelEstimator):
         self.lambda2 = lambda2
         self.alpha = alpha
         self.beta = beta
+        self.label_affinity = label_affinity
         self.groups = groups
         self.fit_intercept = fit_intercept
         self.init = init
@@ -665,32 +696,40 @@ class GroPLE(MultiLabelEstimator):
         self.n_neighbors = n_neighbors
         self.random_state = random_state
 
-    def fit(self, X, Y) -> GroPLE:
-        """Fit the three stages on features X (dense or CSR) and a 0/1 label matrix Y."""
-        X, Y = self._validate_fit(X, Y)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, *, Y=DEPRECATED_Y) -> GroPLE:
+        """Fit the three stages on features X (dense or CSR) and a 0/1 label matrix y.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, n_labels)
+            0/1 label matrix (1-D: a single label).
+        Y : array-like, deprecated
+            Former name of ``y``; passing it warns (FutureWarning). Removed in the next
+            release.
+
+        Returns
+        -------
+        self : GroPLE
+        """
+        X, Y = self._validate_fit(X, y, Y)
         if X.shape[0] < 2:
             raise ValueError(
                 f"GroPLE needs at least 2 samples to estimate label groups and latent factors; "
                 f"got {X.shape[0]} sample."
             )
-        n_components = _check_positive_int(self.n_components, "n_components")
-        for name in ("lambda1", "lambda2", "alpha", "beta", "gamma", "tol", "apg_tol"):
-            _check_non_negative(getattr(self, name), name)
-        _check_non_negative(self.feature_tol, "feature_tol")
-        if self.lambda1 <= 0:
-            raise ValueError(
-                f"lambda1 must be > 0 (it keeps V V^T + lambda1 I invertible); got {self.lambda1}."
-            )
-        if self.gamma <= 0:
-            raise ValueError(f"gamma must be > 0 (ridge of the APG start); got {self.gamma}.")
-        for name in ("max_iter", "apg_max_iter", "feature_max_iter"):
-            _check_positive_int(getattr(self, name), name)
-        if self.init not in ("random", "svd"):
-            raise ValueError(f"init must be 'random' or 'svd'; got {self.init!r}.")
+        n_components = int(self.n_components)
 
         if self.groups is None:
+            if self.label_affinity == "precomputed":
+                raise ValueError(
+                    "label_affinity='precomputed' has no matrix to use in GroPLE: pass the "
+                    "groups of LabelClustering(affinity='precomputed').fit(A) as groups=."
+                )
             self.label_clustering_ = LabelClustering(
-                n_groups=_check_positive_int(self.n_groups, "n_groups"),
+                n_groups=self.n_groups,
+                affinity=self.label_affinity,
                 n_neighbors=self.n_neighbors,
                 random_state=self.random_state,
             ).fit(Y)
@@ -735,13 +774,12 @@ class GroPLE(MultiLabelEstimator):
         """V^k: the (n_components, L_k) columns of ``V_`` of the labels in group k."""
         return self.V_[:, self.groups_ == k]
 
-    def fit_transform(self, X, Y=None, *, y=None) -> np.ndarray:
+    def fit_transform(self, X, y=None, *, Y=DEPRECATED_Y) -> np.ndarray:
         """Fit, then return the latent embedding ``X Z + intercept`` of the training rows.
 
-        ``y`` is accepted as an alias of ``Y`` because scikit-learn passes the target of
-        ``fit_transform`` by that keyword.
+        ``Y`` is the deprecated former name of ``y``, as in :meth:`fit`.
         """
-        return self.fit(X, Y if Y is not None else y).transform(X)
+        return self.fit(X, y, Y=Y).transform(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -755,10 +793,21 @@ class GroPLE(MultiLabelEstimator):
         X = self._validate_predict(X)
         return np.asarray(X @ self.Z_) + self.intercept_
 
-    def decision_function(self, X) -> np.ndarray:
-        """Scores ``(X Z + intercept) V`` (n_samples, n_labels); positive means relevant."""
+    def _scores(self, X) -> np.ndarray:
         return np.ascontiguousarray(self.transform(X) @ self.V_, dtype=np.float64)
 
+    def decision_function(self, X) -> np.ndarray:
+        """Scores ``(X Z + intercept) V`` (n_samples, n_labels); positive means relevant.
+
+        1-D when fitted on a 1-D y.
+        """
+        return self._format_scores(self._scores(X))
+
     def predict(self, X) -> np.ndarray:
-        """0/1 labels: scores above 0 (the paper's labels are in {-1, 1})."""
-        return (self.decision_function(X) > 0).astype(np.uint8)
+        """Labels where the score is above 0 (the paper's labels are in {-1, 1}).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_labels), in the dtype of the y passed to fit
+        """
+        return self._format_labels(self._scores(X) > 0)

@@ -4,25 +4,70 @@ Paper 001 (Kumar et al., GroPLE), section 3, "Identification of groups of labels
 graph over the label columns of Y in {-1, 1}, weight edges with a heat kernel whose width is
 self-tuned (Zelnik-Manor & Perona, local scaling), normalise the affinity as
 ``D^{-1/2} A D^{-1/2}`` and run k-means on its K leading eigenvectors (Ng, Jordan & Weiss).
+
+The paper says it does "not claim that spectral clustering is the best option"; its heat
+kernel compares label columns as vectors, so two rare labels (mostly zeros) look alike whether
+or not they ever occur together. :class:`LabelClustering` therefore also offers affinities
+built from co-occurrence (``"cooccurrence"``, ``"correlation"``) or given by the user
+(``"precomputed"``); every affinity goes through the same normalisation, eigengap and k-means.
+:func:`group_diagnostics` and :func:`clustering_stability` give the evidence to judge a
+partition and its number of groups.
+
+Every affinity is computed from the label counts ``n_j`` and the co-occurrence counts
+``C = Y^T Y`` (one sparse or BLAS product; for {-1, 1} columns the squared distance is
+``||s_i - s_j||^2 = 4 (n_i + n_j - 2 C_ij)``), never from pairwise distances over columns.
 """
 
 from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
+import scipy.sparse as sp
 from scipy.linalg import eigh
-from scipy.spatial.distance import pdist, squareform
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
-from sklearn.utils.validation import check_is_fitted
+from sklearn.metrics import adjusted_rand_score
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mlviz._validation import check_label_matrix
 
-__all__ = ["LabelClustering", "check_groups", "canonical_group_ids"]
+__all__ = [
+    "AFFINITIES",
+    "LabelClustering",
+    "canonical_group_ids",
+    "check_groups",
+    "clustering_stability",
+    "group_diagnostics",
+    "label_affinity",
+    "within_group_cooccurrence",
+]
+
+#: The affinities :class:`LabelClustering` computes from Y, and what each one measures.
+AFFINITIES: dict[str, str] = {
+    "heat": "the paper's self-tuned heat kernel on the Euclidean distance between the {-1, 1} "
+    "label columns: labels that agree on most instances (including where both are absent) "
+    "are close",
+    "cooccurrence": "Jaccard co-occurrence: the share of instances with either label that "
+    "carry both",
+    "correlation": "Pearson correlation of the label columns, negative values set to 0",
+}
+
+#: Up to this many labels the whole spectrum is computed (a dense ``eigh``); above it only
+#: the leading ``max(n_groups, MIN_LEADING_EIGENVALUES) + 1`` eigenpairs.
+FULL_SPECTRUM_MAX_LABELS = 300
+MIN_LEADING_EIGENVALUES = 30
+
+# Above this share of ones the co-occurrence counts come from a dense BLAS product.
+_SPARSE_DENSITY = 0.05
 
 
+# ------------------------------------------------------------------------- group ids
 def canonical_group_ids(group_ids) -> np.ndarray:
     """Relabel group ids to 0..G-1 in order of each group's first label.
 
@@ -90,18 +135,195 @@ def check_groups(groups, n_labels: int) -> np.ndarray:
     return canonical_group_ids(ids)
 
 
+# ------------------------------------------------------------------- counts and affinities
+def _label_counts(Y, weights: np.ndarray | None = None) -> tuple[float, np.ndarray, np.ndarray]:
+    """``(N, n, C)``: (weighted) number of instances, label counts and ``C = Y^T W Y``.
+
+    One sparse product when Y is sparse or mostly zeros, otherwise one float64 BLAS product
+    (numpy's integer matmul does not use BLAS and is ~500x slower at 16k x 1,000).
+    ``weights`` (one non-negative weight per row) serve the bootstrap of
+    :func:`clustering_stability`: a row drawn twice counts twice.
+    """
+    n_rows = Y.shape[0]
+    w = np.ones(n_rows) if weights is None else np.asarray(weights, dtype=np.float64)
+    if sp.issparse(Y) or np.count_nonzero(Y) <= _SPARSE_DENSITY * Y.size:
+        Ys = sp.csr_matrix(Y, dtype=np.float64)
+        weighted = Ys if weights is None else sp.diags(w) @ Ys
+        cooc = np.asarray((Ys.T @ weighted).toarray())
+        counts = np.asarray(weighted.sum(axis=0)).ravel()
+    else:
+        Yd = np.asarray(Y, dtype=np.float64)
+        weighted = Yd if weights is None else Yd * w[:, None]
+        cooc = Yd.T @ weighted
+        counts = weighted.sum(axis=0)
+    return float(w.sum()), counts, cooc
+
+
+def _heat_affinity(
+    counts: np.ndarray, cooc: np.ndarray, n_neighbors: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Self-tuned heat kernel of paper 001 §3 from counts; returns ``(A, sigma)``."""
+    n_labels = counts.size
+    if n_labels == 1:
+        return np.zeros((1, 1)), np.ones(1)
+    # columns in {-1, 1} differ by 2 wherever exactly one of the two labels is present
+    disagreements = np.maximum(counts[:, None] + counts[None, :] - 2.0 * cooc, 0.0)
+    np.fill_diagonal(disagreements, 0.0)
+    squared = 4.0 * disagreements
+    distances = np.sqrt(squared)
+    neighbour_rank = min(int(n_neighbors), n_labels - 1)
+    # rank 0 of each row is the label itself (distance 0)
+    sigma = np.partition(distances, neighbour_rank, axis=1)[:, neighbour_rank]
+    positive = distances[distances > 0]
+    floor = positive.min() if positive.size else 1.0
+    sigma = np.where(sigma > 0, sigma, floor)
+    affinity = np.exp(-squared / np.outer(sigma, sigma))
+    np.fill_diagonal(affinity, 0.0)
+    return affinity, sigma
+
+
+def _jaccard_affinity(counts: np.ndarray, cooc: np.ndarray) -> np.ndarray:
+    union = counts[:, None] + counts[None, :] - cooc
+    affinity = np.divide(cooc, union, out=np.zeros_like(cooc), where=union > 0)
+    np.fill_diagonal(affinity, 0.0)
+    return affinity
+
+
+def _correlation_affinity(n_samples: float, counts: np.ndarray, cooc: np.ndarray) -> np.ndarray:
+    p = counts / n_samples
+    covariance = cooc / n_samples - np.outer(p, p)
+    scale = np.sqrt(np.clip(p * (1.0 - p), 0.0, None))
+    outer = np.outer(scale, scale)
+    correlation = np.divide(covariance, outer, out=np.zeros_like(covariance), where=outer > 0)
+    affinity = np.clip(correlation, 0.0, 1.0)
+    np.fill_diagonal(affinity, 0.0)
+    return affinity
+
+
+def _affinity_from_counts(
+    affinity: str, n_samples: float, counts: np.ndarray, cooc: np.ndarray, n_neighbors: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    if affinity == "heat":
+        return _heat_affinity(counts, cooc, n_neighbors)
+    if affinity == "cooccurrence":
+        return _jaccard_affinity(counts, cooc), None
+    if affinity == "correlation":
+        return _correlation_affinity(n_samples, counts, cooc), None
+    raise ValueError(
+        f"affinity must be one of {sorted(AFFINITIES)} to be computed from Y; got {affinity!r}."
+    )
+
+
+def label_affinity(Y, affinity: str = "heat", *, n_neighbors: int = 7) -> np.ndarray:
+    """The (L, L) affinity between the label columns of a 0/1 matrix Y (zero diagonal).
+
+    See :class:`LabelClustering` for the definitions of ``"heat"``, ``"cooccurrence"`` and
+    ``"correlation"``.
+    """
+    Y = check_label_matrix(Y)
+    n_samples, counts, cooc = _label_counts(Y)
+    return _affinity_from_counts(affinity, n_samples, counts, cooc, n_neighbors)[0]
+
+
+# -------------------------------------------------------------------- spectral steps
+def _normalize(affinity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``D^{-1/2} A D^{-1/2}`` and the boolean mask of isolated labels (zero degree)."""
+    degree = affinity.sum(axis=1)
+    isolated = degree <= 0
+    inv_sqrt_degree = np.zeros_like(degree)
+    inv_sqrt_degree[~isolated] = 1.0 / np.sqrt(degree[~isolated])
+    return inv_sqrt_degree[:, None] * affinity * inv_sqrt_degree[None, :], isolated
+
+
+def _n_eigenpairs(n_labels: int, n_groups: int) -> int:
+    if n_labels <= FULL_SPECTRUM_MAX_LABELS:
+        return n_labels
+    return min(n_labels, max(n_groups, MIN_LEADING_EIGENVALUES) + 1)
+
+
+def _leading_eigenpairs(matrix: np.ndarray, n_pairs: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``n_pairs`` largest eigenvalues (descending) of a symmetric matrix and vectors.
+
+    LAPACK's ``syevr`` through ``eigh(subset_by_index=...)`` computes only the wanted pairs
+    (deterministic, unlike ARPACK's random start).
+    """
+    n = matrix.shape[0]
+    if n_pairs >= n:
+        values, vectors = eigh(matrix)
+    else:
+        values, vectors = eigh(matrix, subset_by_index=[n - n_pairs, n - 1])
+    return values[::-1], vectors[:, ::-1]
+
+
+def _cluster_embedding(
+    eigenvectors: np.ndarray, n_groups: int, n_init: int, random_state, init: str = "k-means++"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Row-normalised K leading eigenvectors and their k-means partition (canonical ids)."""
+    n_labels = eigenvectors.shape[0]
+    leading = eigenvectors[:, :n_groups]
+    row_norm = np.linalg.norm(leading, axis=1, keepdims=True)
+    embedding = np.divide(leading, row_norm, out=np.zeros_like(leading), where=row_norm > 0)
+    if n_groups == 1:
+        ids = np.zeros(n_labels, dtype=np.intp)
+    elif n_groups == n_labels:
+        ids = np.arange(n_labels)
+    else:
+        n_distinct = np.unique(np.round(embedding, 12), axis=0).shape[0]
+        with warnings.catch_warnings():
+            # fewer distinct points than K is handled here (fewer groups), not an error
+            warnings.filterwarnings("ignore", message="Number of distinct clusters")
+            ids = (
+                KMeans(
+                    n_clusters=min(n_groups, n_distinct),
+                    init=init,
+                    n_init=n_init,
+                    random_state=random_state,
+                )
+                .fit(embedding)
+                .labels_
+            )
+    return embedding, canonical_group_ids(ids)
+
+
+# ------------------------------------------------------------------------ estimator
 class LabelClustering(BaseEstimator):
-    """Group labels by self-tuning spectral clustering of the columns of Y (GroPLE stage 1).
+    """Group the label columns of Y by spectral clustering (GroPLE stage 1).
+
+    A transformer-like estimator **on the label matrix**: ``fit(Y)`` takes the (n_samples,
+    n_labels) 0/1 matrix and learns a partition of its *columns*; ``labels_`` has one group
+    id per label (not per instance). It is therefore not a scikit-learn clusterer
+    (whose ``fit_predict`` returns one value per row): its tags declare no estimator type,
+    and ``fit_predict`` documents that it returns ``n_labels`` values.
 
     Parameters
     ----------
     n_groups : int, default=10
         K, the number of label groups (paper default 10). When K exceeds the number of labels
         L it is reduced to L with a warning; the number actually found is ``n_groups_``.
+    affinity : {"heat", "cooccurrence", "correlation", "precomputed"}, default="heat"
+        Edge weight between labels i and j (every choice has a zero diagonal):
+
+        * ``"heat"`` (paper 001 §3, the default for fidelity): ``A_ij = exp(-||s_i -
+          s_j||^2 / (sigma_i sigma_j))`` on the {-1, 1} columns s = 2y - 1, with the local
+          scale sigma_i of Zelnik-Manor & Perona. Helps when groups are frequent labels that
+          switch on together. Fails on rare labels: two labels that are mostly absent agree
+          on most instances, so they are close whether or not they ever co-occur, and the
+          rare labels end up in groups of their own.
+        * ``"cooccurrence"``: Jaccard ``C_ij / (n_i + n_j - C_ij)`` (C = Y^T Y, n_j the label
+          counts). Only shared positive instances count, so rare labels join the frequent
+          labels they occur with. Fails when a group's labels are mutually exclusive
+          (siblings that never occur together) and for labels that never co-occur with any
+          other (isolated, see below).
+        * ``"correlation"``: Pearson correlation of the 0/1 columns, negative values set to
+          0. Like co-occurrence, but rewards pairs that are also absent together and is
+          scaled by each label's variance; a pair of rare labels that co-occur once gets a
+          high weight, so it is noisier on very rare labels.
+        * ``"precomputed"``: ``fit`` takes a symmetric, non-negative (L, L) affinity matrix
+          instead of Y; its diagonal is ignored (set to 0).
     n_neighbors : int, default=7
-        Local scale neighbour: sigma_i is the distance from label i to its n_neighbors-th
-        nearest other label (Zelnik-Manor & Perona use the 7th). With fewer than
-        n_neighbors + 1 labels the farthest other label is used instead.
+        ``"heat"`` only. Local scale neighbour: sigma_i is the distance from label i to its
+        n_neighbors-th nearest other label (Zelnik-Manor & Perona use the 7th). With fewer
+        than n_neighbors + 1 labels the farthest other label is used instead.
     n_init : int, default=10
         k-means restarts (scikit-learn's KMeans).
     random_state : int, RandomState or None, default=0
@@ -110,23 +332,33 @@ class LabelClustering(BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of intp, shape (n_labels,)
-        Group id per label, numbered 0..n_groups_-1 in order of first label.
+        Group id per label column, numbered 0..n_groups_-1 in order of first label.
     n_groups_ : int
         Number of non-empty groups.
     affinity_ : ndarray, shape (n_labels, n_labels)
-        Heat-kernel affinity A with zero diagonal, ``A_ij = exp(-||Y_i - Y_j||^2 /
-        (sigma_i sigma_j))`` (Y in {-1, 1}; section 3 of paper 001 with self-tuned sigma).
+        The affinity A (zero diagonal).
     normalized_affinity_ : ndarray, shape (n_labels, n_labels)
-        ``D^{-1/2} A D^{-1/2}``.
-    eigenvalues_ : ndarray, shape (n_labels,)
-        Eigenvalues of the normalised affinity, largest first (the eigengap plot).
+        ``D^{-1/2} A D^{-1/2}`` with ``D_ii = sum_j A_ij`` (rows and columns of isolated
+        labels are 0).
+    eigenvalues_ : ndarray
+        Eigenvalues of the normalised affinity, largest first (the eigengap plot): all
+        n_labels of them when n_labels <= ``FULL_SPECTRUM_MAX_LABELS`` (300), otherwise only
+        the leading ``max(n_groups, 30) + 1`` (enough for the eigengap of every K up to
+        max(n_groups, 30)), computed by LAPACK's subset eigensolver.
     embedding_ : ndarray, shape (n_labels, n_groups_)
         Row-normalised leading eigenvectors that k-means clustered.
-    sigma_ : ndarray, shape (n_labels,)
-        Local scales.
+    sigma_ : ndarray of shape (n_labels,) or None
+        Local scales of ``"heat"`` (None for the other affinities).
+    label_counts_ : ndarray of shape (n_labels,) or None
+        Positive instances per label (None for ``"precomputed"``).
     empty_labels_ : ndarray of intp
-        Indices of label columns with no positive example. They are identical columns in
-        {-1, 1}, so they have affinity 1 to each other and always share one group.
+        Label columns with no positive instance (empty for ``"precomputed"``).
+    isolated_labels_ : ndarray of intp
+        Labels with zero affinity to every other label (zero degree).
+    n_features_in_ : int
+        Number of label columns seen in fit (scikit-learn's name for the input width).
+    feature_names_in_ : ndarray of str
+        Label names, when Y was a DataFrame with string column names.
 
     Notes
     -----
@@ -136,36 +368,81 @@ class LabelClustering(BaseEstimator):
     * a local scale of 0 (at least n_neighbors duplicates of a label) is replaced by the
       smallest non-zero distance between any two labels (1 if all labels are identical), so
       that duplicates get affinity 1 and no division by zero happens;
-    * a label whose affinities all underflow to 0 keeps a zero row in the embedding and ends
-      up in whichever group k-means puts the origin in;
+    * labels with no positive instance: under ``"heat"`` they are identical {-1, 1}
+      columns, so they have affinity 1 to each other and always share one group; under
+      ``"cooccurrence"`` and ``"correlation"`` they have no affinity to anything, i.e. they
+      are isolated;
+    * isolated labels (all affinities 0: an empty label, a label that never co-occurs with
+      any other under ``"cooccurrence"``, or a heat affinity that underflowed) cannot be
+      placed by the spectrum: their row of the embedding is 0, so k-means puts them all in
+      the group whose centre is nearest the origin, often a group of their own. They are
+      listed in ``isolated_labels_``, and :func:`group_diagnostics` reports such a group
+      as one whose labels never co-occur;
     * K = 1 skips k-means (one group), but the affinity and eigenvalues are still computed.
     """
+
+    _parameter_constraints: dict = {
+        "n_groups": [Interval(numbers.Integral, 1, None, closed="left")],
+        "affinity": [StrOptions({*AFFINITIES, "precomputed"})],
+        "n_neighbors": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
         n_groups: int = 10,
         *,
+        affinity: str = "heat",
         n_neighbors: int = 7,
         n_init: int = 10,
         random_state=0,
     ) -> None:
         self.n_groups = n_groups
+        self.affinity = affinity
         self.n_neighbors = n_neighbors
         self.n_init = n_init
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # not a clusterer (labels_ has one entry per column), not a classifier or regressor
+        tags.estimator_type = None
+        tags.target_tags.required = False
+        tags.input_tags.sparse = self.affinity != "precomputed"
+        tags.input_tags.pairwise = self.affinity == "precomputed"
+        return tags
+
     def fit(self, Y, y=None) -> LabelClustering:
-        """Cluster the label columns of the 0/1 matrix Y (n_samples, n_labels)."""
-        Y = check_label_matrix(Y)
-        if (
-            not isinstance(self.n_groups, numbers.Integral)
-            or isinstance(self.n_groups, bool)
-            or self.n_groups < 1
-        ):
-            raise ValueError(f"n_groups must be a positive integer; got {self.n_groups!r}.")
-        if not isinstance(self.n_neighbors, numbers.Integral) or self.n_neighbors < 1:
-            raise ValueError(f"n_neighbors must be a positive integer; got {self.n_neighbors!r}.")
-        n_labels = Y.shape[1]
+        """Learn a partition of the label columns.
+
+        Parameters
+        ----------
+        Y : array-like or sparse matrix of shape (n_samples, n_labels)
+            The 0/1 label matrix (a DataFrame's column names become ``feature_names_in_``);
+            with ``affinity="precomputed"`` the (n_labels, n_labels) affinity instead.
+        y : None
+            Ignored (scikit-learn's signature).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        if self.affinity == "precomputed":
+            affinity = self._check_precomputed(Y)
+            self.sigma_ = None
+            self.label_counts_ = None
+            self.empty_labels_ = np.empty(0, dtype=np.intp)
+        else:
+            Y = self._check_labels(Y)
+            n_samples, counts, cooc = _label_counts(Y)
+            affinity, self.sigma_ = _affinity_from_counts(
+                self.affinity, n_samples, counts, cooc, int(self.n_neighbors)
+            )
+            self.label_counts_ = counts
+            self.empty_labels_ = np.flatnonzero(counts == 0)
+        n_labels = affinity.shape[0]
         n_groups = int(self.n_groups)
         if n_groups > n_labels:
             warnings.warn(
@@ -175,62 +452,50 @@ class LabelClustering(BaseEstimator):
                 stacklevel=2,
             )
             n_groups = n_labels
-
-        self.empty_labels_ = np.flatnonzero(Y.sum(axis=0) == 0)
-        signed = 2.0 * Y - 1.0
-        self.affinity_, self.sigma_ = self._heat_kernel(signed)
-        degree = self.affinity_.sum(axis=1)
-        # isolated labels (all affinities underflowed) would divide by zero
-        inv_sqrt_degree = np.zeros_like(degree)
-        positive = degree > 0
-        inv_sqrt_degree[positive] = 1.0 / np.sqrt(degree[positive])
-        normalized = inv_sqrt_degree[:, None] * self.affinity_ * inv_sqrt_degree[None, :]
-        self.normalized_affinity_ = normalized
-        eigenvalues, eigenvectors = eigh(normalized)
-        order = np.argsort(eigenvalues)[::-1]
-        self.eigenvalues_ = eigenvalues[order]
-        leading = eigenvectors[:, order[:n_groups]]
-        row_norm = np.linalg.norm(leading, axis=1, keepdims=True)
-        embedding = np.divide(leading, row_norm, out=np.zeros_like(leading), where=row_norm > 0)
-        self.embedding_ = embedding
-
-        if n_groups == 1:
-            ids = np.zeros(n_labels, dtype=np.intp)
-        elif n_groups == n_labels:
-            ids = np.arange(n_labels)
-        else:
-            n_distinct = np.unique(np.round(embedding, 12), axis=0).shape[0]
-            with warnings.catch_warnings():
-                # fewer distinct points than K is handled below (fewer groups), not an error
-                warnings.filterwarnings("ignore", message="Number of distinct clusters")
-                kmeans = KMeans(
-                    n_clusters=min(n_groups, n_distinct),
-                    n_init=self.n_init,
-                    random_state=self.random_state,
-                ).fit(embedding)
-            ids = kmeans.labels_
-        self.labels_ = canonical_group_ids(ids)
+        self.affinity_ = affinity
+        self.normalized_affinity_, isolated = _normalize(affinity)
+        self.isolated_labels_ = np.flatnonzero(isolated)
+        self.eigenvalues_, eigenvectors = _leading_eigenpairs(
+            self.normalized_affinity_, _n_eigenpairs(n_labels, n_groups)
+        )
+        self.embedding_, self.labels_ = _cluster_embedding(
+            eigenvectors, n_groups, int(self.n_init), self.random_state
+        )
         self.n_groups_ = int(self.labels_.max()) + 1
         return self
 
-    def fit_predict(self, Y, y=None) -> np.ndarray:
-        """Fit and return the group id of each label."""
-        return self.fit(Y).labels_
+    def _check_labels(self, Y):
+        Y = validate_data(self, Y, accept_sparse="csr", dtype="numeric", reset=True)
+        if sp.issparse(Y):
+            data = Y.data
+            if not np.all((data == 0) | (data == 1)):
+                raise ValueError(
+                    "Y must contain only 0 and 1; the sparse matrix has other stored values. "
+                    "Convert {-1, 1} labels with (Y + 1) // 2."
+                )
+            return Y
+        return check_label_matrix(Y)
 
-    def _heat_kernel(self, signed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        n_labels = signed.shape[1]
-        if n_labels == 1:
-            return np.zeros((1, 1)), np.ones(1)
-        distances = squareform(pdist(signed.T, metric="euclidean"))
-        neighbour_rank = min(int(self.n_neighbors), n_labels - 1)
-        # column 0 of each sorted row is the label itself (distance 0)
-        sigma = np.sort(distances, axis=1)[:, neighbour_rank]
-        positive = distances[distances > 0]
-        floor = positive.min() if positive.size else 1.0
-        sigma = np.where(sigma > 0, sigma, floor)
-        affinity = np.exp(-(distances**2) / np.outer(sigma, sigma))
-        np.fill_diagonal(affinity, 0.0)
-        return affinity, sigma
+    def _check_precomputed(self, A) -> np.ndarray:
+        A = validate_data(self, A, dtype=np.float64, reset=True)
+        if A.shape[0] != A.shape[1]:
+            raise ValueError(
+                f"affinity='precomputed' expects a square (n_labels, n_labels) affinity matrix; "
+                f"got shape {A.shape}. Pass the label matrix with another affinity."
+            )
+        if np.any(A < 0):
+            raise ValueError("a precomputed affinity must be non-negative (it weights edges).")
+        if not np.allclose(A, A.T, rtol=1e-10, atol=1e-12):
+            raise ValueError(
+                "a precomputed affinity must be symmetric; symmetrise it, e.g. (A + A.T) / 2."
+            )
+        A = (A + A.T) / 2.0
+        np.fill_diagonal(A, 0.0)
+        return A
+
+    def fit_predict(self, Y, y=None) -> np.ndarray:
+        """Fit and return ``labels_``: one group id per label **column** (n_labels values)."""
+        return self.fit(Y).labels_
 
     def suggest_n_groups(self, max_groups: int | None = None, min_groups: int = 2) -> int:
         """K with the largest eigengap ``lambda_K - lambda_{K+1}`` (von Luxburg 2007, 8.3).
@@ -238,23 +503,249 @@ class LabelClustering(BaseEstimator):
         Parameters
         ----------
         max_groups : int, optional
-            Largest K considered (default: n_labels - 1).
+            Largest K considered (default: the last K whose gap ``eigenvalues_`` holds, i.e.
+            ``len(eigenvalues_) - 1``).
         min_groups : int, default=2
             Smallest K considered. K = 1 is excluded by default: with the 7th-neighbour
             scale the label graph is dense (most labels have fewer than 7 group mates), so
             ``lambda_1 - lambda_2`` is often the largest gap even when groups are clear.
             Pass ``min_groups=1`` for the textbook heuristic.
+
+        Returns
+        -------
+        int
+            With fewer than 3 labels there is no gap to choose from: L (or 1 when
+            ``min_groups <= 1``) is returned.
         """
         check_is_fitted(self)
-        n_labels = self.eigenvalues_.shape[0]
-        if n_labels < 3:
-            return n_labels if min_groups > 1 else 1
-        upper = n_labels - 1 if max_groups is None else min(int(max_groups), n_labels - 1)
+        n_values = self.eigenvalues_.shape[0]
+        if n_values < 3:
+            return n_values if min_groups > 1 else 1
+        upper = n_values - 1 if max_groups is None else min(int(max_groups), n_values - 1)
         lower = max(int(min_groups), 1)
         if lower > upper:
             raise ValueError(
                 f"no K to choose from: min_groups={min_groups} > max_groups={upper} "
-                f"(with {n_labels} labels)."
+                f"(with {n_values} eigenvalues)."
             )
         gaps = self.eigenvalues_[:-1] - self.eigenvalues_[1:]
         return int(lower + np.argmax(gaps[lower - 1 : upper]))
+
+
+# ---------------------------------------------------------------------- diagnostics
+def _pair_stats(cooc: np.ndarray, counts: np.ndarray, members: np.ndarray) -> tuple[float, float]:
+    """Share of co-occurring pairs and mean Jaccard over the label pairs of one group."""
+    if members.size < 2:
+        return float("nan"), float("nan")
+    block = cooc[np.ix_(members, members)]
+    upper = np.triu_indices(members.size, k=1)
+    shared = block[upper]
+    union = counts[members][:, None] + counts[members][None, :] - block
+    jaccard = np.divide(block, union, out=np.zeros_like(block), where=union > 0)[upper]
+    return float(np.mean(shared > 0)), float(np.mean(jaccard))
+
+
+def group_diagnostics(
+    Y,
+    groups,
+    *,
+    label_names: Sequence[str] | None = None,
+    tail_threshold: float = 0.05,
+) -> pd.DataFrame:
+    """Evidence for each label group: size, support, co-occurrence, share of tail labels.
+
+    Parameters
+    ----------
+    Y : array-like or sparse matrix of shape (n_samples, n_labels)
+        0/1 label matrix.
+    groups : array-like of int, shape (n_labels,), or list of lists of label indices
+        The partition (e.g. ``LabelClustering.labels_``), see :func:`check_groups`.
+    label_names : sequence of str, optional
+        Names used in the ``labels`` column (default: column indices).
+    tail_threshold : float, default=0.05
+        A label is a tail label when its share of instances is strictly below this
+        (as :func:`mlviz.stats.tail_labels`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group (ascending id) with columns
+
+        * ``group``: the group id;
+        * ``n_labels``: labels in the group;
+        * ``labels``: their names (or indices), in column order;
+        * ``support``: instances that carry at least one label of the group;
+        * ``cooccurrence_rate``: share of the group's label pairs that occur together in at
+          least one instance (NaN for a single-label group). 0 means no two labels of the
+          group ever appear together: the group is held together by something other than
+          co-occurrence (with ``"heat"``, typically shared rarity);
+        * ``mean_jaccard``: mean Jaccard co-occurrence over the group's label pairs (NaN for
+          a single label);
+        * ``tail_share``: share of the group's labels under ``tail_threshold``.
+    """
+    Y = check_label_matrix(Y)
+    n_samples, n_labels = Y.shape
+    ids = check_groups(groups, n_labels)
+    if not 0.0 <= float(tail_threshold) <= 1.0:
+        raise ValueError(f"tail_threshold must be a share in [0, 1]; got {tail_threshold!r}.")
+    if label_names is None:
+        names: list = list(range(n_labels))
+    else:
+        names = [str(name) for name in label_names]
+        if len(names) != n_labels:
+            raise ValueError(
+                f"label_names has {len(names)} names but Y has {n_labels} label columns."
+            )
+    _, counts, cooc = _label_counts(Y)
+    tail = counts / n_samples < tail_threshold
+    indicator = sp.csr_matrix(
+        (np.ones(n_labels), (np.arange(n_labels), ids)), shape=(n_labels, ids.max() + 1)
+    )
+    # instances with any label of the group: non-zero entries of Y @ indicator
+    support = np.asarray((sp.csr_matrix(Y) @ indicator > 0).sum(axis=0)).ravel()
+    rows = []
+    for k in range(int(ids.max()) + 1):
+        members = np.flatnonzero(ids == k)
+        rate, jaccard = _pair_stats(cooc, counts, members)
+        rows.append(
+            {
+                "group": k,
+                "n_labels": int(members.size),
+                "labels": [names[j] for j in members],
+                "support": int(support[k]),
+                "cooccurrence_rate": rate,
+                "mean_jaccard": jaccard,
+                "tail_share": float(tail[members].mean()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def within_group_cooccurrence(cooc: np.ndarray, groups: np.ndarray) -> tuple[float, int]:
+    """Pooled share of within-group label pairs that co-occur, and the number of groups of
+    two or more labels in which no pair co-occurs (NaN share when every group is a single).
+    """
+    groups = np.asarray(groups)
+    same = groups[:, None] == groups[None, :]
+    upper = np.triu(same, k=1)
+    n_pairs = int(upper.sum())
+    share = float(np.mean(cooc[upper] > 0)) if n_pairs else float("nan")
+    never = 0
+    for k in np.unique(groups):
+        members = np.flatnonzero(groups == k)
+        if members.size > 1 and not np.any(np.triu(cooc[np.ix_(members, members)] > 0, k=1)):
+            never += 1
+    return share, never
+
+
+def clustering_stability(
+    Y,
+    n_groups,
+    *,
+    affinity: str = "heat",
+    n_resamples: int = 10,
+    random_state=0,
+    n_neighbors: int = 7,
+    n_init: int = 3,
+) -> pd.DataFrame:
+    """Stability of the label partition under bootstrap resampling of the instances.
+
+    For each K the partition of the full data is compared with the partitions of
+    ``n_resamples`` bootstrap samples of the rows (drawn with replacement, same size) by
+    the adjusted Rand index (ARI, both partitions are of the same label columns); the mean
+    ARI is the stability (1: every resample gives the same groups; 0: agreement at chance).
+
+    Each bootstrap sample costs one weighted co-occurrence product and one eigen
+    decomposition shared by every K; only k-means runs per K. Resampling needs no refit of
+    anything else, because the affinities are functions of the (weighted) counts.
+
+    Parameters
+    ----------
+    Y : array-like or sparse matrix of shape (n_samples, n_labels)
+        0/1 label matrix.
+    n_groups : int or sequence of int
+        The K (or Ks) to evaluate; each must be in 1..n_labels.
+    affinity : {"heat", "cooccurrence", "correlation"}, default="heat"
+        As in :class:`LabelClustering` ("precomputed" cannot be resampled).
+    n_resamples : int, default=10
+        Bootstrap samples per K (the same samples for every K).
+    random_state : int, RandomState or None, default=0
+        Seed of the bootstrap and of k-means.
+    n_neighbors : int, default=7
+        Local scale of ``"heat"``.
+    n_init : int, default=3
+        k-means restarts per bootstrap sample, from random initial centres (k-means++
+        seeding costs more than the clustering at this size; the score is an average over
+        resamples anyway). The full-data partitions are
+        exactly those of ``LabelClustering(K, affinity=affinity, n_neighbors=n_neighbors,
+        random_state=random_state)`` (10 restarts) whenever n_labels <= 300 (above, the
+        eigenvectors come from a subset solve of a different size and may differ in the
+        last digits).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per K (ascending) with columns ``n_groups``, ``stability`` (mean ARI),
+        ``stability_std`` (its standard deviation over resamples), ``n_groups_found`` (groups
+        of the full-data partition), ``cooccurrence_rate`` (share of within-group label pairs
+        of the full-data partition that co-occur in at least one instance; NaN when every
+        group is a single label) and ``n_never_cooccurring`` (groups of two or more labels in
+        which no pair ever co-occurs).
+    """
+    if affinity not in AFFINITIES:
+        raise ValueError(
+            f"clustering_stability resamples instances of Y, so affinity must be one of "
+            f"{sorted(AFFINITIES)}; got {affinity!r}."
+        )
+    if not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer; got {n_resamples!r}.")
+    Y = check_label_matrix(Y)
+    n_samples, n_labels = Y.shape
+    ks = np.atleast_1d(np.asarray(n_groups))
+    if ks.size == 0 or not np.issubdtype(ks.dtype, np.integer):
+        raise ValueError(
+            f"n_groups must be an integer or a sequence of integers; got {n_groups!r}."
+        )
+    if ks.min() < 1 or ks.max() > n_labels:
+        raise ValueError(
+            f"every K in n_groups must lie in 1..{n_labels} (the number of labels); got "
+            f"{sorted(set(ks.tolist()))}."
+        )
+    ks = np.unique(ks)
+    # k-means needs only the K leading eigenvectors of the largest K
+    n_pairs = n_labels if n_labels <= FULL_SPECTRUM_MAX_LABELS else int(ks.max())
+    rng = check_random_state(random_state)
+    Ys = sp.csr_matrix(Y) if np.count_nonzero(Y) <= _SPARSE_DENSITY * Y.size else Y
+
+    def partitions(weights, restarts: int, seed, init) -> tuple[dict[int, np.ndarray], np.ndarray]:
+        total, counts, cooc = _label_counts(Ys, weights)
+        A, _ = _affinity_from_counts(affinity, total, counts, cooc, n_neighbors)
+        vectors = _leading_eigenpairs(_normalize(A)[0], n_pairs)[1]
+        return {
+            int(k): _cluster_embedding(vectors, int(k), restarts, seed, init)[1] for k in ks
+        }, cooc
+
+    # the full-data partitions are LabelClustering's own (10 k-means restarts, same seed)
+    full, cooc = partitions(None, 10, random_state, "k-means++")
+    scores = np.empty((n_resamples, ks.size))
+    for b in range(n_resamples):
+        weights = np.bincount(rng.randint(0, n_samples, n_samples), minlength=n_samples)
+        resampled, _ = partitions(
+            weights.astype(np.float64), n_init, rng.randint(np.iinfo(np.int32).max), "random"
+        )
+        for i, k in enumerate(ks):
+            scores[b, i] = adjusted_rand_score(full[int(k)], resampled[int(k)])
+    rows = []
+    for i, k in enumerate(ks):
+        share, never = within_group_cooccurrence(cooc, full[int(k)])
+        rows.append(
+            {
+                "n_groups": int(k),
+                "stability": float(scores[:, i].mean()),
+                "stability_std": float(scores[:, i].std()),
+                "n_groups_found": int(full[int(k)].max()) + 1,
+                "cooccurrence_rate": share,
+                "n_never_cooccurring": never,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -16,21 +16,24 @@ d + 1 weights, the bias included, are penalised by lambda. It is built from scik
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
 from sklearn.linear_model import Ridge, orthogonal_mp
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.extmath import svd_flip
 from sklearn.utils.validation import check_is_fitted
 
-from mlviz._validation import check_label_matrix, check_n_components
-from mlviz.base import MultiLabelEstimator
+from mlviz._validation import check_label_matrix
+from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
+from mlviz.sparse_recovery import cosamp
 
 __all__ = [
     "BinaryRelevance",
@@ -45,11 +48,15 @@ PAPER_RIDGE_ALPHA = 0.01
 
 
 def _prepend_bias_column(X):
-    """[1, X] for dense or CSR X (a module-level function so the pipeline pickles/clones)."""
-    ones = np.ones((X.shape[0], 1))
+    """[1, X] for dense or CSR X (a module-level function so the pipeline pickles/clones).
+
+    float32 X stays float32 (Ridge then solves in float32); anything else becomes float64.
+    """
+    dtype = np.float32 if X.dtype == np.float32 else np.float64
+    ones = np.ones((X.shape[0], 1), dtype=dtype)
     if sp.issparse(X):
-        return sp.hstack([sp.csr_matrix(ones), X], format="csr")
-    return np.hstack([ones, np.asarray(X, dtype=np.float64)])
+        return sp.hstack([sp.csr_matrix(ones), X], format="csr", dtype=dtype)
+    return np.hstack([ones, np.asarray(X, dtype=dtype)])
 
 
 def paper_ridge(alpha: float = PAPER_RIDGE_ALPHA) -> Pipeline:
@@ -81,11 +88,16 @@ def paper_ridge(alpha: float = PAPER_RIDGE_ALPHA) -> Pipeline:
 
 
 def _deterministic_signs(basis: np.ndarray) -> np.ndarray:
-    """Flip each row so its largest-magnitude entry is positive (SVD/eigh signs are arbitrary)."""
-    pivots = np.argmax(np.abs(basis), axis=1)
-    signs = np.sign(basis[np.arange(basis.shape[0]), pivots])
-    signs[signs == 0] = 1.0
-    return basis * signs[:, None]
+    """Flip each row so its largest-magnitude entry is positive (SVD/eigh signs are arbitrary).
+
+    scikit-learn's ``svd_flip`` with the decision on the rows of v (the convention of its
+    PCA); ties in magnitude go to the first such entry (``argmax``).
+    """
+    return svd_flip(None, np.array(basis, dtype=np.float64), u_based_decision=False)[1]
+
+
+_N_COMPONENTS = Interval(Integral, 1, None, closed="left")
+_REGRESSOR = [HasMethods(["fit", "predict"]), None]
 
 
 def _warn_constant_labels(Y: np.ndarray, estimator: str) -> None:
@@ -101,7 +113,7 @@ def _warn_constant_labels(Y: np.ndarray, estimator: str) -> None:
             "they carry no information and will be predicted from the reference point alone. "
             "Drop them or use a split where every label varies.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,  # user -> _fit_context wrapper -> fit -> here
         )
 
 
@@ -110,29 +122,43 @@ class _LinearLabelTransform(MultiLabelEstimator):
 
     Subclasses implement :meth:`_fit_label_space` (sets ``offset_``, ``components_``,
     ``singular_values_``) and :meth:`_decode` (maps ``r(x)`` to the real-valued ``y~``).
+
+    X is passed to the regressor as given when it is float32 (the default
+    :func:`paper_ridge` then solves in float32, as scikit-learn's ``Ridge`` does); other
+    dtypes become float64. Decoding is float64.
     """
 
     # n_components is a constructor parameter of every subclass except BinaryRelevance
     def _n_components(self, n_labels: int) -> int:
-        return check_n_components(self.n_components, n_labels)
+        # the type and lower bound are in _parameter_constraints; the upper bound is K
+        if self.n_components > n_labels:
+            raise ValueError(
+                f"n_components={self.n_components} is out of range: it must be between 1 and "
+                f"the number of labels K={n_labels}."
+            )
+        return int(self.n_components)
 
     def _make_regressor(self):
         return paper_ridge() if self.regressor is None else clone(self.regressor)
 
-    def fit(self, X, Y):
-        """Fit the label-space transform on Y and one multi-output regressor on (X, h).
+    @_fit_context(prefer_skip_nested_validation=False)  # the regressor is validated too
+    def fit(self, X, y=None, *, Y=DEPRECATED_Y):
+        """Fit the label-space transform on y and one multi-output regressor on (X, h).
 
         Parameters
         ----------
         X : array-like or CSR matrix of shape (n_samples, n_features)
-        Y : array-like of shape (n_samples, n_labels)
-            0/1 label matrix.
+        y : array-like of shape (n_samples, n_labels)
+            0/1 label matrix (1-D: a single label).
+        Y : array-like, deprecated
+            Former name of ``y``; passing it warns (FutureWarning). Removed in the next
+            release.
 
         Returns
         -------
         self
         """
-        X, Y = self._validate_fit(X, Y)
+        X, Y = self._validate_fit(X, y, Y)
         self.n_components_ = self._n_components(Y.shape[1])
         _warn_constant_labels(Y, type(self).__name__)
         self._fit_label_space(X, Y, self.n_components_)
@@ -204,8 +230,17 @@ class _LinearLabelTransform(MultiLabelEstimator):
         """
         return self._decode(self._check_codes(H))
 
-    def decision_function(self, X) -> np.ndarray:
-        """Real-valued label scores ``y~`` for X (used for ranking metrics and AUC).
+    def _decoded(self, X) -> np.ndarray:
+        X = self._validate_predict(X)
+        codes = np.asarray(self.regressor_.predict(X), dtype=np.float64)
+        return self._decode(codes.reshape(X.shape[0], self.n_components_))
+
+    def predict_decoded(self, X) -> np.ndarray:
+        """The decoded real-valued label vectors ``y~`` of X, before rounding.
+
+        ``y~ = o + P^T r(x)`` for round-based decoding (Algorithm 8), the sparse
+        reconstruction for Compressed Sensing: :meth:`inverse_transform_labels` of the
+        regressed codes. :meth:`predict` rounds it at 1/2 (Eq. 2).
 
         Parameters
         ----------
@@ -213,11 +248,29 @@ class _LinearLabelTransform(MultiLabelEstimator):
 
         Returns
         -------
-        ndarray of float64, shape (n_samples, n_labels)
+        ndarray of float64, shape (n_samples, n_labels) (1-D when fitted on a 1-D y)
         """
-        X = self._validate_predict(X)
-        codes = np.asarray(self.regressor_.predict(X), dtype=np.float64)
-        return self._decode(codes.reshape(X.shape[0], self.n_components_))
+        return self._format_scores(self._decoded(X))
+
+    def decision_function(self, X) -> np.ndarray:
+        """Label scores ``y~ - 1/2``: positive exactly where a label is predicted.
+
+        ``y~`` is :meth:`predict_decoded`; shifting it by the rounding threshold 1/2 of Eq. 2
+        gives scikit-learn's convention that a decision function is thresholded at 0 (ties
+        at exactly 0 are predicted positive, as ``y~ >= 1/2`` in Eq. 2). The shift keeps the
+        order of the scores, but values of ``y~`` closer together than the float64 spacing
+        near 1/2 (about 1e-16, e.g. rare labels decoded to nearly their offset) become ties;
+        rank with :meth:`predict_decoded` to keep such differences.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_labels) (1-D when fitted on a 1-D y)
+        """
+        return self._format_scores(self._decoded(X) - 0.5)
 
     def predict(self, X) -> np.ndarray:
         """Predicted label sets: ``y^[k] = [y~[k] >= 1/2]`` (Eq. 2).
@@ -228,9 +281,9 @@ class _LinearLabelTransform(MultiLabelEstimator):
 
         Returns
         -------
-        ndarray of uint8, shape (n_samples, n_labels)
+        ndarray of shape (n_samples, n_labels), in the dtype of the y passed to fit
         """
-        return (self.decision_function(X) >= 0.5).astype(np.uint8)
+        return self._format_labels(self._decoded(X) >= 0.5)
 
 
 class _RoundBasedTransform(_LinearLabelTransform):
@@ -311,6 +364,8 @@ class BinaryRelevance(_RoundBasedTransform):
     PBR-Origin with M components.
     """
 
+    _parameter_constraints: dict = {"regressor": _REGRESSOR}
+
     def __init__(self, regressor=None):
         self.regressor = regressor
 
@@ -355,21 +410,19 @@ class PBR(_RoundBasedTransform):
     n_features_in_, n_labels_ : int
     """
 
+    _parameter_constraints: dict = {
+        "n_components": [_N_COMPONENTS],
+        "reference": [StrOptions({"origin", "mean"})],
+        "regressor": _REGRESSOR,
+    }
+
     def __init__(self, n_components: int, reference: str = "origin", regressor=None):
         self.n_components = n_components
         self.reference = reference
         self.regressor = regressor
 
     def _fit_label_space(self, X, Y, n_components):
-        if self.reference == "origin":
-            offset = np.zeros(Y.shape[1])
-        elif self.reference == "mean":
-            offset = Y.mean(axis=0)
-        else:
-            raise ValueError(
-                f"reference must be 'origin' (PBR-Origin) or 'mean' (PBR-Mean); got "
-                f"{self.reference!r}."
-            )
+        offset = np.zeros(Y.shape[1]) if self.reference == "origin" else Y.mean(axis=0)
         order = _frequency_order(Y)
         self._set_basis(offset, np.eye(Y.shape[1])[order], n_components)
         self.kept_labels_ = order[:n_components].copy()
@@ -404,6 +457,12 @@ class PLST(_RoundBasedTransform):
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
     """
+
+    _parameter_constraints: dict = {
+        "n_components": [_N_COMPONENTS],
+        "regressor": _REGRESSOR,
+        "center": ["boolean"],
+    }
 
     def __init__(self, n_components: int, regressor=None, center: bool = True):
         self.n_components = n_components
@@ -487,7 +546,19 @@ class CPLST(_RoundBasedTransform):
     n_components_ : int
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
+
+    Notes
+    -----
+    ``Z^T H Z`` is computed in float64 also for float32 X: the centred Gram matrix
+    ``X^T X - N m m^T`` loses most of its digits to cancellation in float32. The regressor
+    still receives X in its own dtype.
     """
+
+    _parameter_constraints: dict = {
+        "n_components": [_N_COMPONENTS],
+        "alpha": [Interval(Real, 0, None, closed="both")],  # numpy.inf included
+        "regressor": _REGRESSOR,
+    }
 
     def __init__(self, n_components: int, alpha: float = PAPER_RIDGE_ALPHA, regressor=None):
         self.n_components = n_components
@@ -496,13 +567,8 @@ class CPLST(_RoundBasedTransform):
 
     def _fit_label_space(self, X, Y, n_components):
         alpha = self.alpha
-        if (
-            not isinstance(alpha, numbers.Real)
-            or isinstance(alpha, bool)
-            or np.isnan(alpha)
-            or alpha < 0
-        ):
-            raise ValueError(f"alpha must be a real number >= 0 (or numpy.inf); got {alpha!r}.")
+        # float64 even for float32 X: the centred Gram X^T X - N m m^T cancels badly in float32
+        X = X.astype(np.float64, copy=False)
         offset = Y.mean(axis=0)
         centred = Y - offset
         try:
@@ -533,10 +599,11 @@ class CompressedSensing(_LinearLabelTransform):
     """Compressed Sensing for multi-label prediction (Hsu et al. 2009; Algorithm 4 of paper 004).
 
     Encoding ``h = P (y - o)`` with a random M x K measurement matrix; decoding solves, for each
-    instance, a sparse reconstruction: the ``s``-sparse ``z`` whose code ``P z`` best fits
-    ``r(x)`` in least squares, found by orthogonal matching pursuit (scikit-learn's
-    :func:`~sklearn.linear_model.orthogonal_mp`; the paper used CoSaMP). Then
-    ``y~ = o + z`` (with sign flips for CS-BestVertex) and ``y^ = [y~ >= 1/2]``.
+    instance, a sparse reconstruction: an ``s``-sparse ``z`` whose code ``P z`` fits ``r(x)``
+    in least squares, found by CoSaMP (:func:`mlviz.sparse_recovery.cosamp`, Needell & Tropp
+    2009; the paper's decoder, Section 4) or by orthogonal matching pursuit (scikit-learn's
+    :func:`~sklearn.linear_model.orthogonal_mp`). Then ``y~ = o + z`` (with sign flips for
+    CS-BestVertex) and ``y^ = [y~ >= 1/2]`` (Eq. 2).
 
     Parameters
     ----------
@@ -550,13 +617,18 @@ class CompressedSensing(_LinearLabelTransform):
     sparsity : int or None, default=None
         s, the number of nonzeros of the reconstruction. None: the largest number of labels
         (of nonzeros of ``y - o`` for CS-BestVertex) in a training example, the paper's
-        *nonzero* column of Table 2. It is capped at M because M measurements determine at
-        most M coefficients (``sparsity_`` holds the value used).
+        *nonzero* column of Table 2 (Section 4: emotions 3, yeast 11). CoSaMP uses s as is
+        (capped at K), also when s > M, as the paper did (s = 11 at M = 4 on yeast): its least
+        squares are then underdetermined and take the minimum-norm solution, like the
+        authors' MATLAB ``pinv``. OMP caps s at M, because after M atoms its residual is
+        zero (``sparsity_`` holds the value used).
     reference : {"origin", "best_vertex"}, default="origin"
         CS-Origin (the paper's CS) or CS-BestVertex (Section 4.4): each label is XOR-ed with
         its training majority (ties: 0) before encoding and after decoding, which makes the
         signals sparser on dense data. In linear form ``o`` = the majority vertex and the
         columns of P are negated for labels whose majority is 1.
+    decoder : {"cosamp", "omp"}, default="cosamp"
+        The sparse reconstruction: CoSaMP (the paper's choice) or orthogonal matching pursuit.
     regressor : scikit-learn regressor or None, default=None
         Multi-output regressor (cloned). None means :func:`paper_ridge`.
     random_state : int, RandomState or None, default=None
@@ -579,14 +651,28 @@ class CompressedSensing(_LinearLabelTransform):
 
     Notes
     -----
-    ``decision_function`` returns the reconstructed ``y~``: exactly ``o`` outside the
-    recovered support, so as the paper notes CS ranks poorly (many ties).
+    ``predict_decoded`` returns the reconstructed ``y~`` (``decision_function`` returns
+    ``y~ - 1/2``): exactly ``o`` outside the recovered support, so as the paper notes CS ranks
+    poorly (many ties).
 
     With few Hadamard rows, columns of P coincide up to sign (M rows give at most
     ``2^(M-1)`` distinct sign patterns: K = 14, M = 4 has 8 for 14 labels), so the
-    reconstruction cannot tell those labels apart and OMP's choice between identical atoms is
-    arbitrary -- one reason CS does poorly on yeast and emotions at small M.
+    reconstruction cannot tell those labels apart and the choice between identical atoms is
+    arbitrary -- one reason CS does poorly on yeast and emotions at small M. When ``2s >= K``
+    (both of those data sets at the paper's s) CoSaMP's identification step takes every
+    atom, so its result is the minimum-norm least-squares solution pruned to its s largest
+    entries.
     """
+
+    _parameter_constraints: dict = {
+        "n_components": [_N_COMPONENTS],
+        "projection": [StrOptions({"hadamard", "gaussian"})],
+        "sparsity": [Interval(Integral, 1, None, closed="left"), None],
+        "reference": [StrOptions({"origin", "best_vertex"})],
+        "decoder": [StrOptions({"cosamp", "omp"})],
+        "regressor": _REGRESSOR,
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
@@ -594,6 +680,7 @@ class CompressedSensing(_LinearLabelTransform):
         projection: str = "hadamard",
         sparsity: int | None = None,
         reference: str = "origin",
+        decoder: str = "cosamp",
         regressor=None,
         random_state=None,
     ):
@@ -601,6 +688,7 @@ class CompressedSensing(_LinearLabelTransform):
         self.projection = projection
         self.sparsity = sparsity
         self.reference = reference
+        self.decoder = decoder
         self.regressor = regressor
         self.random_state = random_state
 
@@ -608,36 +696,21 @@ class CompressedSensing(_LinearLabelTransform):
         n_labels = Y.shape[1]
         if self.reference == "origin":
             offset = np.zeros(n_labels)
-        elif self.reference == "best_vertex":
+        else:  # "best_vertex"
             offset = (Y.mean(axis=0) > 0.5).astype(np.float64)
-        else:
-            raise ValueError(
-                f"reference must be 'origin' (CS-Origin) or 'best_vertex' (CS-BestVertex); got "
-                f"{self.reference!r}."
-            )
         rng = check_random_state(self.random_state)
         if self.projection == "hadamard":
             measurement = _hadamard_rows(n_components, n_labels, rng) / np.sqrt(n_components)
-        elif self.projection == "gaussian":
+        else:  # "gaussian"
             measurement = rng.standard_normal((n_components, n_labels)) / np.sqrt(n_components)
-        else:
-            raise ValueError(
-                f"projection must be 'hadamard' or 'gaussian'; got {self.projection!r}."
-            )
         if self.sparsity is None:
             sparsity = int(np.abs(Y - offset).sum(axis=1).max())
-        elif (
-            isinstance(self.sparsity, numbers.Integral)
-            and not isinstance(self.sparsity, bool)
-            and self.sparsity >= 1
-        ):
-            sparsity = int(self.sparsity)
         else:
-            raise ValueError(f"sparsity must be None or an integer >= 1; got {self.sparsity!r}.")
+            sparsity = int(self.sparsity)
         self.offset_ = offset
         self.measurement_matrix_ = measurement
         self.components_ = measurement * self._flips()
-        self.sparsity_ = min(sparsity, n_components)
+        self.sparsity_ = min(sparsity, n_labels if self.decoder == "cosamp" else n_components)
         self.singular_values_ = la.svdvals(measurement)
 
     def _flips(self) -> np.ndarray:
@@ -648,19 +721,25 @@ class CompressedSensing(_LinearLabelTransform):
         n_samples = codes.shape[0]
         signal = np.zeros((n_samples, self.n_labels_))
         if self.sparsity_ >= 1 and n_samples:
-            norms = np.linalg.norm(self.measurement_matrix_, axis=0)
-            norms[norms == 0] = 1.0
-            with warnings.catch_warnings():
-                # OMP warns when the residual vanishes before s atoms are chosen, which is the
-                # expected outcome for codes of vectors with fewer than s labels (e.g. y = o)
-                warnings.filterwarnings(
-                    "ignore", message="Orthogonal matching pursuit ended prematurely"
-                )
-                coefs = orthogonal_mp(
-                    self.measurement_matrix_ / norms,
-                    codes.T,
-                    n_nonzero_coefs=self.sparsity_,
-                    precompute=True,
-                )
-            signal = coefs.reshape(self.n_labels_, n_samples).T / norms
+            if self.decoder == "cosamp":
+                signal = cosamp(self.measurement_matrix_, codes, self.sparsity_)
+            else:
+                signal = self._decode_omp(codes)
         return self.offset_ + signal * self._flips()
+
+    def _decode_omp(self, codes: np.ndarray) -> np.ndarray:
+        norms = np.linalg.norm(self.measurement_matrix_, axis=0)
+        norms[norms == 0] = 1.0
+        with warnings.catch_warnings():
+            # OMP warns when the residual vanishes before s atoms are chosen, which is the
+            # expected outcome for codes of vectors with fewer than s labels (e.g. y = o)
+            warnings.filterwarnings(
+                "ignore", message="Orthogonal matching pursuit ended prematurely"
+            )
+            coefs = orthogonal_mp(
+                self.measurement_matrix_ / norms,
+                codes.T,
+                n_nonzero_coefs=self.sparsity_,
+                precompute=True,
+            )
+        return coefs.reshape(self.n_labels_, codes.shape[0]).T / norms

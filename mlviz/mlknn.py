@@ -16,19 +16,21 @@ Fig. 1 steps 4-10 with :func:`numpy.bincount`.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from sklearn.base import _fit_context
 from sklearn.metrics import pairwise_distances_chunked
 from sklearn.metrics.pairwise import check_pairwise_arrays
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
-from mlviz.base import MultiLabelEstimator
+from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
 
 __all__ = ["MLkNN", "MLkNNExplanation"]
 
@@ -107,8 +109,10 @@ class MLkNN(MultiLabelEstimator):
     metric_ : str or callable
         The k and metric used in fitting; prediction uses them even if the parameters are
         changed afterwards (the tables have k_ + 1 rows).
-    train_features_ : ndarray of float64 or scipy CSR matrix, shape (m, n_features)
-        Training features (ML-KNN is lazy: prediction searches them).
+    train_features_ : ndarray or scipy CSR matrix of float64 or float32, shape (m, n_features)
+        Training features (ML-KNN is lazy: prediction searches them). float32 X is kept in
+        float32, and so are the distances (scikit-learn computes float32 Euclidean
+        distances with float64 accumulation); equal float32 distances are ties.
     train_labels_ : ndarray of uint8, shape (m, L)
         Training label matrix (the neighbours' votes at prediction time).
     train_counts_ : ndarray of int64, shape (m, L)
@@ -149,42 +153,56 @@ class MLkNN(MultiLabelEstimator):
     * ``P(H_0^l)`` is computed as ``1 - P(H_1^l)`` (step 2), not from its own count.
     """
 
+    _parameter_constraints: dict = {
+        "k": [Interval(Integral, 1, None, closed="left")],
+        # finite: s = inf would make every estimate inf / inf
+        "s": [Interval(Real, 0, None, closed="neither")],
+        # names are checked by scikit-learn's pairwise distances (see fit)
+        "metric": [str, callable],
+    }
+
     def __init__(self, k: int = 10, s: float = 1.0, metric: str | Callable = "euclidean") -> None:
         self.k = k
         self.s = s
         self.metric = metric
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.metric == "precomputed"
+        return tags
+
     # ------------------------------------------------------------------ fitting
     def _check_params(self, n_samples: int) -> tuple[int, float]:
+        # the types and ranges of k and s are in _parameter_constraints; k < m needs the data
         k, s = self.k, self.s
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
-            raise ValueError(f"k must be a positive integer number of neighbours; got {k!r}.")
         if k >= n_samples:
             raise ValueError(
                 f"k={k} is too large for n_samples = {n_samples} training instances: every "
                 f"training instance needs k neighbours other than itself, so k must be at "
                 f"most n_samples - 1 = {n_samples - 1}. Lower k or add training data."
             )
-        if not isinstance(s, numbers.Real) or isinstance(s, bool) or not np.isfinite(s) or s <= 0:
-            raise ValueError(
-                f"s must be a finite smoothing strength > 0 (1 = Laplace smoothing); got {s!r}."
-            )
         return int(k), float(s)
 
-    def fit(self, X, Y) -> MLkNN:
+    # not skipped: scikit-learn's pairwise distances validate a metric name (listing the
+    # valid ones) only when nested validation is on
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None, *, Y=DEPRECATED_Y) -> MLkNN:
         """Estimate the priors and likelihood tables of Fig. 1 (steps 1-13).
 
         Parameters
         ----------
         X : array-like or scipy sparse matrix, shape (m, n_features)
-        Y : array-like, shape (m, L)
-            0/1 label matrix.
+        y : array-like, shape (m, L)
+            0/1 label matrix (1-D: a single label).
+        Y : array-like, deprecated
+            Former name of ``y``; passing it warns (FutureWarning). Removed in the next
+            release.
 
         Returns
         -------
         self : MLkNN
         """
-        X, Y = self._validate_fit(X, Y)
+        X, Y = self._validate_fit(X, y, Y)
         n_samples, n_labels = Y.shape
         k, s = self._check_params(n_samples)
         labels = Y.astype(np.uint8)
@@ -254,23 +272,39 @@ class MLkNN(MultiLabelEstimator):
         Returns
         -------
         ndarray of float64, shape (n_samples, L)
+            The probability of each label (scikit-learn's multi-label convention). When
+            fitted on a 1-D y: shape (n_samples, 2), the probabilities of classes 0 and 1.
         """
         score_pos, score_neg = self._map_terms(self._query_counts(X)[0])
-        return score_pos / (score_pos + score_neg)
+        posterior = score_pos / (score_pos + score_neg)
+        if self._target_is_1d:
+            return np.column_stack([1.0 - posterior[:, 0], posterior[:, 0]])
+        return posterior
 
     def decision_function(self, X) -> np.ndarray:
-        """Same as :meth:`predict_proba`: the posterior is ML-KNN's ranking function."""
-        return self.predict_proba(X)
+        """The posterior of :meth:`predict_proba` minus 1/2, the MAP threshold of Eq. (8).
+
+        Positive where the label is predicted, as scikit-learn expects of a decision function
+        (exactly 0 is a tie, predicted positive). Subtracting 1/2 is exact for posteriors
+        >= 1/4 and monotone below, so every ranking metric (ML-KNN's ranking function is the
+        posterior) is the same as with :meth:`predict_proba`.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, L) (1-D when fitted on a 1-D y)
+        """
+        score_pos, score_neg = self._map_terms(self._query_counts(X)[0])
+        return self._format_scores(score_pos / (score_pos + score_neg) - 0.5)
 
     def predict(self, X) -> np.ndarray:
         """MAP label vector of Eq. (8), ties predicted positive.
 
         Returns
         -------
-        ndarray of uint8, shape (n_samples, L)
+        ndarray of shape (n_samples, L), in the dtype of the y passed to fit
         """
         score_pos, score_neg = self._map_terms(self._query_counts(X)[0])
-        return (score_pos >= score_neg).astype(np.uint8)
+        return self._format_labels(score_pos >= score_neg)
 
     def explain(self, x_row, label_names: Sequence[str] | None = None) -> MLkNNExplanation:
         """Every quantity behind the prediction for one instance.

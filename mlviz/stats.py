@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from mlviz._validation import check_label_matrix
-from mlviz.data import Dataset
+from mlviz.io import Dataset
 
 __all__ = [
     "cooccurrence",

@@ -9,8 +9,9 @@
 * :func:`make_cube`: three labels occupying seven of the eight vertices of the 3-cube, so the
   hypercube view is a literal cube.
 
-``python -m mlviz.synthetic`` regenerates the files in ``sample_data/`` (see its README.md);
-a test checks that the shipped files equal a fresh generation.
+``python -m mlviz.synthetic`` regenerates the embedded sample files in ``mlviz/sample_data/``
+(package data; ``sample_data/`` at the top of a checkout links to it; see its README.md); a
+test checks that the shipped files equal a fresh generation.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import ndtri
 
-from mlviz.data import Dataset, save_arff
+from mlviz.io import Dataset, save_arff
 
 __all__ = [
     "PLANTED_ROLES",
@@ -287,7 +288,7 @@ def make_cube(n_samples: int = 200, random_state: int | np.random.Generator | No
 
 # --------------------------------------------------------------------------- sample files
 
-#: Parameters of the shipped samples (documented in sample_data/README.md).
+#: Parameters of the shipped samples (documented in mlviz/sample_data/README.md).
 SAMPLE_PLANTED = dict(
     n_samples=600,
     n_features=40,
@@ -352,7 +353,7 @@ def write_samples(directory: str | Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m mlviz.synthetic [--out DIR]``: regenerate the embedded sample data."""
-    default = Path(__file__).resolve().parents[1] / "sample_data"
+    from mlviz.datasets import SAMPLE_DIR as default
     parser = argparse.ArgumentParser(
         prog="python -m mlviz.synthetic", description="Regenerate mlviz's sample_data files."
     )

@@ -30,12 +30,21 @@ import scipy.sparse as sp
 import streamlit as st
 
 from mlviz import datasets
-from mlviz.data import DataFormatError, Dataset, load_arff, load_csv
+from mlviz.io import DataFormatError, Dataset, load_arff, load_csv
 
 DATASET_KEY = "dataset"
 SOURCE_LABEL_KEY = "dataset_label"
 UPLOAD_DIGEST_KEY = "upload_digest"
 T = TypeVar("T")
+# rows [0, n_train) of the loaded data set are the official training part; None: random split
+OFFICIAL_TRAIN_KEY = "official_n_train"
+HAS_OFFICIAL_SPLIT_KEY = "source_has_official_split"
+SPLIT_MODE_KEY = "split_mode"
+SPLIT_OFFICIAL, SPLIT_RANDOM = "official", "random"
+_SPLIT_LABELS = {
+    SPLIT_OFFICIAL: "the data set's own train/test split",
+    SPLIT_RANDOM: "random split (test fraction, seed)",
+}
 
 
 # --------------------------------------------------------------------------- data set
@@ -45,8 +54,18 @@ def _sources() -> list[datasets.DatasetSource]:
 
 
 @st.cache_resource(show_spinner="Loading data set…", max_entries=16)
-def _load_source(key: str) -> Dataset:
-    return datasets.load_source(key)
+def _load_source(key: str, official_split: bool) -> tuple[Dataset, int | None]:
+    """The data set of ``key`` and, for its official split, the number of training rows.
+
+    With the official split the data set is the training rows followed by the test rows, so
+    the split's index arrays refer to it. Missing feature values are kept as NaN and imputed
+    on the training rows in :func:`_split`.
+    """
+    if official_split:
+        train, test = datasets.load_official_split(key, missing="keep")
+        source = next(s for s in _sources() if s.key == key)
+        return datasets.stack_split(train, test, name=source.name), train.n_samples
+    return datasets.load_source(key, missing="keep"), None
 
 
 @st.cache_resource(show_spinner="Reading upload…", max_entries=8)
@@ -65,9 +84,9 @@ def _load_upload(
                 f"{name}: say which columns are labels (names separated by commas, or a number n "
                 "for the last n columns) in the box under the uploader."
             )
-        return load_csv(payload, label_columns, name=stem)
+        return load_csv(payload, label_columns, name=stem, missing="keep")
     n_labels = int(label_spec) if label_spec.strip().isdigit() else None
-    return load_arff(payload, xml=xml, n_labels=n_labels, name=stem)
+    return load_arff(payload, xml=xml, n_labels=n_labels, name=stem, missing="keep")
 
 
 # ----------------------------------------------------------------------------- router
@@ -148,13 +167,15 @@ def _run_without_router(page_file: Path) -> NoReturn:
     attribute is touched; ``tests/test_app.py`` checks that the legacy mode really ends.
 
     If the rerun comes back here, the page file itself is the main script (a test opened it
-    directly): the page is then run as the router would run it, with the sidebar drawn here.
+    directly): the page then runs as the router would run it. The sidebar is drawn only when
+    no data set is loaded yet, so that a test's own data set in the session stays.
     """
     st.navigation(navigation_pages())
     if not st.session_state.get(_REROUTED_KEY):
         st.session_state[_REROUTED_KEY] = True
         st.rerun()
-    sidebar()
+    if DATASET_KEY not in st.session_state:
+        sidebar()
     token = _ROUTED.set(True)
     try:
         runpy.run_path(str(page_file), run_name="__main__")
@@ -200,9 +221,16 @@ def dataset_digest(dataset: Dataset | None = None) -> str:
     return digest
 
 
-def _set_dataset(dataset: Dataset, label: str) -> None:
+def _set_dataset(dataset: Dataset, label: str, official_n_train: int | None = None) -> None:
     st.session_state[DATASET_KEY] = dataset
     st.session_state[SOURCE_LABEL_KEY] = label
+    st.session_state[OFFICIAL_TRAIN_KEY] = official_n_train
+
+
+def _source_label(source: datasets.DatasetSource) -> str:
+    """Picker text: the group, the name and the shape (from the file headers)."""
+    group = "sample" if source.kind == "sample" else "folder"
+    return f"{group} · {source.label()}"
 
 
 def dataset_picker() -> None:
@@ -215,18 +243,19 @@ def dataset_picker() -> None:
     sidebar.header("Data set")
     sources = _sources()
     if not sources:
-        sidebar.error("No data sets found: the embedded samples in sample_data/ are missing.")
+        sidebar.error("No data sets found: the embedded samples in mlviz/sample_data are missing.")
         st.stop()
-    keys = [s.key for s in sources]
-    labels = {s.key: (f"{s.name} (sample)" if s.kind == "sample" else s.name) for s in sources}
+    by_key = {s.key: s for s in sources}
     choice = sidebar.selectbox(
         "Choose a data set",
-        keys,
-        format_func=labels.__getitem__,
+        list(by_key),  # samples first, then the folder's sets by name: each set once
+        format_func=lambda key: _source_label(by_key[key]),
         key="source_choice",
-        help="Embedded samples ship with mlviz; others are found in the folder named by "
-        "MLVIZ_DATA_DIR (or ../shared/data/mulan).",
+        help="Instances × feature attributes, and labels. Embedded samples ship with mlviz; "
+        "the others are found in the folder named by MLVIZ_DATA_DIR (or ../shared/data/mulan).",
     )
+    source = by_key[choice]
+    labels = {s.key: (f"{s.name} (sample)" if s.kind == "sample" else s.name) for s in sources}
     with sidebar.expander("Upload your own (ARFF + XML, or CSV)"):
         upload = st.file_uploader(
             "ARFF or CSV file", type=["arff", "csv", "tsv"], key="upload_file"
@@ -239,6 +268,7 @@ def dataset_picker() -> None:
         )
 
     if upload is not None:
+        st.session_state[HAS_OFFICIAL_SPLIT_KEY] = False
         payload = upload.getvalue()
         xml = upload_xml.getvalue() if upload_xml is not None else None
         digest = hashlib.sha256(
@@ -253,26 +283,38 @@ def dataset_picker() -> None:
                     sidebar.info(f"Still showing {st.session_state[SOURCE_LABEL_KEY]}.")
             else:
                 st.session_state[UPLOAD_DIGEST_KEY] = digest
+                st.session_state.pop("loaded_source", None)  # removing the upload reloads
                 _set_dataset(dataset, f"{upload.name} (upload)")
     else:
         st.session_state.pop(UPLOAD_DIGEST_KEY, None)
-        if st.session_state.get("loaded_source") != choice or DATASET_KEY not in st.session_state:
+        st.session_state[HAS_OFFICIAL_SPLIT_KEY] = source.has_official_split
+        official = source.has_official_split and (
+            st.session_state.get(SPLIT_MODE_KEY, SPLIT_OFFICIAL) == SPLIT_OFFICIAL
+        )
+        wanted = (choice, official)
+        if st.session_state.get("loaded_source") != wanted or DATASET_KEY not in st.session_state:
             try:
-                dataset = _load_source(choice)
+                dataset, n_train = _load_source(choice, official)
             except (DataFormatError, ValueError, OSError) as err:
                 sidebar.error(f"Could not load {labels[choice]}: {err}")
             else:
-                st.session_state["loaded_source"] = choice
-                _set_dataset(dataset, labels[choice])
+                st.session_state["loaded_source"] = wanted
+                _set_dataset(dataset, labels[choice], n_train)
 
     if DATASET_KEY not in st.session_state:
         st.error("No data set is loaded yet: pick another one in the sidebar.")
         st.stop()
     ds = current_dataset()
     sidebar.caption(
-        f"**{st.session_state[SOURCE_LABEL_KEY]}** — {ds.n_samples} instances, "
-        f"{ds.n_features} features{' (sparse)' if ds.is_sparse else ''}, {ds.n_labels} labels"
+        f"**{st.session_state[SOURCE_LABEL_KEY]}** — {ds.n_samples:,} instances, "
+        f"{ds.n_features:,} features{' (sparse)' if ds.is_sparse else ''}, {ds.n_labels} labels"
     )
+    n_missing = _n_missing(ds)
+    if n_missing:
+        sidebar.caption(
+            f"{n_missing:,} missing feature values: the models fill them with the mean of the "
+            "training rows (the test rows are not used)."
+        )
 
 
 # ------------------------------------------------------------------------ experiment
@@ -286,10 +328,32 @@ def tail_threshold() -> float:
 
 
 def experiment_settings() -> None:
-    """Sidebar: the train/test split, feature scaling and tail threshold every page shares."""
+    """Sidebar: the train/test split, feature scaling and tail threshold every page shares.
+
+    A data set that ships its own train/test files offers that split, as the papers use it
+    (the default), or a random split.
+    """
     with st.sidebar.expander("Experiment settings"):
-        st.slider("Test fraction", 0.1, 0.5, 0.3, 0.05, key="test_size", persist_state="session")
-        st.number_input("Split seed", 0, 10_000, 0, key="split_seed", persist_state="session")
+        mode = SPLIT_RANDOM
+        if st.session_state.get(HAS_OFFICIAL_SPLIT_KEY):
+            mode = st.radio(
+                "Split",
+                [SPLIT_OFFICIAL, SPLIT_RANDOM],
+                format_func=_SPLIT_LABELS.__getitem__,
+                key=SPLIT_MODE_KEY,
+                persist_state="session",
+                help="The published train/test files (as in the papers), or a random split of "
+                "the whole data set.",
+            )
+        n_train = st.session_state.get(OFFICIAL_TRAIN_KEY)
+        if mode == SPLIT_OFFICIAL and n_train is not None and DATASET_KEY in st.session_state:
+            n_test = st.session_state[DATASET_KEY].n_samples - n_train
+            st.caption(f"{n_train:,} training and {n_test:,} test instances, as published.")
+        else:
+            st.slider(
+                "Test fraction", 0.1, 0.5, 0.3, 0.05, key="test_size", persist_state="session"
+            )
+            st.number_input("Split seed", 0, 10_000, 0, key="split_seed", persist_state="session")
         st.checkbox(
             "Standardise features",
             value=False,
@@ -314,6 +378,8 @@ def experiment_settings() -> None:
 
 @dataclass(frozen=True)
 class Split:
+    """The train/test split every model page uses; the index arrays are rows of the data set."""
+
     X_train: Any
     X_test: Any
     Y_train: np.ndarray
@@ -322,31 +388,60 @@ class Split:
     test_index: np.ndarray
 
 
+def split_settings() -> tuple:
+    """What the split depends on besides the data set: a cache key part for every result."""
+    standardize = bool(st.session_state.get("standardize", False))
+    n_train = st.session_state.get(OFFICIAL_TRAIN_KEY)
+    if n_train is not None:
+        return (SPLIT_OFFICIAL, int(n_train), standardize)
+    return (
+        SPLIT_RANDOM,
+        float(st.session_state.get("test_size", 0.3)),
+        int(st.session_state.get("split_seed", 0)),
+        standardize,
+    )
+
+
+def _n_missing(ds: Dataset) -> int:
+    values = ds.X.data if sp.issparse(ds.X) else ds.X
+    return int(np.isnan(values).sum())
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _split(digest: str, test_size: float, seed: int, standardize: bool, _ds: Dataset) -> Split:
+def _split(digest: str, settings: tuple, _ds: Dataset) -> Split:
+    """Split by ``settings`` (:func:`split_settings`); ``digest`` and ``settings`` are the key.
+
+    Missing feature values (NaN, loaded with ``missing="keep"``) are filled with the mean of
+    the training rows (scikit-learn's ``SimpleImputer``, fitted on them only; a feature with
+    no training value becomes 0), then the features are standardised if asked.
+    """
+    del digest  # only the cache key
     # imported here so that the app's first page renders without loading scikit-learn
+    from sklearn.impute import SimpleImputer
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
 
-    train, test = train_test_split(
-        np.arange(_ds.n_samples), test_size=test_size, random_state=seed
-    )
+    if settings[0] == SPLIT_OFFICIAL:
+        n_train = settings[1]
+        train, test = np.arange(n_train), np.arange(n_train, _ds.n_samples)
+    else:
+        train, test = train_test_split(
+            np.arange(_ds.n_samples), test_size=settings[1], random_state=settings[2]
+        )
     X_train, X_test = _ds.X[train], _ds.X[test]
-    if standardize:
+    if _n_missing(_ds):
+        imputer = SimpleImputer(strategy="mean", keep_empty_features=True).fit(X_train)
+        X_train, X_test = imputer.transform(X_train), imputer.transform(X_test)
+    if settings[-1]:
         scaler = StandardScaler(with_mean=not sp.issparse(X_train)).fit(X_train)
         X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
     return Split(X_train, X_test, _ds.Y[train], _ds.Y[test], train, test)
 
 
 def current_split() -> Split:
+    """The split of the current data set: its official one, or random (Experiment settings)."""
     ds = current_dataset()
-    return _split(
-        ds.digest,
-        float(st.session_state.get("test_size", 0.3)),
-        int(st.session_state.get("split_seed", 0)),
-        bool(st.session_state.get("standardize", False)),
-        ds,
-    )
+    return _split(dataset_digest(ds), split_settings(), ds)
 
 
 # ------------------------------------------------------------------------ degenerate data
@@ -476,7 +571,6 @@ def showing_warnings() -> Iterator[None]:
 FIT_ERRORS: tuple[type[BaseException], ...] = (
     ValueError, RuntimeError, ArithmeticError, MemoryError,
 )
-SPLIT_SETTINGS: tuple[str, ...] = ("test_size", "split_seed", "standardize")
 
 
 @dataclass(frozen=True)
@@ -544,7 +638,7 @@ def _data_key(uses_split: bool) -> tuple:
     """What a result depends on besides its parameters: the data set, and the split if used."""
     if not uses_split:
         return (dataset_digest(),)
-    return (dataset_digest(), *(repr(st.session_state.get(k)) for k in SPLIT_SETTINGS))
+    return (dataset_digest(), split_settings())
 
 
 def _params_key(params: dict[str, Any]) -> tuple:
@@ -645,7 +739,7 @@ def _describe(params: dict[str, Any]) -> str:
 
 
 def cached(name: str, params: dict[str, Any], fn: Callable[[], Any]) -> Any:
-    """Deprecated shim for pages not yet on :func:`fit`: run ``fn()`` cached, errors raised."""
+    """For pages not yet on :func:`fit`: ``fn()`` cached with its warnings; errors re-raised."""
     outcome = _cached_outcome((name, _data_key(True), _params_key(params)), fn)
     show_warnings(outcome.warnings)
     if outcome.error is not None:
@@ -654,11 +748,15 @@ def cached(name: str, params: dict[str, Any], fn: Callable[[], Any]) -> Any:
 
 
 def run_or_error(label: str, fn: Callable[[], Any], *, state_key: str) -> Any:
-    """Deprecated shim for pages not yet on :func:`fit`: ``fn()``, or ``st.error`` and None."""
-    del state_key  # results of another data set are never shown again
+    """For pages not yet on :func:`fit`: ``fn()`` (stored under ``state_key``), or ``st.error``.
+
+    On failure it returns None, never an earlier result: that may belong to another data set.
+    """
     try:
-        return fn()
+        result = fn()
     except FIT_ERRORS as err:
         st.error(f"{label} failed: {_error_message(err)}")
         return None
+    st.session_state[state_key] = result
+    return result
 

@@ -6,7 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from mlviz.figures import grople as figures
+from mlviz.figures import label_clusters as cluster_figures
 from mlviz.grople import GroPLE
+from mlviz.label_clustering import AFFINITIES, group_diagnostics
 from mlviz.linear import PLST, BinaryRelevance
 from mlviz.metrics import METRICS, evaluate
 from pages import _shared as shared
@@ -31,6 +33,16 @@ with st.container(border=True):
     d = c1.slider("Latent dimension d", 1, 200, 100, key="grople_d", persist_state="session")
     n_groups = c1.slider("Label groups K", 1, k_max, min(10, L), key="grople_k",
                          persist_state="session")
+    affinity = c1.selectbox(
+        "Label affinity of the groups",
+        ["heat", "cooccurrence", "correlation"],
+        format_func={"heat": "heat kernel (paper)", "cooccurrence": "co-occurrence (Jaccard)",
+                     "correlation": "correlation"}.__getitem__,
+        key="grople_affinity",
+        persist_state="session",
+        help="How stage 1 compares labels before grouping them (the Label clusters page shows "
+        "the groups each choice gives). The paper uses the heat kernel.",
+    )
     lambda1 = c2.select_slider("λ1 (‖U‖² weight)", POSITIVE_GRID, value=1e-3, key="grople_lambda1",
                                persist_state="session")
     lambda2 = c2.select_slider("λ2 (group sparsity of V^k)", LOG_GRID, value=1.0,
@@ -39,8 +51,8 @@ with st.container(border=True):
                              key="grople_alpha", persist_state="session")
     beta = c3.select_slider("β (ℓ1 sparsity of Z)", WIDE_GRID, value=1.0, key="grople_beta",
                             persist_state="session")
-    params = {"d": d, "K": n_groups, "lambda1": lambda1, "lambda2": lambda2, "alpha": alpha,
-              "beta": beta}
+    params = {"d": d, "K": n_groups, "affinity": affinity, "lambda1": lambda1,
+              "lambda2": lambda2, "alpha": alpha, "beta": beta}
     fit_clicked = st.button("Fit GroPLE", key="grople_fit", type="primary")
     st.caption("GroPLE is fitted when you press the button (a fit takes seconds); fits are "
                "cached, so going back to earlier settings is instant.")
@@ -52,7 +64,8 @@ fitted_params = st.session_state["grople_params"]
 
 def _fit():
     p = fitted_params
-    model = GroPLE(n_components=p["d"], n_groups=p["K"], lambda1=p["lambda1"],
+    model = GroPLE(n_components=p["d"], n_groups=p["K"], label_affinity=p.get("affinity", "heat"),
+                   lambda1=p["lambda1"],
                    lambda2=p["lambda2"], alpha=p["alpha"], beta=p["beta"])
     model.fit(split.X_train, split.Y_train)
     baselines = {"GroPLE": model, "BR": BinaryRelevance().fit(split.X_train, split.Y_train),
@@ -87,19 +100,45 @@ st.caption(
     "are modelled independently."
 )
 
-left, right = st.columns(2)
-with left:
-    st.plotly_chart(
-        figures.objective_figure(model.objective_history_, model.feature_objective_history_),
-        key="grople_objective",
-    )
-    st.caption("Objective of Eq. 4 per outer iteration (it must never increase) and of the "
-               "feature embedding (Eq. 5).")
-with right:
-    table = pd.DataFrame(scores).T
-    shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]
-    table = table[shown].rename(columns={m: f"{METRICS[m].label} {METRICS[m].arrow}"
-                                         for m in shown})
-    st.dataframe(table.style.format("{:.4f}"))
-    st.caption("Test-split metrics of GroPLE beside binary relevance and PLST on the same "
-               "split (the paper's Table 2 metrics).")
+st.subheader("The label groups GroPLE used")
+groups_used = group_diagnostics(split.Y_train, model.groups_, label_names=ds.label_names,
+                                tail_threshold=shared.tail_threshold())
+groups_table = cluster_figures.group_table(groups_used)
+groups_table.insert(1, "latent rows used", model.row_support_.sum(axis=1))
+st.dataframe(
+    groups_table,
+    hide_index=True,
+    column_config={
+        "co-occurring pairs": st.column_config.NumberColumn(format="%.2f"),
+        "mean Jaccard": st.column_config.NumberColumn(format="%.3f"),
+        "tail share": st.column_config.NumberColumn(format="%.2f"),
+        "verdict": st.column_config.TextColumn(width="medium"),
+        "labels": st.column_config.TextColumn(width="medium"),
+    },
+)
+never_used = cluster_figures.never_cooccurring_groups(groups_used)
+affinity_used = fitted_params.get("affinity", "heat")
+st.caption(
+    f"Stage 1 grouped the training labels with the {affinity_used} affinity "
+    f"({AFFINITIES[affinity_used]}) into {model.n_groups_} groups; each row lists a group's "
+    "labels (training split), the latent rows its V^k uses out of d, and how often its labels "
+    "co-occur. "
+    + (f"{len(never_used)} group(s) hold labels that never appear together on the training "
+       "split: GroPLE shares latent rows between labels with no evidence that they belong "
+       "together." if len(never_used) else
+       "Every group of two or more labels has a pair that co-occurs on the training split.")
+)
+
+table = pd.DataFrame(scores).T
+shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]
+table = table[shown].rename(columns={m: f"{METRICS[m].label} {METRICS[m].arrow}"
+                                     for m in shown})
+st.dataframe(table.style.format("{:.4f}"))
+st.caption("Test-split metrics of GroPLE beside binary relevance and PLST on the same "
+           "split (the paper's Table 2 metrics).")
+st.plotly_chart(
+    figures.objective_figure(model.objective_history_, model.feature_objective_history_),
+    key="grople_objective",
+)
+st.caption("Objective of Eq. 4 per outer iteration (it must never increase) and of the "
+           "feature embedding (Eq. 5).")

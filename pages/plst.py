@@ -89,7 +89,7 @@ c1, c2, c3 = st.columns([3, 2, 1])
 methods = c1.multiselect(
     "Methods", list(FACTORIES), default=["PLST", "PBR", "CPLST", "BR"], key="plst_methods",
     persist_state="session",
-    help="CS decodes each instance by a sparse reconstruction (orthogonal matching pursuit): "
+    help="CS decodes each instance by a sparse reconstruction (CoSaMP, the paper's decoder): "
     "noticeably slower.",
 )
 metric = c2.selectbox(
@@ -134,7 +134,7 @@ def instance_view() -> None:
     index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="plst_instance")
     x_row = split.X_test[index : index + 1]
     h = model.regressor_.predict(x_row).reshape(1, -1)[0]
-    y_tilde = model.decision_function(x_row)[0]
+    y_tilde = model.predict_decoded(x_row)[0]
     y_hat = model.predict(x_row)[0]
     y_true = split.Y_test[index]
     st.plotly_chart(figures.decoding_figure(y_tilde, y_true, ds.label_names, h=h),

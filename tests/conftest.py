@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from threadpoolctl import threadpool_limits
 
+from mlviz.datasets import DATA_DIR_ENV, default_data_dir
+
 REPO = Path(__file__).resolve().parents[1]
-MULAN_DIR = Path(os.environ.get("MLVIZ_MULAN_DIR", REPO.parent / "shared" / "data" / "mulan"))
+# The one resolver the app and `python -m mlviz reproduce` use: $MLVIZ_DATA_DIR, else
+# ../shared/data/mulan next to the repository (shown in skip reasons when absent).
+MULAN_DIR = default_data_dir() or REPO.parent / "shared" / "data" / "mulan"
 
 
 def mulan_path(name: str) -> Path:
@@ -18,7 +21,7 @@ def mulan_path(name: str) -> Path:
     if not path.exists():
         pytest.skip(
             f"real MULAN data not found at {path} (expected ../shared/data/mulan next to the "
-            "repository, or set MLVIZ_MULAN_DIR)"
+            f"repository, or set {DATA_DIR_ENV})"
         )
     return path
 

@@ -1,6 +1,6 @@
 """A generated corpus of degenerate and extreme data sets that every app page must survive.
 
-Each member is a tiny :class:`~mlviz.data.Dataset` built in memory (no files), named after what
+Each member is a tiny :class:`~mlviz.io.Dataset` built in memory (no files), named after what
 makes it degenerate. The app test runs every page on every member (tests/test_app_degenerate.py).
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mlviz.data import Dataset
+from mlviz.io import Dataset
 
 
 def _dataset(name: str, X: np.ndarray, Y: np.ndarray) -> Dataset:

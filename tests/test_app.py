@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import mulan_path
 from streamlit.testing.v1 import AppTest
@@ -39,9 +40,6 @@ def page_app(page: str, source_key: str) -> AppTest:
     at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
     at.session_state["dataset"] = datasets.load_source(source_key)
     at.session_state["dataset_label"] = source_key
-    # the picker's own record of what it loaded, so that it keeps this data set
-    at.session_state["source_choice"] = source_key
-    at.session_state["loaded_source"] = source_key
     return at.run()
 
 
@@ -145,7 +143,6 @@ def test_a_page_shows_the_library_warnings_of_its_fit():
     at = AppTest.from_file(str(REPO / "pages" / "plst.py"), default_timeout=TIMEOUT)
     at.session_state["dataset"] = degenerate_corpus()["label_never_on"]
     at.session_state["dataset_label"] = "label_never_on"
-    at.session_state["source_choice"] = at.session_state["loaded_source"] = "sample:planted"
     at.run()
     assert_clean(at, "PLST on a label that is never on")
     shown = [w.value for w in at.warning]
@@ -223,3 +220,91 @@ def test_switching_source_loads_it():
     at.selectbox(key="source_choice").set_value("sample:cube").run()
     assert not at.exception
     assert at.session_state["dataset"].name == "cube"
+
+
+def _picker_and_split_script():
+    import streamlit as st
+
+    from pages import _shared
+
+    _shared.dataset_picker()
+    _shared.experiment_settings()
+    split = _shared.current_split()
+    st.write(f"split {len(split.train_index)} {len(split.test_index)}")
+
+
+def _split_sizes(at: AppTest) -> tuple[int, int]:
+    shown = [m.value for m in at.markdown if m.value.startswith("split ")]
+    assert len(shown) == 1, shown
+    train, test = shown[0].split()[1:]
+    return int(train), int(test)
+
+
+def test_picker_lists_each_data_set_once_samples_first_with_shapes():
+    mulan_path("yeast.arff")
+    at = AppTest.from_function(_picker_and_split_script, default_timeout=TIMEOUT).run()
+    assert_clean(at, "picker")
+    picker = at.selectbox(key="source_choice")
+    keys = [s.key for s in datasets.list_sources()]
+    assert len(picker.options) == len(keys) == len(set(keys))
+    samples = [o for o in picker.options if o.startswith("sample · ")]
+    assert picker.options[: len(samples)] == samples and samples[0].startswith("sample · planted")
+    folder = [o.removeprefix("folder · ").split(" — ")[0] for o in picker.options[len(samples):]]
+    assert folder == sorted(folder)
+    assert {"yeast", "scene", "emotions", "genbase"} <= set(folder)
+    assert not [name for name in folder if name.endswith(("-train", "-test", "-meka"))]
+    assert "folder · yeast — 2,417 × 103, 14 labels" in picker.options
+
+
+def test_own_split_is_offered_and_the_default_for_yeast_but_not_for_samples():
+    mulan_path("yeast-train.arff")
+    at = AppTest.from_function(_picker_and_split_script, default_timeout=TIMEOUT).run()
+    assert not [r for r in at.radio if r.key == "split_mode"], "a sample has no own split"
+    assert sum(_split_sizes(at)) == 600
+    at.selectbox(key="source_choice").set_value("mulan:yeast").run()
+    assert_clean(at, "yeast")
+    split_mode = at.radio(key="split_mode")
+    assert split_mode.value == "official"  # the papers' split is the default
+    assert split_mode.options == [
+        "the data set's own train/test split",
+        "random split (test fraction, seed)",
+    ]
+    assert _split_sizes(at) == (1500, 917)
+    at.radio(key="split_mode").set_value("random").run()
+    assert_clean(at, "yeast, random split")
+    train, test = _split_sizes(at)
+    assert train + test == 2417 and train != 1500
+    at.slider(key="test_size").set_value(0.5).run()
+    assert _split_sizes(at)[1] == 1209
+    at.radio(key="split_mode").set_value("official").run()
+    assert_clean(at, "yeast, own split again")
+    assert _split_sizes(at) == (1500, 917)
+    assert at.session_state["dataset"].n_samples == 2417
+    # back to a sample: no own split, the random split of the sample
+    at.selectbox(key="source_choice").set_value("sample:cube").run()
+    assert not [r for r in at.radio if r.key == "split_mode"]
+    assert sum(_split_sizes(at)) == 200
+
+
+def test_missing_feature_values_in_an_upload_are_imputed_on_the_training_rows_only():
+    at = AppTest.from_function(_picker_and_split_script, default_timeout=TIMEOUT).run()
+    rows = "\n".join(f"{i},{'' if i == 3 else i * 10},{i % 2}" for i in range(10))
+    at.text_input(key="upload_labels").input("1")
+    at.file_uploader(key="upload_file").upload("gaps.csv", f"a,b,l\n{rows}\n".encode(), "text/csv")
+    at.run()
+    assert_clean(at, "upload with a gap")
+    assert any("1 missing feature values" in c.value for c in at.caption)
+    from pages import _shared
+
+    ds = at.session_state["dataset"]
+    split = _shared._split(ds.digest, (_shared.SPLIT_RANDOM, 0.3, 0, False), ds)
+    train_b = ds.X[split.train_index, 1]
+    filled = np.nanmean(train_b)  # the mean of the training rows only
+    where = np.flatnonzero(np.isnan(ds.X[:, 1]))[0]
+    part, row = (
+        (split.X_train, list(split.train_index).index(where))
+        if where in split.train_index
+        else (split.X_test, list(split.test_index).index(where))
+    )
+    assert part[row, 1] == filled
+    assert not np.isnan(split.X_train).any() and not np.isnan(split.X_test).any()

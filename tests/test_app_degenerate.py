@@ -2,8 +2,7 @@
 
 No exception anywhere; where a view cannot be drawn the page says why (``st.info`` or a
 caption) instead of raising. The data sets come from tests/degenerate.py; each page file runs
-on its own with the data set already in the session, as the router would leave it (the
-picker sees its own choice loaded and keeps the data set).
+on its own with the data set already in the session, as the router would leave it.
 """
 
 from __future__ import annotations
@@ -25,10 +24,7 @@ CORPUS = degenerate_corpus()
 _CLUSTERS = "owned by helper clusters, fixed on its branch"
 _TAIL = "owned by helper tail, fixed on its branch"
 XFAIL: dict[tuple[str, str], str] = {
-    ("compare.py", "one_label"): f"{_TAIL}: slider over an empty range (M with 1 label)",
     ("grople.py", "one_row"): f"{_CLUSTERS}: the split of 1 row raises",
-    ("label_clusters.py", "one_label"): f"{_CLUSTERS}: eigenvalue_figure outside its domain",
-    ("label_clusters.py", "two_labels"): f"{_CLUSTERS}: eigenvalue_figure outside its domain",
 }
 NOT_RUN: dict[tuple[str, str], str] = {
     ("label_clusters.py", "many_labels"): f"{_CLUSTERS}: over 3 minutes on 10,000 labels",
@@ -41,9 +37,6 @@ def degenerate_app(page: str, member: str) -> AppTest:
     at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
     at.session_state["dataset"] = CORPUS[member]
     at.session_state["dataset_label"] = member
-    # what the picker remembers having loaded, so that it keeps this data set
-    at.session_state["source_choice"] = "sample:planted"
-    at.session_state["loaded_source"] = "sample:planted"
     return at.run()
 
 

@@ -53,7 +53,7 @@ def _result(at: AppTest) -> str:
 
 
 def _renamed(name: str, dataset):
-    from mlviz.data import Dataset
+    from mlviz.io import Dataset
 
     return Dataset(name, dataset.X, dataset.Y, dataset.feature_names, dataset.label_names)
 

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mlviz.figures.label_clusters import (
+    MAX_NAMED_LABELS,
     affinity_heatmap,
     cluster_order,
     cluster_table,
     eigenvalue_figure,
+    group_affinity,
+    group_affinity_heatmap,
+    group_colour,
+    group_table,
+    never_cooccurring_groups,
+    stability_figure,
 )
-from mlviz.label_clustering import LabelClustering
+from mlviz.label_clustering import LabelClustering, clustering_stability, group_diagnostics
 
 NAMES = ["a", "b", "c", "d", "e", "f"]
 GROUPS = np.array([2, 0, 2, 1, 0, 2])
@@ -61,12 +69,18 @@ def test_affinity_heatmap_separators_sit_between_groups():
     verticals = sorted(s.x0 for s in fig.layout.shapes if s.x0 == s.x1)
     horizontals = sorted(s.y0 for s in fig.layout.shapes if s.y0 == s.y1)
     assert verticals == horizontals == [1.5, 2.5]
-    assert [a.text for a in fig.layout.annotations] == ["group 0", "group 1", "group 2"]
+    assert [a.text for a in fig.layout.annotations] == ["0", "1", "2"]
+    # one outline per group around its diagonal block, in the group's colour
+    rects = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert [(r.x0, r.x1, r.y0, r.y1) for r in rects] == [
+        (-0.5, 1.5, -0.5, 1.5), (1.5, 2.5, 1.5, 2.5), (2.5, 5.5, 2.5, 5.5)
+    ]
+    assert [r.line.color for r in rects] == [group_colour(g) for g in range(3)]
 
 
 def test_affinity_heatmap_single_group_has_no_separator():
     fig = affinity_heatmap(_random_affinity(4), np.zeros(4, dtype=int), NAMES[:4])
-    assert len(fig.layout.shapes) == 0
+    assert [s.type for s in fig.layout.shapes] == ["rect"]  # the outline, no separator
     assert list(fig.data[0].x) == NAMES[:4]
 
 
@@ -106,7 +120,7 @@ def test_eigenvalue_figure_sorts_descending_and_marks_the_gap():
     np.testing.assert_array_equal(gap.y, [0.9, 0.25])
     assert "0.650" in gap.name
     assert fig.layout.shapes[0].x0 == 3.5
-    assert "K = 3" in fig.layout.title.text
+    assert "suggests K = 3" in fig.layout.title.text
 
 
 def test_eigenvalue_figure_without_suggestion_and_truncated():
@@ -155,3 +169,97 @@ def test_cluster_table_rejects_mismatched_lengths():
         cluster_table(GROUPS, NAMES[:3], FREQ, 0.1)
     with pytest.raises(ValueError, match="group id per label"):
         cluster_table(GROUPS[:3], NAMES, FREQ, 0.1)
+
+
+def test_affinity_heatmap_names_every_label_in_its_group_colour():
+    fig = affinity_heatmap(_random_affinity(6), GROUPS, NAMES, FREQ)
+    order = _plain_order(GROUPS, FREQ)
+    for axis in (fig.layout.xaxis, fig.layout.yaxis):
+        assert list(axis.tickvals) == [NAMES[i] for i in order]  # every row and column named
+        assert list(axis.ticktext) == [
+            f'<span style="color:{group_colour(GROUPS[i])}">{NAMES[i]}</span>' for i in order
+        ]
+    assert "6 labels, 3 groups" in fig.layout.title.text
+
+
+def test_affinity_heatmap_refuses_more_labels_than_it_can_name():
+    n = MAX_NAMED_LABELS + 1
+    with pytest.raises(ValueError, match="group_affinity_heatmap"):
+        affinity_heatmap(np.zeros((n, n)), np.zeros(n, dtype=int), [f"l{j}" for j in range(n)])
+
+
+def test_group_affinity_by_hand():
+    A = np.array(
+        [
+            [0.0, 0.8, 0.1, 0.2],
+            [0.8, 0.0, 0.3, 0.0],
+            [0.1, 0.3, 0.0, 0.5],
+            [0.2, 0.0, 0.5, 0.0],
+        ]
+    )
+    groups = np.array([0, 0, 1, 2])
+    z = group_affinity(A, groups)
+    # within group 0: the pair (0, 1) -> 0.8; group 1 is one label -> NaN
+    # between 0 and 1: (0.1 + 0.3) / 2; 0 and 2: (0.2 + 0) / 2; 1 and 2: 0.5
+    expected = np.array([[0.8, 0.2, 0.1], [0.2, np.nan, 0.5], [0.1, 0.5, np.nan]])
+    np.testing.assert_allclose(z, expected)
+    fig = group_affinity_heatmap(A, groups)
+    np.testing.assert_allclose(np.asarray(fig.data[0].z, dtype=float), expected)
+    assert list(fig.data[0].x) == ["group 0 (2)", "group 1 (1)", "group 2 (1)"]
+    assert "4 labels in 3 groups" in fig.layout.title.text
+
+
+def test_eigenvalue_figure_marks_the_chosen_k_and_says_when_truncated():
+    values = np.linspace(1.0, 0.0, 50)
+    fig = eigenvalue_figure(values, 3, chosen_k=7, max_shown=31, n_labels=50)
+    assert len(fig.data[0].y) == 31
+    xs = sorted(s.x0 for s in fig.layout.shapes)
+    assert xs == [3.5, 7.5]  # suggestion and chosen K
+    assert "largest 31 of 50" in fig.layout.title.text
+    with pytest.raises(ValueError, match="chosen_k"):
+        eigenvalue_figure(values, chosen_k=32, max_shown=31)
+    untruncated = eigenvalue_figure(values[:5], chosen_k=5)
+    assert "of" not in untruncated.layout.title.text.split("affinity")[1]
+
+
+def test_stability_figure_plots_the_sweep_and_flags_never_cooccurring_k():
+    sweep = pd.DataFrame(
+        {
+            "n_groups": [2, 3, 4],
+            "stability": [0.9, 1.0, 0.6],
+            "stability_std": [0.05, 0.0, 0.2],
+            "n_groups_found": [2, 3, 4],
+            "cooccurrence_rate": [0.5, 0.8, 0.7],
+            "n_never_cooccurring": [1, 0, 2],
+        }
+    )
+    fig = stability_figure(sweep, chosen_k=3)
+    stability, rate, flagged = fig.data
+    assert list(stability.x) == [2, 3, 4] and list(stability.y) == [0.9, 1.0, 0.6]
+    assert list(stability.error_y.array) == [0.05, 0.0, 0.2]
+    assert list(rate.y) == [0.5, 0.8, 0.7]
+    assert list(flagged.x) == [2, 4] and list(flagged.customdata) == [1, 2]
+    assert [s.x0 for s in fig.layout.shapes] == [3, 3]
+    with pytest.raises(ValueError, match="lacks columns"):
+        stability_figure(sweep.drop(columns="stability"))
+
+
+def test_stability_figure_agrees_with_clustering_stability():
+    rng = np.random.default_rng(0)
+    base = rng.random((200, 3)) < 0.3
+    Y = np.repeat(base, 3, axis=1).astype(np.uint8)
+    sweep = clustering_stability(Y, [2, 3, 4], affinity="cooccurrence", n_resamples=3)
+    fig = stability_figure(sweep)
+    np.testing.assert_allclose(fig.data[0].y, sweep["stability"])
+    assert fig.data[0].y[1] == pytest.approx(1.0)  # three identical-column blocks at K = 3
+
+
+def test_group_table_verdicts_and_never_cooccurring_groups():
+    Y = np.array([[1, 1, 0, 0, 0], [1, 1, 0, 0, 1], [1, 0, 1, 0, 0], [0, 0, 0, 1, 0]])
+    diagnostics = group_diagnostics(Y, [0, 0, 1, 1, 2], label_names=list("abcde"))
+    never = never_cooccurring_groups(diagnostics)
+    assert never["group"].tolist() == [1]
+    table = group_table(diagnostics, max_names=1)
+    assert table["labels"].tolist() == ["a … (+1 more)", "c … (+1 more)", "e"]
+    assert table["verdict"].tolist()[1].startswith("never co-occur")
+    assert table["verdict"].tolist()[0] == "" and table["verdict"].tolist()[2] == "single label"

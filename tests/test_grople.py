@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from estimator_checks import assert_passes_check_estimator, binarize_targets, target_failures
+from estimator_checks import assert_passes_estimator_checks
 from scipy.optimize import minimize
 from sklearn.base import clone
 from sklearn.linear_model import Lasso, MultiTaskLasso, Ridge
@@ -296,16 +296,35 @@ def test_user_groups_skip_clustering_and_defaults_run_when_d_exceeds_labels():
         GroPLE(max_iter=2, feature_max_iter=2).fit(X, Y)  # default K = 10 > L = 6
 
 
+@pytest.mark.parametrize("affinity", ["heat", "cooccurrence", "correlation"])
+def test_label_affinity_is_forwarded_to_stage_one(affinity):
+    from mlviz.datasets import known_groups, load_source
+    from mlviz.label_clustering import LabelClustering
+
+    data = load_source("sample:planted")
+    model = GroPLE(n_components=8, n_groups=4, label_affinity=affinity, max_iter=3,
+                   feature_max_iter=3).fit(data.X, data.Y)
+    assert model.label_clustering_.affinity == affinity
+    expected = LabelClustering(4, affinity=affinity).fit(data.Y).labels_
+    np.testing.assert_array_equal(model.groups_, expected)
+    if affinity == "cooccurrence":  # the planted groups, tail labels included
+        assert adjusted_rand_score(known_groups(data), model.groups_) >= 0.9
+    with pytest.raises(ValueError, match="precomputed"):
+        GroPLE(label_affinity="precomputed").fit(data.X, data.Y)
+
+
 def test_bad_input_raises_clear_errors():
     X, Y = _grouped_sample(n_samples=30)
-    with pytest.raises(ValueError, match="lambda1 must be > 0"):
+    with pytest.raises(ValueError, match=r"'lambda1' parameter of GroPLE must be a float in the"):
         GroPLE(lambda1=0.0).fit(X, Y)
-    with pytest.raises(ValueError, match="n_components must be a positive integer"):
+    with pytest.raises(ValueError, match=r"'n_components' parameter of GroPLE must be an int"):
         GroPLE(n_components=0).fit(X, Y)
-    with pytest.raises(ValueError, match="alpha must be a non-negative"):
+    with pytest.raises(ValueError, match=r"'alpha' parameter of GroPLE must be a float"):
         GroPLE(alpha=-1.0).fit(X, Y)
-    with pytest.raises(ValueError, match="init must be"):
+    with pytest.raises(ValueError, match=r"'init' parameter of GroPLE must be a str among"):
         GroPLE(init="pca").fit(X, Y)
+    with pytest.raises(ValueError, match=r"'gamma' parameter of GroPLE must be a float"):
+        GroPLE(gamma=0.0).fit(X, Y)
     with pytest.raises(ValueError, match="one group id per label"):
         GroPLE(groups=[0, 1]).fit(X, Y)
     model = GroPLE(n_components=3, n_groups=2, max_iter=3, feature_max_iter=3).fit(X, Y)
@@ -313,21 +332,5 @@ def test_bad_input_raises_clear_errors():
         model.predict(X[:, :5])
 
 
-class BinarizedGroPLE(GroPLE):
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
-def test_check_estimator_with_expected_target_failures():
-    transformer_checks = dict.fromkeys(
-        ["check_transformer_data_not_an_array", "check_transformer_general",
-         "check_transformer_n_iter", "check_transformer_preserve_dtypes"],
-        "the transformer checks fit on a 1-D target; GroPLE needs a 0/1 label matrix",
-    )
-    assert_passes_check_estimator(
-        GroPLE(n_components=4, n_groups=2), target_failures(**transformer_checks)
-    )
-
-
-def test_check_estimator_on_0_1_targets():
-    assert_passes_check_estimator(BinarizedGroPLE(n_components=4, n_groups=2), {})
+def test_scikit_learn_estimator_checks():
+    assert_passes_estimator_checks(GroPLE(n_components=4, n_groups=2))

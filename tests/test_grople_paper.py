@@ -19,8 +19,8 @@ from sklearn.metrics import f1_score, jaccard_score
 from sklearn.model_selection import KFold
 from threadpoolctl import threadpool_limits
 
-from mlviz.data import load_arff
 from mlviz.grople import GroPLE, fit_feature_embedding, fit_label_embedding
+from mlviz.io import load_arff
 from mlviz.label_clustering import LabelClustering
 from tests.conftest import MULAN_DIR, mulan_path
 

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.metrics import adjusted_rand_score
 
-from mlviz.label_clustering import LabelClustering, canonical_group_ids, check_groups
+from mlviz.label_clustering import (
+    LabelClustering,
+    canonical_group_ids,
+    check_groups,
+    clustering_stability,
+    group_diagnostics,
+)
 
 
 def _block_labels(n_samples=300, sizes=(3, 4, 3), flip=0.03, seed=0):
@@ -126,8 +135,10 @@ def test_single_label():
 
 def test_bad_parameters_raise_clear_errors():
     Y, _ = _block_labels()
-    with pytest.raises(ValueError, match="n_groups must be a positive integer"):
+    with pytest.raises(ValueError, match="'n_groups' parameter of LabelClustering"):
         LabelClustering(n_groups=0).fit(Y)
+    with pytest.raises(ValueError, match="'affinity' parameter of LabelClustering"):
+        LabelClustering(affinity="jaccard").fit(Y)
     with pytest.raises(ValueError, match="only 0 and 1"):
         LabelClustering().fit(2 * Y - 1)
     model = LabelClustering(n_groups=2).fit(Y)
@@ -147,3 +158,335 @@ def test_check_groups_forms_and_errors():
         check_groups([[0, 5], [1, 2]], 3)
     with pytest.raises(ValueError, match="empty group"):
         check_groups([[0, 1, 2], []], 3)
+
+
+# ----------------------------------------------------------------------- affinities
+# 3 labels over 4 instances: n = (2, 1, 2); labels 0-1 share row 0, 0-2 share row 2, 1-2 none
+HAND_Y = np.array([[1, 1, 0], [0, 0, 0], [1, 0, 1], [0, 0, 1]], dtype=np.uint8)
+
+
+def test_cooccurrence_affinity_is_jaccard_by_hand():
+    model = LabelClustering(n_groups=1, affinity="cooccurrence").fit(HAND_Y)
+    # J_01 = 1 / (2 + 1 - 1), J_02 = 1 / (2 + 2 - 1), J_12 = 0 / (1 + 2 - 0)
+    expected = np.array([[0, 1 / 2, 1 / 3], [1 / 2, 0, 0], [1 / 3, 0, 0]])
+    np.testing.assert_allclose(model.affinity_, expected)
+    assert model.sigma_ is None
+    np.testing.assert_array_equal(model.label_counts_, [2, 1, 2])
+
+
+def test_correlation_affinity_by_hand():
+    model = LabelClustering(n_groups=1, affinity="correlation").fit(HAND_Y)
+    # p = (1/2, 1/4, 1/2); cov_01 = 1/4 - 1/8 = 1/8, sd_0 sd_1 = 1/2 * sqrt(3)/4, so
+    # r_01 = 1/sqrt(3); cov_02 = 1/4 - 1/4 = 0; cov_12 = 0 - 1/8 < 0, clipped to 0
+    r01 = 1 / np.sqrt(3)
+    expected = np.array([[0, r01, 0], [r01, 0, 0], [0, 0, 0]])
+    np.testing.assert_allclose(model.affinity_, expected, atol=1e-15)
+    # label 2 is positively correlated with nothing: isolated, zero row in the normalisation
+    np.testing.assert_array_equal(model.isolated_labels_, [2])
+    np.testing.assert_array_equal(model.normalized_affinity_[2], 0.0)
+    # D = (r01, r01, 0): D^-1/2 A D^-1/2 has 1 between labels 0 and 1
+    assert model.normalized_affinity_[0, 1] == pytest.approx(1.0)
+
+
+def test_precomputed_affinity_is_used_as_given():
+    A = np.array([[5.0, 0.9, 0.1, 0.0], [0.9, 5.0, 0.0, 0.1], [0.1, 0.0, 5.0, 0.8],
+                  [0.0, 0.1, 0.8, 5.0]])
+    model = LabelClustering(n_groups=2, affinity="precomputed").fit(A)
+    expected = A.copy()
+    np.fill_diagonal(expected, 0.0)  # the diagonal is ignored
+    np.testing.assert_array_equal(model.affinity_, expected)
+    degree = expected.sum(axis=1)
+    np.testing.assert_allclose(
+        model.normalized_affinity_, expected / np.sqrt(np.outer(degree, degree))
+    )
+    np.testing.assert_array_equal(model.labels_, [0, 0, 1, 1])
+    assert model.empty_labels_.size == 0 and model.label_counts_ is None
+
+
+@pytest.mark.parametrize(
+    "A, match",
+    [
+        (np.ones((3, 4)), "square"),
+        (np.array([[0.0, -1.0], [-1.0, 0.0]]), "non-negative"),
+        (np.array([[0.0, 1.0], [0.5, 0.0]]), "symmetric"),
+        (np.array([[0.0, np.nan], [np.nan, 0.0]]), "NaN"),
+    ],
+)
+def test_precomputed_affinity_rejects_bad_matrices(A, match):
+    with pytest.raises(ValueError, match=match):
+        LabelClustering(n_groups=1, affinity="precomputed").fit(A)
+
+
+@pytest.mark.parametrize("affinity", ["heat", "cooccurrence", "correlation"])
+def test_every_affinity_matches_its_definition_on_random_labels(affinity):
+    from scipy.spatial.distance import pdist, squareform
+
+    rng = np.random.default_rng(3)
+    Y = (rng.random((200, 12)) < np.linspace(0.02, 0.5, 12)).astype(np.uint8)
+    model = LabelClustering(n_groups=3, affinity=affinity).fit(Y)
+    if affinity == "heat":
+        expected, _ = _plain_affinity(Y)
+    elif affinity == "cooccurrence":
+        expected = 1.0 - squareform(pdist(Y.T.astype(bool), metric="jaccard"))
+    else:
+        expected = np.clip(np.corrcoef(Y.T), 0.0, None)
+    np.fill_diagonal(expected, 0.0)
+    np.testing.assert_allclose(model.affinity_, expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("affinity", ["heat", "cooccurrence", "correlation"])
+def test_empty_and_isolated_labels_do_not_crash(affinity):
+    Y, _ = _block_labels(sizes=(3, 3))
+    lonely = np.zeros(len(Y), dtype=np.uint8)
+    first_empty_row = np.flatnonzero(Y.sum(axis=1) == 0)[0]
+    lonely[first_empty_row] = 1  # occurs once, with no other label
+    Y = np.column_stack([Y, np.zeros(len(Y)), lonely]).astype(np.uint8)
+    model = LabelClustering(n_groups=3, affinity=affinity).fit(Y)
+    np.testing.assert_array_equal(model.empty_labels_, [6])
+    assert np.all(np.isfinite(model.normalized_affinity_))
+    assert np.all(np.isfinite(model.eigenvalues_))
+    assert model.labels_.shape == (8,)
+    if affinity == "cooccurrence":
+        np.testing.assert_array_equal(model.isolated_labels_, [6, 7])
+
+
+def test_planted_sample_recovered_with_cooccurrence_at_its_planted_k():
+    from mlviz import datasets
+
+    ds = datasets.load_source("sample:planted")
+    truth = datasets.known_groups(ds)
+    n_planted = int(truth.max()) + 1
+    model = LabelClustering(n_groups=n_planted, affinity="cooccurrence").fit(ds.Y)
+    assert adjusted_rand_score(truth, model.labels_) >= 0.9
+    assert model.suggest_n_groups() == n_planted
+
+
+def test_large_label_sets_compute_only_the_leading_eigenvalues():
+    rng = np.random.default_rng(0)
+    n_labels = 400  # above FULL_SPECTRUM_MAX_LABELS
+    Y = (rng.random((600, n_labels)) < np.geomspace(0.3, 0.005, n_labels)).astype(np.uint8)
+    model = LabelClustering(n_groups=5, affinity="cooccurrence").fit(Y)
+    assert model.eigenvalues_.shape == (31,)  # max(5, 30) + 1
+    full = np.sort(np.linalg.eigvalsh(model.normalized_affinity_))[::-1]
+    np.testing.assert_allclose(model.eigenvalues_, full[:31], atol=1e-10)
+    assert model.suggest_n_groups() <= 30
+    wide = LabelClustering(n_groups=40, affinity="cooccurrence").fit(Y)
+    assert wide.eigenvalues_.shape == (41,)
+
+
+def test_delicious_shaped_label_matrix_fits():
+    # 16k instances x 1,000 labels with a long tail (Zipf-like frequencies), as delicious
+    rng = np.random.default_rng(0)
+    n_samples, n_labels = 16_000, 1_000
+    frequency = np.clip(0.2 / np.arange(1, n_labels + 1) ** 0.9, 3 / n_samples, None)
+    rows, cols = np.nonzero(rng.random((n_samples, n_labels)) < frequency)
+    Y = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n_samples, n_labels))
+    model = LabelClustering(10).fit(Y)
+    assert model.labels_.shape == (n_labels,)
+    assert model.n_groups_ == 10
+    assert model.eigenvalues_.shape == (31,)
+
+
+def test_dataframe_input_records_label_names():
+    import pandas as pd
+
+    Y, _ = _block_labels(sizes=(2, 2))
+    frame = pd.DataFrame(Y, columns=["a", "b", "c", "d"])
+    model = LabelClustering(n_groups=2).fit(frame)
+    assert model.n_features_in_ == 4
+    assert list(model.feature_names_in_) == ["a", "b", "c", "d"]
+    np.testing.assert_array_equal(model.fit_predict(frame), model.labels_)
+
+
+# ------------------------------------------------------------- group diagnostics
+def test_group_diagnostics_flags_a_never_cooccurring_group():
+    # labels a, b co-occur (rows 0, 1); c and d never appear together; e alone
+    Y = np.array(
+        [
+            [1, 1, 0, 0, 0],
+            [1, 1, 0, 0, 1],
+            [1, 0, 1, 0, 0],
+            [0, 0, 0, 1, 0],
+            [0, 0, 0, 0, 0],
+        ],
+        dtype=np.uint8,
+    )
+    table = group_diagnostics(
+        Y, [0, 0, 1, 1, 2], label_names=list("abcde"), tail_threshold=0.3
+    )
+    assert table["group"].tolist() == [0, 1, 2]
+    assert table["n_labels"].tolist() == [2, 2, 1]
+    assert table["labels"].tolist() == [["a", "b"], ["c", "d"], ["e"]]
+    assert table["support"].tolist() == [3, 2, 1]  # rows with a or b: 0, 1, 2
+    assert table["cooccurrence_rate"].iloc[0] == 1.0
+    assert table["cooccurrence_rate"].iloc[1] == 0.0  # c and d never together
+    assert np.isnan(table["cooccurrence_rate"].iloc[2])
+    # J(a, b) = 2 / (3 + 2 - 2); J(c, d) = 0
+    assert table["mean_jaccard"].tolist()[:2] == pytest.approx([2 / 3, 0.0])
+    assert np.isnan(table["mean_jaccard"].iloc[2])
+    # frequencies a .6, b .4, c .2, d .2, e .2; tail below 0.3
+    assert table["tail_share"].tolist() == [0.0, 1.0, 1.0]
+    indices = group_diagnostics(Y, [0, 0, 1, 1, 2])
+    assert indices["labels"].tolist() == [[0, 1], [2, 3], [4]]
+
+
+def test_group_diagnostics_rejects_bad_input():
+    with pytest.raises(ValueError, match="one group id per label"):
+        group_diagnostics(HAND_Y, [0, 1])
+    with pytest.raises(ValueError, match="label_names"):
+        group_diagnostics(HAND_Y, [0, 0, 1], label_names=["a"])
+    with pytest.raises(ValueError, match="tail_threshold"):
+        group_diagnostics(HAND_Y, [0, 0, 1], tail_threshold=2.0)
+
+
+# ----------------------------------------------------------------------- stability
+def _separated_blocks(n_per_block=40, sizes=(3, 2, 4)):
+    """Blocks of identical label columns on disjoint instances: nothing to be unsure about."""
+    columns = []
+    for b, size in enumerate(sizes):
+        state = np.zeros(n_per_block * len(sizes), dtype=np.uint8)
+        state[b * n_per_block : (b + 1) * n_per_block] = 1
+        columns += [state] * size
+    return np.column_stack(columns)
+
+
+@pytest.mark.parametrize("affinity", ["heat", "cooccurrence", "correlation"])
+def test_stability_is_one_on_perfectly_separated_groups(affinity):
+    Y = _separated_blocks()
+    result = clustering_stability(Y, 3, affinity=affinity, n_resamples=5, random_state=0)
+    assert result["n_groups"].tolist() == [3]
+    assert result["stability"].iloc[0] == pytest.approx(1.0)
+    assert result["stability_std"].iloc[0] == pytest.approx(0.0)
+    assert result["cooccurrence_rate"].iloc[0] == 1.0
+    assert result["n_never_cooccurring"].iloc[0] == 0
+
+
+def test_stability_sweep_shape_and_noise_lowers_it():
+    Y, _ = _block_labels(n_samples=200, sizes=(3, 4, 3), flip=0.25)
+    result = clustering_stability(Y, range(2, 8), affinity="cooccurrence", n_resamples=4)
+    assert result["n_groups"].tolist() == list(range(2, 8))
+    assert result["stability"].between(-1, 1).all()
+    assert result["stability"].min() < 1.0  # heavy noise: some K is not reproducible
+    assert (result["n_groups_found"] <= result["n_groups"]).all()
+
+
+def test_stability_rejects_bad_input():
+    Y = _separated_blocks()
+    with pytest.raises(ValueError, match="precomputed"):
+        clustering_stability(Y, 3, affinity="precomputed")
+    with pytest.raises(ValueError, match="1..9"):
+        clustering_stability(Y, [2, 10])
+    with pytest.raises(ValueError, match="n_resamples"):
+        clustering_stability(Y, 2, n_resamples=0)
+
+
+# ----------------------------------------------------------- scikit-learn contract
+NOT_LABELS = (
+    "the generic checks fit on real-valued X; LabelClustering's input is a 0/1 label matrix "
+    "and anything else is rejected with a ValueError (the wrapped run below covers them)"
+)
+RAW_EXPECTED_FAILURES = [
+    "check_fit_score_takes_y", "check_estimators_overwrite_params",
+    "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
+    "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
+    "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimator_sparse_tag",
+    "check_estimators_pickle", "check_f_contiguous_array_estimator",
+    "check_methods_sample_order_invariance", "check_methods_subset_invariance",
+    "check_fit2d_1sample", "check_fit2d_1feature", "check_dict_unchanged",
+    "check_fit_idempotent", "check_fit_check_is_fitted", "check_n_features_in",
+    "check_fit2d_predict1d",
+]
+
+
+def _binarize(X):
+    """A generic check's real-valued X -> 0/1 by its median; invalid input passes unchanged."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, copy=True)
+        if np.issubdtype(X.dtype, np.floating) and np.all(np.isfinite(X.data)):
+            X.data = (X.data > np.median(X.data)).astype(X.dtype)
+        return X
+    A = X.to_numpy() if hasattr(X, "columns") else np.asarray(X)
+    if A.dtype == object:
+        try:
+            A = A.astype(np.float64)
+        except (TypeError, ValueError):
+            return X
+    if A.ndim == 2 and A.size and A.dtype.kind in "fiu" and np.all(np.isfinite(A)):
+        return (A > np.median(A)).astype(np.uint8)
+    return X
+
+
+class BinarizedLabelClustering(LabelClustering):
+    """LabelClustering whose fit first maps the generic checks' X onto 0/1 labels."""
+
+    def fit(self, Y, y=None):
+        return super().fit(_binarize(Y), y)
+
+
+def _check_results(estimator, expected):
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return check_estimator(
+            estimator, expected_failed_checks=dict.fromkeys(expected, NOT_LABELS), on_fail=None
+        )
+
+
+def test_scikit_learn_estimator_checks():
+    """Every applicable check passes; the raw run only fails where X is not 0/1.
+
+    Checks that do not apply and do not run: the clusterer, classifier, regressor and
+    transformer checks (the tags declare no estimator type and there is no transform or
+    predict: labels_ describes the columns, not the rows) and check_array_api_input (no
+    array-API support).
+    """
+    wrapped = _check_results(BinarizedLabelClustering(n_groups=2), [])
+    failed = [(r["check_name"], str(r["exception"])[:200]) for r in wrapped
+              if r["status"] == "failed"]
+    assert not failed, failed
+    assert sum(r["status"] == "passed" for r in wrapped) >= 35
+    raw = _check_results(LabelClustering(n_groups=2), RAW_EXPECTED_FAILURES)
+    assert not [r["check_name"] for r in raw if r["status"] == "failed"]
+    assert sum(r["status"] == "passed" for r in raw) >= 15
+
+
+def test_tags_say_it_is_not_a_clusterer():
+    from sklearn.base import is_clusterer
+
+    tags = LabelClustering().__sklearn_tags__()
+    assert tags.estimator_type is None and not is_clusterer(LabelClustering())
+    assert tags.target_tags.required is False
+    assert tags.input_tags.sparse is True
+    assert LabelClustering(affinity="precomputed").__sklearn_tags__().input_tags.pairwise
+
+
+def test_stability_sweep_describes_label_clusterings_own_partition():
+    from mlviz import datasets
+    from mlviz.label_clustering import _label_counts, within_group_cooccurrence
+
+    Y = datasets.load_source("sample:planted").Y
+    sweep = clustering_stability(Y, [3, 6], affinity="heat", n_resamples=2, random_state=0)
+    cooc = _label_counts(Y)[2]
+    for k, row in zip([3, 6], sweep.itertuples(), strict=True):
+        labels = LabelClustering(k, affinity="heat", random_state=0).fit(Y).labels_
+        share, never = within_group_cooccurrence(cooc, labels)
+        assert row.cooccurrence_rate == pytest.approx(share)
+        assert row.n_never_cooccurring == never
+        assert row.n_groups_found == labels.max() + 1
+
+
+def test_heat_kernel_groups_the_planted_samples_rare_labels_by_rarity():
+    # what sample_data/README.md says about the paper's affinity on the planted sample
+    from mlviz import datasets
+
+    ds = datasets.load_source("sample:planted")
+    truth = datasets.known_groups(ds)
+    rare = np.array(["_rare" in name for name in ds.label_names])
+    for k in (4, 10):
+        labels = LabelClustering(k).fit(ds.Y).labels_
+        assert adjusted_rand_score(truth, labels) < 0.5
+        rare_groups = set(labels[rare])
+        assert len(rare_groups) == 1  # all six rare labels in one group ...
+        assert not np.any(labels[~rare] == rare_groups.pop())  # ... of their own

@@ -11,10 +11,10 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from estimator_checks import assert_passes_check_estimator, binarize_targets, target_failures
+from estimator_checks import assert_passes_estimator_checks
 from sklearn.base import clone
 from sklearn.dummy import DummyRegressor
-from sklearn.linear_model import LinearRegression, Ridge
+from sklearn.linear_model import LinearRegression, Ridge, orthogonal_mp
 from sklearn.metrics import hamming_loss, make_scorer
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
@@ -30,6 +30,7 @@ from mlviz.linear import (
     CompressedSensing,
     paper_ridge,
 )
+from mlviz.sparse_recovery import cosamp
 
 ALPHA = 0.01
 
@@ -97,7 +98,7 @@ def test_round_based_decoding_threshold_is_inclusive():
     constant = DummyRegressor(strategy="constant", constant=[0.5, 0.5 - 1e-12, 0.75])
     model = BinaryRelevance(regressor=constant).fit(X, Y)
     np.testing.assert_array_equal(model.predict(np.zeros((2, 1))), [[1, 0, 1], [1, 0, 1]])
-    assert model.predict(X).dtype == np.uint8
+    assert model.predict(X).dtype == Y.dtype  # predictions come in y's dtype
     assert model.decision_function(X).dtype == np.float64
 
 
@@ -112,8 +113,8 @@ def test_pbr_keeps_the_most_frequent_labels_and_decodes_the_rest_from_o():
     pred = origin.predict(rng.normal(size=(50, 3)))
     assert not pred[:, [0, 2]].any()  # dropped labels decoded as o = 0
     mean = PBR(2, reference="mean").fit(X, Y)
-    scores = mean.decision_function(rng.normal(size=(5, 3)))
-    np.testing.assert_allclose(scores[:, [0, 2]], np.tile([0.25, 0.5], (5, 1)))
+    y_tilde = mean.predict_decoded(rng.normal(size=(5, 3)))
+    np.testing.assert_allclose(y_tilde[:, [0, 2]], np.tile([0.25, 0.5], (5, 1)))
     # PBR-Origin's encoding error is the number of dropped 1s: (K - M)/K-bounded per example
     np.testing.assert_allclose(
         origin.encoding_error(Y)[:, 2], Y[:, [0, 2]].sum(axis=1).astype(float)
@@ -126,7 +127,7 @@ def test_plst_full_rank_with_exact_regressor_reproduces_Y():
     # features that contain Y: ordinary least squares recovers every code exactly
     features = np.hstack([Y, X])
     model = PLST(Y.shape[1], regressor=LinearRegression()).fit(features, Y)
-    np.testing.assert_allclose(model.decision_function(features), Y, atol=1e-9)
+    np.testing.assert_allclose(model.predict_decoded(features), Y, atol=1e-9)
     np.testing.assert_array_equal(model.predict(features), Y)
     np.testing.assert_allclose(
         model.inverse_transform_labels(model.transform_labels(Y)), Y, atol=1e-12
@@ -142,7 +143,7 @@ def test_br_is_the_matlab_ridge_and_equals_plst_with_all_directions():
     X_test = np.random.default_rng(5).normal(size=(30, X.shape[1]))
     br = BinaryRelevance().fit(X, Y)
     np.testing.assert_allclose(
-        br.decision_function(X_test), _matlab_ridge_predict(X, Y, X_test), rtol=1e-10, atol=1e-10
+        br.predict_decoded(X_test), _matlab_ridge_predict(X, Y, X_test), rtol=1e-10, atol=1e-10
     )
     np.testing.assert_array_equal(br.components_, np.eye(Y.shape[1]))
     # with an unpenalised intercept, a linear regressor is rotation/shift equivariant, so
@@ -171,7 +172,7 @@ def test_plst_codes_are_the_matlab_ridge_of_the_projected_labels():
     X_test = np.random.default_rng(2).normal(size=(10, X.shape[1]))
     codes = _matlab_ridge_predict(X, Z @ model.components_.T, X_test)
     np.testing.assert_allclose(
-        model.decision_function(X_test), Y.mean(axis=0) + codes @ model.components_, atol=1e-10
+        model.predict_decoded(X_test), Y.mean(axis=0) + codes @ model.components_, atol=1e-10
     )
 
 
@@ -183,7 +184,7 @@ def _check_theorem_1(model, X, Y):
     h = model.transform_labels(Y)
     prediction_error = np.sum((r - h) ** 2, axis=1)
     encoding = model.encoding_error(Y)[:, M]
-    y_tilde = model.decision_function(X)
+    y_tilde = model.predict_decoded(X)
     # Eq. 4-5 is an equality (Pythagoras): ||y~ - y||^2 = ||r - h||^2 + ||p_perp||^2
     np.testing.assert_allclose(
         np.sum((y_tilde - Y) ** 2, axis=1), prediction_error + encoding, rtol=1e-9, atol=1e-9
@@ -261,14 +262,15 @@ def _sparse_labels(n_samples, n_labels, sparsity, seed):
     return Y
 
 
+@pytest.mark.parametrize("decoder", ["cosamp", "omp"])
 @pytest.mark.parametrize("projection", ["hadamard", "gaussian"])
-def test_cs_recovers_sparse_label_vectors_from_noiseless_codes(projection):
+def test_cs_recovers_sparse_label_vectors_from_noiseless_codes(projection, decoder):
     K, M, s = 64, 32, 3
     Y = _sparse_labels(300, K, s, seed=4)
     Y[0] = 0
     Y[1] = 0
     Y[1, :s] = 1
-    model = CompressedSensing(M, projection=projection, random_state=0)
+    model = CompressedSensing(M, projection=projection, decoder=decoder, random_state=0)
     model.fit(np.zeros((len(Y), 1)), Y)
     assert model.sparsity_ == s
     np.testing.assert_allclose(
@@ -276,27 +278,31 @@ def test_cs_recovers_sparse_label_vectors_from_noiseless_codes(projection):
     )
     # the same through fit/predict with a regressor that reproduces the codes exactly
     exact = CompressedSensing(
-        M, projection=projection, regressor=LinearRegression(), random_state=0
+        M, projection=projection, decoder=decoder, regressor=LinearRegression(), random_state=0
     )
     np.testing.assert_array_equal(exact.fit(Y, Y).predict(Y), Y)
 
 
 @pytest.mark.filterwarnings("ignore:CompressedSensing. label column:UserWarning")
-def test_cs_best_vertex_recovers_dense_label_vectors():
+@pytest.mark.parametrize("decoder", ["cosamp", "omp"])
+def test_cs_best_vertex_recovers_dense_label_vectors(decoder):
     # complements of 3-sparse vectors: dense for CS-Origin, 3-sparse after the XOR with the
     # majority vertex (all ones)
     K, M = 64, 40
     Y = 1 - _sparse_labels(200, K, 3, seed=6)
     model = CompressedSensing(
-        M, projection="gaussian", reference="best_vertex", random_state=1
+        M, projection="gaussian", reference="best_vertex", decoder=decoder, random_state=1
     ).fit(np.zeros((len(Y), 1)), Y)
     np.testing.assert_array_equal(model.offset_, np.ones(K))
     assert model.sparsity_ == 3
     np.testing.assert_allclose(
         model.inverse_transform_labels(model.transform_labels(Y)), Y, atol=1e-9
     )
-    origin = CompressedSensing(M, projection="gaussian", random_state=1).fit(np.zeros((200, 1)), Y)
-    assert origin.sparsity_ == M  # needs K - 0 nonzeros, capped at M
+    origin = CompressedSensing(M, projection="gaussian", decoder=decoder, random_state=1).fit(
+        np.zeros((200, 1)), Y
+    )
+    # needs up to K nonzeros: CoSaMP keeps s = K (no pruning), OMP caps s at M
+    assert origin.sparsity_ == (K if decoder == "cosamp" else M)
     assert not np.allclose(origin.inverse_transform_labels(origin.transform_labels(Y)), Y)
 
 
@@ -322,8 +328,53 @@ def test_cs_sparsity_defaults_to_largest_training_label_count():
     Y = np.array([[1, 1, 1, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 1, 1]])
     model = CompressedSensing(6, random_state=0).fit(np.eye(3), Y)
     assert model.sparsity_ == 3
-    assert CompressedSensing(2, random_state=0).fit(np.eye(3), Y).sparsity_ == 2
+    # the paper keeps s above M (yeast: s = 11, M = 4); OMP caps it at M; both cap at K
+    assert CompressedSensing(2, random_state=0).fit(np.eye(3), Y).sparsity_ == 3
+    assert CompressedSensing(2, decoder="omp", random_state=0).fit(np.eye(3), Y).sparsity_ == 2
     assert CompressedSensing(6, sparsity=1, random_state=0).fit(np.eye(3), Y).sparsity_ == 1
+    assert CompressedSensing(6, sparsity=20, random_state=0).fit(np.eye(3), Y).sparsity_ == 8
+
+
+@pytest.mark.filterwarnings("ignore:CompressedSensing. label column:UserWarning")
+def test_cs_paper_setting_decodes_pruned_minimum_norm_least_squares():
+    # emotions in the paper: K = 6, M = 2 Hadamard rows, s = 3. 2s >= K, so CoSaMP takes
+    # every atom: z = the 3 largest entries of pinv(P) r, the rest 0; y~ = z
+    Y = np.array([[1, 1, 1, 0, 0, 0], [0, 0, 1, 1, 0, 0], [0, 0, 0, 0, 1, 0], [0, 1, 0, 0, 0, 1]])
+    X = np.random.default_rng(11).normal(size=(4, 3))
+    model = CompressedSensing(2, random_state=3).fit(X, Y)
+    assert model.sparsity_ == 3
+    codes = np.random.default_rng(12).normal(size=(7, 2))
+    least_norm = np.linalg.lstsq(model.measurement_matrix_, codes.T, rcond=None)[0].T
+    decoded = model.inverse_transform_labels(codes)
+    for row, b in zip(decoded, least_norm, strict=True):
+        kept = np.flatnonzero(row)
+        assert kept.size == 3
+        np.testing.assert_allclose(row[kept], b[kept], atol=1e-10)
+        dropped = np.setdiff1d(np.arange(6), kept)
+        assert np.abs(b[dropped]).max() <= np.abs(b[kept]).min() + 1e-10
+
+
+@pytest.mark.filterwarnings("ignore:CompressedSensing. label column:UserWarning")
+def test_cs_decoders_are_cosamp_and_scikit_learns_omp():
+    X, Y = _random_problem(n_samples=60, n_labels=12, seed=13)
+    codes = np.random.default_rng(14).normal(size=(9, 5))
+    default = CompressedSensing(5, projection="gaussian", random_state=0).fit(X, Y)
+    assert default.decoder == "cosamp"
+    np.testing.assert_allclose(
+        default.inverse_transform_labels(codes),
+        cosamp(default.measurement_matrix_, codes, default.sparsity_),
+    )
+    omp = CompressedSensing(5, projection="gaussian", decoder="omp", random_state=0).fit(X, Y)
+    # gaussian columns have norm ~1, not 1: OMP runs on unit columns and rescales
+    norms = np.linalg.norm(omp.measurement_matrix_, axis=0)
+    expected = (
+        orthogonal_mp(omp.measurement_matrix_ / norms, codes.T, n_nonzero_coefs=omp.sparsity_).T
+        / norms
+    )
+    np.testing.assert_allclose(omp.inverse_transform_labels(codes), expected, atol=1e-10)
+    assert not np.allclose(
+        omp.inverse_transform_labels(codes), default.inverse_transform_labels(codes)
+    )
 
 
 # --------------------------------------------------------------------------- CPLST
@@ -417,7 +468,8 @@ def test_outputs_are_dense_and_typed(estimator):
     assert set(np.unique(pred)) <= {0, 1}
     assert isinstance(scores, np.ndarray) and scores.dtype == np.float64
     assert model.components_.shape == (model.n_components_, Y.shape[1])
-    np.testing.assert_array_equal(pred, (scores >= 0.5).astype(np.uint8))
+    np.testing.assert_array_equal(pred, (scores >= 0).astype(np.uint8))
+    np.testing.assert_array_equal(scores, model.predict_decoded(X) - 0.5)
     restored = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(restored.predict(X), pred)
 
@@ -460,14 +512,19 @@ def test_grid_search_over_n_components_and_pipeline():
 @pytest.mark.parametrize(
     "estimator,message",
     [
-        (PLST(7), "n_components=7 is out of range"),
-        (PLST(0), "n_components=0 is out of range"),
-        (PBR(2.5), "n_components must be an integer"),
-        (PBR(2, reference="median"), "reference must be 'origin'"),
-        (CompressedSensing(2, projection="bernoulli"), "projection must be"),
-        (CompressedSensing(2, reference="mean"), "reference must be 'origin'"),
-        (CompressedSensing(2, sparsity=0), "sparsity must be None or an integer"),
-        (CPLST(2, alpha=-1.0), "alpha must be a real number >= 0"),
+        # data-dependent, checked in fit: M <= K
+        (PLST(7), "n_components=7 is out of range: it must be between 1 and the number of "),
+        # scikit-learn's parameter validation (_parameter_constraints)
+        (PLST(0), r"'n_components' parameter of PLST must be an int in the range \[1, inf\)"),
+        (PBR(2.5), "'n_components' parameter of PBR must be an int"),
+        (PBR(2, reference="median"), "'reference' parameter of PBR must be a str among"),
+        (CompressedSensing(2, projection="bernoulli"), "'projection' parameter of Compressed"),
+        (CompressedSensing(2, reference="mean"), "'reference' parameter of CompressedSensing"),
+        (CompressedSensing(2, sparsity=0), "'sparsity' parameter of CompressedSensing must be"),
+        (CompressedSensing(2, decoder="l1"), "'decoder' parameter of CompressedSensing must be"),
+        (CPLST(2, alpha=-1.0), r"'alpha' parameter of CPLST must be a float in the range \[0"),
+        (CPLST(2, alpha=np.nan), "'alpha' parameter of CPLST"),
+        (PLST(2, regressor="ridge"), "'regressor' parameter of PLST must be an object"),
     ],
 )
 def test_bad_parameters_raise_clear_errors(estimator, message):
@@ -514,46 +571,10 @@ def test_unfitted_estimator_raises_not_fitted():
 
 
 # --------------------------------------------------------------------------- check_estimator
-# Module-level subclasses (so they pickle) that map scikit-learn's generic targets onto 0/1:
-# with them every check that the 0/1 requirement blocks above runs for real.
-class BinarizedPLST(PLST):
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
-class BinarizedCPLST(CPLST):
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
-class BinarizedCS(CompressedSensing):
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
-class BinarizedBR(BinaryRelevance):
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
-class BinarizedPBR(PBR):
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
 @pytest.mark.parametrize(
     "estimator",
     [BinaryRelevance(), PLST(1), PBR(1), CPLST(1), CompressedSensing(1, random_state=0)],
     ids=lambda e: type(e).__name__,
 )
-def test_check_estimator_with_expected_target_failures(estimator):
-    assert_passes_check_estimator(estimator, target_failures())
-
-
-@pytest.mark.parametrize(
-    "estimator",
-    [BinarizedBR(), BinarizedPLST(1), BinarizedPBR(1), BinarizedCPLST(1), BinarizedCS(1)],
-    ids=lambda e: type(e).__name__,
-)
-def test_check_estimator_on_0_1_targets(estimator):
-    assert_passes_check_estimator(estimator, {})
+def test_scikit_learn_estimator_checks(estimator):
+    assert_passes_estimator_checks(estimator)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from conftest import mulan_path
-from estimator_checks import assert_passes_check_estimator, binarize_targets, target_failures
+from estimator_checks import assert_passes_estimator_checks
 from sklearn.base import clone
 from sklearn.metrics import (
     coverage_error,
@@ -333,8 +333,10 @@ def test_output_types_and_consistency():
     proba = model.predict_proba(X_test)
     assert predicted.dtype == np.uint8 and predicted.shape == (len(X_test), Y.shape[1])
     assert proba.dtype == np.float64 and proba.shape == predicted.shape
-    np.testing.assert_array_equal(model.decision_function(X_test), proba)
+    # decision_function is the posterior shifted by the MAP threshold: positive where predicted
+    np.testing.assert_array_equal(model.decision_function(X_test), proba - 0.5)
     np.testing.assert_array_equal(predicted, (proba >= 0.5).astype(np.uint8))
+    np.testing.assert_array_equal(predicted, model.decision_function(X_test) >= 0)
     assert ((proba > 0) & (proba < 1)).all()
     assert model.train_counts_.shape == Y.shape
     assert model.train_labels_.dtype == np.uint8
@@ -377,11 +379,13 @@ def test_explain_rejects_several_rows_and_wrong_names():
     "params,message",
     [
         ({"k": 60}, "k=60 is too large for n_samples = 60"),
-        ({"k": 0}, "k must be a positive integer"),
-        ({"k": 2.5}, "k must be a positive integer"),
-        ({"s": 0.0}, "s must be a finite smoothing strength > 0"),
-        ({"s": -1.0}, "s must be a finite smoothing strength > 0"),
-        ({"s": float("nan")}, "s must be a finite smoothing strength > 0"),
+        ({"k": 0}, r"'k' parameter of MLkNN must be an int in the range \[1, inf\)"),
+        ({"k": 2.5}, "'k' parameter of MLkNN must be an int"),
+        ({"s": 0.0}, r"'s' parameter of MLkNN must be a float in the range \(0.0, inf\)"),
+        ({"s": -1.0}, "'s' parameter of MLkNN must be a float"),
+        ({"s": float("nan")}, "'s' parameter of MLkNN must be a float"),
+        ({"s": float("inf")}, "'s' parameter of MLkNN must be a float"),
+        ({"metric": "no-such-metric"}, "'metric' parameter of pairwise_distances.* must be a str"),
     ],
 )
 def test_bad_parameters_raise_clear_errors(params, message):
@@ -424,28 +428,9 @@ def test_clone_and_grid_search_over_k():
     assert np.ptp(search.cv_results_["mean_test_score"]) > 0
 
 
-# The sparse-input checks assume that an estimator with predict_proba is a classifier.
-_PROBA_IS_NOT_CLASSIFIER = (
-    "the check assumes that an estimator with predict_proba is a classifier "
-    "(tags.classifier_tags is None here); fit and predict on sparse input succeed"
-)
-_GENERIC_FAILURES = {
-    "check_estimator_sparse_array": _PROBA_IS_NOT_CLASSIFIER,
-    "check_estimator_sparse_matrix": _PROBA_IS_NOT_CLASSIFIER,
-}
-
-
-class BinarizedMLkNN(MLkNN):
-    """MLkNN fitted on 0/1 targets, so that scikit-learn's generic checks reach the algorithm."""
-
-    def fit(self, X, Y):
-        return super().fit(X, binarize_targets(Y))
-
-
 def test_scikit_learn_estimator_checks():
     # k = 3 because some checks fit on 10 samples
-    assert_passes_check_estimator(MLkNN(k=3), target_failures(**_GENERIC_FAILURES))
-    assert_passes_check_estimator(BinarizedMLkNN(k=3), _GENERIC_FAILURES)
+    assert_passes_estimator_checks(MLkNN(k=3))
 
 
 # --------------------------------------------------------------- paper reproduction

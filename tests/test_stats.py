@@ -10,7 +10,7 @@ import pytest
 from conftest import MULAN_DIR, mulan_path
 
 from mlviz import stats
-from mlviz.data import Dataset
+from mlviz.io import Dataset
 
 # 5 instances, 3 labels:
 #   {0,1}, {0,1}, {2}, {}, {0,1,2}

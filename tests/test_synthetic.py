@@ -11,7 +11,7 @@ from sklearn.cluster import SpectralClustering
 from sklearn.linear_model import Ridge
 from sklearn.metrics import adjusted_rand_score
 
-from mlviz import metrics, stats
+from mlviz import datasets, metrics, stats
 from mlviz.synthetic import (
     PLANTED_ROLES,
     SAMPLE_CUBE,
@@ -21,7 +21,7 @@ from mlviz.synthetic import (
     make_planted,
 )
 
-SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE_DIR = datasets.SAMPLE_DIR
 SAMPLE_FILES = ("planted.arff", "planted.xml", "planted_groups.csv", "cube.arff", "cube.xml")
 
 

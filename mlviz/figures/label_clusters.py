@@ -1,10 +1,12 @@
-"""Figures of the Label clusters page: reordered affinity, eigenvalue spectrum, cluster table.
+"""Figures of the Label clusters page: reordered affinity, spectrum, K sweep, group tables.
 
 The quantities come from the spectral label clustering of GroPLE (paper 001, section 3,
-``../shared/papers/001_20309f7d22cfebb1.txt``): the heat-kernel affinity between label
-columns, the spectrum of the normalised affinity ``D^{-1/2} A D^{-1/2}`` and the group of each
-label. Everything enters as plain arrays (e.g. ``LabelClustering.affinity_``,
-``.eigenvalues_``, ``.labels_``), so the figures do not depend on the estimator.
+``../shared/papers/001_20309f7d22cfebb1.txt``) with any of :class:`mlviz.LabelClustering`'s
+affinities: the affinity between label columns, the spectrum of the normalised affinity
+``D^{-1/2} A D^{-1/2}``, the group of each label, and the evidence of
+:func:`mlviz.label_clustering.group_diagnostics` and
+:func:`mlviz.label_clustering.clustering_stability`. Everything enters as plain arrays or
+data frames, so the figures do not depend on the estimator.
 """
 
 from __future__ import annotations
@@ -14,11 +16,34 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-__all__ = ["affinity_heatmap", "cluster_order", "cluster_table", "eigenvalue_figure"]
+from mlviz.figures._style import GROUP_COLORS
 
+__all__ = [
+    "MAX_NAMED_LABELS",
+    "affinity_heatmap",
+    "cluster_order",
+    "cluster_table",
+    "eigenvalue_figure",
+    "group_affinity",
+    "group_affinity_heatmap",
+    "group_colour",
+    "group_table",
+    "never_cooccurring_groups",
+    "stability_figure",
+]
+
+#: Up to this many labels the label-level heatmap names every row and column; above it the
+#: page shows the group-level summary and a drill-down into one group.
+MAX_NAMED_LABELS = 60
 # Group names are written above the heatmap only while they stay legible.
 _MAX_ANNOTATED_GROUPS = 30
+
+
+def group_colour(group: int) -> str:
+    """Categorical colour of a group id (the same on every figure and table of the page)."""
+    return GROUP_COLORS[int(group) % len(GROUP_COLORS)]
 
 
 def _check_names(label_names: Sequence[str], n_labels: int, where: str) -> list[str]:
@@ -79,28 +104,34 @@ def affinity_heatmap(
     frequencies: np.ndarray | None = None,
     *,
     title: str = "Label affinity, labels grouped by cluster",
+    max_labels: int = MAX_NAMED_LABELS,
 ) -> go.Figure:
     """Heatmap of the label affinity matrix with rows and columns ordered by group.
 
     Parameters
     ----------
     affinity : ndarray, shape (n_labels, n_labels)
-        Symmetric affinity between label columns, e.g. the self-tuned heat kernel
-        ``A_ij = exp(-||y_i - y_j||² / (σ_i σ_j))`` of GroPLE section 3 (zero diagonal).
+        Symmetric affinity between label columns (``LabelClustering.affinity_``, zero
+        diagonal).
     groups : ndarray of int, shape (n_labels,)
         Group id of each label (original column order).
     label_names : sequence of str, length n_labels
     frequencies : ndarray, shape (n_labels,), optional
         Share of instances carrying each label; orders labels within a group (most
-        frequent first). The per-label frequencies belong in :func:`cluster_table` next to
-        the figure: an (L, L) hover array would cost L² strings on large label sets.
+        frequent first).
+    title : str
+    max_labels : int, default=MAX_NAMED_LABELS
+        Largest number of labels drawn with a name on every row and column; more raise a
+        ValueError (use :func:`group_affinity_heatmap`, or pass the labels of one group).
 
     Returns
     -------
     plotly.graph_objects.Figure
         One heatmap trace whose ``z`` is ``affinity[order][:, order]`` with
-        ``order = cluster_order(groups, frequencies)``; thin black lines (layout shapes,
-        one vertical and one horizontal per boundary) separate consecutive groups.
+        ``order = cluster_order(groups, frequencies)``; every row and column is named, and
+        the names are coloured by group (:func:`group_colour`). Each group's diagonal block
+        is outlined in its colour (one rectangle shape per group) and thin black lines
+        (one vertical and one horizontal per boundary) separate consecutive groups.
     """
     affinity = np.asarray(affinity, dtype=float)
     if affinity.ndim != 2 or affinity.shape[0] != affinity.shape[1]:
@@ -111,6 +142,11 @@ def affinity_heatmap(
     n_labels = affinity.shape[0]
     names = _check_names(label_names, n_labels, "affinity_heatmap")
     groups = _check_groups(groups, n_labels, "affinity_heatmap")
+    if n_labels > max_labels:
+        raise ValueError(
+            f"affinity_heatmap: {n_labels} labels cannot all be named legibly (at most "
+            f"{max_labels}); draw group_affinity_heatmap, or one group's labels."
+        )
     if frequencies is not None:
         frequencies = np.asarray(frequencies, dtype=float)
         if frequencies.shape != (n_labels,):
@@ -121,14 +157,22 @@ def affinity_heatmap(
     order = cluster_order(groups, frequencies)
     ordered_names = [names[i] for i in order]
     ordered_groups = groups[order]
-    hover = "row %{y}<br>column %{x}<br>affinity %{z:.3f}<extra></extra>"
+    coloured = [
+        f'<span style="color:{group_colour(g)}">{name}</span>'
+        for name, g in zip(ordered_names, ordered_groups, strict=True)
+    ]
+    customdata = np.broadcast_to(ordered_groups[:, None], (n_labels, n_labels))
+    hover = (
+        "row %{y} (group %{customdata})<br>column %{x}<br>affinity %{z:.3f}<extra></extra>"
+    )
     fig = go.Figure(
         go.Heatmap(
             z=affinity[np.ix_(order, order)],
             x=ordered_names,
             y=ordered_names,
+            customdata=customdata,
             colorscale="Blues",
-            colorbar=dict(title="affinity"),
+            colorbar=dict(title="affinity", thickness=12),
             hovertemplate=hover,
         )
     )
@@ -139,6 +183,15 @@ def affinity_heatmap(
         fig.add_shape(type="line", x0=b, x1=b, y0=-0.5, y1=n_labels - 0.5, line=line)
         fig.add_shape(type="line", y0=b, y1=b, x0=-0.5, x1=n_labels - 0.5, line=line)
     group_ids, starts, sizes = np.unique(ordered_groups, return_index=True, return_counts=True)
+    for gid, start, size in zip(group_ids, starts, sizes, strict=True):
+        fig.add_shape(
+            type="rect",
+            x0=start - 0.5,
+            x1=start + size - 0.5,
+            y0=start - 0.5,
+            y1=start + size - 0.5,
+            line=dict(color=group_colour(gid), width=3),
+        )
     if len(group_ids) <= _MAX_ANNOTATED_GROUPS:
         for gid, start, size in zip(group_ids, starts, sizes, strict=True):
             fig.add_annotation(
@@ -146,16 +199,100 @@ def affinity_heatmap(
                 y=1.0,
                 yref="paper",
                 yanchor="bottom",
-                text=f"group {gid}",
+                text=f"{gid}",
                 showarrow=False,
-                font=dict(size=10),
+                font=dict(size=11, color=group_colour(gid)),
             )
     n_groups = len(group_ids)
+    tick_size = 11 if n_labels <= 30 else 9
+    axis = dict(
+        type="category",
+        tickmode="array",
+        tickvals=ordered_names,
+        ticktext=coloured,
+        tickfont=dict(size=tick_size),
+    )
     fig.update_layout(
-        title=dict(text=f"{title} ({n_groups} group{'s' if n_groups != 1 else ''})", y=0.98),
-        xaxis=dict(title="label (grouped by cluster)", type="category", tickangle=-60),
-        yaxis=dict(title="label (grouped by cluster)", type="category", autorange="reversed"),
-        margin=dict(t=80, b=10),
+        title=dict(
+            text=f"{title} ({n_labels} labels, {n_groups} group{'s' if n_groups != 1 else ''})",
+            y=0.98,
+        ),
+        xaxis=dict(title="label (grouped; group id above)", tickangle=-60, **axis),
+        yaxis=dict(title=None, autorange="reversed", **axis),
+        margin=dict(t=80, b=10, l=10, r=10),
+        height=max(420, 260 + 14 * n_labels),
+    )
+    return fig
+
+
+def group_affinity(affinity: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Mean affinity between (and within) groups, shape (n_groups, n_groups).
+
+    Entry (a, b) is the mean of ``affinity[i, j]`` over labels i in group a and j in group
+    b, excluding i = j (the zero diagonal), so a single-label group has NaN on its own
+    diagonal entry.
+    """
+    affinity = np.asarray(affinity, dtype=float)
+    groups = np.asarray(groups)
+    n_groups = int(groups.max()) + 1
+    indicator = np.zeros((groups.size, n_groups))
+    indicator[np.arange(groups.size), groups] = 1.0
+    sums = indicator.T @ (affinity - np.diag(np.diag(affinity))) @ indicator
+    sizes = indicator.sum(axis=0)
+    pairs = np.outer(sizes, sizes) - np.diag(sizes)
+    return np.divide(sums, pairs, out=np.full_like(sums, np.nan), where=pairs > 0)
+
+
+def group_affinity_heatmap(
+    affinity: np.ndarray,
+    groups: np.ndarray,
+    *,
+    title: str = "Mean affinity between label groups",
+) -> go.Figure:
+    """Group-level summary of a large affinity matrix: one cell per pair of groups.
+
+    Parameters
+    ----------
+    affinity : ndarray, shape (n_labels, n_labels)
+    groups : ndarray of int, shape (n_labels,)
+        Group ids 0..G-1.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A heatmap with ``z = group_affinity(affinity, groups)``; axes name each group with
+        its size ("group 3 (12)"), coloured by :func:`group_colour`.
+    """
+    affinity = np.asarray(affinity, dtype=float)
+    if affinity.ndim != 2 or affinity.shape[0] != affinity.shape[1]:
+        raise ValueError(
+            f"group_affinity_heatmap: affinity must be square; got shape {affinity.shape}."
+        )
+    groups = _check_groups(groups, affinity.shape[0], "group_affinity_heatmap")
+    z = group_affinity(affinity, groups)
+    sizes = np.bincount(groups, minlength=z.shape[0])
+    names = [f"group {g} ({sizes[g]})" for g in range(z.shape[0])]
+    coloured = [f'<span style="color:{group_colour(g)}">{n}</span>' for g, n in enumerate(names)]
+    axis = dict(type="category", tickmode="array", tickvals=names, ticktext=coloured)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=names,
+            y=names,
+            colorscale="Blues",
+            colorbar=dict(title="mean<br>affinity", thickness=12),
+            hovertemplate="%{y} × %{x}<br>mean affinity %{z:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=dict(
+            text=f"{title} ({affinity.shape[0]} labels in {z.shape[0]} groups; size in brackets)",
+            y=0.98,
+        ),
+        xaxis=dict(title="group (number of labels)", tickangle=-60, **axis),
+        yaxis=dict(title=None, autorange="reversed", **axis),
+        margin=dict(t=60, b=10, l=10, r=10),
+        height=max(420, 260 + 18 * z.shape[0]),
     )
     return fig
 
@@ -164,21 +301,29 @@ def eigenvalue_figure(
     eigenvalues: np.ndarray,
     suggested_k: int | None = None,
     *,
+    chosen_k: int | None = None,
     max_shown: int | None = None,
+    n_labels: int | None = None,
 ) -> go.Figure:
-    """Spectrum of the normalised affinity with the eigengap's suggested number of groups.
+    """Spectrum of the normalised affinity with the eigengap's suggestion and the chosen K.
 
     Parameters
     ----------
-    eigenvalues : ndarray, shape (n_labels,)
-        Eigenvalues of ``D^{-1/2} A D^{-1/2}`` in any order; drawn sorted descending against
-        the 1-based index k (trace 0: x = 1..n, y = sorted values).
+    eigenvalues : ndarray
+        Eigenvalues of ``D^{-1/2} A D^{-1/2}`` in any order (all of them, or the leading
+        ones); drawn sorted descending against the 1-based index k (trace 0).
     suggested_k : int, optional
         K with the largest gap ``λ_K − λ_{K+1}`` (e.g. ``LabelClustering.suggest_n_groups``).
         When given, the pair (λ_K, λ_{K+1}) is drawn as a red segment (trace 1) and a
-        dotted vertical line sits at K + 0.5.
+        dotted red vertical line sits at K + 0.5. Must lie in 1..(values shown − 1).
+    chosen_k : int, optional
+        The K in use, marked by a solid grey vertical line at K + 0.5 (must lie in
+        1..values shown).
     max_shown : int, optional
         Show only the first ``max_shown`` eigenvalues (the tail of a large spectrum is flat).
+    n_labels : int, optional
+        Size of the full spectrum; when more than the values shown, the title says how many
+        are shown.
 
     Returns
     -------
@@ -196,10 +341,13 @@ def eigenvalue_figure(
             y=values,
             mode="lines+markers",
             name="eigenvalue λ_k",
+            line=dict(color="#1f77b4"),
             hovertemplate="k = %{x}<br>λ_k = %{y:.4f}<extra></extra>",
         )
     )
-    title = "Spectrum of the normalised label affinity"
+    total = values.size if n_labels is None else int(n_labels)
+    title = "Spectrum of the normalised affinity"
+    notes = [f"largest {values.size} of {total} shown"] if total > values.size else []
     if suggested_k is not None:
         k = int(suggested_k)
         if not 1 <= k < values.size:
@@ -225,16 +373,173 @@ def eigenvalue_figure(
             line_color="#d62728",
             annotation_text=f"suggested K = {k}",
             annotation_position="top right",
+            annotation_font_color="#d62728",
         )
-        title += f": the eigengap suggests K = {k} group{'s' if k != 1 else ''}"
+        notes.append(f"the eigengap suggests K = {k} group{'s' if k != 1 else ''}")
+    if chosen_k is not None:
+        k = int(chosen_k)
+        if not 1 <= k <= values.size:
+            raise ValueError(
+                f"eigenvalue_figure: chosen_k={chosen_k} must lie in 1..{values.size} (the "
+                "eigenvalues shown)."
+            )
+        fig.add_vline(
+            x=k + 0.5,
+            line_color="#555555",
+            line_width=2,
+            annotation_text=f"chosen K = {k}",
+            annotation_position="bottom left" if k != suggested_k else "bottom right",
+        )
+    if notes:
+        title += "<br><sub>" + "; ".join(notes) + "</sub>"
     fig.update_layout(
-        title=title,
+        title=dict(text=title, y=0.97),
         xaxis_title="k (eigenvalues sorted from largest)",
         yaxis_title="eigenvalue λ_k",
-        legend=dict(orientation="h", y=-0.2),
-        margin=dict(t=50, b=10),
+        legend=dict(orientation="h", y=-0.25),
+        margin=dict(t=50, b=10, l=10, r=10),
+        height=420,
     )
     return fig
+
+
+def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.Figure:
+    """K sweep: stability of the partition and within-group co-occurrence, against K.
+
+    Parameters
+    ----------
+    sweep : pandas.DataFrame
+        The output of :func:`mlviz.label_clustering.clustering_stability`: columns
+        ``n_groups``, ``stability``, ``stability_std``, ``cooccurrence_rate``,
+        ``n_never_cooccurring``.
+    chosen_k : int, optional
+        Marked by a grey vertical line on both panels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two panels sharing the K axis. Top: mean ARI between bootstrap and full-data
+        partitions (trace 0) with ± one standard deviation as error bars. Bottom: share of
+        within-group label pairs that co-occur (trace 1); Ks with groups whose labels never
+        co-occur are drawn as red crosses (trace 2) with their number in the hover.
+    """
+    needed = {"n_groups", "stability", "stability_std", "cooccurrence_rate",
+              "n_never_cooccurring"}
+    missing = needed - set(sweep.columns)
+    if missing:
+        raise ValueError(
+            f"stability_figure: the sweep lacks columns {sorted(missing)}; pass the result of "
+            "clustering_stability."
+        )
+    if sweep.empty:
+        raise ValueError("stability_figure: the sweep has no K.")
+    ks = sweep["n_groups"].to_numpy()
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+        subplot_titles=("stability (mean ARI over bootstrap samples)",
+                        "share of within-group label pairs that co-occur"),
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=ks,
+            y=sweep["stability"],
+            error_y=dict(type="data", array=sweep["stability_std"], thickness=1),
+            mode="lines+markers",
+            name="stability",
+            hovertemplate="K = %{x}<br>mean ARI %{y:.3f}<extra></extra>",
+        ),
+        row=1, col=1,
+    )
+    never = sweep["n_never_cooccurring"].to_numpy()
+    fig.add_trace(
+        go.Scatter(
+            x=ks,
+            y=sweep["cooccurrence_rate"],
+            mode="lines+markers",
+            name="co-occurring pairs",
+            line=dict(color="#2ca02c"),
+            customdata=never,
+            hovertemplate="K = %{x}<br>co-occurring pairs %{y:.3f}<br>groups that never "
+            "co-occur: %{customdata}<extra></extra>",
+        ),
+        row=2, col=1,
+    )
+    flagged = never > 0
+    fig.add_trace(
+        go.Scatter(
+            x=ks[flagged],
+            y=sweep["cooccurrence_rate"].to_numpy()[flagged],
+            mode="markers",
+            name="K with a group whose labels never co-occur",
+            marker=dict(symbol="x", size=10, color="#d62728"),
+            customdata=never[flagged],
+            hovertemplate="K = %{x}: %{customdata} group(s) never co-occur<extra></extra>",
+        ),
+        row=2, col=1,
+    )
+    if chosen_k is not None:
+        for row in (1, 2):
+            fig.add_vline(x=int(chosen_k), line_color="#555555", line_width=1, row=row, col=1)
+    fig.update_yaxes(range=[min(0.0, float(np.nanmin(sweep["stability"])) - 0.05), 1.05],
+                     row=1, col=1)
+    fig.update_yaxes(range=[-0.05, 1.05], row=2, col=1)
+    fig.update_xaxes(title_text="number of groups K", row=2, col=1, dtick=2)
+    fig.update_layout(
+        title=dict(text=f"K sweep, K = {ks.min()}..{ks.max()}", y=0.98),
+        legend=dict(orientation="h", y=-0.18),
+        margin=dict(t=70, b=10, l=10, r=10),
+        height=520,
+    )
+    return fig
+
+
+def never_cooccurring_groups(diagnostics: pd.DataFrame) -> pd.DataFrame:
+    """Rows of a :func:`group_diagnostics` table whose two or more labels never co-occur."""
+    return diagnostics[(diagnostics["n_labels"] > 1) & (diagnostics["cooccurrence_rate"] == 0)]
+
+
+def group_table(diagnostics: pd.DataFrame, *, max_names: int = 8) -> pd.DataFrame:
+    """The group diagnostics as a display table, with a verdict in words per group.
+
+    Parameters
+    ----------
+    diagnostics : pandas.DataFrame
+        The output of :func:`mlviz.label_clustering.group_diagnostics`.
+    max_names : int, default=8
+        Label names listed per group; longer groups end with "… (+n more)".
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``group, n_labels, support, co-occurring pairs, mean Jaccard, tail share,
+        verdict, labels`` (the numbers first, the long list of names last); ``labels`` is one
+        string; ``verdict`` says "never co-occur" for a group whose labels never appear
+        together, "single label" for a singleton, and is empty otherwise.
+    """
+    def names(labels) -> str:
+        shown = ", ".join(str(n) for n in labels[:max_names])
+        extra = len(labels) - max_names
+        return shown + (f" … (+{extra} more)" if extra > 0 else "")
+
+    never = set(never_cooccurring_groups(diagnostics)["group"])
+    verdict = [
+        "never co-occur"
+        if g in never
+        else ("single label" if n == 1 else "")
+        for g, n in zip(diagnostics["group"], diagnostics["n_labels"], strict=True)
+    ]
+    return pd.DataFrame(
+        {
+            "group": diagnostics["group"],
+            "n_labels": diagnostics["n_labels"],
+            "support": diagnostics["support"],
+            "co-occurring pairs": diagnostics["cooccurrence_rate"],
+            "mean Jaccard": diagnostics["mean_jaccard"],
+            "tail share": diagnostics["tail_share"],
+            "verdict": verdict,
+            "labels": [names(list(ls)) for ls in diagnostics["labels"]],
+        }
+    )
 
 
 def cluster_table(

@@ -1,21 +1,16 @@
-"""The data layer: load_arff / save_arff / load_csv on hand-written files and on real MULAN data."""
+"""load_arff on hand-written files: layouts, label selection, encodings, missing values, and
+the malformed corpus (every error names the input, the line and what to do)."""
 
 from __future__ import annotations
 
-import csv
-import functools
 import io
 import re
-import xml.etree.ElementTree as ET
-from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import MULAN_DIR, mulan_path
 
-from mlviz.data import DataFormatError, Dataset, load_arff, load_csv, save_arff
+from mlviz.io import DataFormatError, load_arff
 
 MULAN_NS = "http://mulan.sourceforge.net/labels"
 
@@ -205,8 +200,8 @@ NO,yes,false,f,female,green,z,p2,3,1
 """
 
 
-def test_nominal_features_by_meaning_one_hot_drop_and_impute():
-    ds = load_arff(NOMINALS, n_labels=1)
+def test_nominal_features_by_meaning_one_hot_and_drop_with_missing_kept():
+    ds = load_arff(NOMINALS, n_labels=1, missing="keep")
     assert ds.feature_names == (
         "yn",
         "ny",
@@ -218,16 +213,17 @@ def test_nominal_features_by_meaning_one_hot_drop_and_impute():
         "colour=blue",
         "num",
     )
+    nan = np.nan
     expected = np.array(
         [
             # yn ny   ft tf sex red green blue num
             [1, 0, 1, 0, 1, 0, 0, 1, 1],
-            [0, 1, 0, 1, 0, 1, 0, 0, 3],  # num '?' -> mean of 1, 5, 3
-            [1, 2 / 3, 1, 1, 0, 1 / 3, 1 / 3, 1 / 3, 5],  # ny '?' -> mean(0,1,1); colour shares
+            [0, 1, 0, 1, 0, 1, 0, 0, nan],  # num '?'
+            [1, nan, 1, 1, 0, nan, nan, nan, 5],  # ny '?'; colour '?' in every indicator
             [0, 1, 0, 0, 1, 0, 1, 0, 3],
         ]
     )
-    np.testing.assert_allclose(ds.X, expected)
+    np.testing.assert_array_equal(ds.X, expected)  # NaN positions must match too
     # the label is declared {1,0}: by meaning, not by position
     np.testing.assert_array_equal(ds.Y[:, 0], [1, 0, 0, 1])
     notes = " ".join(ds.notes)
@@ -235,7 +231,69 @@ def test_nominal_features_by_meaning_one_hot_drop_and_impute():
     assert "'id' (id-like" in notes
     assert "'sex' (male→0, female→1)" in notes
     assert "'colour' (3 values)" in notes
-    assert "'num' (1)" in notes and "'ny' (1)" in notes
+    assert "kept as NaN" in notes and "SimpleImputer" in notes
+    assert "'num' (1)" in notes and "'ny' (1)" in notes and "'colour' (1)" in notes
+
+
+def test_missing_features_are_an_error_by_default_that_says_what_to_do():
+    with pytest.raises(DataFormatError) as info:
+        load_arff(NOMINALS, n_labels=1)
+    message = str(info.value)
+    # the first missing cell in file order: row 2 (line 14), attribute 'num'
+    for pattern in [
+        "line 14",
+        "feature 'num' is missing",
+        "row 2",
+        "3 missing feature value",
+        "3 attribute",
+        "missing='keep'",
+        "SimpleImputer",
+    ]:
+        assert pattern in message, f"{pattern!r} not in {message!r}"
+
+
+def test_a_feature_missing_everywhere_is_dropped_when_kept():
+    text = "@relation t\n@attribute a numeric\n@attribute b numeric\n@attribute l {0,1}\n"
+    text += "@data\n?,1,0\n?,2,1\n"
+    ds = load_arff(text, n_labels=1, missing="keep")
+    assert ds.feature_names == ("b",)
+    assert any("'a' (all values missing)" in note for note in ds.notes)
+    with pytest.raises(DataFormatError, match="feature 'a' is missing"):
+        load_arff(text, n_labels=1)
+    with pytest.raises(ValueError, match="missing must be"):
+        load_arff(text, n_labels=1, missing="mean")
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "Infinity", "1e999"])
+def test_infinite_feature_is_an_error_naming_attribute_and_line(value):
+    text = HEADER + ROW + f"3,{value},0,1\n"
+    for missing in ("error", "keep"):
+        with pytest.raises(DataFormatError) as info:
+            load_arff(text, n_labels=2, missing=missing)
+        assert re.search(r"line 8: feature 'f2' is -?inf in row 2", str(info.value)), info.value
+
+
+def test_nan_literal_counts_as_missing():
+    text = HEADER + ROW + "NaN,4,0,1\n"
+    with pytest.raises(DataFormatError, match="line 8: feature 'f1' is missing"):
+        load_arff(text, n_labels=2)
+    assert np.isnan(load_arff(text, n_labels=2, missing="keep").X[1, 0])
+
+
+def test_a_two_million_digit_number_is_a_data_format_error_naming_the_line():
+    # liac-arff's csv reader raises _csv.Error ("field larger than field limit") here
+    text = HEADER + ROW + "1" * 2_000_000 + ",4,0,1\n"
+    with pytest.raises(DataFormatError, match=r"line 8: a value on this line is longer than"):
+        load_arff(text, n_labels=2)
+
+
+def test_other_decoder_errors_are_data_format_errors_naming_the_line():
+    # an unknown escape inside a quoted value makes liac-arff raise a plain ValueError
+    text = HEADER.replace("f2 numeric", "f2 {'a b','c'}") + ROW.replace("2", "'c'") + (
+        "1,'a\\q b',0,1\n"
+    )
+    with pytest.raises(DataFormatError, match=r"line 8: cannot read this line"):
+        load_arff(text, n_labels=2)
 
 
 SPARSE = """@relation sp
@@ -252,23 +310,25 @@ SPARSE = """@relation sp
 """
 
 
-def test_sparse_file_gives_csr_with_implicit_values_and_imputation():
-    ds = load_arff(SPARSE, n_labels=2)
+def test_sparse_file_gives_csr_with_implicit_values_and_missing_kept():
+    ds = load_arff(SPARSE, n_labels=2, missing="keep")
     assert sp.issparse(ds.X) and ds.X.format == "csr" and ds.X.dtype == np.float64
-    # b: '?' in row 2 -> mean over the other rows, implicit zeros included: (0 + 0 + 4) / 3;
-    # inv is declared {1,0}: an omitted value is the first declared one, which means 1
+    # b: '?' in row 2 stays NaN (stored explicitly); inv is declared {1,0}: an omitted value is
+    # the first declared one, which means 1
     expected = np.array(
         [
             [2.5, 0, 1],
-            [0, 4 / 3, 0],
+            [0, np.nan, 0],
             [0, 0, 1],
             [-1, 4, 1],
         ]
     )
-    np.testing.assert_allclose(ds.X.toarray(), expected)
+    np.testing.assert_array_equal(ds.X.toarray(), expected)
     np.testing.assert_array_equal(ds.Y, [[1, 0], [0, 1], [0, 0], [1, 1]])
     assert ds.n_samples == 4  # the empty row {} counts
     assert not np.any(ds.X.data == 0)  # no explicit zeros stored
+    with pytest.raises(DataFormatError, match="line 9: feature 'b' is missing.*row 2"):
+        load_arff(SPARSE, n_labels=2)
 
 
 def test_quoted_names_with_escapes():
@@ -445,273 +505,3 @@ def test_bad_arguments_are_value_errors():
         load_arff(SMALL, n_labels=1, xml=xml_text("l1"))
     with pytest.raises(FileNotFoundError, match="not found"):
         load_arff("no/such/file.arff")
-
-
-# --------------------------------------------------------------------------- save_arff
-def test_save_then_load_round_trip_dense(tmp_path):
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 4)) * 10.0 ** rng.integers(-300, 300, size=(30, 4))
-    Y = (rng.random((30, 3)) < 0.4).astype(np.uint8)
-    ds = Dataset(
-        "round trip",
-        X,
-        Y,
-        ("plain", "with space", "quote'and\\slash", "x{1},%"),
-        ("Swainson's Thrush", "l,2", "l3"),
-    )
-    arff_path, xml_path = save_arff(ds, tmp_path)
-    assert arff_path == tmp_path / "round trip.arff" and xml_path == tmp_path / "round trip.xml"
-    back = load_arff(arff_path)
-    np.testing.assert_array_equal(back.X, X)
-    np.testing.assert_array_equal(back.Y, Y)
-    assert back.feature_names == ds.feature_names
-    assert back.label_names == ds.label_names
-    assert back.digest == ds.digest
-    labels = [e.get("name") for e in ET.parse(xml_path).getroot()]
-    assert labels == list(ds.label_names)
-
-
-def test_save_then_load_round_trip_sparse(tmp_path):
-    rng = np.random.default_rng(1)
-    dense = rng.normal(size=(25, 6)) * (rng.random((25, 6)) < 0.3)
-    dense[3] = 0  # an all-zero row
-    Y = (rng.random((25, 2)) < 0.5).astype(np.uint8)
-    ds = Dataset("sp", sp.csr_matrix(dense), Y, tuple("abcdef"), ("p", "q"))
-    arff_path, _ = save_arff(ds, tmp_path / "out" / "file.arff")
-    back = load_arff(arff_path)
-    assert sp.issparse(back.X)
-    np.testing.assert_array_equal(back.X.toarray(), dense)
-    np.testing.assert_array_equal(back.Y, Y)
-    assert back.digest == ds.digest
-
-
-def test_save_writes_comment_before_relation(tmp_path):
-    ds = Dataset("c", np.eye(2), np.eye(2, dtype=np.uint8), ("a", "b"), ("p", "q"))
-    arff_path, _ = save_arff(ds, tmp_path, comment="Line one.\n\nLine two.")
-    assert arff_path.read_text().startswith("% Line one.\n%\n% Line two.\n@relation c\n")
-    assert load_arff(arff_path).digest == ds.digest
-
-
-def test_save_rejects_duplicate_names(tmp_path):
-    ds = Dataset("d", np.zeros((2, 1)), np.zeros((2, 1), np.uint8), ("a",), ("a",))
-    with pytest.raises(ValueError, match="unique"):
-        save_arff(ds, tmp_path)
-
-
-# --------------------------------------------------------------------------- load_csv
-def test_load_csv_by_count_and_by_name():
-    text = "a,b,y1,y2\n1,2.5,0,1\n3,,1,1\n-1,4,0,0\n"
-    ds = load_csv(text, 2, name="t")
-    np.testing.assert_allclose(ds.X, [[1, 2.5], [3, 3.25], [-1, 4]])  # empty cell -> mean
-    np.testing.assert_array_equal(ds.Y, [[0, 1], [1, 1], [0, 0]])
-    assert ds.feature_names == ("a", "b") and ds.label_names == ("y1", "y2")
-    assert any("'b' (1)" in note for note in ds.notes)
-    by_name = load_csv(text.encode(), ["y1"])
-    assert by_name.feature_names == ("a", "b", "y2")
-    np.testing.assert_array_equal(by_name.Y[:, 0], [0, 1, 0])
-    with pytest.raises(DataFormatError, match=r"label column 'a' is '3' in data row 2"):
-        load_csv(text.encode(), ["y2", "a"])
-
-
-@pytest.mark.parametrize("sep", ["\t", ";", "|"])
-def test_load_csv_sniffs_separator(tmp_path, sep):
-    path = tmp_path / "table.tsv"
-    path.write_text(sep.join(["x", "z", "lab"]) + "\n" + sep.join(["1", "2", "1"]) + "\n")
-    ds = load_csv(path, ["lab"])
-    np.testing.assert_array_equal(ds.X, [[1, 2]])
-    assert ds.name == "table"
-
-
-@pytest.mark.parametrize(
-    ("text", "labels", "patterns"),
-    [
-        ("a,b,l\n1,x,0\n", 1, ["feature column 'b' is not numeric", "'x'", "row 1"]),
-        ("a,b,l\n1,2,0\n1,2,2\n", 1, ["label column 'l'", "'2'", "data row 2", "line 3"]),
-        ("a,b,l\n1,2,\n", 1, ["label column 'l'", "missing", "row 1"]),
-        ("a,b,l\n1,2,0,5\n", 1, ["cannot parse"]),
-        ("", 1, ["empty"]),
-        ("a,b,l\n", 1, ["no rows"]),
-        ("a,b,l\n1,2,0\n", ["nope"], ["'nope'", "not in the table"]),
-        ("a,b,l\n1,2,0\n", 3, ["label_columns=3"]),
-    ],
-)
-def test_load_csv_errors(text, labels, patterns):
-    with pytest.raises(DataFormatError) as info:
-        load_csv(text, labels)
-    for pattern in patterns:
-        assert re.search(pattern, str(info.value)), f"{pattern!r} not in {info.value}"
-
-
-# =========================================================================== real MULAN data
-def manifest_rows() -> list[dict[str, str]]:
-    path = MULAN_DIR / "MANIFEST.tsv"
-    if not path.is_file():
-        return []
-    with path.open(encoding="utf-8") as handle:
-        return [row for row in csv.DictReader(handle, delimiter="\t")]
-
-
-ARFF_ROWS = [row for row in manifest_rows() if row["file"].endswith(".arff")]
-# What the loader does to the manifest's attribute counts (it counts raw attributes):
-FEATURE_ADJUSTMENT = {
-    "genbase": -1,  # 'protein' is an id: dropped
-    "birds": 12 - 1,  # 'location' is nominal with 12 values: one-hot
-}
-
-
-@functools.cache
-def real(file_name: str) -> Dataset:
-    """Each real file is parsed once per test session."""
-    return load_arff(mulan_path(file_name))
-
-
-def declared_names(path: Path) -> list[str]:
-    """Attribute names straight from the header, unquoted (a tiny independent parser)."""
-    names = []
-    pattern = re.compile(r"^@attribute\s+('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.lower().startswith("@data"):
-            break
-        match = pattern.match(line.strip())
-        if match:
-            token = match.group(1)
-            names.append(token[1:-1].replace("\\'", "'") if token.startswith("'") else token)
-    return names
-
-
-def xml_names(path: Path) -> list[str]:
-    return [e.get("name") for e in ET.parse(path).getroot().iter(f"{{{MULAN_NS}}}label")]
-
-
-def row_multiset(*datasets: Dataset) -> Counter:
-    rows: Counter = Counter()
-    for ds in datasets:
-        if ds.is_sparse:
-            X = ds.X.tocsr()
-            for i in range(ds.n_samples):
-                cut = slice(X.indptr[i], X.indptr[i + 1])
-                rows[(X.indices[cut].tobytes(), X.data[cut].tobytes(), ds.Y[i].tobytes())] += 1
-        else:
-            for x, y in zip(ds.X, ds.Y, strict=True):
-                rows[(x.tobytes(), y.tobytes())] += 1
-    return rows
-
-
-@pytest.mark.parametrize("row", ARFF_ROWS or [None], ids=[r["file"] for r in ARFF_ROWS] or ["-"])
-def test_real_file_matches_manifest(row):
-    mulan_path("MANIFEST.tsv")
-    ds = real(row["file"])
-    assert ds.n_samples == int(row["n_instances"])
-    assert ds.n_labels == int(row["n_labels"])
-    assert ds.n_features == int(row["n_features"]) + FEATURE_ADJUSTMENT.get(row["name"], 0)
-    assert ds.is_sparse == (row["sparse"] == "yes")
-    assert ds.Y.dtype == np.uint8 and set(np.unique(ds.Y)) <= {0, 1}
-    if not ds.is_sparse:
-        assert ds.X.dtype == np.float64 and np.isfinite(ds.X).all()
-    cardinality = ds.Y.sum(axis=1).mean()
-    # within one unit of the 3rd decimal: the manifest copies published figures, and emotions'
-    # 1.869 is 1108 / 593 = 1.86847 rounded up
-    assert abs(cardinality - float(row["cardinality"])) < 0.001
-    assert len({y.tobytes() for y in ds.Y}) == int(row["distinct_labelsets"])
-
-    path = mulan_path(row["file"])
-    declared = declared_names(path)
-    if row["label_location"] == "first":
-        expected = declared[: ds.n_labels]
-    else:
-        expected = declared[-ds.n_labels :]
-        xml = xml_names(path.with_name(f"{row['name']}.xml"))
-        assert set(ds.label_names) == set(xml)
-        assert {xml[0], xml[-1]} <= set(ds.label_names)
-    assert ds.label_names == tuple(expected)  # column order
-
-
-def test_label_order_is_column_order_where_xml_differs():
-    yeast = real("yeast.arff")
-    assert yeast.label_names == tuple(f"Class{k}" for k in range(1, 15))
-    assert xml_names(mulan_path("yeast.xml"))[3] == "Class6"  # the XML order differs
-    enron = real("enron.arff")
-    assert xml_names(mulan_path("enron.xml"))[0] == "A.A1" and enron.label_names[0] == "A.A8"
-
-
-def test_emotions_keeps_original_typos():
-    ds = real("emotions.arff")
-    assert ds.label_names[0] == "amazed-suprised" and ds.label_names[-1] == "angry-aggresive"
-
-
-def test_birds_escaped_apostrophe_and_one_hot_location():
-    ds = real("birds.arff")
-    assert "Swainson's Thrush" in ds.label_names
-    assert "MacGillivray's Warbler" in ds.label_names
-    location = [n for n in ds.feature_names if n.startswith("location=")]
-    assert len(location) == 12
-    block = ds.X[:, [ds.feature_names.index(n) for n in location]]
-    np.testing.assert_array_equal(block.sum(axis=1), 1)  # exactly one category per row
-    assert set(np.unique(ds.X[:, ds.feature_names.index("hasSegments")])) <= {0.0, 1.0}
-    assert any("'location' (12 values)" in note for note in ds.notes)
-
-
-def test_genbase_protein_id_dropped_and_yes_means_one():
-    ds = real("genbase.arff")
-    assert "protein" not in ds.feature_names
-    assert any("'protein'" in note and "id-like" in note for note in ds.notes)
-    # the first data row of genbase.arff, straight from the text: YES -> 1, NO -> 0
-    lines = mulan_path("genbase.arff").read_text().splitlines()
-    first = lines[[line.lower().startswith("@data") for line in lines].index(True) + 1]
-    cells = [c.strip() for c in first.split(",")][1 : 1 + ds.n_features]
-    np.testing.assert_array_equal(ds.X[0], [c == "YES" for c in cells])
-
-
-def test_medical_stale_meka_c_is_ignored_because_the_xml_wins():
-    ds = real("medical.arff")
-    declared = declared_names(mulan_path("medical.arff"))
-    assert ds.label_names == tuple(declared[-45:])  # not the first 45 as -C 45 would say
-    assert any("-C 45" in note and "ignored" in note for note in ds.notes)
-
-
-def test_scene_meka_labels_first_via_c():
-    ds = real("scene-meka.arff")
-    assert ds.label_names == ("beach", "sunset", "foliage", "field", "mountain", "urban")
-    assert any("-C 6" in note for note in ds.notes)
-
-
-@pytest.mark.parametrize("name", ["emotions", "yeast", "enron", "medical", "birds", "tmc2007-500"])
-def test_train_plus_test_equals_full_set(name):
-    train, test = real(f"{name}-train.arff"), real(f"{name}-test.arff")
-    full = real(f"{name}.arff")
-    assert train.feature_names == full.feature_names == test.feature_names
-    assert train.label_names == full.label_names
-    assert row_multiset(train, test) == row_multiset(full)
-
-
-def test_scene_split_equals_meka_file():
-    train, test, meka = real("scene-train.arff"), real("scene-test.arff"), real("scene-meka.arff")
-    assert [n.lower() for n in train.label_names] == ["beach", "sunset"] + [
-        "fallfoliage",
-        "field",
-        "mountain",
-        "urban",
-    ]
-    assert row_multiset(train, test) == row_multiset(meka)
-
-
-def test_genbase_official_split_differs_as_documented():
-    full = real("genbase.arff")
-    train, test = real("genbase-train.arff"), real("genbase-test.arff")
-    assert train.n_samples + test.n_samples == full.n_samples
-    lines = mulan_path("genbase.arff").read_text().splitlines()
-    start = [line.lower().startswith("@data") for line in lines].index(True) + 1
-    rows = [line for line in lines[start:] if line.strip()]
-    index = {line.split(",")[0]: i for i, line in enumerate(rows)}
-    in_both = (full.X[index["Q9XEL8"]].tobytes(), full.Y[index["Q9XEL8"]].tobytes())
-    in_neither = (full.X[index["O88658"]].tobytes(), full.Y[index["O88658"]].tobytes())
-    split, whole = row_multiset(train, test), row_multiset(full)
-    assert split - whole == Counter({in_both: 1})
-    assert whole - split == Counter({in_neither: 1})
-
-
-def test_real_set_survives_save_and_load(tmp_path):
-    ds = real("birds-test.arff")
-    back = load_arff(save_arff(ds, tmp_path)[0])
-    assert back.digest == ds.digest
-    assert back.label_names == ds.label_names and back.feature_names == ds.feature_names

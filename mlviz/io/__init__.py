@@ -1,0 +1,15 @@
+"""Multi-label data in and out: the :class:`Dataset` container, ARFF and CSV loaders, the writer.
+
+Modules: :mod:`~mlviz.io.arff` (ARFF parsing, MULAN/MEKA, dense/sparse, error diagnosis),
+:mod:`~mlviz.io.labels` (which attributes are labels: XML, MEKA ``-C``, a count),
+:mod:`~mlviz.io.csv` (CSV tables) and :mod:`~mlviz.io.write` (ARFF + XML via liac-arff).
+Loaders never impute: missing feature values are an error by default, or NaN with
+``missing="keep"`` (impute inside the model, on the training rows).
+"""
+
+from mlviz.io._dataset import DataFormatError, Dataset
+from mlviz.io.arff import load_arff
+from mlviz.io.csv import load_csv
+from mlviz.io.write import save_arff
+
+__all__ = ["DataFormatError", "Dataset", "load_arff", "load_csv", "save_arff"]

@@ -1,0 +1,70 @@
+"""The :class:`Dataset` container and :class:`DataFormatError`."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+
+class DataFormatError(ValueError):
+    """A file is not a valid multi-label data set; the message says what, where and what to do."""
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A multi-label data set.
+
+    Attributes
+    ----------
+    name : str
+        Display name (file stem for loaded files).
+    X : ndarray of float64, shape (n_samples, n_features), or scipy.sparse CSR
+        Features; CSR when the source file was sparse.
+    Y : ndarray of uint8, shape (n_samples, n_labels)
+        Labels, 0/1.
+    feature_names, label_names : tuple of str
+    notes : tuple of str
+        What the loader did to the data (dropped id columns, imputed values, ...).
+    """
+
+    name: str
+    X: np.ndarray | sp.csr_matrix
+    Y: np.ndarray
+    feature_names: tuple[str, ...]
+    label_names: tuple[str, ...]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.Y.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.Y.shape[1])
+
+    @property
+    def is_sparse(self) -> bool:
+        return sp.issparse(self.X)
+
+    @property
+    def digest(self) -> str:
+        """sha256 over the exact bytes of X and Y (and their shapes): a cache key."""
+        h = hashlib.sha256()
+        h.update(repr((self.X.shape, self.Y.shape, self.is_sparse)).encode())
+        if sp.issparse(self.X):
+            X = sp.csr_matrix(self.X)
+            for part in (X.indptr, X.indices, X.data):
+                h.update(np.ascontiguousarray(part).tobytes())
+        else:
+            h.update(np.ascontiguousarray(self.X, dtype=np.float64).tobytes())
+        h.update(np.ascontiguousarray(self.Y, dtype=np.uint8).tobytes())
+        return h.hexdigest()
+
+
