@@ -198,8 +198,16 @@ def mlknn_label_table(
     Y_train,
     tail_threshold: float,
     label_names: Sequence[str] | None = None,
+    *,
+    Y_pred=None,
 ) -> pd.DataFrame:
     """ML-KNN's prior P(H_1) of every label (Fig. 1 step 2) beside its test recall.
+
+    Parameters
+    ----------
+    Y_pred : array-like of shape (n_test, n_labels), optional
+        ``model.predict(X_test)`` when already computed: ML-KNN predicts by a neighbour
+        search over the training set, which is worth doing once.
 
     Returns
     -------
@@ -209,7 +217,9 @@ def mlknn_label_table(
     """
     table = _base(model, Y_train, tail_threshold, label_names)
     table["prior"] = model.prior_
-    return pd.concat([table, _test_scores(Y_test, model.predict(X_test))], axis=1)
+    if Y_pred is None:
+        Y_pred = model.predict(X_test)
+    return pd.concat([table, _test_scores(Y_test, Y_pred)], axis=1)
 
 
 def grople_label_table(
@@ -244,7 +254,7 @@ def grople_label_table(
     return pd.concat([table, own, other], axis=1)
 
 
-def tail_summary(table: pd.DataFrame) -> dict[str, int]:
+def tail_summary(table: pd.DataFrame) -> dict[str, float]:
     """The counts a caption states about the tail of one of these tables.
 
     Returns
@@ -256,7 +266,9 @@ def tail_summary(table: pd.DataFrame) -> dict[str, int]:
         true positive, recall > 0); with a ``baseline_predicted`` column also
         ``tail_never_predicted_baseline`` and ``tail_found_baseline``; with
         ``candidate_sets`` also ``tail_in_no_candidate`` (tail labels no candidate set
-        contains, which CLEMS can never predict).
+        contains, which CLEMS can never predict); with ``unrepresented`` also
+        ``tail_unrepresented_median`` and ``head_unrepresented_median`` (medians over the
+        tail and the other labels, NaN for an empty side or constant labels only).
     """
     tail = table["tail"].to_numpy(dtype=bool)
     tested = tail & (table["support"].to_numpy() > 0)
@@ -277,4 +289,11 @@ def tail_summary(table: pd.DataFrame) -> dict[str, int]:
         summary["tail_in_no_candidate"] = int(
             (tail & (table["candidate_sets"].to_numpy() == 0)).sum()
         )
+    if "unrepresented" in table:
+        share = table["unrepresented"].to_numpy(dtype=float)
+        for name, side in (("tail", tail), ("head", ~tail)):
+            values = share[side & ~np.isnan(share)]
+            summary[f"{name}_unrepresented_median"] = (
+                float(np.median(values)) if values.size else float("nan")
+            )
     return summary

@@ -163,6 +163,8 @@ def test_mlknn_table_prior_by_hand():
     table = per_label.mlknn_label_table(model, X[90:], Y[90:], Y[:90], 0.2)
     np.testing.assert_allclose(table["prior"], (1 + Y[:90].sum(axis=0)) / (2 + 90))
     pred = model.predict(X[90:])
+    given = per_label.mlknn_label_table(model, None, Y[90:], Y[:90], 0.2, Y_pred=pred)
+    pd.testing.assert_frame_equal(given, table)
     tp = (pred & Y[90:]).sum(axis=0)
     support = Y[90:].sum(axis=0)
     np.testing.assert_allclose(table["recall"], np.where(support > 0, tp / np.maximum(support, 1),
@@ -203,3 +205,7 @@ def test_tail_summary_by_hand():
         "tail_never_predicted_baseline": 3,
         "tail_found_baseline": 1,
     }
+    with_shares = table.assign(unrepresented=[0.1, 0.9, np.nan, 0.5, 0.7])
+    summary = per_label.tail_summary(with_shares)
+    assert summary["tail_unrepresented_median"] == pytest.approx(0.7)
+    assert summary["head_unrepresented_median"] == pytest.approx(0.1)
