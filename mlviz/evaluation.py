@@ -14,7 +14,7 @@ benchmarks read the same numbers:
   difference of Demšar (2006), the analysis of the GroPLE paper's Table 3 and Figure 4.
 
 Scaling out: the folds run through :class:`joblib.Parallel` without a fixed backend, so
-wrapping a call in ``joblib.parallel_config(backend="dask")`` or ``backend="ray"`` runs
+wrapping a call in :func:`dask_backend` (or ``joblib.parallel_config(backend="ray")``) runs
 the same code on a cluster (see ``docs/SCALING.md``).
 """
 
@@ -23,9 +23,10 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -36,16 +37,22 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold, ShuffleSplit
 
 from mlviz._validation import check_features, check_label_matrix
+from mlviz.metrics import METRICS, TAIL_KEYS, evaluate, per_label_scores
+from mlviz.stats import label_frequencies, tail_labels
 
 __all__ = [
+    "CrossValidationResult",
     "EvaluationError",
     "FriedmanNemenyiResult",
+    "OutOfFoldPredictions",
     "aggregate",
     "cross_validate",
+    "dask_backend",
     "friedman_nemenyi",
     "nemenyi_critical_difference",
     "nemenyi_groups",
     "nemenyi_q_alpha",
+    "per_label_comparison",
     "rank_table",
     "repeated_splits",
     "summarize",
@@ -54,6 +61,7 @@ __all__ = [
 ProgressCallback = Callable[[int, int, str], None]
 
 RESULT_COLUMNS = ("method", "fold", "metric", "value", "fit_time", "predict_time")
+FAILURE_COLUMNS = ("method", "fold", "stage", "error")
 
 
 class EvaluationError(RuntimeError):
@@ -108,25 +116,15 @@ def _resolve_cv(cv: Any, random_state: int | None):
 # ----------------------------------------------------------------------------- metrics
 
 
-def _metrics_module():
-    from mlviz import metrics
-
-    return metrics
-
-
 def _greater_is_better(metric: str, overrides: Mapping[str, bool] | None = None) -> bool:
     if overrides is not None and metric in overrides:
         return bool(overrides[metric])
-    registry = getattr(_metrics_module(), "METRICS", {})
-    if metric not in registry:
+    if metric not in METRICS:
         raise ValueError(
             f"unknown metric {metric!r}: it is not in mlviz.metrics.METRICS, so its direction "
             "is unknown. Pass greater_is_better={metric_name: True/False}."
         )
-    info = registry[metric]
-    if isinstance(info, Mapping):
-        return bool(info["greater_is_better"])
-    return bool(info.greater_is_better)
+    return METRICS[metric].greater_is_better
 
 
 def _label_scores(estimator, X) -> np.ndarray | None:
@@ -151,6 +149,63 @@ def _label_scores(estimator, X) -> np.ndarray | None:
 # ----------------------------------------------------------------------------- cross-validation
 
 
+@dataclass(frozen=True)
+class OutOfFoldPredictions:
+    """One method's predictions for every instance, each made by the model that did not see it.
+
+    Attributes
+    ----------
+    Y_pred : ndarray of shape (n_samples, n_labels), int8
+        Hard 0/1 predictions; row i comes from the fold in which i was a test instance.
+    Y_score : ndarray of shape (n_samples, n_labels) or None
+        Real-valued scores (``decision_function``, else ``predict_proba``); None when the
+        method has neither.
+    """
+
+    Y_pred: np.ndarray
+    Y_score: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class CrossValidationResult:
+    """What :func:`cross_validate` returns with ``on_error="collect"`` or ``return_predictions``.
+
+    Attributes
+    ----------
+    results : pandas.DataFrame
+        The tidy table (one row per method, fold and metric) of the runs that succeeded.
+    failures : pandas.DataFrame
+        One row per failed (method, fold): columns ``method, fold, stage, error`` (stage is
+        "fit", "predict" or "evaluate"; error is the exception's type and message). Empty
+        when every run succeeded.
+    predictions : dict of str -> OutOfFoldPredictions
+        With ``return_predictions=True``: the out-of-fold predictions of every method that
+        succeeded in every fold (a method with a failed fold has none); otherwise empty.
+    """
+
+    results: pd.DataFrame
+    failures: pd.DataFrame
+    predictions: dict[str, OutOfFoldPredictions] = field(default_factory=dict)
+
+    @property
+    def failed_methods(self) -> list[str]:
+        """Methods that failed in at least one fold, in the order given to cross_validate."""
+        return list(dict.fromkeys(self.failures["method"]))
+
+
+@dataclass(frozen=True)
+class _FoldOutcome:
+    name: str
+    fold: int
+    scores: dict[str, float] | None
+    fit_time: float = math.nan
+    predict_time: float = math.nan
+    Y_pred: np.ndarray | None = None
+    Y_score: np.ndarray | None = None
+    stage: str = ""
+    error: str = ""
+
+
 def _fit_and_score(
     name: str,
     estimator,
@@ -160,8 +215,11 @@ def _fit_and_score(
     test: np.ndarray,
     fold: int,
     metrics: Sequence[str] | None,
-    zero_division: float = 1.0,
-) -> tuple[str, int, dict[str, float], float, float]:
+    zero_division: float,
+    tail_threshold: float | None,
+    keep_predictions: bool,
+    collect_errors: bool,
+) -> _FoldOutcome:
     stage = "fit"
     try:
         model = clone(estimator)
@@ -174,17 +232,65 @@ def _fit_and_score(
         Y_score = _label_scores(model, X[test])
         predict_time = time.perf_counter() - start
         stage = "evaluate"
-        scores = _metrics_module().evaluate(Y[test], Y_pred, Y_score, zero_division=zero_division)
+        scores = evaluate(
+            Y[test],
+            Y_pred,
+            Y_score,
+            zero_division=zero_division,
+            tail_threshold=tail_threshold,
+            Y_train=Y[train],
+        )
     except Exception as err:
+        error = f"{type(err).__name__}: {err}"
+        if collect_errors:
+            return _FoldOutcome(name, fold, None, stage=stage, error=error)
         # Re-raised (never swallowed) with the context a user needs to find the failing run.
         raise EvaluationError(
             f"method {name!r} failed in fold {fold} during {stage} "
-            f"({len(train)} training / {len(test)} test examples): {type(err).__name__}: {err}"
+            f"({len(train)} training / {len(test)} test examples): {error}"
         ) from err
     if metrics is not None:
         # A ranking metric is absent when the model has no scores: NaN, not a KeyError.
         scores = {m: scores.get(m, np.nan) for m in metrics}
-    return name, fold, scores, fit_time, predict_time
+    if not keep_predictions:
+        Y_pred = Y_score = None
+    return _FoldOutcome(name, fold, scores, fit_time, predict_time, Y_pred, Y_score)
+
+
+def _check_partition(splits: list[tuple[np.ndarray, np.ndarray]], n_samples: int) -> None:
+    tested = np.concatenate([test for _, test in splits])
+    if tested.size != n_samples or not np.array_equal(np.sort(tested), np.arange(n_samples)):
+        raise ValueError(
+            "return_predictions=True needs every instance in exactly one test fold (k-fold, "
+            f"cv=int or a KFold); this splitter tests {np.unique(tested).size} of {n_samples} "
+            f"instances in {tested.size} test slots (repeated or random partitions cannot give "
+            "one out-of-fold prediction per instance)."
+        )
+
+
+def _out_of_fold(
+    names: Sequence[str],
+    outcomes: list[_FoldOutcome],
+    splits: list[tuple[np.ndarray, np.ndarray]],
+    shape: tuple[int, int],
+    failed: set[str],
+) -> dict[str, OutOfFoldPredictions]:
+    by_method: dict[str, list[_FoldOutcome]] = {name: [] for name in names if name not in failed}
+    for outcome in outcomes:
+        if outcome.name in by_method:
+            by_method[outcome.name].append(outcome)
+    predictions = {}
+    for name, parts in by_method.items():
+        Y_pred = np.zeros(shape, dtype=np.int8)
+        has_scores = all(part.Y_score is not None for part in parts)
+        Y_score = np.empty(shape, dtype=np.float64) if has_scores else None
+        for part in parts:
+            test = splits[part.fold][1]
+            Y_pred[test] = part.Y_pred
+            if Y_score is not None:
+                Y_score[test] = part.Y_score
+        predictions[name] = OutOfFoldPredictions(Y_pred, Y_score)
+    return predictions
 
 
 def cross_validate(
@@ -198,8 +304,11 @@ def cross_validate(
     n_jobs: int | None = None,
     progress: ProgressCallback | None = None,
     dataset: str | None = None,
-    zero_division: float = 1.0,
-) -> pd.DataFrame:
+    zero_division: float = 0,
+    tail_threshold: float | None = None,
+    return_predictions: bool = False,
+    on_error: Literal["raise", "collect"] = "raise",
+) -> pd.DataFrame | CrossValidationResult:
     """Fit and score several multi-label estimators on the same folds.
 
     Parameters
@@ -223,7 +332,7 @@ def cross_validate(
         Seed of the k-fold shuffle when ``cv`` is an int.
     n_jobs : int, optional
         Number of parallel folds (joblib semantics; None means 1 unless inside a
-        ``joblib.parallel_config`` context).
+        ``joblib.parallel_config`` context such as :func:`dask_backend`).
     progress : callable (done, total, message), optional
         Called from the calling process: once with ``done=0`` before the first fit and
         then each time a (method, fold) result arrives. With a joblib backend that cannot
@@ -231,22 +340,40 @@ def cross_validate(
     dataset : str, optional
         When given, a leading ``dataset`` column holding this name (for :func:`rank_table`
         and :func:`friedman_nemenyi` over several data sets).
-    zero_division : {1, 0}, default=1
+    zero_division : {0, 1, nan}, default=0
         Macro F1's value for a label absent from a test fold and never predicted (see
-        :func:`mlviz.metrics.per_label_f1`).
+        :func:`mlviz.metrics.per_label_f1`); 0 is scikit-learn's default and what the GroPLE
+        paper's numbers imply.
+    tail_threshold : float in (0, 1], optional
+        Adds ``tail_macro_f1``, ``head_macro_f1`` and ``tail_recall``
+        (:func:`mlviz.metrics.tail_head_scores`), the tail being the labels below this
+        relative frequency in each fold's *training* labels.
+    return_predictions : bool, default=False
+        Also return every method's out-of-fold predictions and scores
+        (:class:`OutOfFoldPredictions`), e.g. for :func:`mlviz.metrics.per_label_scores` over
+        the whole data set. Needs a splitter that tests every instance exactly once (k-fold).
+        Memory: one int8 and one float64 (n_samples, n_labels) array per method.
+    on_error : {"raise", "collect"}, default="raise"
+        "raise": the first failing (method, fold) raises :class:`EvaluationError`. "collect":
+        failures are recorded in :attr:`CrossValidationResult.failures` and the other runs
+        go on.
 
     Returns
     -------
-    pandas.DataFrame
-        Tidy: one row per (method, fold, metric) with columns ``method, fold, metric, value,
-        fit_time, predict_time`` (seconds; ``predict_time`` includes computing the scores),
-        ordered by method (as given), fold, metric.
+    pandas.DataFrame or CrossValidationResult
+        With the defaults, the tidy table: one row per (method, fold, metric) with columns
+        ``method, fold, metric, value, fit_time, predict_time`` (seconds; ``predict_time``
+        includes computing the scores), ordered by method (as given), fold, metric. With
+        ``on_error="collect"`` or ``return_predictions=True``, a
+        :class:`CrossValidationResult` holding that table as ``results`` beside
+        ``failures`` and ``predictions`` (a different type, so that failures cannot be
+        mistaken for a complete table).
 
     Raises
     ------
     EvaluationError
-        When an estimator raises in a fold; the message names the method, the fold and the
-        stage, and the original exception is chained.
+        With ``on_error="raise"``, when an estimator raises in a fold; the message names
+        the method, the fold and the stage, and the original exception is chained.
     """
     if not isinstance(estimators, Mapping) or not estimators:
         raise ValueError(
@@ -256,22 +383,40 @@ def cross_validate(
     for name, est in estimators.items():
         if not hasattr(est, "fit") or not hasattr(est, "predict"):
             raise ValueError(f"estimator {name!r} has no fit/predict methods: got {est!r}.")
+    if on_error not in ("raise", "collect"):
+        raise ValueError(f"on_error must be 'raise' or 'collect'; got {on_error!r}.")
     if metrics is not None:
         metrics = list(metrics)
-        known = getattr(_metrics_module(), "METRICS", None)
-        if known is not None:
-            unknown = [m for m in metrics if m not in known]
-            if unknown:
-                raise ValueError(f"unknown metric(s) {unknown}; available: {sorted(known)}.")
+        unknown = [m for m in metrics if m not in METRICS]
+        if unknown:
+            raise ValueError(f"unknown metric(s) {unknown}; available: {sorted(METRICS)}.")
+        if tail_threshold is None and set(metrics) & set(TAIL_KEYS):
+            raise ValueError(
+                f"metric(s) {sorted(set(metrics) & set(TAIL_KEYS))} need tail_threshold=... "
+                "(the relative training frequency below which a label is a tail label)."
+            )
+    if tail_threshold is not None and not (
+        isinstance(tail_threshold, numbers.Real) and 0.0 < float(tail_threshold) <= 1.0
+    ):
+        raise ValueError(
+            f"tail_threshold must be a share of the training instances in (0, 1], e.g. 0.05; "
+            f"got {tail_threshold!r}. Pass None for no tail metrics."
+        )
     X = check_features(X)
     Y = check_label_matrix(Y, n_samples=X.shape[0])
     splitter = _resolve_cv(cv, random_state)
     splits = [(np.asarray(tr), np.asarray(te)) for tr, te in splitter.split(X, Y)]
     if not splits:
         raise ValueError(f"the splitter {splitter!r} produced no train/test splits.")
+    if return_predictions:
+        _check_partition(splits, X.shape[0])
 
+    collect = on_error == "collect"
     tasks = [
-        delayed(_fit_and_score)(name, est, X, Y, train, test, fold, metrics, zero_division)
+        delayed(_fit_and_score)(
+            name, est, X, Y, train, test, fold, metrics, zero_division, tail_threshold,
+            return_predictions, collect,
+        )
         for name, est in estimators.items()
         for fold, (train, test) in enumerate(splits)
     ]
@@ -284,22 +429,155 @@ def cross_validate(
         # Backends such as multiprocessing or Ray cannot stream results back.
         runner = Parallel(n_jobs=n_jobs, return_as="list")
 
-    records = []
-    for done, (name, fold, scores, fit_time, predict_time) in enumerate(runner(tasks), 1):
-        for metric, value in scores.items():
-            records.append((name, fold, metric, float(value), fit_time, predict_time))
+    records, outcomes, failures = [], [], []
+    for done, outcome in enumerate(runner(tasks), 1):
+        if outcome.scores is None:
+            failures.append((outcome.name, outcome.fold, outcome.stage, outcome.error))
+            status = f"failed during {outcome.stage}"
+        else:
+            records += [
+                (outcome.name, outcome.fold, metric, float(value), outcome.fit_time,
+                 outcome.predict_time)
+                for metric, value in outcome.scores.items()
+            ]
+            outcomes.append(outcome)
+            status = "done"
         if progress is not None:
-            progress(done, total, f"{name}: fold {fold + 1}/{len(splits)} done")
+            progress(done, total, f"{outcome.name}: fold {outcome.fold + 1}/{len(splits)} {status}")
 
+    method_rank = {name: i for i, name in enumerate(estimators)}
     df = pd.DataFrame.from_records(records, columns=list(RESULT_COLUMNS))
     # Results arrive in completion order; present them in the order the caller gave.
-    method_rank = df["method"].map({name: i for i, name in enumerate(estimators)})
     metric_rank = df["metric"].map({m: i for i, m in enumerate(dict.fromkeys(df["metric"]))})
-    order = np.lexsort((metric_rank.to_numpy(), df["fold"].to_numpy(), method_rank.to_numpy()))
+    order = np.lexsort(
+        (metric_rank.to_numpy(), df["fold"].to_numpy(), df["method"].map(method_rank).to_numpy())
+    )
     df = df.iloc[order].reset_index(drop=True)
     if dataset is not None:
         df.insert(0, "dataset", dataset)
-    return df
+    if not (collect or return_predictions):
+        return df
+    failed = pd.DataFrame.from_records(failures, columns=list(FAILURE_COLUMNS))
+    failed = failed.sort_values(
+        ["method", "fold"], key=lambda c: c.map(method_rank) if c.name == "method" else c
+    ).reset_index(drop=True)
+    predictions = (
+        _out_of_fold(list(estimators), outcomes, splits, Y.shape, set(failed["method"]))
+        if return_predictions
+        else {}
+    )
+    return CrossValidationResult(df, failed, predictions)
+
+
+PER_LABEL_METRICS = {"f1": "F1", "recall": "recall", "precision": "precision", "auc": "AUC"}
+
+
+def per_label_comparison(
+    predictions: Mapping[str, OutOfFoldPredictions],
+    Y,
+    *,
+    label_names: Sequence[str] | None = None,
+    tail_threshold: float | None = None,
+    metrics: Sequence[str] = ("f1", "recall"),
+    zero_division: float = 0,
+) -> pd.DataFrame:
+    """Per-label scores of every method side by side, from out-of-fold predictions.
+
+    Parameters
+    ----------
+    predictions : dict of str -> OutOfFoldPredictions
+        ``cross_validate(..., return_predictions=True).predictions``.
+    Y : array-like of shape (n_samples, n_labels)
+        The labels the cross-validation ran on.
+    label_names : sequence of str, optional
+        Default ``"0", "1", ...``.
+    tail_threshold : float in (0, 1], optional
+        Adds a boolean ``tail`` column (:func:`mlviz.stats.tail_labels` on ``Y``).
+    metrics : sequence of {"f1", "recall", "precision", "auc"}, default=("f1", "recall")
+        Columns of :func:`mlviz.metrics.per_label_scores` to show per method ("auc" needs
+        scores; NaN for a method without).
+    zero_division : {0, 1, nan}, default=0
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per label, rarest first (ties in column order): ``label``, ``frequency``
+        (share of all instances carrying it; each fold trains on (k-1)/k of them),
+        ``support`` (count), [``tail``], then ``"<metric> <method>"`` columns (e.g.
+        ``"F1 PLST"``), then ``"best <first metric>"``: the method(s) with the highest value,
+        joined by ", " when tied, "all tied" when every method ties (e.g. all 0).
+    """
+    if not predictions:
+        raise ValueError(
+            "per_label_comparison needs the out-of-fold predictions of at least one method: "
+            "call cross_validate(..., return_predictions=True)."
+        )
+    unknown = [m for m in metrics if m not in PER_LABEL_METRICS]
+    if unknown or not metrics:
+        raise ValueError(
+            f"metrics must be a non-empty selection of {sorted(PER_LABEL_METRICS)}; "
+            f"got {list(metrics)}."
+        )
+    Y = check_label_matrix(Y)
+    names = [str(j) for j in range(Y.shape[1])] if label_names is None else list(label_names)
+    if len(names) != Y.shape[1]:
+        raise ValueError(f"{len(names)} label names for {Y.shape[1]} label columns.")
+    table = pd.DataFrame(
+        {
+            "label": names,
+            "frequency": label_frequencies(Y, relative=True),
+            "support": Y.sum(axis=0, dtype=np.int64),
+        }
+    )
+    if tail_threshold is not None:
+        table["tail"] = False
+        table.loc[tail_labels(Y, tail_threshold), "tail"] = True
+    scores = {
+        method: per_label_scores(Y, oof.Y_pred, oof.Y_score, zero_division=zero_division)
+        for method, oof in predictions.items()
+    }
+    for metric in metrics:
+        for method, table_of_method in scores.items():
+            column = table_of_method[metric].to_numpy() if metric in table_of_method else np.nan
+            table[f"{PER_LABEL_METRICS[metric]} {method}"] = column
+    if len(predictions) > 1:
+        methods = np.asarray(list(predictions), dtype=object)
+        values = table[[f"{PER_LABEL_METRICS[metrics[0]]} {m}" for m in methods]].to_numpy(float)
+        top = np.max(np.where(np.isnan(values), -np.inf, values), axis=1, keepdims=True)
+        best = np.isclose(values, top)  # NaN (undefined) is never best
+        table[f"best {PER_LABEL_METRICS[metrics[0]]}"] = [
+            "all tied" if row.all() else ", ".join(methods[row]) if row.any() else "undefined"
+            for row in best
+        ]
+    return table.sort_values("frequency", kind="stable").reset_index(drop=True)
+
+
+@contextmanager
+def dask_backend(address: str | None = None, **client_options) -> Iterator[Any]:
+    """Run :func:`cross_validate` (any joblib work) on a Dask cluster inside this block.
+
+    Connects a :class:`dask.distributed.Client` to the scheduler at ``address`` (e.g.
+    ``"tcp://scheduler-host:8786"``; None starts a local cluster) and selects joblib's
+    ``dask`` backend, so every (method, fold) becomes a task on the workers. Results stream
+    back, so progress callbacks still fire as folds finish. Dask is an optional dependency
+    (``pip install "mlviz[dask]"``), imported only here.
+
+    Yields
+    ------
+    dask.distributed.Client
+        The connected client; it is closed when the block ends.
+    """
+    try:
+        from dask.distributed import Client
+    except ImportError as err:
+        raise ImportError(
+            "running on Dask needs the optional dependency dask[distributed]: "
+            'pip install "mlviz[dask]" (on the client and on every worker).'
+        ) from err
+    from joblib import parallel_config
+
+    with Client(address, **client_options) as client, parallel_config(backend="dask"):
+        yield client
 
 
 # ----------------------------------------------------------------------------- summaries
@@ -326,13 +604,14 @@ def aggregate(df: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``[dataset,] method, metric, mean, sd, se, n``; ``se = sd / sqrt(n)``, the
-        PLST paper's "standard error" over its 20 partitions.
+        Columns ``[dataset,] method, metric, mean, sd, se, n`` (pandas' mean, std, sem and
+        count); ``se = sd / sqrt(n)``, the PLST paper's "standard error" over its 20
+        partitions. NaN values (a metric undefined in a fold) are left out, and ``n`` counts
+        the folds where the metric is defined.
     """
     keys = _group_keys(df) + ["metric"]
-    grouped = df.groupby(keys, sort=False)["value"]
-    out = grouped.agg(mean="mean", sd=lambda v: v.std(ddof=1), n="count").reset_index()
-    out["se"] = out["sd"] / np.sqrt(out["n"])
+    out = df.groupby(keys, sort=False)["value"].agg(["mean", "std", "sem", "count"])
+    out = out.rename(columns={"std": "sd", "sem": "se", "count": "n"}).reset_index()
     return out[keys + ["mean", "sd", "se", "n"]]
 
 
@@ -351,13 +630,19 @@ def summarize(df: pd.DataFrame, spread: str = "sd", decimals: int = 4) -> pd.Dat
     Returns
     -------
     pandas.DataFrame of str
+        "—" where the metric is undefined in every fold (e.g. tail macro F1 when no label is
+        rare); a mean over the folds where it is defined otherwise (see :func:`aggregate`).
     """
     if spread not in ("sd", "se"):
         raise ValueError(f"spread must be 'sd' or 'se'; got {spread!r}.")
     agg = aggregate(df)
     keys = _group_keys(df)
     agg["cell"] = [
-        f"{m:.{decimals}f} ± {s:.{decimals}f}" if np.isfinite(s) else f"{m:.{decimals}f}"
+        "—"
+        if not np.isfinite(m)
+        else f"{m:.{decimals}f} ± {s:.{decimals}f}"
+        if np.isfinite(s)
+        else f"{m:.{decimals}f}"
         for m, s in zip(agg["mean"], agg[spread], strict=True)
     ]
     wide = agg.pivot(index=keys, columns="metric", values="cell")

@@ -16,9 +16,14 @@ Two kinds of metric:
 Edge-case conventions (each repeated in the function's docstring):
 
 * An instance whose truth and prediction are both empty has F1 = Jaccard = 1 (nothing to find,
-  nothing wrongly claimed); an empty truth with a non-empty prediction scores 0. The same rule
-  per label gives macro F1 (a label never present and never predicted has F1 = 1) and micro F1
-  (1 when nothing at all is present or predicted).
+  nothing wrongly claimed); an empty truth with a non-empty prediction scores 0. Micro F1 is 1
+  when nothing at all is present or predicted.
+* Macro F1 (and :func:`per_label_f1`, :func:`per_label_scores`) gives a label never present and
+  never predicted ``zero_division``, default 0: scikit-learn's default, and what the GroPLE
+  paper's macro-F1 numbers imply (``docs/REPRODUCTION.md``). Pass ``zero_division=1`` for
+  "nothing to find, nothing wrongly claimed".
+* Tail metrics (:func:`tail_head_scores`, and :func:`evaluate` with ``tail_threshold``) split
+  the labels by :func:`mlviz.stats.tail_labels`, the one tail definition of mlviz.
 * Ranking metrics exclude instances on which they are undefined, as M.-L. Zhang's MATLAB
   evaluation code (distributed with ML-KNN and LIFT) does for one-error, ranking loss and
   average precision: instances whose truth has no relevant label are excluded from one-error,
@@ -34,18 +39,24 @@ Edge-case conventions (each repeated in the function's docstring):
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn import metrics as skm
 
 from mlviz._validation import check_label_matrix
 from mlviz.costs import paired_costs
+from mlviz.stats import tail_labels
 
 __all__ = [
     "EVALUATE_KEYS",
     "METRICS",
     "MetricInfo",
+    "TAIL_KEYS",
     "accuracy",
     "average_precision",
     "coverage",
@@ -57,9 +68,11 @@ __all__ = [
     "micro_f1",
     "one_error",
     "per_label_f1",
+    "per_label_scores",
     "rank_loss_hard",
     "ranking_loss",
     "subset_accuracy",
+    "tail_head_scores",
 ]
 
 
@@ -83,6 +96,7 @@ _GROPLE = "001 GroPLE (Kumar et al.)"
 _CLEMS = "002 CLEMS (Huang & Lin)"
 _MLKNN = "003 ML-KNN (Zhang & Zhou)"
 _PLST = "004 PLST (Tai & Lin)"
+_TAIL = "labels split by training frequency (mlviz.stats.tail_labels)"
 
 METRICS: dict[str, MetricInfo] = {
     info.name: info
@@ -99,10 +113,14 @@ METRICS: dict[str, MetricInfo] = {
         MetricInfo("average_precision", "Average precision", True, True, f"{_MLKNN} Eq. 5"),
         MetricInfo("macro_auc", "Macro AUC", True, True, "area under the ROC curve per label"),
         MetricInfo("rank_loss_hard", "Rank loss (hard)", False, False, f"{_CLEMS} §4"),
+        MetricInfo("tail_macro_f1", "Tail macro F1", True, False, _TAIL),
+        MetricInfo("head_macro_f1", "Head macro F1", True, False, _TAIL),
+        MetricInfo("tail_recall", "Tail recall (micro)", True, False, _TAIL),
     )
 }
 
-#: The keys :func:`evaluate` returns, in display order (the ranking ones only with scores).
+#: The keys :func:`evaluate` returns, in display order: the bipartition ones always, the
+#: ranking ones (the last five) only with scores.
 EVALUATE_KEYS: tuple[str, ...] = (
     "hamming_loss",
     "subset_accuracy",
@@ -116,6 +134,9 @@ EVALUATE_KEYS: tuple[str, ...] = (
     "average_precision",
     "macro_auc",
 )
+
+#: The keys :func:`evaluate` adds when given a ``tail_threshold`` (:func:`tail_head_scores`).
+TAIL_KEYS: tuple[str, ...] = ("tail_macro_f1", "head_macro_f1", "tail_recall")
 
 
 def _check_pair(Y_true, Y_pred) -> tuple[np.ndarray, np.ndarray]:
@@ -147,34 +168,29 @@ def _check_scores(Y_true, Y_score) -> tuple[np.ndarray, np.ndarray]:
 
 # --------------------------------------------------------------------------- bipartition
 
-# The F1 family is computed from counts (and the per-instance costs of mlviz.costs, so that a
-# CLEMS cost and the metric it targets cannot disagree) rather than with sklearn's f1_score /
-# jaccard_score: those read an (N, 1) indicator matrix as a *binary* target and then average
-# over both classes or refuse samplewise averaging. tests/test_metrics.py checks agreement with
-# scikit-learn for K > 1.
+# Example-based accuracy and F1 come from the per-instance costs of mlviz.costs, so that a
+# CLEMS cost and the metric it targets cannot disagree; scikit-learn's jaccard_score /
+# f1_score(average="samples") would read an (N, 1) indicator matrix as a binary target and
+# refuse. Micro, macro and per-label scores are scikit-learn's, see _as_sklearn_target.
 
 
-def _label_counts(Y_true, Y_pred) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-label true positives, false positives and false negatives, each shape (K,)."""
-    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
-    true_positive = (Y_true & Y_pred).sum(axis=0, dtype=np.int64)
-    false_positive = (Y_pred & (1 - Y_true)).sum(axis=0, dtype=np.int64)
-    false_negative = (Y_true & (1 - Y_pred)).sum(axis=0, dtype=np.int64)
-    return true_positive, false_positive, false_negative
+def _as_sklearn_target(Y_true: np.ndarray, Y_pred: np.ndarray) -> tuple[Any, Any, list | None]:
+    """Arguments for scikit-learn's set-wise metrics that keep a label matrix multi-label.
 
-
-def _f1(true_positive, false_positive, false_negative, zero_division: float = 1.0):
-    """2TP / (2TP + FP + FN); ``zero_division`` where nothing is present or predicted (0/0)."""
-    denominator = np.asarray(2 * true_positive + false_positive + false_negative, dtype=float)
-    f1 = np.full_like(denominator, zero_division)
-    np.divide(2.0 * true_positive, denominator, out=f1, where=denominator > 0)
-    return f1 if f1.ndim else float(f1)
+    scikit-learn reads an (N, 1) indicator matrix as a *binary* target, and then micro/macro
+    averages would run over both classes (0 and 1) instead of over the one label. For one
+    label column, pass the column and ask for the positive class only (``labels=[1]``).
+    """
+    if Y_true.shape[1] == 1:
+        return Y_true[:, 0], Y_pred[:, 0], [1]
+    return Y_true, Y_pred, None
 
 
 def _check_zero_division(zero_division: float) -> float:
-    if zero_division not in (0, 1):
+    is_nan = isinstance(zero_division, float) and math.isnan(zero_division)
+    if not (is_nan or zero_division in (0, 1)):
         raise ValueError(
-            f"zero_division must be 0 or 1 (the F1 of a label never present and never "
+            f"zero_division must be 0, 1 or nan (the score of a label never present and never "
             f"predicted); got {zero_division!r}."
         )
     return float(zero_division)
@@ -229,34 +245,170 @@ def micro_f1(Y_true, Y_pred) -> float:
     """Micro-averaged F1 (paper 001 §5.2): ``2ΣTP / (2ΣTP + ΣFP + ΣFN)`` over all labels.
 
     Higher is better. Convention: 1 when nothing is present and nothing predicted at all.
+    scikit-learn's ``f1_score(average="micro", zero_division=1)``.
     """
-    true_positive, false_positive, false_negative = _label_counts(Y_true, Y_pred)
-    return _f1(true_positive.sum(), false_positive.sum(), false_negative.sum())
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    true, pred, labels = _as_sklearn_target(Y_true, Y_pred)
+    return float(skm.f1_score(true, pred, labels=labels, average="micro", zero_division=1))
 
 
-def per_label_f1(Y_true, Y_pred, *, zero_division: float = 1.0) -> np.ndarray:
+def per_label_f1(Y_true, Y_pred, *, zero_division: float = 0) -> np.ndarray:
     """F1 of each label column, ``2TP_j / (2TP_j + FP_j + FN_j)``, shape (K,).
 
     Convention: a label that is never present and never predicted has F1 = ``zero_division``
-    (default 1: nothing to find, no false alarm; 0 is scikit-learn's default and what the
-    GroPLE paper's macro-F1 numbers imply); never present but predicted, or present but never
-    predicted, gives 0. Use it to see how a model does on tail labels
-    (:func:`mlviz.stats.tail_labels`).
+    (default 0, scikit-learn's default and what the GroPLE paper's macro-F1 numbers imply; 1
+    reads "nothing to find, no false alarm"; nan leaves it undefined); never present but
+    predicted, or present but never predicted, gives 0. scikit-learn's
+    ``f1_score(average=None)``. For precision, recall and AUC as well see
+    :func:`per_label_scores`.
     """
     zero_division = _check_zero_division(zero_division)
-    true_positive, false_positive, false_negative = _label_counts(Y_true, Y_pred)
-    return _f1(true_positive, false_positive, false_negative, zero_division)
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    true, pred, labels = _as_sklearn_target(Y_true, Y_pred)
+    return np.asarray(
+        skm.f1_score(true, pred, labels=labels, average=None, zero_division=zero_division),
+        dtype=float,
+    )
 
 
-def macro_f1(Y_true, Y_pred, *, zero_division: float = 1.0) -> float:
+def macro_f1(Y_true, Y_pred, *, zero_division: float = 0) -> float:
     """Macro-averaged F1 (paper 001 §5.2): the mean over labels of :func:`per_label_f1`.
 
     ``MacroF1 = 1/L Σ_j 2 p_j r_j / (p_j + r_j)``. Higher is better. Convention: a label never
-    present and never predicted contributes ``zero_division`` (see :func:`per_label_f1`); all
-    labels are averaged, none dropped. On data with many rare labels (medical, genbase) the
-    choice moves macro F1 a lot, because a test fold misses many labels entirely.
+    present and never predicted contributes ``zero_division`` (default 0, see
+    :func:`per_label_f1`); all labels are averaged, none dropped (with ``zero_division=nan``
+    such labels are left out of the mean, as scikit-learn does). On data with many rare labels
+    (medical, genbase) the choice moves macro F1 a lot, because a test fold misses many labels
+    entirely (``docs/REPRODUCTION.md`` compares both on medical).
     """
-    return float(per_label_f1(Y_true, Y_pred, zero_division=zero_division).mean())
+    zero_division = _check_zero_division(zero_division)
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    true, pred, labels = _as_sklearn_target(Y_true, Y_pred)
+    return float(
+        skm.f1_score(true, pred, labels=labels, average="macro", zero_division=zero_division)
+    )
+
+
+def per_label_scores(
+    Y_true,
+    Y_pred,
+    Y_score=None,
+    *,
+    zero_division: float = 0,
+    label_names: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Precision, recall, F1 (and AUC with scores) of every label: where a model loses labels.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n_samples, n_labels)
+        0/1 truth and hard prediction, e.g. out-of-fold predictions of
+        :func:`mlviz.evaluation.cross_validate` (``return_predictions=True``).
+    Y_score : array-like of shape (n_samples, n_labels), optional
+        Real-valued scores; adds the ``auc`` column.
+    zero_division : {0, 1, nan}, default=0
+        Precision of a label never predicted, recall of a label never present, and F1 of a
+        label never present and never predicted (scikit-learn's ``zero_division``).
+    label_names : sequence of str, optional
+        Index of the table; default the column numbers 0..n_labels-1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per label (index ``label``), columns ``support`` (positives in ``Y_true``),
+        ``predicted`` (positives in ``Y_pred``), ``precision``, ``recall``, ``f1`` from
+        scikit-learn's ``precision_recall_fscore_support``, and with scores ``auc`` from
+        ``roc_auc_score``: NaN for a label whose truth has a single class (AUC undefined).
+    """
+    zero_division = _check_zero_division(zero_division)
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    n_labels = Y_true.shape[1]
+    if label_names is None:
+        index = pd.RangeIndex(n_labels, name="label")
+    else:
+        names = [str(name) for name in label_names]
+        if len(names) != n_labels:
+            raise ValueError(
+                f"per_label_scores: {len(names)} label names for {n_labels} label columns."
+            )
+        index = pd.Index(names, name="label")
+    true, pred, labels = _as_sklearn_target(Y_true, Y_pred)
+    precision, recall, f1, _ = skm.precision_recall_fscore_support(
+        true, pred, labels=labels, average=None, zero_division=zero_division
+    )
+    table = pd.DataFrame(
+        {
+            "support": Y_true.sum(axis=0, dtype=np.int64),
+            "predicted": Y_pred.sum(axis=0, dtype=np.int64),
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+        },
+        index=index,
+    )
+    if Y_score is not None:
+        Y_true, Y_score = _check_scores(Y_true, Y_score)
+        table["auc"] = _per_label_auc(Y_true, Y_score)
+    return table
+
+
+def tail_head_scores(
+    Y_true, Y_pred, tail_threshold: float, *, Y_train=None, zero_division: float = 0
+) -> dict[str, float]:
+    """Macro F1 over the tail labels and over the head labels, and micro recall over the tail.
+
+    Tail labels are those whose relative frequency in ``Y_train`` (or, without it, in
+    ``Y_true``) is below ``tail_threshold`` (:func:`mlviz.stats.tail_labels`, the single tail
+    definition); head labels are the others (frequency at or above the threshold).
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n_samples, n_labels)
+    tail_threshold : float in (0, 1]
+        Share of the training instances, e.g. 0.05.
+    Y_train : array-like of shape (n_train, n_labels), optional
+        Training labels whose frequencies define the tail; in cross-validation the fold's
+        training labels. Default ``Y_true``.
+    zero_division : {0, 1, nan}, default=0
+        As in :func:`macro_f1`.
+
+    Returns
+    -------
+    dict
+        ``tail_macro_f1``, ``head_macro_f1``: the mean of :func:`per_label_f1` over the tail
+        (head) labels, NaN when there is no tail (head) label. ``tail_recall``: ΣTP / Σ(TP + FN)
+        over the tail labels, the share of tail-label occurrences found; NaN when there is no
+        tail label or no tail label occurs in ``Y_true``.
+    """
+    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
+    reference = Y_true
+    if Y_train is not None:
+        reference = check_label_matrix(Y_train, name="Y_train")
+        if reference.shape[1] != Y_true.shape[1]:
+            raise ValueError(
+                f"Y_train has {reference.shape[1]} label columns but Y_true has "
+                f"{Y_true.shape[1]}; give the training labels of the same problem."
+            )
+    is_tail = np.zeros(Y_true.shape[1], dtype=bool)
+    is_tail[tail_labels(reference, tail_threshold)] = True
+    f1 = per_label_f1(Y_true, Y_pred, zero_division=zero_division)
+    tail_recall = math.nan
+    if is_tail.any():
+        true, pred, labels = _as_sklearn_target(Y_true[:, is_tail], Y_pred[:, is_tail])
+        tail_recall = float(
+            skm.recall_score(true, pred, labels=labels, average="micro", zero_division=np.nan)
+        )
+    return {
+        "tail_macro_f1": _mean_defined(f1[is_tail]),
+        "head_macro_f1": _mean_defined(f1[~is_tail]),
+        "tail_recall": tail_recall,
+    }
+
+
+def _mean_defined(values: np.ndarray) -> float:
+    """Mean of the non-NaN values (NaN F1s come from ``zero_division=nan``); NaN if none."""
+    values = values[~np.isnan(values)]
+    return float(values.mean()) if values.size else math.nan
 
 
 def rank_loss_hard(Y_true, Y_pred) -> float:
@@ -372,11 +524,33 @@ def macro_auc(Y_true, Y_score) -> float:
     undefined) are left out of the mean; ``nan`` if every label is such a label.
     """
     Y_true, Y_score = _check_scores(Y_true, Y_score)
-    n_positive = Y_true.sum(axis=0)
-    defined = (n_positive > 0) & (n_positive < Y_true.shape[0])
-    if not defined.any():
+    auc = _per_label_auc(Y_true, Y_score)
+    if np.isnan(auc).all():
         return float("nan")
-    return float(skm.roc_auc_score(Y_true[:, defined], Y_score[:, defined], average="macro"))
+    return float(np.nanmean(auc))
+
+
+def _per_label_auc(Y_true: np.ndarray, Y_score: np.ndarray) -> np.ndarray:
+    """ROC AUC of every label column at once; NaN where a column has a single class.
+
+    The Mann-Whitney form ``(R+ - n+(n+ + 1)/2) / (n+ n-)`` with ``R+`` the sum of the
+    positives' mid-ranks equals ``roc_auc_score`` (ties count 1/2) exactly. One ranking of
+    the score matrix replaces scikit-learn's per-label loop, which took ~20 s per call at
+    1,000 labels (benchmarks/bench_scale.py).
+    """
+    from scipy.stats import rankdata
+
+    positive = Y_true.astype(bool)
+    n_positive = positive.sum(axis=0).astype(np.float64)
+    n_negative = Y_true.shape[0] - n_positive
+    defined = (n_positive > 0) & (n_negative > 0)
+    auc = np.full(Y_true.shape[1], np.nan)
+    if defined.any():
+        ranks = rankdata(Y_score[:, defined], axis=0, method="average")
+        rank_sum = (ranks * positive[:, defined]).sum(axis=0)
+        n_pos, n_neg = n_positive[defined], n_negative[defined]
+        auc[defined] = (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+    return auc
 
 
 # --------------------------------------------------------------------------- all at once
@@ -398,8 +572,16 @@ _RANKING = {
 }
 
 
-def evaluate(Y_true, Y_pred, Y_score=None, *, zero_division: float = 1.0) -> dict[str, float]:
-    """All metrics that apply, keyed as in :data:`EVALUATE_KEYS`.
+def evaluate(
+    Y_true,
+    Y_pred,
+    Y_score=None,
+    *,
+    zero_division: float = 0,
+    tail_threshold: float | None = None,
+    Y_train=None,
+) -> dict[str, float]:
+    """All metrics that apply, keyed as in :data:`EVALUATE_KEYS` (and :data:`TAIL_KEYS`).
 
     Parameters
     ----------
@@ -409,20 +591,33 @@ def evaluate(Y_true, Y_pred, Y_score=None, *, zero_division: float = 1.0) -> dic
         Real-valued scores (higher = more relevant), e.g. ``decision_function(X)``. When given,
         the ranking metrics (one_error, coverage, ranking_loss, average_precision, macro_auc)
         are added.
-    zero_division : {1, 0}, default=1
+    zero_division : {0, 1, nan}, default=0
         Macro F1's value for a label never present and never predicted (see
-        :func:`per_label_f1`).
+        :func:`per_label_f1`); also used by the tail and head macro F1.
+    tail_threshold : float in (0, 1], optional
+        When given, add ``tail_macro_f1``, ``head_macro_f1`` and ``tail_recall``
+        (:func:`tail_head_scores`).
+    Y_train : array-like of shape (n_train, n_labels), optional
+        Training labels whose frequencies define the tail (default ``Y_true``); only used with
+        ``tail_threshold``.
 
     Returns
     -------
     dict of str to float
-        Bipartition metrics always; ranking metrics only with scores. Directions and display
-        labels are in :data:`METRICS`. Undefined ranking metrics (see their docstrings) are
-        ``nan``.
+        Bipartition metrics always; then the tail metrics (:data:`TAIL_KEYS`) only with a
+        threshold; then the ranking metrics only with scores. Directions and display labels
+        are in :data:`METRICS`. Undefined metrics (see their docstrings) are ``nan``.
     """
+    zero_division = _check_zero_division(zero_division)
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     results = {name: func(Y_true, Y_pred) for name, func in _BIPARTITION.items()}
     results["macro_f1"] = macro_f1(Y_true, Y_pred, zero_division=zero_division)
+    if tail_threshold is not None:  # next to macro F1, which they split
+        results.update(
+            tail_head_scores(
+                Y_true, Y_pred, tail_threshold, Y_train=Y_train, zero_division=zero_division
+            )
+        )
     if Y_score is not None:
         Y_true_checked, Y_score = _check_scores(Y_true, Y_score)
         results.update({name: func(Y_true_checked, Y_score) for name, func in _RANKING.items()})

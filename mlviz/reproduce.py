@@ -506,8 +506,8 @@ def _run_grople(data_dir, *, quick, n_jobs, progress, notes) -> pd.DataFrame:
     )
     notes.append(
         "macro F1 scores a label absent from a test fold and never predicted as F1 = 0 "
-        "(zero_division=0, scikit-learn's default), which the paper's macro F1 far below its "
-        "micro F1 on medical implies; mlviz.metrics' default elsewhere is 1."
+        "(zero_division=0, scikit-learn's default and mlviz's), which the paper's macro F1 "
+        "far below its micro F1 on medical implies."
     )
     if quick:
         notes.append("quick run: medical only.")

@@ -1,39 +1,65 @@
-"""Compare page: cross-validated metrics of every method on the loaded data set."""
+"""Compare page: cross-validated metrics of every method on the loaded data set, per label too."""
 
 from __future__ import annotations
+
+import contextlib
+import os
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz import stats
 from mlviz.clems import CLEMS
-from mlviz.evaluation import aggregate, cross_validate, summarize
+from mlviz.evaluation import (
+    aggregate,
+    cross_validate,
+    dask_backend,
+    per_label_comparison,
+    summarize,
+)
 from mlviz.figures import compare as figures
 from mlviz.grople import GroPLE
 from mlviz.linear import CPLST, PBR, PLST, BinaryRelevance, CompressedSensing
-from mlviz.metrics import METRICS, per_label_f1
+from mlviz.metrics import METRICS
 from mlviz.mlknn import MLkNN
 from pages import _shared as shared
 
+DASK_SCHEDULER_VARIABLE = "MLVIZ_DASK_SCHEDULER"
+
 ds = shared.current_dataset()
 K = ds.n_labels
+threshold = shared.tail_threshold()
+tail = threshold if threshold > 0 else None  # 0: no label is a tail label
+scheduler = os.environ.get(DASK_SCHEDULER_VARIABLE, "").strip()
 st.title("Compare methods")
 st.markdown(
     "k-fold cross-validation of the chosen methods on the whole data set (the sidebar's split "
-    "is not used here): every metric as mean ± sd over folds, and which labels each method "
-    "gets right."
+    "is not used here): every metric as mean ± sd over folds, and, from the same folds, which "
+    "labels each method gets right."
 )
+if scheduler:
+    st.caption(f"Cross-validation runs on the Dask scheduler at `{scheduler}` "
+               f"({DASK_SCHEDULER_VARIABLE}).")
 
 ALL = ["BR", "PLST", "PBR", "CPLST", "CS", "ML-KNN", "CLEMS", "GroPLE"]
 c1, c2 = st.columns([3, 1])
 methods = c1.multiselect("Methods", ALL, default=["BR", "PLST", "ML-KNN", "CLEMS"],
                          key="compare_methods", persist_state="session")
-n_splits = c2.slider("Folds", 2, 10, 5, key="compare_folds", persist_state="session")
+max_folds = min(10, ds.n_samples)
+if max_folds > 2:
+    n_splits = c2.slider("Folds", 2, max_folds, min(5, max_folds), key="compare_folds",
+                         persist_state="session")
+else:
+    n_splits = 2
+    c2.caption(f"2 folds (the data set has {ds.n_samples} instances).")
 with st.expander("Method parameters"):
     p1, p2, p3, p4 = st.columns(4)
-    M = p1.slider("M (PLST, PBR, CPLST, CS, CLEMS)", 1, K, min(K, max(1, K // 2)),
-                  key="compare_m", persist_state="session")
+    if K > 1:
+        M = p1.slider("M (PLST, PBR, CPLST, CS, CLEMS)", 1, K, min(K, max(1, K // 2)),
+                      key="compare_m", persist_state="session")
+    else:
+        M = 1
+        p1.caption("M = 1 (PLST, PBR, CPLST, CS, CLEMS): the data set has one label.")
     k = p2.slider("k (ML-KNN)", 1, 30, 10, key="compare_k", persist_state="session")
     cost = p3.selectbox("CLEMS cost", ["f1", "accuracy", "hamming", "rank_loss"],
                         key="compare_cost", persist_state="session")
@@ -56,7 +82,38 @@ def make(name: str, dimension: int | None = None):
     }[name]()
 
 
-params = {"methods": tuple(methods), "folds": n_splits, "M": M, "k": k, "cost": cost, "d": d}
+def backend():
+    """The Dask backend when MLVIZ_DASK_SCHEDULER names a scheduler, else joblib's default."""
+    return dask_backend(scheduler) if scheduler else contextlib.nullcontext()
+
+
+def run_cross_validation(estimators: dict, **options):
+    try:
+        with backend():
+            return cross_validate(estimators, ds.X, ds.Y, on_error="collect", **options)
+    except (OSError, ImportError) as err:  # no Dask, or no scheduler at that address
+        raise ValueError(
+            f"could not use the Dask scheduler {scheduler!r} named by "
+            f"{DASK_SCHEDULER_VARIABLE}: {err}"
+        ) from err
+
+
+def show_failures(failures: pd.DataFrame, n_folds: int, where: str = "") -> None:
+    """One message per failed method: st.error if it failed in every fold, else st.warning."""
+    for method, part in failures.groupby("method", sort=False):
+        folds = ", ".join(str(f + 1) for f in part["fold"])
+        errors = "; ".join(dict.fromkeys(f"during {s}: {e}" for s, e in
+                                         zip(part["stage"], part["error"], strict=True)))
+        if len(part) == n_folds:
+            st.error(f"**{method}** failed in every fold{where} ({folds}) {errors}. "
+                     "The other methods' results are shown.")
+        else:
+            st.warning(f"**{method}** failed in fold(s) {folds} of {n_folds}{where} {errors}. "
+                       "Its means are over the other folds only and it has no per-label view.")
+
+
+params = {"methods": tuple(methods), "folds": n_splits, "M": M, "k": k, "cost": cost, "d": d,
+          "tail": tail, "scheduler": scheduler}
 run = st.button("Run cross-validation", key="compare_fit", type="primary",
                 disabled=not methods)
 
@@ -67,63 +124,87 @@ def _cross_validate():
     def progress(done, total, message):
         bar.progress(done / max(total, 1), text=f"{done}/{total} fits — {message}")
 
-    result = cross_validate({m: make(m) for m in methods}, ds.X, ds.Y, cv=n_splits,
-                            progress=progress)
+    result = run_cross_validation({m: make(m) for m in methods}, cv=n_splits,
+                                  progress=progress, tail_threshold=tail,
+                                  return_predictions=True)
     bar.empty()
-    return result
+    per_label = None
+    if result.predictions:
+        per_label = per_label_comparison(result.predictions, ds.Y, label_names=ds.label_names,
+                                         tail_threshold=tail)
+    # the out-of-fold predictions themselves are not kept: n × L per method
+    return {"results": result.results, "failures": result.failures, "per_label": per_label,
+            "methods": list(result.predictions)}
 
 
 if run:
-    results = shared.run_or_error(
+    outcome = shared.run_or_error(
         "Cross-validation", lambda: shared.cached("compare-cv", params, _cross_validate),
         state_key="compare_results",
     )
-    if results is not None:
+    if outcome is not None:
         st.session_state["compare_for"] = (ds.digest, params)
-results = st.session_state.get("compare_results")
-if results is None or st.session_state.get("compare_for", ("",))[0] != ds.digest:
+outcome = st.session_state.get("compare_results")
+if outcome is None or st.session_state.get("compare_for", ("",))[0] != ds.digest:
     st.info("Choose methods and press **Run cross-validation**.")
     st.stop()
-if st.session_state["compare_for"][1] != params:
+run_params = st.session_state["compare_for"][1]
+if run_params != params:
     st.caption("Showing the last run; press the button to run with the current settings.")
+
+results, failures = outcome["results"], outcome["failures"]
+show_failures(failures, run_params["folds"])
+if results.empty:
+    st.stop()
 
 table = summarize(results)
 table.columns = [f"{METRICS[c].label} {METRICS[c].arrow}" if c in METRICS else c
                  for c in table.columns]
 st.dataframe(table)
-st.caption("Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better.")
+run_tail = run_params["tail"]
+tail_caption = (
+    f" Tail / head macro F1: macro F1 over the labels carried by fewer / at least "
+    f"{run_tail:.1%} of each fold's training instances (the sidebar's tail threshold); tail "
+    "recall: the share of tail-label occurrences found. — : undefined in every fold (no label "
+    "on that side of the threshold)."
+    if run_tail is not None
+    else " Tail threshold 0: no label counts as a tail label, so there are no tail columns."
+)
+st.caption("Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better."
+           + tail_caption)
 st.plotly_chart(figures.metric_bars(aggregate(results)), key="compare_bars")
 st.download_button("Download fold results (CSV)", results.to_csv(index=False),
                    file_name=f"{ds.name}_cv_results.csv", mime="text/csv")
 
-st.subheader("Tail labels: per-label F1 against label frequency")
-split = shared.current_split()
-
-
-def _per_label():
-    return {m: per_label_f1(split.Y_test, make(m).fit(split.X_train, split.Y_train)
-                            .predict(split.X_test))
-            for m in st.session_state["compare_for"][1]["methods"]}
-
-
-f1_by_method = shared.run_or_error(
-    "Per-label F1",
-    lambda: shared.cached("compare-per-label", st.session_state["compare_for"][1], _per_label),
-    state_key="compare_per_label",
-)
-if f1_by_method is not None and all(len(v) == K for v in f1_by_method.values()):
-    frequencies = stats.label_frequencies(split.Y_train, relative=True)
-    st.plotly_chart(figures.per_label_f1_figure(frequencies, f1_by_method, ds.label_names,
-                                                tail_threshold=0.05), key="compare_per_label")
-    st.caption(
-        "Each point is one label on the sidebar's train/test split: x its training frequency "
-        "(log scale), y its test F1. Rare labels sit on the left; methods that compress the "
-        "label space to a few directions tend to lose them first."
+st.subheader("Per label: which labels does each method lose?")
+per_label = outcome["per_label"]
+if per_label is None:
+    st.info("No method ran in every fold, so there are no out-of-fold predictions per label.")
+else:
+    shown_methods = outcome["methods"]
+    metric = st.radio("Score", ["F1", "recall"], horizontal=True, key="compare_label_metric",
+                      persist_state="session")
+    st.plotly_chart(
+        figures.per_label_figure(per_label, shown_methods, metric=metric,
+                                 tail_threshold=run_tail),
+        key="compare_per_label",
     )
-    per_label = pd.DataFrame({"label": ds.label_names, "frequency": frequencies,
-                              **{f"F1 {m}": v for m, v in f1_by_method.items()}})
+    st.caption(
+        f"Out-of-fold {metric} of every label over the whole data set: each instance is "
+        f"predicted by the model of the fold that did not train on it ({run_params['folds']} "
+        "folds, the run above). Labels are sorted by frequency, rarest at the top; the shaded "
+        "rows are tail labels. Methods that compress the label space to a few directions tend "
+        "to lose the rare labels first."
+    )
+    st.dataframe(
+        per_label,
+        hide_index=True,
+        column_config={"frequency": st.column_config.NumberColumn(format="percent")},
+    )
+    st.caption("Click a column header to sort. F1 and recall are 0 for a label that is never "
+               "predicted or never present (zero_division = 0).")
     st.download_button("Download per-label table (CSV)", per_label.to_csv(index=False),
-                       file_name=f"{ds.name}_per_label_f1.csv", mime="text/csv")
+                       file_name=f"{ds.name}_per_label.csv", mime="text/csv")
 
 st.subheader("A metric against the embedding dimension")
 s1, s2 = st.columns([3, 1])
@@ -134,20 +215,21 @@ sweep_metric = s2.selectbox("Metric", ["example_f1", "accuracy", "micro_f1", "ma
                                        "hamming_loss"],
                             format_func=lambda m: f"{METRICS[m].label} {METRICS[m].arrow}",
                             key="compare_sweep_metric", persist_state="session")
-SWEEP_FOLDS = 3  # a curve needs many fits: three folds per point keep it interactive
+SWEEP_FOLDS = min(3, ds.n_samples)  # a curve needs many fits: three folds per point
 dims = np.unique(np.round(np.linspace(1, K, num=min(K, 6))).astype(int))
 
 
 def _dimension_sweep():
     bar = st.progress(0.0, text="Starting…")
-    parts = []
+    parts, failed = [], []
     for i, dim in enumerate(dims):
-        part = cross_validate({m: make(m, int(dim)) for m in sweep_methods}, ds.X, ds.Y,
-                              cv=SWEEP_FOLDS, metrics=[sweep_metric])
-        parts.append(part.assign(dimension=int(dim)))
+        result = run_cross_validation({m: make(m, int(dim)) for m in sweep_methods},
+                                      cv=SWEEP_FOLDS, metrics=[sweep_metric])
+        parts.append(result.results.assign(dimension=int(dim)))
+        failed.append(result.failures.assign(dimension=int(dim)))
         bar.progress((i + 1) / len(dims), text=f"dimension {dim}")
     bar.empty()
-    return pd.concat(parts, ignore_index=True)
+    return pd.concat(parts, ignore_index=True), pd.concat(failed, ignore_index=True)
 
 
 if st.button("Run the dimension sweep", key="compare_sweep_fit", disabled=not sweep_methods):
@@ -161,11 +243,15 @@ if st.button("Run the dimension sweep", key="compare_sweep_fit", disabled=not sw
         st.session_state["compare_sweep_for"] = ds.digest
 sweep = st.session_state.get("compare_sweep")
 if sweep is not None and st.session_state.get("compare_sweep_for") == ds.digest:
-    shown = sweep["metric"].iloc[0]
-    st.plotly_chart(figures.metric_vs_param_figure(sweep, "dimension", shown),
-                    key="compare_sweep_chart")
-    st.caption(
-        f"{SWEEP_FOLDS}-fold cross-validated mean ± sd against the embedding dimension (M, or d "
-        "for GroPLE), in the style of the GroPLE paper's Fig. 5: where does adding dimensions "
-        "stop helping?"
-    )
+    curves, sweep_failures = sweep
+    for dim, part in sweep_failures.groupby("dimension"):
+        show_failures(part, SWEEP_FOLDS, where=f" at dimension {dim}")
+    if not curves.empty:
+        shown = curves["metric"].iloc[0]
+        st.plotly_chart(figures.metric_vs_param_figure(curves, "dimension", shown),
+                        key="compare_sweep_chart")
+        st.caption(
+            f"{SWEEP_FOLDS}-fold cross-validated mean ± sd against the embedding dimension (M, "
+            "or d for GroPLE), in the style of the GroPLE paper's Fig. 5: where does adding "
+            "dimensions stop helping?"
+        )

@@ -375,3 +375,105 @@ def test_zero_division_reaches_macro_f1(data):
         for zd, values in per_fold.items():
             assert values[fold] == pytest.approx(macro_f1(Y[test], pred, zero_division=zd))
     assert (per_fold[0.0] <= per_fold[1.0]).all() and (per_fold[0.0] < per_fold[1.0]).any()
+
+
+# ----------------------------------------------------------- tail metrics, OOF, failures
+
+
+def test_tail_metrics_use_each_folds_training_labels(data):
+    from mlviz.metrics import TAIL_KEYS, tail_head_scores
+
+    X, Y = data
+    Y = Y.copy()
+    Y[:, 4] = 0
+    Y[:9, 4] = 1  # a rare label: 9 of 120
+    df = cross_validate({"ridge": RidgeBR()}, X, Y, cv=4, tail_threshold=0.1)
+    assert set(TAIL_KEYS) <= set(df["metric"])
+    for fold, (train, test) in enumerate(KFold(4, shuffle=True, random_state=0).split(X)):
+        pred = RidgeBR().fit(X[train], Y[train]).predict(X[test])
+        expected = tail_head_scores(Y[test], pred, 0.1, Y_train=Y[train])
+        got = df[df["fold"] == fold].set_index("metric")["value"]
+        for key, value in expected.items():
+            np.testing.assert_equal(got[key], value)  # NaN == NaN when the test fold lacks it
+    with pytest.raises(ValueError, match="need tail_threshold"):
+        cross_validate({"ridge": RidgeBR()}, X, Y, metrics=["tail_macro_f1"])
+    with pytest.raises(ValueError, match=r"tail_threshold must be a share .* got 0"):
+        cross_validate({"ridge": RidgeBR()}, X, Y, tail_threshold=0, on_error="collect")
+
+
+def test_default_zero_division_is_zero(data):
+    X, Y = data
+    default = cross_validate({"ridge": RidgeBR()}, X, Y, cv=3, metrics=["macro_f1"])
+    explicit = cross_validate(
+        {"ridge": RidgeBR()}, X, Y, cv=3, metrics=["macro_f1"], zero_division=0
+    )
+    pd.testing.assert_frame_equal(
+        default.drop(columns=["fit_time", "predict_time"]),
+        explicit.drop(columns=["fit_time", "predict_time"]),
+    )
+
+
+def test_out_of_fold_predictions_equal_a_manual_fold_loop(data):
+    from mlviz.evaluation import CrossValidationResult
+
+    X, Y = data
+    estimators = {"ridge": RidgeBR(alpha=2.0), "hard": HardOnly(alpha=0.5)}
+    result = cross_validate(estimators, X, Y, cv=4, random_state=5, return_predictions=True)
+    assert isinstance(result, CrossValidationResult)
+    assert result.failures.empty and list(result.failures.columns) == [
+        "method", "fold", "stage", "error"
+    ]
+    expected_pred = {name: np.full(Y.shape, -1) for name in estimators}
+    expected_score = np.full(Y.shape, np.nan)
+    for train, test in KFold(4, shuffle=True, random_state=5).split(X):
+        for name, est in estimators.items():
+            model = type(est)(alpha=est.alpha).fit(X[train], Y[train])
+            expected_pred[name][test] = model.predict(X[test])
+            if name == "ridge":
+                expected_score[test] = model.decision_function(X[test])
+    for name in estimators:
+        np.testing.assert_array_equal(result.predictions[name].Y_pred, expected_pred[name])
+    np.testing.assert_allclose(result.predictions["ridge"].Y_score, expected_score)
+    assert result.predictions["hard"].Y_score is None  # no scores, no made-up ones
+    # the score table is the same as without predictions
+    plain = cross_validate(estimators, X, Y, cv=4, random_state=5)
+    pd.testing.assert_frame_equal(
+        plain.drop(columns=["fit_time", "predict_time"]),
+        result.results.drop(columns=["fit_time", "predict_time"]),
+    )
+    with pytest.raises(ValueError, match="exactly one test fold"):
+        cross_validate(
+            estimators, X, Y, cv=ShuffleSplit(3, test_size=0.2), return_predictions=True
+        )
+
+
+def test_collected_failures_per_method_and_fold_keep_the_other_methods():
+    from mlviz.evaluation import CrossValidationResult
+    from mlviz.linear import BinaryRelevance
+    from mlviz.mlknn import MLkNN
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(10, 4))
+    Y = (rng.random((10, 3)) < 0.5).astype(int)
+    Y[0] = 1  # every label present somewhere
+    estimators = {"ML-KNN": MLkNN(k=10), "BR": BinaryRelevance()}
+    with pytest.raises(EvaluationError, match="'ML-KNN' failed in fold"):
+        cross_validate(estimators, X, Y, cv=5)  # the default still raises
+    result = cross_validate(estimators, X, Y, cv=5, on_error="collect", return_predictions=True)
+    assert isinstance(result, CrossValidationResult)  # not a table that hides the failures
+    failures = result.failures
+    assert list(failures["method"]) == ["ML-KNN"] * 5
+    assert list(failures["fold"]) == [0, 1, 2, 3, 4]
+    assert set(failures["stage"]) == {"fit"}
+    assert failures["error"].str.contains("k=10").all()
+    assert result.failed_methods == ["ML-KNN"]
+    assert set(result.results["method"]) == {"BR"}
+    assert sorted(result.results["fold"].unique()) == [0, 1, 2, 3, 4]
+    assert list(result.predictions) == ["BR"]  # no out-of-fold predictions for a failed method
+    serial = cross_validate({"BR": BinaryRelevance()}, X, Y, cv=5)
+    pd.testing.assert_frame_equal(
+        serial.drop(columns=["fit_time", "predict_time"]),
+        result.results.drop(columns=["fit_time", "predict_time"]),
+    )
+    with pytest.raises(ValueError, match="on_error"):
+        cross_validate(estimators, X, Y, on_error="ignore")

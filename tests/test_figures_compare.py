@@ -1,4 +1,4 @@
-"""Compare page figures: metric bars, a metric against a parameter, per-label F1."""
+"""Compare page figures: metrics per method, a metric against a parameter, per-label scores."""
 
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ import pandas as pd
 import pytest
 from sklearn.metrics import f1_score
 
-from mlviz.evaluation import aggregate
+from mlviz.evaluation import OutOfFoldPredictions, aggregate, per_label_comparison
+from mlviz.figures._style import METHOD_COLORS
 from mlviz.figures.compare import (
     metric_bars,
     metric_title,
     metric_vs_param_figure,
-    per_label_f1_figure,
+    per_label_figure,
 )
 
 
@@ -39,7 +40,7 @@ def test_metric_title_has_direction():
 def test_metric_bars_one_panel_per_metric_with_sd():
     summary = aggregate(_results())
     fig = metric_bars(summary)
-    titles = [a.text for a in fig.layout.annotations]
+    titles = [a.text.split("<br>")[0] for a in fig.layout.annotations]
     assert titles == ["Hamming loss ↓", "Micro F1 ↑"]
     assert len(fig.data) == 4
     for trace in fig.data:
@@ -116,33 +117,119 @@ def test_metric_vs_param_accepts_a_summary():
         metric_vs_param_figure(summary, "lambda2", "accuracy")
 
 
-def test_per_label_f1_points_match_sklearn():
+def test_metric_bars_zoom_where_values_are_close_and_say_so():
+    summary = pd.DataFrame(
+        {
+            "method": ["BR", "PLST", "BR", "PLST"],
+            "metric": ["hamming_loss", "hamming_loss", "micro_f1", "micro_f1"],
+            "mean": [0.196, 0.204, 0.1, 0.8],
+            "sd": [0.002, 0.003, 0.01, 0.01],
+        }
+    )
+    fig = metric_bars(summary)
+    close, far = fig.layout.yaxis.range, fig.layout.yaxis2.range
+    # 0.196 vs 0.204: the axis spans the values (with a margin), not 0..0.2
+    assert 0.15 < close[0] < 0.194 and 0.207 < close[1] < 0.25
+    assert far is None or far[0] == 0
+    titles = [a.text for a in fig.layout.annotations]
+    assert "zoomed axis, not from 0" in titles[0]
+    assert "zoomed" not in titles[1]
+    assert all(t.type == "scatter" and t.mode == "markers" for t in fig.data)  # dots, not bars
+
+
+def test_metric_bars_skip_undefined_means():
+    summary = pd.DataFrame(
+        {"method": ["A", "B"], "metric": ["tail_macro_f1"] * 2, "mean": [np.nan, 0.4],
+         "sd": [np.nan, 0.1]}
+    )
+    fig = metric_bars(summary)
+    assert [t.name for t in fig.data] == ["B"]
+
+
+def _comparison():
     rng = np.random.default_rng(4)
-    Y_true = (rng.random((80, 5)) < [0.5, 0.3, 0.1, 0.05, 0.0]).astype(int)
-    Y_a = (rng.random((80, 5)) < 0.3).astype(int)
-    Y_b = Y_true.copy()
-    f1_a = f1_score(Y_true, Y_a, average=None, zero_division=0)
-    f1_b = f1_score(Y_true, Y_b, average=None, zero_division=0)
-    f1_b[1] = np.nan  # undefined F1 is left out
-    freq = Y_true.mean(axis=0)  # label 4 never occurs: not on a log axis
-    names = ["v", "w", "x", "y", "z"]
-    fig = per_label_f1_figure(freq, {"A": f1_a, "B": f1_b}, names, tail_threshold=0.1)
-    a, b, threshold = fig.data
-    np.testing.assert_array_equal(a.x, freq[:4])
-    np.testing.assert_array_equal(a.y, f1_a[:4])
-    assert list(a.text) == names[:4]
-    assert list(b.text) == ["v", "x", "y"]
-    np.testing.assert_array_equal(b.y, f1_b[[0, 2, 3]])
-    assert fig.layout.xaxis.type == "log"
-    assert "1 labels absent" in fig.layout.title.text
-    assert list(threshold.x) == [0.1, 0.1] and threshold.line.dash == "dot"
-    fig.to_json()  # serialisable for st.plotly_chart
+    Y = (rng.random((200, 6)) < [0.5, 0.3, 0.1, 0.04, 0.02, 0.01]).astype(int)
+    good = OutOfFoldPredictions(Y.copy(), None)
+    noisy = OutOfFoldPredictions((rng.random(Y.shape) < 0.3).astype(np.int8), None)
+    names = ["u", "v", "w", "x", "y", "z"]
+    return Y, per_label_comparison(
+        {"BR": good, "PLST": noisy}, Y, label_names=names, tail_threshold=0.05
+    )
 
 
-def test_per_label_f1_errors():
-    with pytest.raises(ValueError, match="empty"):
-        per_label_f1_figure(np.ones(2), {}, ["a", "b"])
-    with pytest.raises(ValueError, match="3 F1 values"):
-        per_label_f1_figure(np.ones(2), {"A": np.ones(3)}, ["a", "b"])
-    with pytest.raises(ValueError, match="label names"):
-        per_label_f1_figure(np.ones(2), {"A": np.ones(2)}, ["a"])
+def test_per_label_comparison_table():
+    Y, table = _comparison()
+    assert list(table.columns) == [
+        "label", "frequency", "support", "tail", "F1 BR", "F1 PLST", "recall BR",
+        "recall PLST", "best F1",
+    ]
+    # rarest first; tail = frequency below 5 %
+    assert list(table["frequency"]) == sorted(Y.mean(axis=0))
+    assert list(table["tail"]) == list(np.sort(Y.mean(axis=0)) < 0.05)
+    assert (table["F1 BR"] == 1.0).all()
+    assert (table["best F1"] == "BR").all()
+    row = table.set_index("label").loc["u"]
+    assert row["F1 PLST"] == pytest.approx(
+        f1_score(Y[:, 0], _comparison_noisy(Y)[:, 0], zero_division=0)
+    )
+
+
+def _comparison_noisy(Y):
+    rng = np.random.default_rng(4)
+    rng.random(Y.shape)  # the draw that made Y
+    return (rng.random(Y.shape) < 0.3).astype(int)
+
+
+def test_per_label_comparison_ties_and_errors():
+    Y = np.array([[1, 0], [0, 1], [0, 0]])
+    same = OutOfFoldPredictions(np.array([[1, 0], [0, 0], [0, 0]]), None)
+    table = per_label_comparison({"A": same, "B": same}, Y, label_names=["p", "q"])
+    assert list(table["best F1"]) == ["all tied", "all tied"]
+    other = OutOfFoldPredictions(np.array([[1, 0], [0, 1], [0, 0]]), None)
+    table = per_label_comparison({"A": same, "B": other, "C": other}, Y, label_names=["p", "q"])
+    assert table.set_index("label").loc["q", "best F1"] == "B, C"
+    with pytest.raises(ValueError, match="return_predictions=True"):
+        per_label_comparison({}, Y)
+    with pytest.raises(ValueError, match="metrics must be"):
+        per_label_comparison({"A": same}, Y, metrics=["accuracy"])
+
+
+def test_per_label_figure_rows_panels_and_tail():
+    Y, table = _comparison()
+    fig = per_label_figure(table, ["BR", "PLST"], tail_threshold=0.05)
+    frequency, br, plst = fig.data
+    assert frequency.type == "bar" and frequency.orientation == "h"
+    np.testing.assert_allclose(frequency.x, table["frequency"])
+    # rows from the top, rarest first; every label named on the axis
+    assert list(fig.layout.yaxis.ticktext) == list(table["label"])
+    assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]  # reversed: row 0 on top
+    np.testing.assert_allclose(br.x, table["F1 BR"])
+    np.testing.assert_allclose(plst.x, table["F1 PLST"])
+    assert br.marker.color == METHOD_COLORS["BR"] and plst.marker.color == METHOD_COLORS["PLST"]
+    # the tail rows (frequency < 5 %: the three rarest) are shaded in every panel
+    shaded = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert len(shaded) == 3
+    assert all(s.y0 == -0.5 and s.y1 == pytest.approx(int(table["tail"].sum()) - 0.5)
+               for s in shaded)
+    assert "all 6 labels" in fig.layout.title.text and "tail labels" in fig.layout.title.text
+    fig.to_json()
+
+
+def test_per_label_figure_caps_labels_and_says_so():
+    n = 100
+    table = pd.DataFrame(
+        {"label": [f"l{i}" for i in range(n)], "frequency": np.linspace(0.5, 0.001, n),
+         "F1 A": np.linspace(1, 0, n)}
+    )
+    table.loc[3, "F1 A"] = np.nan  # undefined: left out
+    fig = per_label_figure(table, ["A"], max_labels=10)
+    ticks = list(fig.layout.yaxis.ticktext)
+    assert len(ticks) == 11 and "… 90 labels not shown …" in ticks
+    assert ticks[0] == "l99" and ticks[4] == "l95"  # the 5 rarest on top
+    assert set(ticks) >= {"l0", "l4"}  # and the 5 most frequent
+    assert "the 5 rarest and 5 most frequent of 100 labels" in fig.layout.title.text
+    assert len(fig.data[1].x) == 9  # 10 shown, l3's undefined F1 left out
+    with pytest.raises(ValueError, match="no 'F1' scores"):
+        per_label_figure(table, ["B"])
+    with pytest.raises(ValueError, match="no methods"):
+        per_label_figure(table, [])

@@ -225,11 +225,14 @@ def test_a_single_label_column_is_a_multilabel_problem_not_a_binary_one():
 
 def test_empty_truth_and_prediction_conventions():
     empty = np.zeros((3, 4), dtype=int)
-    for name in ("accuracy", "example_f1", "micro_f1", "macro_f1", "subset_accuracy"):
+    for name in ("accuracy", "example_f1", "micro_f1", "subset_accuracy"):
         assert getattr(M, name)(empty, empty) == 1.0, name
     assert M.hamming_loss(empty, empty) == 0.0
     assert M.rank_loss_hard(empty, empty) == 0.0
-    np.testing.assert_array_equal(M.per_label_f1(empty, empty), 1.0)
+    # macro F1: a label never present nor predicted scores zero_division (default 0)
+    assert M.macro_f1(empty, empty) == 0.0
+    assert M.macro_f1(empty, empty, zero_division=1) == 1.0
+    np.testing.assert_array_equal(M.per_label_f1(empty, empty, zero_division=1), 1.0)
     # empty truth, one claimed label: every F1/Jaccard is 0 for that row
     claimed = empty.copy()
     claimed[:, 0] = 1
@@ -237,8 +240,9 @@ def test_empty_truth_and_prediction_conventions():
         assert getattr(M, name)(empty, claimed) == 0.0, name
     # truth present but nothing predicted
     assert M.example_f1(claimed, empty) == 0.0
-    # only label 0 is involved; the other three labels are never present nor predicted -> 1
-    assert M.macro_f1(empty, claimed) == pytest.approx(3 / 4)
+    # only label 0 is involved (F1 0); the other three are never present nor predicted
+    assert M.macro_f1(empty, claimed, zero_division=1) == pytest.approx(3 / 4)
+    assert M.macro_f1(empty, claimed) == 0.0
 
 
 def test_ranking_metrics_exclude_empty_and_full_truths():
@@ -317,16 +321,19 @@ METRIC_NEEDS_SCORES = {name: info.needs_scores for name, info in M.METRICS.items
 def test_metrics_registry_directions():
     assert set(M.EVALUATE_KEYS) <= set(M.METRICS)
     assert "rank_loss_hard" in M.METRICS
+    assert set(M.TAIL_KEYS) <= set(M.METRICS)
     for name, info in M.METRICS.items():
         assert info.name == name
-        assert callable(getattr(M, name))
+        # every metric is a function, except the tail ones, which tail_head_scores returns
+        assert callable(getattr(M, name, None)) or name in M.TAIL_KEYS
         lower_better = name.endswith(("loss", "error", "coverage", "hard"))
         assert info.greater_is_better is not lower_better, name
         assert info.arrow == ("↑" if info.greater_is_better else "↓")
     # a perfect prediction hits each metric's best end
     T, _, _ = _random_problem(7)
     T = T[T.sum(axis=1) % T.shape[1] != 0]  # keep rows where ranking metrics are defined
-    perfect = M.evaluate(T, T, T.astype(float))
+    # zero_division=1: the label with no positives, rightly never predicted, scores 1
+    perfect = M.evaluate(T, T, T.astype(float), zero_division=1)
     for name, value in perfect.items():
         best = 1.0 if M.METRICS[name].greater_is_better else 0.0
         if name == "coverage":  # best coverage is max |Y_i| - 1 on average, not 0
@@ -353,10 +360,194 @@ def test_zero_division_sets_f1_of_labels_never_present_nor_predicted():
     Y_true = np.array([[1, 0, 0], [0, 0, 0]])
     Y_pred = np.array([[1, 0, 1], [0, 0, 0]])
     # label 0: TP 1 -> F1 1; label 1: nothing present or predicted; label 2: FP 1 -> F1 0
-    np.testing.assert_array_equal(per_label_f1(Y_true, Y_pred), [1.0, 1.0, 0.0])
-    np.testing.assert_array_equal(per_label_f1(Y_true, Y_pred, zero_division=0), [1, 0, 0])
-    assert macro_f1(Y_true, Y_pred, zero_division=0) == pytest.approx(1 / 3)
-    assert evaluate(Y_true, Y_pred, zero_division=0)["macro_f1"] == pytest.approx(1 / 3)
-    assert evaluate(Y_true, Y_pred)["macro_f1"] == pytest.approx(2 / 3)
-    with pytest.raises(ValueError, match="zero_division must be 0 or 1"):
+    np.testing.assert_array_equal(per_label_f1(Y_true, Y_pred), [1, 0, 0])  # default 0
+    np.testing.assert_array_equal(per_label_f1(Y_true, Y_pred, zero_division=1), [1, 1, 0])
+    assert macro_f1(Y_true, Y_pred) == pytest.approx(1 / 3)
+    assert evaluate(Y_true, Y_pred)["macro_f1"] == pytest.approx(1 / 3)
+    assert evaluate(Y_true, Y_pred, zero_division=1)["macro_f1"] == pytest.approx(2 / 3)
+    # nan leaves the undefined label out of the mean, as scikit-learn does
+    assert macro_f1(Y_true, Y_pred, zero_division=np.nan) == pytest.approx(1 / 2)
+    with pytest.raises(ValueError, match="zero_division must be 0, 1 or nan"):
         macro_f1(Y_true, Y_pred, zero_division=0.5)
+
+
+@pytest.mark.parametrize("zero_division", [0, 1])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_micro_macro_per_label_f1_equal_scikit_learn(seed, zero_division):
+    from sklearn.metrics import f1_score
+
+    T, P, _ = _random_problem(seed)
+    T[:, 0] = 0  # a label never present ...
+    P[:, 0] = 0  # ... and never predicted: zero_division decides its F1
+    options = {"zero_division": zero_division}
+    assert M.macro_f1(T, P, **options) == pytest.approx(f1_score(T, P, average="macro", **options))
+    np.testing.assert_allclose(
+        M.per_label_f1(T, P, **options), f1_score(T, P, average=None, **options)
+    )
+    assert M.micro_f1(T, P) == pytest.approx(f1_score(T, P, average="micro", zero_division=1))
+
+
+# --------------------------------------------------------------------------- per label, tail
+
+# Per-label example (5 instances, 3 labels), scores for AUC:
+#   label a: truth 1 1 0 0 0, pred 1 0 0 1 0 -> TP1 FP1 FN1: P 1/2 R 1/2 F1 1/2
+#            scores .9 .4 .1 .8 .2: positives {.9,.4} vs negatives {.1,.8,.2}: .9 beats 3,
+#            .4 beats 2 -> 5/6
+#   label b: truth 0 0 0 0 0, pred 0 1 0 0 0 -> never present: P 0 (FP1), R zero_division,
+#            F1 0; AUC undefined (nan)
+#   label c: truth 1 0 1 0 1, pred 1 0 1 0 1 -> all right: P R F1 1; .7 .8 .9 above .2 .1: 1
+P_LABEL = np.array([[1, 0, 1], [0, 1, 0], [0, 0, 1], [1, 0, 0], [0, 0, 1]])
+S_LABEL = np.array(
+    [[0.9, 0.1, 0.7], [0.4, 0.9, 0.2], [0.1, 0.3, 0.8], [0.8, 0.2, 0.1], [0.2, 0.5, 0.9]]
+)
+
+
+def test_per_label_scores_hand_worked():
+    T = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 1]])
+    table = M.per_label_scores(T, P_LABEL, S_LABEL, label_names=["a", "b", "c"])
+    assert list(table.index) == ["a", "b", "c"]
+    assert list(table.columns) == ["support", "predicted", "precision", "recall", "f1", "auc"]
+    np.testing.assert_array_equal(table["support"], [2, 0, 3])
+    np.testing.assert_array_equal(table["predicted"], [2, 1, 3])
+    np.testing.assert_allclose(table["precision"], [1 / 2, 0, 1])
+    np.testing.assert_allclose(table["recall"], [1 / 2, 0, 1])  # label b: zero_division 0
+    np.testing.assert_allclose(table["f1"], [1 / 2, 0, 1])
+    np.testing.assert_allclose(table["auc"], [5 / 6, np.nan, 1])
+    with_one = M.per_label_scores(T, P_LABEL, zero_division=1)
+    assert with_one.loc[1, "recall"] == 1.0 and with_one.loc[1, "precision"] == 0.0
+    assert "auc" not in with_one.columns
+    with pytest.raises(ValueError, match="2 label names for 3"):
+        M.per_label_scores(T, P_LABEL, label_names=["a", "b"])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_per_label_scores_equal_scikit_learn(seed):
+    from sklearn.metrics import precision_recall_fscore_support, roc_auc_score
+
+    T, P, S = _random_problem(seed)
+    T[:, 1] = 0  # AUC undefined for a label without positives (like the last one)
+    table = M.per_label_scores(T, P, S)
+    precision, recall, f1, support = precision_recall_fscore_support(
+        T, P, average=None, zero_division=0
+    )
+    np.testing.assert_allclose(table["precision"], precision)
+    np.testing.assert_allclose(table["recall"], recall)
+    np.testing.assert_allclose(table["f1"], f1)
+    np.testing.assert_array_equal(table["support"], support)
+    np.testing.assert_array_equal(table["predicted"], P.sum(axis=0))
+    np.testing.assert_allclose(table["f1"], M.per_label_f1(T, P))
+    undefined = [1, T.shape[1] - 1]
+    assert table["auc"].iloc[undefined].isna().all()
+    for j in range(T.shape[1]):
+        if j not in undefined:
+            assert table["auc"].iloc[j] == pytest.approx(roc_auc_score(T[:, j], S[:, j]))
+    # the mean of the defined AUCs is macro AUC
+    assert table["auc"].mean() == pytest.approx(M.macro_auc(T, S))
+
+
+def test_per_label_scores_single_label_column():
+    # scikit-learn would read one column as a binary target; the row is still one label
+    table = M.per_label_scores([[1], [0], [1]], [[1], [1], [0]], [[0.9], [0.2], [0.1]])
+    assert len(table) == 1
+    assert table["f1"].iloc[0] == pytest.approx(1 / 2)
+    assert table["auc"].iloc[0] == pytest.approx(1 / 2)
+
+
+# Tail example: training frequencies over 10 rows: label 0 in 5 (head), label 1 in 1 (tail at
+# threshold 0.2), label 2 in 2 (head: 0.2 is *at* the threshold), label 3 in 0 (tail).
+Y_TRAIN_TAIL = np.zeros((10, 4), dtype=int)
+Y_TRAIN_TAIL[:5, 0] = 1
+Y_TRAIN_TAIL[0, 1] = 1
+Y_TRAIN_TAIL[:2, 2] = 1
+# Test (4 rows):
+#   label 0: truth 1 1 0 0 pred 1 0 0 0 -> F1 2/3        (head)
+#   label 1: truth 1 1 1 0 pred 1 0 0 1 -> TP1 FP1 FN2 -> F1 2/5, recall 1/3   (tail)
+#   label 2: truth 0 1 0 0 pred 0 1 0 0 -> F1 1          (head)
+#   label 3: truth 0 0 0 1 pred 0 0 0 1 -> F1 1, recall 1 (tail)
+# tail macro F1 = (2/5 + 1)/2 = 7/10; head macro F1 = (2/3 + 1)/2 = 5/6;
+# tail recall (micro) = (1 + 1)/(3 + 1) = 1/2
+T_TAIL = np.array([[1, 1, 0, 0], [1, 1, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
+P_TAIL = np.array([[1, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0], [0, 1, 0, 1]])
+
+
+def test_tail_metrics_hand_worked():
+    scores = M.tail_head_scores(T_TAIL, P_TAIL, 0.2, Y_train=Y_TRAIN_TAIL)
+    assert scores == pytest.approx(
+        {"tail_macro_f1": 7 / 10, "head_macro_f1": 5 / 6, "tail_recall": 1 / 2}
+    )
+    results = M.evaluate(T_TAIL, P_TAIL, tail_threshold=0.2, Y_train=Y_TRAIN_TAIL)
+    assert list(results)[-3:] == list(M.TAIL_KEYS)
+    assert {k: results[k] for k in M.TAIL_KEYS} == pytest.approx(scores)
+    assert not set(M.TAIL_KEYS) & set(M.evaluate(T_TAIL, P_TAIL))  # only with a threshold
+    # displayed next to macro F1, before the ranking metrics
+    with_scores = M.evaluate(T_TAIL, P_TAIL, T_TAIL * 0.5, tail_threshold=0.2)
+    assert list(with_scores)[5:9] == ["macro_f1", *M.TAIL_KEYS]
+    # without Y_train the test frequencies decide: 2/4, 3/4, 1/4, 1/4 -> at 0.3 the tail is
+    # labels 2 and 3: tail F1 (1 + 1)/2, head F1 (2/3 + 2/5)/2, tail recall 2/2
+    own = M.tail_head_scores(T_TAIL, P_TAIL, 0.3)
+    assert own == pytest.approx(
+        {"tail_macro_f1": 1.0, "head_macro_f1": (2 / 3 + 2 / 5) / 2, "tail_recall": 1.0}
+    )
+
+
+def test_tail_metrics_without_tail_or_head_are_nan():
+    # every test frequency (2/4, 3/4, 1/4, 1/4) is at or above 0.2: no tail label
+    none = M.tail_head_scores(T_TAIL, P_TAIL, 0.2)
+    assert math.isnan(none["tail_macro_f1"]) and math.isnan(none["tail_recall"])
+    assert none["head_macro_f1"] == pytest.approx(M.macro_f1(T_TAIL, P_TAIL))
+    # threshold 1: every label is tail, so there is no head label
+    everything = M.tail_head_scores(T_TAIL, P_TAIL, 1.0, Y_train=Y_TRAIN_TAIL)
+    assert math.isnan(everything["head_macro_f1"])
+    assert everything["tail_macro_f1"] == pytest.approx(M.macro_f1(T_TAIL, P_TAIL))
+    # tail labels that never occur in the test truth: recall undefined
+    rare_absent = T_TAIL.copy()
+    rare_absent[:, [1, 3]] = 0
+    assert math.isnan(M.tail_head_scores(rare_absent, P_TAIL, 0.2, Y_train=Y_TRAIN_TAIL)[
+        "tail_recall"
+    ])
+    with pytest.raises(ValueError, match="Y_train has 3 label columns"):
+        M.tail_head_scores(T_TAIL, P_TAIL, 0.2, Y_train=Y_TRAIN_TAIL[:, :3])
+    with pytest.raises(ValueError, match="threshold must be a fraction"):
+        M.evaluate(T_TAIL, P_TAIL, tail_threshold=0.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_tail_metrics_equal_scikit_learn_on_random_data(seed):
+    from sklearn.metrics import f1_score, recall_score
+
+    from mlviz.stats import tail_labels
+
+    rng = np.random.default_rng(seed)
+    rates = np.geomspace(0.01, 0.6, 12)  # long-tailed label frequencies
+    Y_train = (rng.random((300, 12)) < rates).astype(int)
+    T = (rng.random((80, 12)) < rates).astype(int)
+    P = np.where(rng.random(T.shape) < 0.8, T, 1 - T)
+    tail = tail_labels(Y_train, 0.05)
+    head = np.setdiff1d(np.arange(12), tail)
+    assert 1 < tail.size < 12  # both sides populated, so the check is not vacuous
+    scores = M.tail_head_scores(T, P, 0.05, Y_train=Y_train)
+    assert scores["tail_macro_f1"] == pytest.approx(
+        f1_score(T[:, tail], P[:, tail], average="macro", zero_division=0)
+    )
+    assert scores["head_macro_f1"] == pytest.approx(
+        f1_score(T[:, head], P[:, head], average="macro", zero_division=0)
+    )
+    assert scores["tail_recall"] == pytest.approx(
+        recall_score(T[:, tail], P[:, tail], average="micro")
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_per_label_auc_equals_scikit_learn_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    Y_true = (rng.random((60, 12)) < 0.3).astype(np.uint8)
+    Y_true[:, 0] = 0  # undefined: no positive
+    Y_true[:, 1] = 1  # undefined: no negative
+    Y_score = np.round(rng.normal(size=(60, 12)), 1)  # rounding makes many ties
+    from sklearn.metrics import roc_auc_score
+
+    auc = M.per_label_scores(Y_true, Y_true, Y_score)["auc"].to_numpy()
+    assert np.isnan(auc[:2]).all()
+    expected = [roc_auc_score(Y_true[:, j], Y_score[:, j]) for j in range(2, 12)]
+    np.testing.assert_allclose(auc[2:], expected, rtol=0, atol=1e-12)
+    assert M.macro_auc(Y_true, Y_score) == pytest.approx(np.mean(expected), abs=1e-12)

@@ -1,26 +1,31 @@
-"""Figures of the Compare page: metric bars, a metric against a parameter, per-label F1.
+"""Figures of the Compare page: metrics per method, a metric against a parameter, per label.
 
 The inputs are the tidy tables of :mod:`mlviz.evaluation`: ``aggregate`` gives one row per
 (method, metric) with ``mean`` and ``sd``; the same with a parameter column gives the GroPLE
-paper's Figure 5 style curve (``../shared/papers/001_20309f7d22cfebb1.txt``).
+paper's Figure 5 style curve (``../shared/papers/001_20309f7d22cfebb1.txt``);
+``per_label_comparison`` gives the per-label table of out-of-fold scores. Every method keeps
+its colour from :mod:`mlviz.figures._style`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from mlviz.figures._style import method_color
 from mlviz.metrics import METRICS
 
-__all__ = ["metric_bars", "metric_title", "metric_vs_param_figure", "per_label_f1_figure"]
+__all__ = ["metric_bars", "metric_title", "metric_vs_param_figure", "per_label_figure"]
 
-_PALETTE = qualitative.D3  # plotly's copy of the d3 category10 colours
+# A panel's value axis starts at 0 unless its values span less than this share of the
+# largest one; then it is zoomed to the values (and says so), or 0.196 and 0.204 look equal.
+_ZOOM_BELOW = 0.25
+_TAIL_FILL = "rgba(214, 39, 40, 0.10)"
 
 
 def metric_title(metric: str) -> str:
@@ -29,8 +34,17 @@ def metric_title(metric: str) -> str:
     return f"{info.label} {info.arrow}" if info is not None else metric
 
 
-def _colours(methods: Sequence[str]) -> dict[str, str]:
-    return {m: _PALETTE[i % len(_PALETTE)] for i, m in enumerate(methods)}
+def _value_range(low: float, high: float) -> tuple[list[float] | None, bool]:
+    """Axis range for values in [low, high] (means ± sd): from 0, or zoomed when they are close.
+
+    Returns the range (None: let plotly choose from 0) and whether it is zoomed.
+    """
+    if not (np.isfinite(low) and np.isfinite(high)) or low <= 0:
+        return None, False
+    if high - low >= _ZOOM_BELOW * high:
+        return [0.0, high * 1.08], False
+    pad = max(0.15 * (high - low), 1e-3 * high)
+    return [low - pad, high + pad], True
 
 
 def _require(df: pd.DataFrame, columns: Sequence[str], where: str, hint: str) -> None:
@@ -40,24 +54,29 @@ def _require(df: pd.DataFrame, columns: Sequence[str], where: str, hint: str) ->
 
 
 def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
-    """One panel per metric, one bar per method, error bars ± sd.
+    """One panel per metric, one dot per method with a ± sd whisker.
 
     Metrics have different scales and directions, so each gets its own panel (titled with
-    ↑ for higher-is-better, ↓ for lower-is-better).
+    ↑ for higher-is-better, ↓ for lower-is-better). Dots rather than bars: a panel whose
+    values lie close together (spread under a quarter of the largest value) gets a value axis
+    zoomed to them, which a bar's length would misrepresent; such panels say "zoomed axis,
+    not from 0" in their title. The others start at 0.
 
     Parameters
     ----------
     summary_df : pandas.DataFrame
         Tidy summary with columns ``method, metric, mean, sd`` (``mlviz.evaluation.aggregate``
-        output); a missing or NaN sd (a single fold) draws no error bar.
+        output); a missing or NaN sd (a single fold) draws no whisker; a NaN mean (metric
+        undefined) draws nothing.
     n_cols : int, default=3
         Panels per row.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        Panels in order of first appearance of each metric; within a panel, one bar trace
-        per method (legend shown once), ``y`` the means and ``error_y.array`` the sds.
+        Panels in order of first appearance of each metric; within a panel, one marker trace
+        per method in its fixed colour (legend shown once), ``y`` the mean and
+        ``error_y.array`` the sd.
     """
     _require(
         summary_df,
@@ -69,41 +88,62 @@ def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
         raise ValueError("metric_bars: the summary table is empty (no results to show).")
     metrics = list(dict.fromkeys(summary_df["metric"]))
     methods = list(dict.fromkeys(summary_df["method"]))
-    colours = _colours(methods)
     n_cols = max(1, min(int(n_cols), len(metrics)))
     n_rows = math.ceil(len(metrics) / n_cols)
+    panels = []
+    for metric in metrics:
+        part = summary_df[summary_df["metric"] == metric]
+        duplicated = part["method"].duplicated()
+        if duplicated.any():
+            method = part["method"][duplicated].iloc[0]
+            raise ValueError(
+                f"metric_bars: several rows for method {method!r} and metric {metric!r}; "
+                "give one summary row per pair."
+            )
+        mean = part["mean"].to_numpy(float)
+        sd = part["sd"].to_numpy(float) if "sd" in part.columns else np.full(len(part), np.nan)
+        defined = np.isfinite(mean)
+        low, high = mean[defined] - np.nan_to_num(sd[defined]), mean[defined] + np.nan_to_num(
+            sd[defined]
+        )
+        axis_range, zoomed = (
+            _value_range(low.min(), high.max()) if defined.any() else (None, False)
+        )
+        panels.append((metric, part, axis_range, zoomed))
+    titles = [
+        metric_title(metric) + ("<br><sub>zoomed axis, not from 0</sub>" if zoomed else "")
+        for metric, _, _, zoomed in panels
+    ]
     fig = make_subplots(
         rows=n_rows,
         cols=n_cols,
-        subplot_titles=[metric_title(m) for m in metrics],
-        vertical_spacing=0.5 / n_rows if n_rows > 1 else 0.1,
+        subplot_titles=titles,
+        vertical_spacing=min(0.12, 0.6 / n_rows) if n_rows > 1 else 0.1,
+        horizontal_spacing=0.08,
     )
-    for position, metric in enumerate(metrics):
+    shown_in_legend: set[str] = set()
+    for position, (metric, part, axis_range, _) in enumerate(panels):
         row, col = divmod(position, n_cols)
-        part = summary_df[summary_df["metric"] == metric]
         for method in methods:
             rows = part[part["method"] == method]
-            if rows.empty:
+            if rows.empty or not np.isfinite(float(rows["mean"].iloc[0])):
                 continue
-            if len(rows) > 1:
-                raise ValueError(
-                    f"metric_bars: {len(rows)} rows for method {method!r} and metric "
-                    f"{metric!r}; give one summary row per pair."
-                )
             mean = float(rows["mean"].iloc[0])
             sd = float(rows["sd"].iloc[0]) if "sd" in rows.columns else float("nan")
             fig.add_trace(
-                go.Bar(
+                go.Scatter(
                     x=[str(method)],
                     y=[mean],
+                    mode="markers",
                     name=str(method),
                     legendgroup=str(method),
-                    showlegend=position == 0,
-                    marker_color=colours[method],
+                    showlegend=method not in shown_in_legend,
+                    marker=dict(color=method_color(method), size=11),
                     error_y=dict(
                         type="data",
                         array=[sd if np.isfinite(sd) else 0.0],
                         visible=bool(np.isfinite(sd)),
+                        color=method_color(method),
                     ),
                     hovertemplate=f"{method}<br>{metric_title(metric)}: %{{y:.4f}}"
                     + (f" ± {sd:.4f}" if np.isfinite(sd) else "")
@@ -112,12 +152,26 @@ def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
                 row=row + 1,
                 col=col + 1,
             )
-    fig.update_xaxes(showticklabels=False)
+            shown_in_legend.add(method)
+        if axis_range is not None:
+            fig.update_yaxes(range=axis_range, row=row + 1, col=col + 1)
+    fig.update_xaxes(showticklabels=False, categoryorder="array", categoryarray=methods)
+    height = max(320, 240 * n_rows + 60)
+    # title, then the legend, then the panel titles: each in its own band of the top margin
     fig.update_layout(
-        title="Metrics per method (mean ± sd over folds; ↑ higher is better, ↓ lower is better)",
-        height=max(300, 260 * n_rows),
-        legend=dict(orientation="h", y=-0.08),
-        margin=dict(t=80, b=10),
+        title=dict(
+            text="Metrics per method: mean ± sd over folds "
+            "(↑ higher is better, ↓ lower is better)",
+            yref="container",
+            y=1 - 10 / height,
+            yanchor="top",
+        ),
+        height=height,
+        legend=dict(
+            orientation="h", yref="container", y=1 - 44 / height, yanchor="top", x=0,
+            xanchor="left",
+        ),
+        margin=dict(t=120, b=20),
     )
     return fig
 
@@ -163,13 +217,9 @@ def metric_vs_param_figure(df: pd.DataFrame, param: str, metric: str) -> go.Figu
             "metric_vs_param_figure",
             "give either mean[, sd] columns or one value per fold.",
         )
-        part = (
-            part.groupby(["method", param], sort=False)["value"]
-            .agg(mean="mean", sd=lambda v: v.std(ddof=1))
-            .reset_index()
-        )
+        part = part.groupby(["method", param], sort=False)["value"].agg(["mean", "std"])
+        part = part.rename(columns={"std": "sd"}).reset_index()
     methods = list(dict.fromkeys(part["method"]))
-    colours = _colours(methods)
     fig = go.Figure()
     for method in methods:
         rows = part[part["method"] == method].sort_values(param, kind="stable")
@@ -180,7 +230,7 @@ def metric_vs_param_figure(df: pd.DataFrame, param: str, metric: str) -> go.Figu
                 y=rows["mean"].to_numpy(float),
                 mode="lines+markers",
                 name=str(method),
-                line=dict(color=colours[method]),
+                line=dict(color=method_color(method)),
                 error_y=dict(
                     type="data", array=np.nan_to_num(sd), visible=bool(np.isfinite(sd).any())
                 ),
@@ -199,85 +249,153 @@ def metric_vs_param_figure(df: pd.DataFrame, param: str, metric: str) -> go.Figu
     return fig
 
 
-def per_label_f1_figure(
-    frequencies: np.ndarray,
-    f1_by_method: Mapping[str, np.ndarray],
-    label_names: Sequence[str],
+def per_label_figure(
+    table: pd.DataFrame,
+    methods: Sequence[str],
     *,
+    metric: str = "F1",
     tail_threshold: float | None = None,
+    max_labels: int = 60,
 ) -> go.Figure:
-    """Per-label F1 against label frequency (log x), one colour per method: tail diagnosis.
+    """Per-label scores of several methods, labels sorted by frequency: where rare labels fail.
+
+    One row per label (rarest at the top), a first panel with the label's frequency and one
+    panel per method with its score, in the method's fixed colour. Tail labels (below
+    ``tail_threshold``) are shaded across all panels; every shown label is named on the axis.
 
     Parameters
     ----------
-    frequencies : ndarray, shape (n_labels,)
-        Share of training instances carrying each label. Labels with frequency 0 cannot sit
-        on a log axis; they are left out and counted in the title.
-    f1_by_method : mapping of method name to ndarray, shape (n_labels,)
-        F1 of each label on the test data (e.g. ``mlviz.metrics.per_label_f1``); NaN entries
-        (F1 undefined) are left out.
-    label_names : sequence of str, length n_labels
+    table : pandas.DataFrame
+        :func:`mlviz.evaluation.per_label_comparison` output: columns ``label``,
+        ``frequency`` and ``"<metric> <method>"`` for each method; rows in any order.
+    methods : sequence of str
+        Methods to draw, one panel each, in this order.
+    metric : str, default="F1"
+        Which score ("F1", "recall", "precision" or "AUC": the column prefix).
     tail_threshold : float, optional
-        Draws a dotted vertical line at this frequency (the Data page's tail threshold).
+        Shades the labels whose frequency is below it (the sidebar's tail threshold).
+    max_labels : int, default=60
+        With more labels than this, the ``max_labels // 2`` rarest and the
+        ``max_labels - max_labels // 2`` most frequent are drawn, with a gap row between them,
+        and the title says how many are left out (all are in the table).
 
     Returns
     -------
     plotly.graph_objects.Figure
-        One marker trace per method, ``x`` = frequencies and ``y`` = F1 of the plotted
-        labels (in label order), ``text`` = their names; then the threshold line, if any.
+        Trace 0: frequency bars; then one marker trace per method (``y`` the label names, ``x``
+        the scores; NaN scores, undefined, are left out).
     """
-    frequencies = np.asarray(frequencies, dtype=float).ravel()
-    names = np.asarray([str(n) for n in label_names], dtype=object)
-    n_labels = frequencies.size
-    if names.size != n_labels:
-        raise ValueError(
-            f"per_label_f1_figure: {names.size} label names for {n_labels} frequencies."
-        )
-    if not f1_by_method:
-        raise ValueError("per_label_f1_figure: f1_by_method is empty; give at least one method.")
-    colours = _colours(list(f1_by_method))
-    on_axis = frequencies > 0
-    fig = go.Figure()
-    for method, f1 in f1_by_method.items():
-        f1 = np.asarray(f1, dtype=float).ravel()
-        if f1.size != n_labels:
-            raise ValueError(
-                f"per_label_f1_figure: {method!r} has {f1.size} F1 values for {n_labels} labels."
-            )
-        keep = on_axis & np.isfinite(f1)
-        fig.add_trace(
-            go.Scatter(
-                x=frequencies[keep],
-                y=f1[keep],
-                mode="markers",
-                name=str(method),
-                text=names[keep],
-                marker=dict(color=colours[method], size=8, opacity=0.7),
-                hovertemplate=f"{method}<br>%{{text}}<br>frequency %{{x:.3%}}<br>F1 %{{y:.3f}}"
-                "<extra></extra>",
-            )
-        )
-    if tail_threshold is not None and tail_threshold > 0:
-        # a trace, not add_vline: shapes on a log axis are placed in log10 units
-        fig.add_trace(
-            go.Scatter(
-                x=[tail_threshold, tail_threshold],
-                y=[0, 1],
-                mode="lines",
-                name=f"tail threshold {100 * tail_threshold:g}%",
-                line=dict(color="#7f7f7f", dash="dot"),
-                hoverinfo="skip",
-            )
-        )
-    dropped = int((~on_axis).sum())
-    note = f" ({dropped} labels absent from training not shown)" if dropped else ""
-    fig.update_layout(
-        title=f"Per-label F1 against label frequency: do rare labels fail?{note}",
-        xaxis=dict(
-            title="label frequency in training data (log scale)", type="log", tickformat=".2~%"
-        ),
-        yaxis=dict(title="F1 of the label on test data", range=[-0.03, 1.03]),
-        legend=dict(orientation="h", y=-0.2),
-        margin=dict(t=50, b=10),
+    _require(
+        table,
+        ("label", "frequency"),
+        "per_label_figure",
+        "pass mlviz.evaluation.per_label_comparison(...).",
     )
+    methods = [str(m) for m in methods]
+    if not methods:
+        raise ValueError("per_label_figure: no methods to draw; give at least one.")
+    columns = [f"{metric} {m}" for m in methods]
+    _require(table, columns, "per_label_figure", f"no {metric!r} scores for those methods.")
+    if max_labels < 2:
+        raise ValueError(f"per_label_figure: max_labels must be at least 2; got {max_labels}.")
+    ordered = table.sort_values("frequency", kind="stable").reset_index(drop=True)
+    n_labels = len(ordered)
+    if n_labels == 0:
+        raise ValueError("per_label_figure: the table has no labels.")
+    left_out = max(0, n_labels - max_labels)
+    if left_out:
+        n_rare = max_labels // 2
+        ordered = pd.concat([ordered.iloc[:n_rare], ordered.iloc[n_rare + left_out :]])
+    names = ordered["label"].astype(str).to_list()
+    frequency = ordered["frequency"].to_numpy(float)
+    # rows from the top: rarest first; a gap row marks the labels left out
+    positions = np.arange(len(ordered), dtype=float)
+    if left_out:
+        positions[max_labels // 2 :] += 1.0
+    tick_text = list(names) + ([f"… {left_out} labels not shown …"] if left_out else [])
+    tick_vals = list(positions) + ([float(max_labels // 2)] if left_out else [])
+
+    n_panels = len(methods) + 1
+    widths = [1.3] + [1.0] * len(methods)
+    fig = make_subplots(
+        rows=1,
+        cols=n_panels,
+        shared_yaxes=True,
+        column_widths=[w / sum(widths) for w in widths],
+        horizontal_spacing=min(0.02, 0.2 / n_panels),
+        subplot_titles=["frequency"] + methods,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=frequency,
+            y=positions,
+            orientation="h",
+            marker_color="#9e9e9e",
+            name="frequency",
+            showlegend=False,
+            customdata=names,
+            hovertemplate="%{customdata}<br>frequency %{x:.2%}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    for panel, (method, column) in enumerate(zip(methods, columns, strict=True), start=2):
+        values = ordered[column].to_numpy(float)
+        keep = np.isfinite(values)
+        fig.add_trace(
+            go.Scatter(
+                x=values[keep],
+                y=positions[keep],
+                mode="markers",
+                name=method,
+                showlegend=False,
+                marker=dict(color=method_color(method), size=8, line=dict(width=0)),
+                customdata=np.asarray(names, dtype=object)[keep],
+                hovertemplate=f"{method}<br>%{{customdata}}<br>{metric} %{{x:.3f}}<extra></extra>",
+            ),
+            row=1,
+            col=panel,
+        )
+        fig.update_xaxes(range=[-0.05, 1.05], tickvals=[0, 0.5, 1], row=1, col=panel)
+    tail_note = ""
+    if tail_threshold is not None:
+        is_tail = frequency < tail_threshold
+        if is_tail.any():
+            top = float(positions[is_tail].max()) + 0.5
+            for panel in range(1, n_panels + 1):
+                fig.add_hrect(
+                    y0=-0.5, y1=top, fillcolor=_TAIL_FILL, line_width=0, layer="below",
+                    row=1, col=panel,
+                )
+            tail_note = f"; shaded: tail labels (frequency < {100 * tail_threshold:g}%)"
+        fig.add_vline(
+            x=tail_threshold, line=dict(color="#d62728", dash="dot", width=1), row=1, col=1
+        )
+    shown = (
+        f"the {max_labels // 2} rarest and {max_labels - max_labels // 2} most frequent of "
+        f"{n_labels} labels (all in the table)"
+        if left_out
+        else f"all {n_labels} labels"
+    )
+    fig.update_yaxes(
+        tickvals=tick_vals,
+        ticktext=tick_text,
+        autorange=False,
+        range=[max(tick_vals) + 0.7, -0.7],
+        automargin=True,
+        row=1,
+        col=1,
+    )
+    fig.update_xaxes(tickformat=".0%", nticks=3, row=1, col=1)
+    fig.update_layout(
+        title=dict(
+            text=f"Per-label {metric} of each method, rarest label at the top<br>"
+            f"<sub>{shown}{tail_note}</sub>",
+        ),
+        height=int(150 + 20 * len(tick_vals)),
+        bargap=0.25,
+        margin=dict(t=90, b=30, l=10, r=10),
+        plot_bgcolor="white",
+    )
+    fig.update_xaxes(showgrid=True, gridcolor="#eeeeee", zeroline=False)
     return fig

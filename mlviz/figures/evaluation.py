@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 
 from mlviz.evaluation import nemenyi_groups
+from mlviz.figures._style import method_color
 
 __all__ = ["cd_diagram"]
 
@@ -41,8 +42,8 @@ def cd_diagram(
     plotly.graph_objects.Figure
         Axis from 1 to k at the top, lower (better) ranks to the left. The better half of
         the methods is labelled on the left, the rest on the right, each label reading
-        "name (rank)". Groups of methods whose ranks differ by less than the CD are joined
-        by thick bars (traces named "not significantly different").
+        "name (rank)" in the method's fixed colour. Groups of methods whose ranks differ by
+        less than the CD are joined by thick bars (traces named "not significantly different").
     """
     ranks = dict(
         sorted(((str(k), float(v)) for k, v in dict(average_ranks).items()), key=lambda kv: kv[1])
@@ -104,12 +105,14 @@ def cd_diagram(
         on_left = i < n_left
         depth = -(i + 1 if on_left else n_methods - i) * row_step - 0.5
         edge = low - 0.35 if on_left else high + 0.35
-        line([rank, rank, edge], [0, depth, depth], hover=f"{name}: {rank:.3f}")
+        colour = method_color(name)
+        line([rank, rank, edge], [0, depth, depth], color=colour, hover=f"{name}: {rank:.3f}")
         annotations.append(
             {
                 "x": edge,
                 "y": depth,
                 "text": f"{name} ({rank:.2f})",
+                "font": {"color": colour},
                 "showarrow": False,
                 "xanchor": "right" if on_left else "left",
             }

@@ -8,6 +8,8 @@ from itertools import product
 import numpy as np
 import plotly.graph_objects as go
 
+from mlviz.figures._style import DIRECTION_COLORS
+
 
 def labelset_text(vertices: np.ndarray, label_names: Sequence[str]) -> list[str]:
     """Human-readable label set of each vertex ('∅' for the empty set)."""
@@ -274,7 +276,6 @@ def cube_figure(
             )
         )
         if directions is not None:
-            palette = ["#d62728", "#ff7f0e", "#2ca02c"]
             for m, p in enumerate(np.asarray(directions, dtype=float)):
                 ends = np.vstack([o - 0.8 * p, o + 0.8 * p])
                 fig.add_trace(
@@ -284,7 +285,7 @@ def cube_figure(
                         z=ends[:, 2],
                         mode="lines",
                         name=f"principal direction {m + 1}",
-                        line=dict(color=palette[m % 3], width=6),
+                        line=dict(color=DIRECTION_COLORS[m % len(DIRECTION_COLORS)], width=6),
                     )
                 )
     fig.update_layout(

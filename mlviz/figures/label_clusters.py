@@ -16,8 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 from plotly.subplots import make_subplots
+
+from mlviz.figures._style import GROUP_COLORS
 
 __all__ = [
     "MAX_NAMED_LABELS",
@@ -38,13 +39,11 @@ __all__ = [
 MAX_NAMED_LABELS = 60
 # Group names are written above the heatmap only while they stay legible.
 _MAX_ANNOTATED_GROUPS = 30
-# 24 dark categorical colours, readable as text on white; groups beyond 24 reuse them.
-_GROUP_PALETTE = qualitative.Dark24
 
 
 def group_colour(group: int) -> str:
     """Categorical colour of a group id (the same on every figure and table of the page)."""
-    return _GROUP_PALETTE[int(group) % len(_GROUP_PALETTE)]
+    return GROUP_COLORS[int(group) % len(GROUP_COLORS)]
 
 
 def _check_names(label_names: Sequence[str], n_labels: int, where: str) -> list[str]:

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 from plotly.subplots import make_subplots
+
+from mlviz.figures._style import method_color
 
 __all__ = [
     "decoding_figure",
@@ -25,8 +26,6 @@ __all__ = [
     "loss_vs_m_figure",
     "spectrum_figure",
 ]
-
-_PALETTE = qualitative.D3  # plotly's copy of the d3 category10 colours
 
 
 def _vector(values, name: str, where: str) -> np.ndarray:
@@ -206,11 +205,10 @@ def loss_vs_m_figure(df: pd.DataFrame, *, metric: str = "hamming_loss") -> go.Fi
         raise ValueError(
             f"loss_vs_m_figure: kind must be 'learned' or 'ideal'; got {sorted(map(str, unknown))}."
         )
-    methods = list(dict.fromkeys(data["method"]))
     fig = go.Figure()
     for (method, kind), part in data.groupby(["method", "kind"], sort=False):
         part = part.sort_values("M", kind="stable")
-        colour = _PALETTE[methods.index(method) % len(_PALETTE)]
+        colour = method_color(method)
         error_y = (
             dict(type="data", array=part["sd"].to_numpy(float), visible=True)
             if "sd" in part.columns

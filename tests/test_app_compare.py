@@ -1,0 +1,150 @@
+"""AppTest of the Compare page: tail columns, the out-of-fold per-label view, failing methods.
+
+Kept apart from tests/test_app.py (which runs every page generically) because these tests
+drive the page's own widgets: few methods and 2 folds keep them quick.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import mulan_path
+from streamlit.testing.v1 import AppTest
+
+from mlviz import datasets
+from mlviz.io import Dataset
+
+REPO = Path(__file__).resolve().parents[1]
+TIMEOUT = 300
+
+
+def _compare(dataset: Dataset, methods: list[str], folds: int = 2, **state) -> AppTest:
+    at = AppTest.from_file(str(REPO / "pages" / "compare.py"), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = dataset
+    at.session_state["dataset_label"] = dataset.name
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    at.multiselect(key="compare_methods").set_value(methods).run()
+    at.slider(key="compare_folds").set_value(folds).run()
+    at.button(key="compare_fit").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def _tables(at: AppTest):
+    return [frame.value for frame in at.dataframe]
+
+
+@pytest.mark.parametrize("source", ["sample:planted", "mulan:medical"])
+def test_compare_shows_tail_columns_and_the_out_of_fold_per_label_view(source):
+    if source.startswith("mulan:"):
+        mulan_path(source.split(":")[1] + ".arff")
+    dataset = datasets.load_source(source)
+    at = _compare(dataset, ["BR", "PLST"], tail_threshold=0.05)
+    assert not at.error, [e.value for e in at.error]
+    summary, per_label = _tables(at)
+    assert {"Tail macro F1 ↑", "Head macro F1 ↑", "Tail recall (micro) ↑"} <= set(
+        summary.columns
+    )
+    assert list(summary.index) == ["BR", "PLST"]
+    # one row per label, rarest first, F1 and recall per method, the best method
+    assert len(per_label) == dataset.n_labels
+    assert {"label", "frequency", "tail", "F1 BR", "F1 PLST", "recall BR", "recall PLST",
+            "best F1"} <= set(per_label.columns)
+    assert per_label["frequency"].is_monotonic_increasing
+    frequencies = dataset.Y.mean(axis=0)
+    assert per_label["tail"].sum() == int((frequencies < 0.05).sum())
+    chart_keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert len(chart_keys) == 2  # metrics per method, per-label chart
+    assert len(at.get("download_button")) == 2
+    # the per-label chart switches to recall without a rerun of the cross-validation
+    at.radio(key="compare_label_metric").set_value("recall").run()
+    assert not at.exception and not at.error
+
+
+def test_a_method_failing_in_every_fold_is_an_error_and_the_others_still_show():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(10, 4))
+    Y = (rng.random((10, 3)) < 0.5).astype(np.uint8)
+    Y[0] = 1
+    tiny = Dataset("tiny", X, Y, ("a", "b", "c", "d"), ("l1", "l2", "l3"))
+    at = _compare(tiny, ["BR", "ML-KNN"], folds=5, compare_k=10)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1
+    assert "ML-KNN" in errors[0] and "every fold" in errors[0] and "k=10" in errors[0]
+    summary, per_label = _tables(at)
+    assert list(summary.index) == ["BR"]
+    assert "F1 BR" in per_label.columns and "F1 ML-KNN" not in per_label.columns
+
+
+def test_tail_threshold_zero_means_no_tail_columns():
+    dataset = datasets.load_source("sample:planted")
+    at = _compare(dataset, ["BR"], tail_threshold=0.0)
+    assert not at.error
+    summary = _tables(at)[0]
+    assert "Tail macro F1 ↑" not in summary.columns
+    assert any("no tail columns" in c.value for c in at.caption)
+
+
+def _wait_for(path: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists() or not path.read_text().strip():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the Dask scheduler did not write {path} within {seconds:.0f} s")
+        time.sleep(0.2)
+
+
+def test_compare_runs_on_the_dask_scheduler_named_by_the_environment(monkeypatch, tmp_path):
+    # A scheduler and two single-threaded worker processes started as docs/SCALING.md says
+    # (not a LocalCluster inside this process: AppTest replaces __main__, which worker
+    # processes spawned from here would then try to run).
+    scheduler_file = tmp_path / "scheduler.json"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    common = dict(env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    scheduler = subprocess.Popen(
+        [*dask, "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
+         "--scheduler-file", str(scheduler_file)], **common,
+    )
+    workers = None
+    try:
+        _wait_for(scheduler_file)
+        address = json.loads(scheduler_file.read_text())["address"]
+        workers = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "2",
+             "--nthreads", "1", "--no-dashboard"], **common,
+        )
+        from dask.distributed import Client
+
+        with Client(address) as client:
+            client.wait_for_workers(2, timeout=60)
+        dataset = datasets.load_source("sample:planted")
+        serial = _compare(dataset, ["BR", "PLST"])
+        monkeypatch.setenv("MLVIZ_DASK_SCHEDULER", address)
+        on_dask = _compare(dataset, ["BR", "PLST"])
+    finally:
+        for process in (workers, scheduler):
+            if process is not None:
+                process.terminate()
+                process.wait(timeout=30)
+    assert not on_dask.error, [e.value for e in on_dask.error]
+    assert any(address in c.value for c in on_dask.caption)
+    for ours, theirs in zip(_tables(serial), _tables(on_dask), strict=True):
+        assert ours.equals(theirs)  # the same numbers, to the last digit shown
+
+
+def test_an_unreachable_dask_scheduler_is_an_error_not_a_traceback(monkeypatch):
+    monkeypatch.setenv("MLVIZ_DASK_SCHEDULER", "tcp://127.0.0.1:1")
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")
+    at = _compare(datasets.load_source("sample:planted"), ["BR"])
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "tcp://127.0.0.1:1" in errors[0]
+    assert "MLVIZ_DASK_SCHEDULER" in errors[0]
