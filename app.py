@@ -18,6 +18,7 @@ shared.experiment_settings()
 
 PAGES = [
     st.Page("pages/data.py", title="Data", icon="📊", default=True),
+    st.Page("pages/lesson.py", title="Lesson", icon="🎓"),
     st.Page("pages/hypercube.py", title="Hypercube", icon="🧊"),
     st.Page("pages/label_clusters.py", title="Label clusters", icon="🧩"),
     st.Page("pages/plst.py", title="PLST & linear", icon="📐"),
