@@ -12,9 +12,10 @@ reason beside the label's training frequency:
 * GroPLE (paper 001): a label shares its latent rows with the rest of its group (Eq. 4).
 
 The tail is :func:`mlviz.stats.tail_labels` of the training labels: relative training
-frequency strictly below the threshold. Test-split scores per label come from scikit-learn's
-``precision_recall_fscore_support``; a label without a positive in the test split has no
-recall (NaN), and also no F1 when it is never predicted either.
+frequency strictly below the threshold. Test-split scores per label are
+:func:`mlviz.metrics.per_label_scores` (scikit-learn underneath) with ``zero_division=nan``:
+a label without a positive in the test split has no recall (NaN), and also no F1 when it is
+never predicted either.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import precision_recall_fscore_support
 from sklearn.utils.validation import check_is_fitted
 
 from mlviz._validation import check_label_matrix
 from mlviz.clems import CLEMS, decoded_label_frequencies
+from mlviz.metrics import per_label_scores
 from mlviz.stats import label_frequencies, tail_labels
 
 __all__ = [
@@ -82,37 +83,13 @@ def label_frequency_table(
 
 
 def _test_scores(Y_true, Y_pred) -> pd.DataFrame:
-    """support, predicted, precision, recall, f1 per label (NaN where undefined).
+    """:func:`mlviz.metrics.per_label_scores` with NaN where a score is undefined.
 
-    A small stand-in for ``mlviz.metrics.per_label_scores`` with ``zero_division=nan``:
-    scikit-learn's ``precision_recall_fscore_support`` reads an (N, 1) indicator matrix as a
-    binary target, so one label is scored as the positive class of a binary problem.
+    Recall of a label without a positive, precision of a label never predicted, and F1 of a
+    label neither present nor predicted are NaN (``zero_division=nan``); the index is the
+    column position, to line up with the other per-label columns.
     """
-    Y_true = check_label_matrix(Y_true, name="Y_test").astype(np.int8)
-    Y_pred = check_label_matrix(Y_pred, name="predictions").astype(np.int8)
-    if Y_true.shape != Y_pred.shape:
-        raise ValueError(
-            f"Y_test and the predictions must have the same shape; got {Y_true.shape} and "
-            f"{Y_pred.shape}."
-        )
-    if Y_true.shape[0] == 0:
-        raise ValueError("Y_test has no rows: there is nothing to score.")
-    if Y_true.shape[1] == 1:
-        true, pred, labels = Y_true.ravel(), Y_pred.ravel(), [1]
-    else:
-        true, pred, labels = Y_true, Y_pred, None
-    precision, recall, f1, _ = precision_recall_fscore_support(
-        true, pred, labels=labels, average=None, zero_division=np.nan
-    )
-    return pd.DataFrame(
-        {
-            "support": Y_true.sum(axis=0, dtype=np.int64),
-            "predicted": Y_pred.sum(axis=0, dtype=np.int64),
-            "precision": precision,
-            "recall": recall,
-            "f1": f1,
-        }
-    )
+    return per_label_scores(Y_true, Y_pred, zero_division=np.nan).reset_index(drop=True)
 
 
 def _base(model, Y_train, tail_threshold, label_names) -> pd.DataFrame:

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mlviz.figures._style import method_color
 from mlviz.figures.tail import (
     MAX_NAMED,
     clems_tail_figure,
@@ -66,6 +67,7 @@ def test_plst_figure_sorted_by_frequency_with_the_tail_shaded():
     title = fig.layout.title.text
     assert "M = 2" in title and "1 label constant in training (no variance) not drawn" in title
     assert "L3" in never.text[1] and "tail" in never.text[1]
+    assert predicted.marker.color == never.marker.color == method_color("PLST")
     fig.to_json()
 
 
@@ -84,6 +86,7 @@ def test_clems_figure_draws_zero_counts_on_the_bottom_line():
     assert fig.layout.yaxis.ticktext[0] == "0" and fig.layout.yaxis.tickvals[0] == 0.5
     assert "2 labels present in the test truth never decoded" in fig.layout.title.text
     assert "in 1 of the candidate sets" in decoded.text[3]
+    assert decoded.marker.color == method_color("CLEMS") != truth.marker.color
 
 
 def test_mlknn_figure_leaves_out_recall_without_test_positives():
@@ -99,6 +102,7 @@ def test_mlknn_figure_leaves_out_recall_without_test_positives():
     np.testing.assert_allclose(recall.x, np.arange(3) + 0.18)
     assert recall.y.tolist() == [0.9, 0.5, 0.0]
     assert "1 label without a test positive" in fig.layout.title.text
+    assert recall.marker.color == method_color("ML-KNN") != prior.marker.color
 
 
 def test_grople_figure_names_the_groups_and_dodges_the_methods():
@@ -118,6 +122,7 @@ def test_grople_figure_names_the_groups_and_dodges_the_methods():
     assert base.y.tolist() == [0.85, 0.4, 0.5, 0.0]
     assert list(fig.layout.xaxis.ticktext) == ["L1 · g0", "L2 · g1", "L0 · g2", "L3 · g2"]
     assert own.name == "GroPLE test F1" and base.name == "BR test F1"
+    assert own.marker.color == method_color("GroPLE") and base.marker.color == method_color("BR")
     assert "group 2" in own.text[2]
 
 

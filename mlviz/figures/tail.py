@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from mlviz.figures._style import method_color
+
 __all__ = [
     "clems_tail_figure",
     "grople_tail_figure",
@@ -28,6 +30,8 @@ __all__ = [
 MAX_NAMED = 60
 # markers of two series for the same label sit this far left and right of its position
 _DODGE = 0.18
+# what a method is compared with (the truth, a training prior) is drawn in a neutral grey
+_REFERENCE_COLOR = "#555555"
 _REQUIRED = ("label", "train_count", "frequency", "tail")
 
 
@@ -222,7 +226,7 @@ def plst_tail_figure(
                 y=share[mask],
                 mode="markers",
                 name=name,
-                marker=dict(symbol=symbol, size=8),
+                marker=dict(symbol=symbol, size=8, color=method_color(method)),
                 text=np.asarray(hover, dtype=object)[mask],
                 hovertemplate="%{text}<extra></extra>",
             )
@@ -297,9 +301,10 @@ def clems_tail_figure(
     frame = _hover_frame(data)
     x = np.arange(len(data))
     fig = go.Figure()
-    for offset, values, name, what in (
-        (-_DODGE, true, "in the truth (test rows)", "test rows with it"),
-        (+_DODGE, decoded, f"in the sets {method} decoded to", "decoded sets with it"),
+    for offset, values, name, what, color in (
+        (-_DODGE, true, "in the truth (test rows)", "test rows with it", _REFERENCE_COLOR),
+        (+_DODGE, decoded, f"in the sets {method} decoded to", "decoded sets with it",
+         method_color(method)),
     ):
         fig.add_trace(
             go.Scatter(
@@ -307,7 +312,7 @@ def clems_tail_figure(
                 y=_log_counts(values),
                 mode="markers",
                 name=name,
-                marker=dict(size=7),
+                marker=dict(size=7, color=color),
                 customdata=values,
                 text=[
                     f"{f}<br>in {s} of the candidate sets" for f, s in zip(frame, sets, strict=True)
@@ -371,7 +376,7 @@ def mlknn_tail_figure(
             y=prior,
             mode="markers",
             name="prior P(H₁) (training)",
-            marker=dict(size=7, symbol="diamond"),
+            marker=dict(size=7, symbol="diamond", color=_REFERENCE_COLOR),
             text=frame,
             hovertemplate="%{text}<br>prior P(H₁): %{y:.4f}<extra></extra>",
         )
@@ -382,7 +387,7 @@ def mlknn_tail_figure(
             y=recall[tested],
             mode="markers",
             name=f"{method} test recall",
-            marker=dict(size=7),
+            marker=dict(size=7, color=method_color(method)),
             text=[f"{f}<br>{t}" for f, t in zip(np.asarray(frame)[tested],
                                                 np.asarray(test)[tested], strict=True)],
             hovertemplate="%{text}<br>recall: %{y:.3f}<extra></extra>",
@@ -458,7 +463,8 @@ def grople_tail_figure(
                 y=f1[drawn],
                 mode="markers",
                 name=f"{name} test F1",
-                marker=dict(size=7, symbol="circle" if offset < 0 else "square"),
+                marker=dict(size=7, symbol="circle" if offset < 0 else "square",
+                            color=method_color(name)),
                 text=np.asarray(text, dtype=object)[drawn],
                 hovertemplate=f"%{{text}}<br>{name} F1: %{{y:.3f}}<extra></extra>",
             )
