@@ -7,8 +7,10 @@ session (see tests/test_app.py for why). The split is the pages' default random 
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +20,10 @@ from sklearn.model_selection import train_test_split
 from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
+from mlviz.clems import CLEMS
 from mlviz.io import Dataset
+from mlviz.linear import PLST
+from mlviz.mlknn import MLkNN
 from mlviz.stats import tail_labels
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,10 +37,13 @@ def _load(source: str) -> Dataset:
     return datasets.load_source(source)
 
 
-def _app(page: str, dataset: Dataset, **state) -> AppTest:
+def _app(page: str, source: str, **state) -> AppTest:
     at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
-    at.session_state["dataset"] = dataset
-    at.session_state["dataset_label"] = dataset.name
+    at.session_state["dataset"] = _load(source)
+    at.session_state["dataset_label"] = source
+    # the picker's own record of what it loaded, so that it keeps this data set
+    at.session_state["source_choice"] = source
+    at.session_state["loaded_source"] = source
     for key, value in state.items():
         at.session_state[key] = value
     return at
@@ -46,9 +54,30 @@ def _assert_clean(at: AppTest, where: str) -> None:
     assert not [e.value for e in at.error], f"{where}: {[e.value for e in at.error]}"
 
 
+def _split(dataset: Dataset):
+    train, test = train_test_split(np.arange(dataset.n_samples), test_size=0.3, random_state=0)
+    return dataset.X[train], dataset.X[test], dataset.Y[train], dataset.Y[test]
+
+
 def _train_labels(dataset: Dataset) -> np.ndarray:
-    train, _ = train_test_split(np.arange(dataset.n_samples), test_size=0.3, random_state=0)
-    return dataset.Y[train]
+    return _split(dataset)[2]
+
+
+def _never_predicted_tail(model, dataset: Dataset, threshold: float = 0.05) -> int:
+    """Tail labels the model, refitted here on the pages' split, never predicts on its test."""
+    X_train, X_test, Y_train, _ = _split(dataset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # constant labels on medical's split
+        predicted = model.fit(X_train, Y_train).predict(X_test)
+    tail = tail_labels(Y_train, threshold)
+    return int((predicted[:, tail].sum(axis=0) == 0).sum())
+
+
+def _values(array) -> np.ndarray:
+    """A plotly JSON array: a list, or a typed array ``{"dtype", "bdata"}`` in base64."""
+    if isinstance(array, dict):
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
+    return np.asarray(array)
 
 
 def _tail_view(at: AppTest, title_start: str) -> tuple[dict, str]:
@@ -64,8 +93,8 @@ def _tail_view(at: AppTest, title_start: str) -> tuple[dict, str]:
 
 @pytest.mark.parametrize("source", SOURCES)
 def test_grople_tail_view(source):
-    dataset = _load(source)
-    at = _app("grople.py", dataset, grople_d=20).run()
+    at = _app("grople.py", source, grople_d=20).run()
+    dataset = at.session_state["dataset"]
     _assert_clean(at, source)
     assert any(h.value.startswith("Tail labels:") for h in at.subheader)
     figure, caption = _tail_view(at, "GroPLE vs BR")
@@ -90,3 +119,51 @@ def test_grople_tail_view(source):
     n_tail = len(tail_labels(Y_train, 0.2))
     assert f"{n_tail} of {dataset.n_labels} labels are in the tail" in caption
     assert "fewer than 20% of the training instances" in caption
+
+
+def _check_tail_caption(at: AppTest, title_start: str, never_text: str, never: int) -> dict:
+    dataset = at.session_state["dataset"]
+    assert any(h.value.startswith("Tail labels:") for h in at.subheader)
+    figure, caption = _tail_view(at, title_start)
+    n_tail = len(tail_labels(_train_labels(dataset), 0.05))
+    assert f"{n_tail} of {dataset.n_labels} labels are in the tail" in caption
+    assert never_text.format(never) in caption, caption
+    shapes = [s for s in figure["layout"]["shapes"] if s["type"] == "rect"]
+    assert [(s["x0"], s["x1"]) for s in shapes] == [
+        (dataset.n_labels - n_tail - 0.5, dataset.n_labels - 0.5)
+    ]
+    return figure
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_plst_tail_view(source):
+    at = _app("plst.py", source, plst_methods=[]).run()
+    _assert_clean(at, source)
+    dataset = at.session_state["dataset"]
+    never = _never_predicted_tail(PLST(n_components=4), dataset)
+    figure = _check_tail_caption(at, "PLST, M = 4", "PLST never predicts {} of the tail", never)
+    assert "unrepresented at M = 4" in _tail_view(at, "PLST, M = 4")[1]
+    drawn = sum(np.isfinite(_values(trace["y"])).sum() for trace in figure["data"])
+    constant = int((_train_labels(dataset).std(axis=0) == 0).sum())
+    assert drawn == dataset.n_labels - constant
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_clems_tail_view(source):
+    at = _app("clems.py", source).run()
+    _assert_clean(at, source)
+    dataset = at.session_state["dataset"]
+    never = _never_predicted_tail(CLEMS(random_state=0), dataset)
+    figure = _check_tail_caption(
+        at, "CLEMS: each label", "on the test split {} tail labels are in no decoded set", never
+    )
+    assert [_values(trace["x"]).size for trace in figure["data"]] == [dataset.n_labels] * 2
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_mlknn_tail_view(source):
+    at = _app("mlknn.py", source).run()
+    _assert_clean(at, source)
+    dataset = at.session_state["dataset"]
+    never = _never_predicted_tail(MLkNN(k=10, s=1.0), dataset)
+    _check_tail_caption(at, "ML-KNN: prior", "ML-KNN never predicts {} of the tail", never)
