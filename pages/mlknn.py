@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from mlviz.figures import mlknn as figures
+from mlviz.figures import tail as tail_figures
 from mlviz.metrics import (
     METRICS,
     average_precision,
@@ -15,6 +16,7 @@ from mlviz.metrics import (
     ranking_loss,
 )
 from mlviz.mlknn import MLkNN, neighbors_graph
+from mlviz.per_label import mlknn_label_table, tail_summary
 from pages import _shared as shared
 
 ds = shared.current_dataset()
@@ -61,32 +63,55 @@ if graphs is None:
 graph_train, graph_test = graphs
 
 
-def _fit(params: dict) -> tuple[MLkNN, dict]:
+def _fit(params: dict) -> tuple[MLkNN, dict, np.ndarray]:
     model = MLkNN(k=params["k"], s=params["s"], metric="precomputed").fit(
         graph_train, split.Y_train)
     # only the five metrics shown below: evaluate() would add macro AUC and the bipartition
     # metrics, seconds more with ~1,000 labels
     Y_score = model.predict_proba(graph_test)
+    predicted = model.predict(graph_test)
     scores = {
-        "hamming_loss": hamming_loss(split.Y_test, model.predict(graph_test)),
+        "hamming_loss": hamming_loss(split.Y_test, predicted),
         "one_error": one_error(split.Y_test, Y_score),
         "coverage": coverage(split.Y_test, Y_score),
         "ranking_loss": ranking_loss(split.Y_test, Y_score),
         "average_precision": average_precision(split.Y_test, Y_score),
     }
-    return model, scores
+    return model, scores, predicted
 
 
 result = shared.fit("mlknn", {"k": k, "s": s, "k_max": k_max}, _fit, label="ML-KNN",
                     spinner="Counting neighbour labels and scoring the test split…")
 if result is None:
     st.stop()
-model, scores = result
+model, scores, predicted = result
 cols = st.columns(5)
 for col, name in zip(cols, ["hamming_loss", "one_error", "coverage", "ranking_loss",
                             "average_precision"], strict=True):
     col.metric(f"{METRICS[name].label} {METRICS[name].arrow}", f"{scores[name]:.4f}")
 st.caption("Test-split metrics of the paper's Table 1 for this k and s.")
+
+st.subheader("Tail labels: a small prior needs many neighbours")
+threshold = shared.tail_threshold()
+label_table = mlknn_label_table(model, graph_test, split.Y_test, split.Y_train, threshold,
+                                ds.label_names, Y_pred=predicted)
+st.plotly_chart(tail_figures.mlknn_tail_figure(label_table, threshold), key="mlknn_tail")
+tail = tail_summary(label_table)
+percent = f"{100 * threshold:.3g}%"
+if tail["tail"]:
+    st.caption(
+        f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than {percent} of "
+        "the training instances; the threshold is in the sidebar's Experiment settings). Their "
+        "prior P(H₁) is small, so the MAP rule predicts them only when many of the k = "
+        f"{model.k_} neighbours carry them: ML-KNN never predicts {tail['tail_never_predicted']} "
+        f"of the tail labels on the test split, and of the {tail['tail_with_test_positive']} "
+        f"with a positive test instance it finds at least one for {tail['tail_found']}."
+    )
+else:
+    st.caption(
+        f"No label is in the tail: every label is in at least {percent} of the training "
+        "instances (the threshold is in the sidebar's Experiment settings)."
+    )
 
 MAX_LABELS_SHOWN = 50  # per-label bars and columns stay readable; the rest is summarised
 
