@@ -17,6 +17,7 @@ Usage::
 
     python benchmarks/bench_app_scale.py                  # full delicious shape, all pages
     python benchmarks/bench_app_scale.py --pages plst,clems --n-samples 4000
+    python benchmarks/bench_app_scale.py --no-buttons          # renders and changes only
 
 It prints the machine and a markdown table and writes the table to ``--output`` (default
 ``benchmarks/results/bench_app_scale.md``, not committed).
@@ -89,7 +90,8 @@ def _change(at, page: str) -> tuple[str, float] | None:
     return what, time.perf_counter() - start
 
 
-def run(pages: list[str], n_samples: int | None, threads: int) -> pd.DataFrame:
+def run(pages: list[str], n_samples: int | None, threads: int,
+        press_buttons: bool = True) -> pd.DataFrame:
     from streamlit.testing.v1 import AppTest
     from threadpoolctl import threadpool_limits
 
@@ -128,7 +130,7 @@ def run(pages: list[str], n_samples: int | None, threads: int) -> pd.DataFrame:
                 rows.append({"page": page, "action": f"button: {buttons[0].label}",
                              "seconds": float("nan"), "peak_mib": _peak_mib(),
                              "note": SKIPPED_BUTTONS[page]})
-            elif buttons:
+            elif buttons and press_buttons:
                 start = time.perf_counter()
                 buttons[0].click().run()
                 rows.append({"page": page, "action": f"button: {buttons[0].label}",
@@ -144,6 +146,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n-samples", type=int, default=None,
                         help="fewer instances than delicious' 16,105 (labels stay 983)")
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads")
+    parser.add_argument("--no-buttons", action="store_true", help="press no fit button")
     parser.add_argument("--output", type=Path,
                         default=HERE / "results" / "bench_app_scale.md")
     args = parser.parse_args(argv)
@@ -153,7 +156,7 @@ def main(argv: list[str] | None = None) -> None:
         p.name for p in (REPO / "pages").glob("*.py") if not p.name.startswith("_")
     )
     print(machine_description(), flush=True)
-    table = run(pages, args.n_samples, args.threads)
+    table = run(pages, args.n_samples, args.threads, not args.no_buttons)
     text = markdown_table(table.round({"seconds": 2, "peak_mib": 0}))
     print(text)
     args.output.parent.mkdir(parents=True, exist_ok=True)
