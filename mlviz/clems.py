@@ -9,8 +9,10 @@ nearest.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -24,6 +26,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mlviz import costs as _costs
+from mlviz._validation import check_label_matrix
 from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
 from mlviz.linear import paper_ridge
 from mlviz.mds import (
@@ -34,13 +37,17 @@ from mlviz.mds import (
     _UniformSolver,
     classical_mds,
 )
+from mlviz.stats import unique_rows
 
-__all__ = ["CLEMS"]
+__all__ = ["CLEMS", "CandidateCosts", "DEFAULT_MAX_CANDIDATES", "compute_candidate_costs"]
 
 CostFunction = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-# decision_function works on this many test rows at a time to bound the distance matrix.
+# decision_function and the dropped label sets' costs work on this many rows at a time.
 _CHUNK_ROWS = 2048
+
+#: Default cap on CLEMS' candidate label vectors (see ``CLEMS.max_candidates``).
+DEFAULT_MAX_CANDIDATES = 1000
 
 
 class CLEMS(MultiLabelEstimator):
@@ -117,12 +124,21 @@ class CLEMS(MultiLabelEstimator):
     mirror : {"auto", True, False}, default="auto"
         Use the 2n-object mirroring trick. "auto" mirrors exactly when the cost matrix of the
         candidates is asymmetric; False with an asymmetric cost raises ValueError.
-    max_candidates : int or None, default=2000
+    max_candidates : int or None, default=1000
         Keep at most this many most frequent training label vectors as candidates (ties by
-        lexicographic order of the label vector), with a warning saying how many were dropped
-        and what share of training rows they cover. Rows whose label vector was dropped are
-        regressed to the truth-role point of the candidate with the lowest cost for them.
-        None keeps all.
+        lexicographic order of the label vector). Rows whose label vector was dropped are
+        regressed to the truth-role point of the kept candidate with the lowest cost for them.
+        The cap is never silent: a warning says how many were dropped, and the fitted
+        ``n_label_sets_``, ``n_dropped_candidates_`` and ``dropped_share_`` let a view show it.
+        None keeps all, the paper's behaviour. Why 1,000 (:data:`DEFAULT_MAX_CANDIDATES`): the
+        embedding costs O(n^2 M) per SMACOF iteration and up to O(n^3) for the classical start
+        at M ~ n. On a delicious-shaped set (~13,000 distinct training label sets, M = K = 983,
+        one BLAS thread, busy 2-core machine; ``benchmarks/bench_scale.py``,
+        ``docs/BENCHMARKS.md``) the fit took 1.7-3.4 s with 1,000 candidates and 3.4-7.2 s with
+        2,000, before any further SMACOF iteration (each ~2-10x dearer at 2,000), so only the
+        smaller cap leaves room for iterations in the app's 10 s first-render budget. Every
+        MULAN set in this project's tests except tmc2007-500 (1,172 in its training file) has
+        fewer distinct label sets than that.
     init : {"classical", "random"}, default="classical"
         Start of the first SMACOF run (see Initialisation above).
     n_init : int, default=1
@@ -161,8 +177,12 @@ class CLEMS(MultiLabelEstimator):
         SMACOF iterations of the kept run (0 with a single candidate: nothing to scale).
     n_components_ : int
         The embedding dimension used.
+    n_label_sets_ : int
+        Distinct training label vectors (before the cap).
     n_dropped_candidates_ : int
         Distinct training label vectors left out by ``max_candidates``.
+    dropped_share_ : float
+        Share of the training rows whose label vector was left out (0 when none was).
     regressor_ : regressor
         The fitted regressor from X to the truth-role embedding.
     n_features_in_, n_labels_ : int
@@ -197,7 +217,7 @@ class CLEMS(MultiLabelEstimator):
         dissimilarity: str = "sqrt",
         weights: str = "frequency",
         mirror: str | bool = "auto",
-        max_candidates: int | None = 2000,
+        max_candidates: int | None = DEFAULT_MAX_CANDIDATES,
         init: str = "classical",
         n_init: int = 1,
         max_iter: int = 300,
@@ -219,7 +239,9 @@ class CLEMS(MultiLabelEstimator):
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=False)  # the regressor is validated too
-    def fit(self, X, y=None, *, Y=DEPRECATED_Y) -> CLEMS:
+    def fit(
+        self, X, y=None, *, Y=DEPRECATED_Y, candidate_costs: CandidateCosts | None = None
+    ) -> CLEMS:
         """Embed the training label vectors and fit the regressor (paper Algorithm 1).
 
         Parameters
@@ -230,6 +252,12 @@ class CLEMS(MultiLabelEstimator):
         Y : array-like, deprecated
             Former name of ``y``; passing it warns (FutureWarning). Removed in the next
             release.
+        candidate_costs : CandidateCosts, optional
+            The candidates and their cost matrix from :func:`compute_candidate_costs` for this
+            y, ``cost`` and ``max_candidates``, to be reused instead of recomputed: they do not
+            depend on M, the regressor or the MDS settings, so a view that refits with another
+            M or regressor computes them once (and may cache them). A ValueError says so if they
+            were computed for other labels, another cost or another cap.
 
         Returns
         -------
@@ -240,34 +268,29 @@ class CLEMS(MultiLabelEstimator):
         rng = check_random_state(self.random_state)
 
         labels = Y.astype(np.uint8)
-        distinct, row_to_distinct, counts = np.unique(
-            labels, axis=0, return_inverse=True, return_counts=True
-        )
-        row_to_distinct = row_to_distinct.ravel()
-        # np.unique sorts lexicographically; a stable sort on -count keeps that as tie-break.
-        order = np.argsort(-counts, kind="stable")
-        n_keep = len(order) if self.max_candidates is None else min(len(order), self.max_candidates)
-        kept, dropped = order[:n_keep], order[n_keep:]
-        candidates = distinct[kept]
-        candidate_counts = counts[kept]
-        if len(dropped):
-            share = counts[dropped].sum() / labels.shape[0]
+        if candidate_costs is None:
+            candidate_costs = _candidate_costs(labels, self.cost, self.max_candidates)
+        else:
+            candidate_costs.check_matches(labels, self.cost, self.max_candidates)
+        prepared = candidate_costs
+        candidates = prepared.candidates
+        candidate_counts = prepared.candidate_counts
+        cost_cc = prepared.cost_matrix
+        n_dropped = prepared.n_label_sets - len(candidates)
+        if n_dropped:
             warnings.warn(
-                f"CLEMS kept the {n_keep} most frequent of {len(order)} distinct training label "
-                f"vectors (max_candidates={self.max_candidates}); the {len(dropped)} dropped "
-                f"ones cover {share:.1%} of the training rows, which are regressed towards "
-                "their lowest-cost kept candidate. Raise max_candidates to keep more.",
+                f"CLEMS kept the {len(candidates)} most frequent of {prepared.n_label_sets} "
+                f"distinct training label vectors (max_candidates={self.max_candidates}); the "
+                f"{n_dropped} dropped ones cover {prepared.dropped_share:.1%} of the training "
+                "rows, which are regressed towards their lowest-cost kept candidate. Raise "
+                "max_candidates (None keeps all) to keep more.",
                 UserWarning,
                 stacklevel=3,  # user -> _fit_context wrapper -> fit
             )
 
-        cost_cc = self._cost(candidates.astype(np.float64), candidates.astype(np.float64))
-        self._check_cost_matrix(cost_cc)
-        asymmetry = float(np.max(np.abs(cost_cc - cost_cc.T)))
-        symmetric = asymmetry <= 1e-12 * max(float(cost_cc.max()), 1.0)
         if self.mirror == "auto":
-            mirrored = not symmetric
-        elif not self.mirror and not symmetric:
+            mirrored = not prepared.symmetric
+        elif not self.mirror and not prepared.symmetric:
             i, j = np.unravel_index(np.argmax(np.abs(cost_cc - cost_cc.T)), cost_cc.shape)
             raise ValueError(
                 f"mirror=False needs a symmetric cost, but c(truth=s_{i}, prediction=s_{j}) = "
@@ -290,14 +313,7 @@ class CLEMS(MultiLabelEstimator):
 
         # Regression target of each training row: the truth-role point of its label vector, or
         # for dropped label vectors that of the kept candidate with the lowest cost for them.
-        distinct_to_candidate = np.empty(len(distinct), dtype=np.intp)
-        distinct_to_candidate[kept] = np.arange(n_keep)
-        if len(dropped):
-            dropped_cost = self._cost(
-                distinct[dropped].astype(np.float64), candidates.astype(np.float64)
-            )
-            distinct_to_candidate[dropped] = np.argmin(dropped_cost, axis=1)
-        row_candidate = distinct_to_candidate[row_to_distinct]
+        row_candidate = prepared.row_candidate
 
         regressor = paper_ridge(alpha=1.0) if self.regressor is None else self.regressor
         self.regressor_ = clone(regressor).fit(X, truth_points[row_candidate])
@@ -313,7 +329,9 @@ class CLEMS(MultiLabelEstimator):
         self.stress_history_ = history
         self.n_iter_ = len(history) - 1
         self.n_components_ = n_components
-        self.n_dropped_candidates_ = len(dropped)
+        self.n_label_sets_ = prepared.n_label_sets
+        self.n_dropped_candidates_ = n_dropped
+        self.dropped_share_ = prepared.dropped_share
         return self
 
     def _embed(
@@ -458,33 +476,169 @@ class CLEMS(MultiLabelEstimator):
         }
 
     # ------------------------------------------------------------------ helpers
-    def _cost(self, truth: np.ndarray, prediction: np.ndarray) -> np.ndarray:
-        if callable(self.cost):
-            return np.asarray(self.cost(truth, prediction), dtype=np.float64)
-        return _costs.cost_matrix(truth, prediction, self.cost)
 
-    def _check_cost_matrix(self, matrix: np.ndarray) -> None:
-        name = getattr(self.cost, "__name__", repr(self.cost))
-        if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+
+@dataclass(frozen=True, eq=False)
+class CandidateCosts:
+    """The part of a CLEMS fit that depends only on the training labels, the cost and the cap.
+
+    Made by :func:`compute_candidate_costs`; pass it to :meth:`CLEMS.fit` to reuse it across
+    changes of M, the regressor or the MDS settings (the cost matrix of ~1,000 candidates and
+    the lowest-cost candidate of every dropped label set are the expensive part to recompute).
+
+    Attributes
+    ----------
+    candidates : ndarray of uint8, shape (n_candidates, n_labels)
+        The kept label vectors, most frequent first (ties: lexicographic order).
+    candidate_counts : ndarray of int, shape (n_candidates,)
+    cost_matrix : ndarray of float64, shape (n_candidates, n_candidates)
+        ``c(truth=candidates[i], prediction=candidates[j])``.
+    symmetric : bool
+        Whether ``cost_matrix`` is symmetric (to 1e-12 relative).
+    row_candidate : ndarray of intp, shape (n_samples,)
+        For every training row, its candidate, or for a dropped label vector the kept candidate
+        with the lowest cost for it (first one on ties).
+    n_label_sets : int
+        Distinct training label vectors before the cap.
+    dropped_share : float
+        Share of training rows whose label vector was dropped by the cap.
+    labels_digest : str
+        Fingerprint of the training label matrix these were computed from.
+    cost, max_candidates
+        The settings used.
+    """
+
+    candidates: np.ndarray
+    candidate_counts: np.ndarray
+    cost_matrix: np.ndarray
+    symmetric: bool
+    row_candidate: np.ndarray
+    n_label_sets: int
+    dropped_share: float
+    labels_digest: str
+    cost: str | CostFunction
+    max_candidates: int | None
+
+    def check_matches(self, labels: np.ndarray, cost, max_candidates) -> None:
+        """Raise ValueError unless these were computed for these labels, cost and cap."""
+        if cost != self.cost or max_candidates != self.max_candidates:
             raise ValueError(
-                f"cost function {name} must return a square (n, n) matrix for n candidate "
-                f"label vectors; got shape {matrix.shape}."
+                f"candidate_costs were computed for cost={self.cost!r}, max_candidates="
+                f"{self.max_candidates!r}, but this CLEMS has cost={cost!r}, max_candidates="
+                f"{max_candidates!r}; compute them again with these settings."
             )
-        if not np.all(np.isfinite(matrix)):
-            raise ValueError(f"cost function {name} returned NaN or infinite costs.")
-        if np.any(matrix < 0):
-            i, j = np.argwhere(matrix < 0)[0]
+        if _labels_digest(labels) != self.labels_digest:
             raise ValueError(
-                f"cost function {name} must be non-negative; c(truth=s_{i}, prediction=s_{j}) "
-                f"= {matrix[i, j]!r}."
+                "candidate_costs were computed for other training labels than the Y passed to "
+                "fit; compute them again from this Y."
             )
-        diagonal = np.diag(matrix)
-        if np.any(diagonal != 0):
-            i = int(np.flatnonzero(diagonal)[0])
-            raise ValueError(
-                f"cost function {name} must be zero when the prediction equals the truth "
-                f"(paper §2); c(s_{i}, s_{i}) = {diagonal[i]!r}."
-            )
+
+
+def _labels_digest(labels: np.ndarray) -> str:
+    packed = np.packbits(np.ascontiguousarray(labels, dtype=np.uint8), axis=1)
+    digest = hashlib.blake2b(packed.tobytes(), digest_size=16)
+    digest.update(repr(labels.shape).encode())
+    return digest.hexdigest()
+
+
+def _cost_function(cost) -> CostFunction:
+    if callable(cost):
+        return lambda truth, prediction: np.asarray(cost(truth, prediction), dtype=np.float64)
+    return lambda truth, prediction: _costs.cost_matrix(truth, prediction, cost)
+
+
+def compute_candidate_costs(
+    Y, cost: str | CostFunction = "f1", max_candidates: int | None = DEFAULT_MAX_CANDIDATES
+) -> CandidateCosts:
+    """Candidates (paper §3.4), their cost matrix and each training row's candidate.
+
+    Distinct label vectors are counted on packed bits (:func:`mlviz.stats.unique_rows`); the
+    ``max_candidates`` most frequent are kept; the lowest-cost kept candidate of every dropped
+    label vector is found block by block (never the whole dropped x kept matrix).
+
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, n_labels)
+        0/1 training labels.
+    cost : str or callable, default="f1"
+        As :class:`CLEMS`' ``cost``.
+    max_candidates : int or None, default=DEFAULT_MAX_CANDIDATES
+        As :class:`CLEMS`' ``max_candidates``.
+
+    Returns
+    -------
+    CandidateCosts
+    """
+    if not (callable(cost) or cost in _costs.COSTS):
+        raise ValueError(
+            f"cost must be one of {', '.join(map(repr, _costs.COSTS))} or a callable "
+            f"cost(truth, prediction) -> matrix; got {cost!r}."
+        )
+    if max_candidates is not None and (
+        not isinstance(max_candidates, Integral)
+        or isinstance(max_candidates, bool)
+        or max_candidates < 1
+    ):
+        raise ValueError(
+            f"max_candidates must be an integer >= 1 or None; got {max_candidates!r}."
+        )
+    return _candidate_costs(check_label_matrix(Y).astype(np.uint8), cost, max_candidates)
+
+
+def _candidate_costs(labels: np.ndarray, cost, max_candidates: int | None) -> CandidateCosts:
+    cost_of = _cost_function(cost)
+    distinct, counts, row_to_distinct = unique_rows(labels, return_inverse=True)
+    # unique_rows sorts lexicographically; a stable sort on -count keeps that as tie-break.
+    order = np.argsort(-counts, kind="stable")
+    n_keep = len(order) if max_candidates is None else min(len(order), max_candidates)
+    kept, dropped = order[:n_keep], order[n_keep:]
+    candidates = distinct[kept]
+    candidates_float = candidates.astype(np.float64)
+    cost_cc = cost_of(candidates_float, candidates_float)
+    _check_cost_matrix(cost_cc, cost)
+    asymmetry = float(np.max(np.abs(cost_cc - cost_cc.T)))
+    distinct_to_candidate = np.empty(len(distinct), dtype=np.intp)
+    distinct_to_candidate[kept] = np.arange(n_keep)
+    for start in range(0, len(dropped), _CHUNK_ROWS):
+        block = dropped[start : start + _CHUNK_ROWS]
+        block_cost = cost_of(distinct[block].astype(np.float64), candidates_float)
+        distinct_to_candidate[block] = np.argmin(block_cost, axis=1)
+    return CandidateCosts(
+        candidates=candidates,
+        candidate_counts=counts[kept],
+        cost_matrix=cost_cc,
+        symmetric=asymmetry <= 1e-12 * max(float(cost_cc.max()), 1.0),
+        row_candidate=distinct_to_candidate[row_to_distinct],
+        n_label_sets=len(distinct),
+        dropped_share=float(counts[dropped].sum() / max(1, labels.shape[0])),
+        labels_digest=_labels_digest(labels),
+        cost=cost,
+        max_candidates=max_candidates,
+    )
+
+
+def _check_cost_matrix(matrix: np.ndarray, cost) -> None:
+    name = getattr(cost, "__name__", repr(cost))
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(
+            f"cost function {name} must return a square (n, n) matrix for n candidate "
+            f"label vectors; got shape {matrix.shape}."
+        )
+    if not np.all(np.isfinite(matrix)):
+        raise ValueError(f"cost function {name} returned NaN or infinite costs.")
+    if np.any(matrix < 0):
+        i, j = np.argwhere(matrix < 0)[0]
+        raise ValueError(
+            f"cost function {name} must be non-negative; c(truth=s_{i}, prediction=s_{j}) "
+            f"= {matrix[i, j]!r}."
+        )
+    diagonal = np.diag(matrix)
+    if np.any(diagonal != 0):
+        i = int(np.flatnonzero(diagonal)[0])
+        raise ValueError(
+            f"cost function {name} must be zero when the prediction equals the truth "
+            f"(paper §2); c(s_{i}, s_{i}) = {diagonal[i]!r}."
+        )
 
 
 def _masked_min(dist: np.ndarray, mask: np.ndarray, fallback: np.ndarray) -> np.ndarray:

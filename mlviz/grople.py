@@ -12,9 +12,11 @@ Three stages (section 3 of the paper):
 Prediction scores are ``X Z V`` (plus the intercept, see :class:`GroPLE`), thresholded at 0
 because the paper's labels are in {-1, 1}.
 
-Speed (docs/GROPLE.md, one BLAS thread, shared 2-core AMD EPYC): medical (d = 100, K = 5)
-fits in about 0.9 s, enron (K = 10) in about 2.3 s. Stage 3 reuses the products of every
-iterate with X_c and R for the objective and the next gradient, and starts from the exact
+Speed (``benchmarks/bench_scale.py``, docs/BENCHMARKS.md; the fit limits itself to one BLAS
+thread; shared 2-core AMD EPYC under load from other jobs): all of medical (d = 100, K = 5)
+fits in 1.5-4 s (1.5 s at load average ~2, 4 s at ~7), tmc2007-500's training file (K = 10)
+in 11-19 s, a delicious-shaped set (983 labels) in 55-73 s. Stage 3 reuses the products of
+every iterate with X_c and R for the objective and the next gradient, and starts from the exact
 ridge point (dual N x N system when D > N); stage 2 shares U^T U and U^T Y between the V^k
 APG, its safeguard and Eq. (4).
 
@@ -34,6 +36,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.base import _fit_context
 from sklearn.utils import TransformerTags
 from sklearn.utils._param_validation import Interval, StrOptions
+from threadpoolctl import threadpool_limits
 
 from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
 from mlviz.label_clustering import LabelClustering, check_groups
@@ -348,6 +351,10 @@ def label_correlation_penalty(U: np.ndarray) -> np.ndarray:
     return 1.0 - np.clip(correlation, -1.0, 1.0)
 
 
+# Below this share of non-zero entries a dense X is handled as CSR (see _CentredDesign).
+_SPARSE_DENSITY = 0.1
+
+
 class _CentredDesign:
     """X with its column means removed (when fitting an intercept), without densifying X.
 
@@ -358,16 +365,24 @@ class _CentredDesign:
     """
 
     def __init__(self, X, fit_intercept: bool, use_gram: bool | None = None) -> None:
+        if not sp.issparse(X):
+            X = np.asarray(X, dtype=np.float64)
+            # Mostly-zero features stored dense (a densified bag of words) are worked with as
+            # CSR: the same products, but over the non-zeros only (medical stored dense: the
+            # fit went from ~6.5 s to the sparse time, see docs/BENCHMARKS.md).
+            if np.count_nonzero(X) < _SPARSE_DENSITY * X.size:
+                X = sp.csr_matrix(X)
         if sp.issparse(X):
             X = sp.csr_matrix(X)
             self.XT = sp.csr_matrix(X.T)
         else:
-            X = np.asarray(X, dtype=np.float64)
             self.XT = X.T
         self.X = X
         self.n_samples, self.n_features = X.shape
         self.mean = np.asarray(X.mean(axis=0)).ravel() if fit_intercept else np.zeros(X.shape[1])
-        nnz = X.nnz if sp.issparse(X) else X.size
+        # real non-zeros: counting X.size for dense X made low-density data take the D x D
+        # Gram path, ~160x the work per APG step on medical
+        nnz = X.nnz if sp.issparse(X) else np.count_nonzero(X)
         if use_gram is None:
             use_gram = self.n_features**2 < 2 * nnz
         self.gram = self._centred_gram() if use_gram else None
@@ -721,6 +736,13 @@ class GroPLE(MultiLabelEstimator):
             )
         n_components = int(self.n_components)
 
+        # One BLAS thread for the whole fit: its products are small (N x d, d x L, D x d), and
+        # two OpenBLAS threads on a busy 2-core machine spent ~40 % of the time synchronising
+        # (medical: 18-44 s instead of ~2 s). The limit is lifted when fit returns.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._fit_stages(X, Y, n_components)
+
+    def _fit_stages(self, X, Y: np.ndarray, n_components: int) -> GroPLE:
         if self.groups is None:
             if self.label_affinity == "precomputed":
                 raise ValueError(

@@ -3,22 +3,51 @@
 Every label set is a vertex of the hypercube; a data set occupies only a few of its 2^L
 vertices. These functions find the occupied vertices, the edges between vertices one label
 apart, and low-dimensional coordinates to draw them.
+
+Scale: with ~1,000 labels and ~15,000 occupied vertices nothing here is quadratic in the number
+of vertices. Vertices are counted on packed bits (:func:`mlviz.stats.unique_rows`), edges are
+found by looking up each vertex with one of its labels removed (O(nnz), never an n x n matrix),
+and the MDS projection uses landmarks above ``n_landmarks`` vertices. Drawing ~15,000 points is
+still too much for a figure: ``occupied_vertices(Y, max_vertices=...)`` keeps the most frequent
+ones, and :data:`DEFAULT_MAX_VERTICES` is the cap the app is meant to show and let users change.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Literal
 
 import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
 
 from mlviz._validation import check_label_matrix
-from mlviz.mds import classical_mds
+from mlviz.mds import classical_mds, landmark_mds
+from mlviz.stats import unique_rows
 
 Projection = Literal["pca", "mds", "umap"]
 
+#: Suggested cap on the vertices drawn in one figure (most frequent first).
+DEFAULT_MAX_VERTICES = 2000
 
-def occupied_vertices(Y) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct label sets and how many instances sit on each.
+#: Above this many vertices the MDS projection is landmark MDS on this many landmarks.
+DEFAULT_N_LANDMARKS = 500
+
+# Edge look-ups are done for this many (vertex, label) pairs at a time to bound memory.
+_EDGE_CHUNK = 1 << 16
+
+
+def occupied_vertices(Y, *, max_vertices: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct label sets and how many instances sit on each, most frequent first.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, n_labels)
+        0/1 label matrix.
+    max_vertices : int or None, default=None
+        Keep only the ``max_vertices`` most frequent label sets (None: all). A figure of the
+        result shows a top-N and should say so; :func:`mlviz.stats.distinct_labelsets` gives
+        the total to show next to it.
 
     Returns
     -------
@@ -26,23 +55,126 @@ def occupied_vertices(Y) -> tuple[np.ndarray, np.ndarray]:
         Sorted by decreasing count (ties: lexicographic order of the label vector).
     counts : ndarray of int, shape (n_vertices,)
     """
-    Y = check_label_matrix(Y).astype(np.uint8)
-    vertices, counts = np.unique(Y, axis=0, return_counts=True)
-    order = np.argsort(-counts, kind="stable")
+    if max_vertices is not None and (
+        isinstance(max_vertices, bool) or not isinstance(max_vertices, (int, np.integer))
+        or max_vertices < 1
+    ):
+        raise ValueError(f"max_vertices must be a positive integer or None; got {max_vertices!r}.")
+    Y = check_label_matrix(Y)
+    vertices, counts = unique_rows(Y)
+    order = np.argsort(-counts, kind="stable")[:max_vertices]
     return vertices[order], counts[order]
 
 
-def hamming_distances(vertices: np.ndarray) -> np.ndarray:
-    """Pairwise Hamming distance (number of differing labels) between 0/1 rows."""
-    V = np.asarray(vertices, dtype=np.float64)
-    return V @ (1.0 - V).T + (1.0 - V) @ V.T
+def _label_sparse(vertices) -> sp.csr_matrix:
+    return sp.csr_matrix(np.asarray(vertices, dtype=np.float64))
+
+
+def hamming_distances(vertices: np.ndarray, others: np.ndarray | None = None) -> np.ndarray:
+    """Hamming distance (number of differing labels) between the rows of two 0/1 matrices.
+
+    ``|a| + |b| - 2|a ∧ b|`` with the intersections from one sparse product: exact integer
+    counts, O(n m c) for label cardinality c (the same values as
+    ``scipy.spatial.distance.cdist(a, b, "hamming") * L``, which is O(n m L)).
+
+    Parameters
+    ----------
+    vertices : ndarray of shape (n, L)
+    others : ndarray of shape (m, L), optional
+        Default: ``vertices`` (the square matrix).
+
+    Returns
+    -------
+    ndarray of float64, shape (n, m)
+    """
+    first = _label_sparse(vertices)
+    second = first if others is None else _label_sparse(others)
+    both = (first @ second.T).toarray()
+    sizes_first = np.asarray(first.sum(axis=1)).ravel()
+    sizes_second = np.asarray(second.sum(axis=1)).ravel()
+    return sizes_first[:, None] + sizes_second[None, :] - 2.0 * both
 
 
 def hamming_edges(vertices: np.ndarray) -> np.ndarray:
-    """Pairs (i, j), i < j, of vertices that differ in exactly one label: the cube's edges."""
-    D = hamming_distances(vertices)
-    i, j = np.nonzero(np.triu(np.isclose(D, 1.0), k=1))
-    return np.column_stack([i, j])
+    """Pairs (i, j), i < j, of vertices that differ in exactly one label: the cube's edges.
+
+    Every edge joins a label set S and S ∪ {l}, so each vertex is looked up with one of its own
+    labels removed: O(nnz) look-ups of packed bit strings in the sorted vertex keys, never an
+    n x n distance matrix. The vertices must be distinct (as from :func:`occupied_vertices`).
+
+    Returns
+    -------
+    ndarray of int, shape (n_edges, 2)
+        Sorted by i, then j.
+    """
+    V = np.ascontiguousarray(vertices, dtype=np.uint8)
+    if V.ndim != 2:
+        raise ValueError(f"vertices must be a 2-D 0/1 array; got shape {V.shape}.")
+    n, n_labels = V.shape
+    if n < 2 or n_labels == 0:
+        return np.empty((0, 2), dtype=np.intp)
+    packed = np.packbits(V, axis=1)
+    key_type = np.dtype((np.void, packed.shape[1]))
+    keys = packed.view(key_type).ravel()
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    if np.any(sorted_keys[1:] == sorted_keys[:-1]):
+        raise ValueError(
+            "vertices must be distinct label vectors (use occupied_vertices(Y) to get them)."
+        )
+    rows, labels = np.nonzero(V)
+    found_i, found_j = [], []
+    for start in range(0, rows.size, _EDGE_CHUNK):
+        r, l = rows[start : start + _EDGE_CHUNK], labels[start : start + _EDGE_CHUNK]
+        smaller = packed[r]
+        smaller[np.arange(r.size), l // 8] ^= (0x80 >> (l % 8)).astype(np.uint8)
+        smaller_keys = smaller.view(key_type).ravel()
+        position = np.minimum(np.searchsorted(sorted_keys, smaller_keys), n - 1)
+        hit = sorted_keys[position] == smaller_keys
+        found_i.append(r[hit])
+        found_j.append(order[position[hit]])
+    i, j = np.concatenate(found_i), np.concatenate(found_j)
+    edges = np.column_stack([np.minimum(i, j), np.maximum(i, j)]).astype(np.intp)
+    return edges[np.lexsort((edges[:, 1], edges[:, 0]))]
+
+
+def _weighted_principal_directions(V: np.ndarray, w: np.ndarray, n_components: int):
+    """Mean and top principal directions (rows) of the vertices weighted by their counts.
+
+    From the L x L weighted scatter ``V^T diag(w) V - W m m^T`` (a sparse product and a partial
+    ``eigh``), the same directions as the SVD of the count-weighted centred vertices.
+    """
+    mean = w @ V / w.sum()
+    labels = _label_sparse(V)
+    scatter = (labels.T @ labels.multiply(w[:, None]).tocsr()).toarray()
+    scatter -= w.sum() * np.outer(mean, mean)
+    n_labels = V.shape[1]
+    k = min(n_components, n_labels)
+    _, vectors = la.eigh(
+        0.5 * (scatter + scatter.T), subset_by_index=[n_labels - k, n_labels - 1]
+    )
+    directions = np.zeros((n_components, n_labels))
+    directions[:k] = vectors[:, ::-1].T
+    # eigenvector signs are arbitrary: make each direction's largest entry positive
+    pivots = np.argmax(np.abs(directions), axis=1)
+    signs = np.sign(directions[np.arange(n_components), pivots])
+    signs[signs == 0] = 1.0
+    return mean, directions * signs[:, None]
+
+
+def _maxmin_landmarks(V: np.ndarray, n_landmarks: int) -> np.ndarray:
+    """MaxMin landmarks (de Silva & Tenenbaum): start at the first (most frequent) vertex, then
+    repeatedly add the vertex farthest from all landmarks chosen so far. Deterministic."""
+    labels = _label_sparse(V)
+    sizes = np.asarray(labels.sum(axis=1)).ravel()
+    chosen = [0]
+    nearest = np.full(V.shape[0], np.inf)
+    for _ in range(n_landmarks - 1):
+        newest = labels[chosen[-1]]
+        distance = sizes + sizes[chosen[-1]] - 2.0 * (labels @ newest.T).toarray().ravel()
+        nearest = np.minimum(nearest, distance)
+        chosen.append(int(np.argmax(nearest)))
+    return np.asarray(chosen)
 
 
 def project_vertices(
@@ -52,16 +184,24 @@ def project_vertices(
     method: Projection = "pca",
     n_components: int = 2,
     random_state: int = 0,
+    n_landmarks: int = DEFAULT_N_LANDMARKS,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Coordinates of the occupied vertices in 2-D or 3-D.
+    """Coordinates of the given vertices in 2-D or 3-D (pass only the vertices to be drawn).
 
-    ``"pca"`` projects onto the principal directions of the *instances* (each vertex
-    weighted by its count), i.e. the top PLST directions of Y: the picture is exactly how
-    PLST with M = ``n_components`` sees the label space. It also returns the loadings
-    (n_labels, n_components): where each label axis e_l points in the projection.
-    ``"mds"`` is classical (Torgerson) MDS of the Hamming distances between vertices;
-    ``"umap"`` uses umap-learn with the Hamming metric (imported only here: it compiles for
-    ~15 s in a fresh process).
+    ``"pca"`` projects onto the principal directions of the *instances* on these vertices
+    (each vertex weighted by its count), i.e. the top PLST directions of Y when all occupied
+    vertices are passed; with a capped vertex set they are the directions of the instances on
+    the drawn vertices. It also returns the loadings (n_labels, n_components): where each label
+    axis e_l points in the projection.
+    ``"mds"`` is classical (Torgerson) MDS of the square roots of the Hamming distances between
+    vertices (squared Euclidean distance between 0/1 vectors *is* the Hamming distance); above
+    ``n_landmarks`` vertices it is landmark MDS (:func:`mlviz.mds.landmark_mds`) on MaxMin
+    landmarks, linear in the number of vertices.
+    ``"umap"`` uses umap-learn with the Hamming metric (imported only here). Its first call in a
+    process imports umap and compiles numba code: on 2,000 delicious-shaped vertices (983
+    labels) the first call took 67 s and a second one 16 s (``benchmarks/bench_scale.py``,
+    busy 2-core machine), so a progress message should promise about a minute the first time;
+    see :func:`warm_up_umap`.
 
     Returns
     -------
@@ -74,25 +214,23 @@ def project_vertices(
     if n_components not in (2, 3):
         raise ValueError(f"n_components must be 2 or 3; got {n_components}.")
     if method == "pca":
-        mean = w @ V / w.sum()
-        centred = (V - mean) * np.sqrt(w)[:, None]
-        _, _, Vt = np.linalg.svd(centred, full_matrices=False)
-        directions = np.zeros((n_components, n_labels))
-        k = min(n_components, Vt.shape[0])
-        directions[:k] = Vt[:k]
+        mean, directions = _weighted_principal_directions(V, w, n_components)
         return (V - mean) @ directions.T, directions.T
     if method == "mds":
         if n_vertices == 1:
             return np.zeros((1, n_components)), None
-        # squared Euclidean distance between 0/1 vectors is the Hamming distance
-        return classical_mds(np.sqrt(hamming_distances(V)), n_components), None
+        if n_vertices <= n_landmarks:
+            return classical_mds(np.sqrt(hamming_distances(V)), n_components), None
+        landmarks = _maxmin_landmarks(V, n_landmarks)
+        to_landmarks = np.sqrt(np.clip(hamming_distances(V, V[landmarks]), 0.0, None))
+        return landmark_mds(to_landmarks[landmarks], to_landmarks, n_components), None
     if method == "umap":
         if n_vertices <= n_components + 2:
             raise ValueError(
                 f"UMAP needs more than {n_components + 2} occupied vertices; this data set has "
                 f"{n_vertices}. Use PCA or MDS."
             )
-        import umap  # lazy: numba compilation costs ~15 s in a fresh process
+        import umap  # lazy: import and numba compilation, see warm_up_umap
 
         reducer = umap.UMAP(
             n_components=n_components,
@@ -102,6 +240,27 @@ def project_vertices(
         )
         return reducer.fit_transform(V), None
     raise ValueError(f"unknown projection {method!r}; choose 'pca', 'mds' or 'umap'.")
+
+
+def warm_up_umap() -> float:
+    """Import umap-learn and run it once on a tiny random set, so numba compiles now.
+
+    The first UMAP projection in a process pays the import and the just-in-time compilation
+    of umap's numba code; ``benchmarks/bench_scale.py`` measures that first call against a
+    second one (``docs/BENCHMARKS.md``). An app can call this in a background thread at
+    start-up so that a user's first UMAP view pays only the projection. Never call it on
+    the start-up path itself.
+
+    Returns
+    -------
+    float
+        Seconds spent.
+    """
+    start = time.perf_counter()
+    rng = np.random.default_rng(0)
+    tiny = (rng.random((40, 12)) < 0.3).astype(np.float64)
+    project_vertices(tiny, np.ones(len(tiny)), method="umap")
+    return time.perf_counter() - start
 
 
 def dominant_group(vertices: np.ndarray, groups: np.ndarray) -> np.ndarray:

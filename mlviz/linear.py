@@ -16,6 +16,7 @@ d + 1 weights, the bias included, are penalised by lambda. It is built from scik
 
 from __future__ import annotations
 
+import copy
 import warnings
 from numbers import Integral, Real
 
@@ -23,9 +24,9 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
 from sklearn.base import _fit_context, clone
-from sklearn.linear_model import Ridge, orthogonal_mp
+from sklearn.linear_model import LinearRegression, Ridge, orthogonal_mp
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import FunctionTransformer
+from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, StandardScaler
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.extmath import svd_flip
@@ -42,6 +43,7 @@ __all__ = [
     "CompressedSensing",
     "CPLST",
     "paper_ridge",
+    "is_truncatable",
 ]
 
 PAPER_RIDGE_ALPHA = 0.01
@@ -302,6 +304,78 @@ class _RoundBasedTransform(_LinearLabelTransform):
     def _decode(self, codes: np.ndarray) -> np.ndarray:
         return self.offset_ + codes @ self.components_
 
+    def truncate(self, n_components: int):
+        """The fitted model with only the first ``n_components`` directions, without refitting.
+
+        The basis of every round-based transform here is computed from Y (and X) alone, and
+        its first M rows are ``P`` for any M; a linear regressor fitted output by output (ridge,
+        least squares) gives the same weights for output m whatever the other outputs are. So
+        the model for M is this one with ``P`` cut to M rows and the regressor cut to its first
+        M outputs: what refitting would give, up to rounding (``tests/test_linear.py`` checks
+        the predictions to 1e-8). This is what makes a sweep over M one fit instead of one per
+        M (:func:`mlviz.sweeps.parameter_sweep`).
+
+        Parameters
+        ----------
+        n_components : int
+            M, ``1 <= M <= n_components_``.
+
+        Returns
+        -------
+        estimator
+            A new fitted estimator of the same class with ``n_components = M``; ``self`` is
+            not changed.
+
+        Raises
+        ------
+        ValueError
+            If the regressor is not linear per output (see :func:`is_truncatable`) or M is out
+            of range.
+        """
+        check_is_fitted(self)
+        if not is_truncatable(self):
+            raise ValueError(
+                f"{type(self).__name__}.truncate needs a regressor that is fitted output by "
+                f"output (ridge or least squares, possibly after a bias column or scaler); got "
+                f"{self.regressor!r}. Refit with n_components={n_components!r} instead."
+            )
+        if (
+            not isinstance(n_components, Integral)
+            or isinstance(n_components, bool)
+            or not 1 <= n_components <= self.n_components_
+        ):
+            raise ValueError(
+                f"n_components must be an integer between 1 and the fitted n_components_="
+                f"{self.n_components_}; got {n_components!r}."
+            )
+        m = int(n_components)
+        truncated = copy.deepcopy(self)
+        truncated.n_components = m
+        truncated.n_components_ = m
+        truncated.components_ = self._basis[:m].copy()
+        final = (
+            truncated.regressor_.steps[-1][1]
+            if isinstance(truncated.regressor_, Pipeline)
+            else truncated.regressor_
+        )
+        coef = np.atleast_2d(final.coef_)
+        # Without an intercept it is the scalar 0.0 whatever the number of outputs; a single
+        # output is fitted 1-D (see fit), which gives 1-D coef_ and a scalar intercept_.
+        per_output_intercept = np.ndim(final.intercept_) > 0
+        if m == 1:
+            final.coef_ = coef[0].copy()
+            if per_output_intercept:
+                final.intercept_ = float(final.intercept_[0])
+        else:
+            final.coef_ = coef[:m].copy()
+            if per_output_intercept:
+                final.intercept_ = final.intercept_[:m].copy()
+        truncated._after_truncation(m)
+        return truncated
+
+    def _after_truncation(self, n_components: int) -> None:
+        """Cut any subclass attribute that depends on M (hook for :meth:`truncate`)."""
+
     def encoding_error(self, Y) -> np.ndarray:
         """Per-example encoding error ``||(I - P^T P)(y - o)||^2`` for every M at once.
 
@@ -326,6 +400,38 @@ class _RoundBasedTransform(_LinearLabelTransform):
         # a reversed cumulative sum gives the residual energy without cancellation error
         tail = np.cumsum(squared[:, ::-1], axis=1)[:, ::-1]
         return np.hstack([tail, np.zeros((Y.shape[0], 1))])
+
+
+# Steps that transform X without looking at the targets, so a pipeline of them followed by a
+# per-output linear model is still per-output.
+_TARGET_FREE_STEPS = (FunctionTransformer, StandardScaler, MaxAbsScaler)
+
+
+def is_truncatable(estimator) -> bool:
+    """Whether ``estimator.truncate(M)`` gives the model that refitting with M would give.
+
+    True for PLST, PLST-Origin, PBR and CPLST (fitted or not) whose regressor is None
+    (:func:`paper_ridge`), a ``Ridge`` with one scalar alpha, a ``LinearRegression``, or a
+    ``Pipeline`` of target-free steps (``FunctionTransformer``, ``StandardScaler``,
+    ``MaxAbsScaler``) ending in one of those. These fit each output on its own, so dropping
+    outputs does not change the others. Random forests and other multi-output models that share
+    structure between outputs are not truncatable; neither are Binary Relevance (no M) and
+    Compressed Sensing (its M-dependent measurement scaling and sparse decoding).
+    """
+    if not isinstance(estimator, _RoundBasedTransform) or isinstance(estimator, BinaryRelevance):
+        return False
+    regressor = getattr(estimator, "regressor_", None)
+    if regressor is None:
+        regressor = estimator.regressor
+    if regressor is None:
+        return True
+    if isinstance(regressor, Pipeline):
+        if not all(isinstance(step, _TARGET_FREE_STEPS) for _, step in regressor.steps[:-1]):
+            return False
+        regressor = regressor.steps[-1][1]
+    if type(regressor) is LinearRegression:
+        return True
+    return type(regressor) is Ridge and np.ndim(regressor.alpha) == 0
 
 
 def _frequency_order(Y: np.ndarray) -> np.ndarray:
@@ -378,6 +484,14 @@ class BinaryRelevance(_RoundBasedTransform):
         self.components_ = np.eye(Y.shape[1])
         self.singular_values_ = np.sqrt(Y.sum(axis=0)[order])
 
+    # P = I: encoding and decoding are the identity map, so skip the K x K products (they were
+    # three quarters of a BR fit with ~1,000 labels). Exact: each product term is x * 1 or x * 0.
+    def _encode(self, Y: np.ndarray) -> np.ndarray:
+        return np.asarray(Y, dtype=np.float64) - self.offset_
+
+    def _decode(self, codes: np.ndarray) -> np.ndarray:
+        return self.offset_ + codes
+
 
 class PBR(_RoundBasedTransform):
     """Partial Binary Relevance: regress only the M most frequent labels (Section 3.2).
@@ -428,6 +542,39 @@ class PBR(_RoundBasedTransform):
         self.kept_labels_ = order[:n_components].copy()
         self.singular_values_ = np.linalg.norm(Y - offset, axis=0)[order]
 
+    # P selects rows of I: column selection and a scatter instead of products with P (exact).
+    def _encode(self, Y: np.ndarray) -> np.ndarray:
+        kept = self.kept_labels_
+        return np.asarray(Y, dtype=np.float64)[:, kept] - self.offset_[kept]
+
+    def _decode(self, codes: np.ndarray) -> np.ndarray:
+        decoded = np.repeat(self.offset_[None, :], codes.shape[0], axis=0)
+        decoded[:, self.kept_labels_] += codes
+        return decoded
+
+    def _after_truncation(self, n_components: int) -> None:
+        self.kept_labels_ = self.kept_labels_[:n_components].copy()
+
+
+def _right_singular_basis(Y: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Singular values and right singular vectors (rows) of ``Z = Y - o``, for N >= K.
+
+    From the K x K matrix ``Z^T Z = Y^T Y - N o o^T`` (``Y^T Y`` as a sparse product of the 0/1
+    labels: exact integer counts, O(N c^2) for label cardinality c) and its eigendecomposition,
+    instead of an SVD of the N x K matrix that also builds the N x K left factor PLST never
+    uses: the same subspace (``tests/test_linear.py`` compares with ``scipy.linalg.svd`` up to
+    sign); ``benchmarks/bench_scale.py`` times both on a delicious-shaped set. Squaring costs
+    accuracy only in the directions with singular values below ~1e-8 times the largest, which
+    carry no label energy.
+    """
+    labels = sp.csr_matrix(Y, dtype=np.float64)
+    counts = (labels.T @ labels).toarray()
+    gram = counts - Y.shape[0] * np.outer(offset, offset)
+    eigenvalues, eigenvectors = la.eigh(0.5 * (gram + gram.T))
+    order = np.argsort(eigenvalues, kind="stable")[::-1]
+    singular_values = np.sqrt(np.clip(eigenvalues[order], 0.0, None))
+    return singular_values, eigenvectors[:, order].T
+
 
 class PLST(_RoundBasedTransform):
     """Principal Label Space Transformation (Algorithm 9).
@@ -471,8 +618,13 @@ class PLST(_RoundBasedTransform):
 
     def _fit_label_space(self, X, Y, n_components):
         offset = Y.mean(axis=0) if self.center else np.zeros(Y.shape[1])
+        n_samples, n_labels = Y.shape
+        if n_samples >= n_labels:
+            singular_values, basis = _right_singular_basis(Y, offset)
+            self._set_basis(offset, _deterministic_signs(basis), n_components)
+            self.singular_values_ = singular_values
+            return
         _, singular_values, basis = la.svd(Y - offset, full_matrices=False)
-        n_labels = Y.shape[1]
         if basis.shape[0] < n_labels:
             # N < K: complete the basis so that encoding_error covers every M up to K
             complement = la.null_space(basis).T

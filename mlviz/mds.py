@@ -33,10 +33,9 @@ import numpy as np
 import scipy.linalg
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
-from scipy.spatial.distance import cdist
 from sklearn.utils import check_random_state
 
-__all__ = ["classical_mds", "weighted_smacof"]
+__all__ = ["classical_mds", "landmark_mds", "weighted_smacof"]
 
 # Below this size a dense partial eigendecomposition is cheap and never fails to converge.
 _DENSE_EIGH_MAX = 400
@@ -76,16 +75,126 @@ def classical_mds(dissimilarities: np.ndarray, n_components: int) -> np.ndarray:
     return embedding
 
 
+def landmark_mds(
+    landmark_dissimilarities: np.ndarray,
+    dissimilarities_to_landmarks: np.ndarray,
+    n_components: int,
+) -> np.ndarray:
+    """Landmark MDS (de Silva & Tenenbaum, 2004): classical MDS of n points from n_l landmarks.
+
+    Classical MDS of the landmarks alone, then every point is placed by distance-based
+    triangulation, ``x_a = -1/2 L^# (δ_a - δ_μ)``, with ``L^#`` the pseudo-inverse transpose of
+    the landmark coordinates (rows ``v_i^T / sqrt(λ_i)``), ``δ_a`` the point's squared
+    dissimilarities to the landmarks and ``δ_μ`` the mean of the landmarks' squared
+    dissimilarity columns. Cost O(n n_l M) instead of the O(n^2) memory of classical MDS; when
+    every point is a landmark the result *is* classical MDS (``tests/test_mds.py``).
+
+    Parameters
+    ----------
+    landmark_dissimilarities : ndarray of shape (n_l, n_l)
+        Symmetric, non-negative dissimilarities between the landmarks, zero diagonal.
+    dissimilarities_to_landmarks : ndarray of shape (n, n_l)
+        Dissimilarity of every point to every landmark (landmarks themselves included).
+    n_components : int
+        Target dimension M.
+
+    Returns
+    -------
+    embedding : ndarray of shape (n, n_components)
+        Directions with a non-positive eigenvalue among the landmarks are zero columns, as in
+        :func:`classical_mds`.
+    """
+    delta = _check_square(landmark_dissimilarities, "landmark_dissimilarities")
+    n_components = _check_positive_int(n_components, "n_components")
+    to_landmarks = np.asarray(dissimilarities_to_landmarks, dtype=np.float64)
+    n_landmarks = delta.shape[0]
+    if to_landmarks.ndim != 2 or to_landmarks.shape[1] != n_landmarks:
+        raise ValueError(
+            f"dissimilarities_to_landmarks must have shape (n_points, {n_landmarks}) (one column "
+            f"per landmark); got shape {to_landmarks.shape}."
+        )
+    if not np.all(np.isfinite(to_landmarks)) or np.any(to_landmarks < 0):
+        raise ValueError("dissimilarities_to_landmarks must be finite and non-negative.")
+    squared = delta**2
+    gram = -0.5 * squared
+    gram -= gram.mean(axis=0, keepdims=True)
+    gram -= gram.mean(axis=1, keepdims=True)
+    k = min(n_components, n_landmarks)
+    values, vectors = _top_eigenpairs(gram, k)
+    order = np.argsort(values)[::-1]
+    values, vectors = values[order], vectors[:, order]
+    positive = values > 0
+    pseudo_inverse = np.zeros((k, n_landmarks))
+    pseudo_inverse[positive] = (vectors[:, positive] / np.sqrt(values[positive])).T
+    mean_column = squared.mean(axis=0)
+    embedding = np.zeros((to_landmarks.shape[0], n_components))
+    embedding[:, :k] = -0.5 * (to_landmarks**2 - mean_column) @ pseudo_inverse.T
+    return embedding
+
+
 def _top_eigenpairs(gram: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k largest eigenpairs of a symmetric matrix, each vector's largest entry positive.
+
+    Solver by measured speed (``benchmarks/bench_scale.py``, n = 1,000): ARPACK for a few
+    eigenpairs of a large matrix; LAPACK's MRRR (``subset_by_index``) for up to n/5 of them;
+    above that the full divide-and-conquer ``eigh``, which is faster than MRRR when most of
+    the spectrum is wanted (CLEMS' classical start at M = K). Signs are fixed so the result
+    does not depend on which solver ran.
+    """
     n = gram.shape[0]
-    # ARPACK is 10x faster than LAPACK for a few eigenpairs of a large matrix, but it needs
-    # k < n and struggles when asked for many (clustered) eigenvalues, so use LAPACK there.
+    values = vectors = None
+    # ARPACK needs k < n and struggles when asked for many (clustered) eigenvalues.
     if n > _DENSE_EIGH_MAX and k < n // 5:
         try:
-            return eigsh(gram, k=k, which="LA", v0=np.ones(n) / np.sqrt(n))
+            values, vectors = eigsh(gram, k=k, which="LA", v0=np.ones(n) / np.sqrt(n))
         except (ArpackNoConvergence, ArpackError):
             pass  # fall through to the exact dense solver; nothing is lost but time
-    return scipy.linalg.eigh(gram, subset_by_index=[n - k, n - 1])
+    if values is None:
+        if k <= n // 5:
+            values, vectors = scipy.linalg.eigh(gram, subset_by_index=[n - k, n - 1])
+        else:
+            values, vectors = scipy.linalg.eigh(gram, driver="evd")
+            values, vectors = values[n - k :], vectors[:, n - k :]
+    pivots = np.argmax(np.abs(vectors), axis=0)
+    signs = np.sign(vectors[pivots, np.arange(vectors.shape[1])])
+    signs[signs == 0] = 1.0
+    return values, vectors * signs
+
+
+def euclidean_distances(first: np.ndarray, second: np.ndarray | None = None) -> np.ndarray:
+    """Euclidean distances between the rows of two matrices through one matrix product.
+
+    ``d^2 = |a|^2 + |b|^2 - 2 a.b`` puts the O(n m M) work in BLAS (``scipy.spatial.distance
+    .cdist`` loops in C without it, and was most of SMACOF's time at M ~ 1,000; both are timed
+    in ``benchmarks/bench_scale.py``). Unlike ``sklearn.metrics.pairwise.euclidean_distances``,
+    entries where the subtraction cancels (``d^2`` below 1e-8 of ``|a|^2 + |b|^2``: nearly
+    coincident points) are recomputed directly, so coincident points get exactly 0, as with
+    cdist; SMACOF treats ``d = 0`` specially and must not see rounding noise there.
+
+    Parameters
+    ----------
+    first : ndarray of shape (n, M)
+    second : ndarray of shape (m, M), optional
+        Default: ``first``.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, m)
+    """
+    second_points = first if second is None else second
+    first_norms = np.einsum("ij,ij->i", first, first)
+    second_norms = first_norms if second is None else np.einsum(
+        "ij,ij->i", second_points, second_points
+    )
+    total = first_norms[:, None] + second_norms[None, :]
+    squared = first @ second_points.T
+    squared *= -2.0
+    squared += total
+    cancelled = np.nonzero(squared <= 1e-8 * total)
+    if cancelled[0].size:
+        difference = first[cancelled[0]] - second_points[cancelled[1]]
+        squared[cancelled] = np.einsum("ij,ij->i", difference, difference)
+    return np.sqrt(squared, out=squared)
 
 
 def weighted_smacof(
@@ -247,7 +356,7 @@ class _Solver:
     weighted_delta: np.ndarray
 
     def distances(self, embedding: np.ndarray) -> np.ndarray:
-        return cdist(embedding, embedding)
+        return euclidean_distances(embedding)
 
     def stress(self, embedding: np.ndarray, distances: np.ndarray) -> float:
         cross = 0.5 * float(np.vdot(self.weighted_delta, distances))
@@ -363,7 +472,7 @@ class _BipartiteSolver(_Solver):
         self.scale = float(np.vdot(self.weighted_delta, delta_cross))
 
     def distances(self, embedding: np.ndarray) -> np.ndarray:
-        return cdist(embedding[: self.n_first], embedding[self.n_first :])
+        return euclidean_distances(embedding[: self.n_first], embedding[self.n_first :])
 
     def stress(self, embedding: np.ndarray, distances: np.ndarray) -> float:
         # Each cross pair is one unordered pair, so no factor 1/2 here.

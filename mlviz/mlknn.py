@@ -30,9 +30,10 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
+from mlviz._validation import check_features
 from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
 
-__all__ = ["MLkNN", "MLkNNExplanation"]
+__all__ = ["MLkNN", "MLkNNExplanation", "neighbors_graph"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,7 +99,21 @@ class MLkNN(MultiLabelEstimator):
         X as that function allows (the paper uses the Euclidean distance, Section 5).
         Features are used as given: scale them first if their units differ.
         ``"precomputed"`` takes distance matrices: (m, m) training-to-training in ``fit``,
-        (n, m) query-to-training in ``predict``.
+        (n, m) query-to-training in ``predict``; either a dense matrix of all distances or a
+        sparse neighbours graph (CSR, the stored entries of row i being distances to some of
+        the training rows, at least k of them besides row i itself in ``fit``), as made by
+        :func:`neighbors_graph` or :class:`sklearn.neighbors.KNeighborsTransformer`.
+
+        **Changing k or s without recomputing neighbours.** The k nearest neighbours are the
+        first k of the k_max nearest (same distance order, same tie rule), so compute the
+        graphs once for the largest k and fit/predict with any ``k <= k_max`` and any s::
+
+            G_train = neighbors_graph(X_train, X_train, k_max, exclude_self=True)
+            G_test = neighbors_graph(X_test, X_train, k_max)
+            MLkNN(k=5, metric="precomputed").fit(G_train, Y_train).predict(G_test)
+
+        This is exactly ``MLkNN(k=5).fit(X_train, Y_train).predict(X_test)``
+        (``tests/test_mlknn.py``), at the cost of the tables only.
 
     Attributes
     ----------
@@ -115,12 +130,12 @@ class MLkNN(MultiLabelEstimator):
         distances with float64 accumulation); equal float32 distances are ties.
     train_labels_ : ndarray of uint8, shape (m, L)
         Training label matrix (the neighbours' votes at prediction time).
-    train_counts_ : ndarray of int64, shape (m, L)
+    train_counts_ : ndarray of uint8 (uint16 when k > 255), shape (m, L)
         C_{x_i}(l) of Eq. (6) for every training instance, with the instance itself
         excluded from its own neighbours (Fig. 1 step 3).
     prior_ : ndarray of float64, shape (L,)
         P(H_1^l), Fig. 1 step 2.
-    count_pos_, count_neg_ : ndarray of int64, shape (k + 1, L)
+    count_pos_, count_neg_ : ndarray of int32, shape (k + 1, L)
         The counts c[j] and c'[j] of Fig. 1 steps 9-10, row j for each label column.
     cond_pos_, cond_neg_ : ndarray of float64, shape (k + 1, L)
         P(E_j^l | H_1^l) and P(E_j^l | H_0^l), Fig. 1 steps 12-13; each column sums to 1.
@@ -214,7 +229,7 @@ class MLkNN(MultiLabelEstimator):
 
         # Steps 4-10 for all labels at once: cell (j, l) of c (c') counts the instances
         # with (without) label l having exactly j of their k neighbours with label l.
-        cell = counts * n_labels + np.arange(n_labels)
+        cell = counts.astype(np.intp) * n_labels + np.arange(n_labels)  # counts are uint8
         has_label = labels.astype(bool)
         n_cells = (k + 1) * n_labels
         count_pos = np.bincount(cell[has_label], minlength=n_cells).reshape(k + 1, n_labels)
@@ -225,8 +240,8 @@ class MLkNN(MultiLabelEstimator):
         self.prior_ = (s + n_pos) / (2 * s + n_samples)  # step 2
         self.cond_pos_ = (s + count_pos) / (s * (k + 1) + n_pos)  # step 12
         self.cond_neg_ = (s + count_neg) / (s * (k + 1) + n_neg)  # step 13
-        self.count_pos_ = count_pos.astype(np.int64)
-        self.count_neg_ = count_neg.astype(np.int64)
+        self.count_pos_ = count_pos.astype(np.int32)
+        self.count_neg_ = count_neg.astype(np.int32)
         self.train_labels_ = labels
         self.train_counts_ = counts
         return self
@@ -377,6 +392,8 @@ def _k_nearest(
     unspecified order. With ``exclude_self`` the query rows are the training rows and row
     i's own distance is set to infinity (self-exclusion by index, duplicates still count).
     """
+    if metric == "precomputed" and sp.issparse(X_query):
+        return _select_from_graph(X_query, k, exclude_self)
     # Euclidean neighbours are ranked on squared distances (one square root per kept
     # neighbour instead of one per pair); equal squared distances are the ties.
     squared = metric == "euclidean"
@@ -474,19 +491,105 @@ def _select_k(block: np.ndarray, k: int, clip: bool) -> tuple[np.ndarray, np.nda
     return values[keep], cols[keep].astype(np.int64)
 
 
+def _select_from_graph(graph, k: int, exclude_self: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The k smallest stored entries of every row of a sparse distance graph.
+
+    Ordered by (distance, column) like :func:`_select_k`, so the k nearest from a graph of
+    the k_max nearest are the k nearest from all distances. With ``exclude_self`` (fit) the
+    entry (i, i) is ignored. Raises ValueError when a row stores fewer than k entries.
+    """
+    graph = sp.csr_matrix(graph)
+    rows = np.repeat(np.arange(graph.shape[0]), np.diff(graph.indptr))
+    cols, values = graph.indices, np.asarray(graph.data, dtype=np.float64)
+    if exclude_self:
+        keep = cols != rows
+        rows, cols, values = rows[keep], cols[keep], values[keep]
+    per_row = np.bincount(rows, minlength=graph.shape[0])
+    if np.any(per_row < k):
+        row = int(np.argmax(per_row < k))
+        raise ValueError(
+            f"the precomputed neighbours graph stores only {per_row[row]} neighbours for row "
+            f"{row}{' besides the row itself' if exclude_self else ''}, but k={k}. Compute the "
+            "graph for at least k neighbours (e.g. neighbors_graph(..., n_neighbors=k))."
+        )
+    order = np.lexsort((cols, values, rows))
+    first = np.zeros(graph.shape[0], dtype=np.intp)
+    np.cumsum(per_row[:-1], out=first[1:])
+    pick = order[first[:, None] + np.arange(k)]
+    return values[pick], cols[pick].astype(np.int64)
+
+
+def neighbors_graph(
+    X_query, X_train, n_neighbors: int, metric: str | Callable = "euclidean", *,
+    exclude_self: bool = False,
+) -> sp.csr_matrix:
+    """The ``n_neighbors`` nearest training rows of every query as a sparse distance graph.
+
+    Selected exactly as :class:`MLkNN` selects neighbours (nearest first, ties by lower
+    training row index), so ``MLkNN(k, metric="precomputed")`` on these graphs equals
+    ``MLkNN(k, metric=metric)`` on the features for every ``k <= n_neighbors``.
+
+    Parameters
+    ----------
+    X_query : array-like or sparse matrix, shape (n, n_features)
+    X_train : array-like or sparse matrix, shape (m, n_features)
+    n_neighbors : int
+        k_max, the largest k that will be used.
+    metric : str or callable, default="euclidean"
+        As :class:`MLkNN`'s ``metric``.
+    exclude_self : bool, default=False
+        True for the training graph (``X_query`` is ``X_train``): row i's own entry is left
+        out, the self-exclusion of Fig. 1 step 3.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n, m)
+        ``n_neighbors`` stored distances per row (explicit zeros for duplicates included).
+    """
+    if not isinstance(n_neighbors, Integral) or isinstance(n_neighbors, bool):
+        raise ValueError(f"n_neighbors must be a positive integer; got {n_neighbors!r}.")
+    query, train = check_features(X_query), check_features(X_train, name="X_train")
+    if exclude_self and query.shape != train.shape:
+        raise ValueError(
+            "exclude_self=True is for the training graph: X_query must be X_train; got "
+            f"shapes {query.shape} and {train.shape}."
+        )
+    limit = train.shape[0] - (1 if exclude_self else 0)
+    if not 1 <= n_neighbors <= limit:
+        raise ValueError(
+            f"n_neighbors must be between 1 and {limit} for {train.shape[0]} training rows; "
+            f"got {n_neighbors}."
+        )
+    distances, indices = _k_nearest(
+        train if exclude_self else query, train, int(n_neighbors), metric, exclude_self
+    )
+    n_rows = distances.shape[0]
+    return sp.csr_matrix(
+        (
+            distances.ravel(),
+            indices.ravel(),
+            np.arange(0, n_rows * n_neighbors + 1, n_neighbors),
+        ),
+        shape=(n_rows, train.shape[0]),
+    )
+
+
 def _neighbour_label_counts(neighbors: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """C_x(l) of Eq. (6) for every row of ``neighbors`` (n, k) and every label: (n, L) int64.
+    """C_x(l) of Eq. (6) for every row of ``neighbors`` (n, k) and every label: (n, L).
 
     The neighbour lists become a sparse 0/1 matrix (n, m) with k ones per row, so the counts
     are one sparse product, without materialising an (n, k, L) array of neighbour labels.
+    Counts are at most k, so they are computed and kept as uint8 (uint16 for k > 255): exact,
+    and an eighth of the memory of int64 tables with ~1,000 labels.
     """
     n_queries, k = neighbors.shape
+    dtype = np.uint8 if k <= np.iinfo(np.uint8).max else np.uint16
     membership = sp.csr_matrix(
         (
-            np.ones(n_queries * k, dtype=np.int64),
+            np.ones(n_queries * k, dtype=dtype),
             neighbors.ravel(),
             np.arange(0, n_queries * k + 1, k),
         ),
         shape=(n_queries, labels.shape[0]),
     )
-    return np.asarray(membership @ labels.astype(np.int64), dtype=np.int64)
+    return np.asarray(membership @ labels.astype(dtype, copy=False), dtype=dtype)

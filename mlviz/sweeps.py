@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from mlviz.linear import is_truncatable
 from mlviz.metrics import evaluate
 
 ProgressCallback = Callable[[int, int, str], None]
@@ -38,6 +39,42 @@ def ideal_decoding(estimator, Y) -> np.ndarray:
     return (np.asarray(decoded) >= 0.5).astype(np.uint8)
 
 
+def _same_params(first, second, *, ignore: str) -> bool:
+    """Whether two estimators are configured alike apart from the parameter ``ignore``."""
+    if type(first) is not type(second):
+        return False
+    a, b = first.get_params(deep=False), second.get_params(deep=False)
+    if a.keys() != b.keys():
+        return False
+    return all(_same_value(a[key], b[key]) for key in a if key != ignore)
+
+
+def _same_value(first, second) -> bool:
+    if hasattr(first, "get_params") and hasattr(second, "get_params"):
+        return _same_params(first, second, ignore="")
+    if isinstance(first, np.ndarray) or isinstance(second, np.ndarray):
+        return np.array_equal(first, second)
+    try:
+        return bool(first == second)
+    except (TypeError, ValueError):
+        return first is second
+
+
+def _truncation_parent(estimators: list[BaseEstimator | None]) -> BaseEstimator | None:
+    """The estimator with the largest M from which all the others can be cut, or None.
+
+    Only when every estimator is truncatable (:func:`mlviz.linear.is_truncatable`) and they
+    are configured alike apart from ``n_components``.
+    """
+    models = [est for est in estimators if est is not None]
+    if not models or not all(is_truncatable(est) for est in models):
+        return None
+    parent = max(models, key=lambda est: est.n_components)
+    if all(_same_params(est, parent, ignore="n_components") for est in models):
+        return parent
+    return None
+
+
 def parameter_sweep(
     factories: Mapping[str, Callable[[Any], BaseEstimator]],
     values: Iterable[Any],
@@ -48,9 +85,17 @@ def parameter_sweep(
     *,
     param: str = "M",
     ideal: bool = False,
+    ranking: bool = True,
     progress: ProgressCallback | None = None,
 ) -> pd.DataFrame:
     """Fit ``factories[method](value)`` on the training split for every value; score on test.
+
+    When a method's estimators differ only in ``n_components`` and are truncatable (PLST,
+    PLST-Origin, PBR, CPLST with a ridge or least-squares regressor, see
+    :func:`mlviz.linear.is_truncatable`), the one with the largest M is fitted once and every
+    smaller M is obtained with ``truncate(M)``: the same predictions as refitting per M
+    (the basis does not depend on M and the regressor is linear per output), one fit instead
+    of one per value.
 
     Parameters
     ----------
@@ -62,6 +107,10 @@ def parameter_sweep(
     ideal : bool
         Also score the ideal learner (exact codes, see :func:`ideal_decoding`) for methods
         that have ``transform_labels`` / ``inverse_transform_labels``.
+    ranking : bool, default=True
+        Also score the ranking metrics from the estimators' scores. A view that shows only
+        bipartition metrics should pass False: with ~1,000 labels the per-label macro AUC
+        costs far more than the fits (``benchmarks/bench_scale.py``).
     progress : callable(done, total, message), optional
 
     Returns
@@ -74,15 +123,23 @@ def parameter_sweep(
     rows: list[dict[str, Any]] = []
     done = 0
     for method, factory in factories.items():
-        for value in values:
-            estimator = factory(value)
+        estimators = [(value, factory(value)) for value in values]
+        parent = _truncation_parent([est for _, est in estimators])
+        fitted_parent = None
+        for value, estimator in estimators:
             done += 1
             if progress is not None:
                 progress(done, total, f"{method}, {param} = {value}")
             if estimator is None:
                 continue
-            estimator.fit(X_train, Y_train)
-            scores = evaluate(Y_test, estimator.predict(X_test), _scores(estimator, X_test))
+            if parent is not None:
+                if fitted_parent is None:
+                    fitted_parent = parent.fit(X_train, Y_train)
+                estimator = fitted_parent.truncate(estimator.n_components)
+            else:
+                estimator.fit(X_train, Y_train)
+            label_scores = _scores(estimator, X_test) if ranking else None
+            scores = evaluate(Y_test, estimator.predict(X_test), label_scores)
             rows += [
                 {"method": method, param: value, "kind": "learned", "metric": k, "value": v}
                 for k, v in scores.items()

@@ -23,16 +23,19 @@ import string
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import ndtri
 
 from mlviz.io import Dataset, save_arff
 
 __all__ = [
+    "LONG_TAILED_SHAPES",
     "PLANTED_ROLES",
     "SAMPLE_CUBE",
     "SAMPLE_PLANTED",
     "main",
     "make_cube",
+    "make_long_tailed",
     "make_planted",
     "write_samples",
 ]
@@ -282,6 +285,146 @@ def make_cube(n_samples: int = 200, random_state: int | np.random.Generator | No
         notes=(
             f"make_cube(n_samples={n_samples}, random_state={random_state!r})",
             "vertex (1, 1, 1) is never occupied: c is off whenever a and b are on",
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- at scale
+
+#: Shapes of the papers' larger benchmark sets (MULAN statistics): instances, features, labels,
+#: label cardinality. ``make_long_tailed(**LONG_TAILED_SHAPES["delicious"])`` gives a set of
+#: that shape; pass smaller ``n_samples``/``n_labels`` to scale it down for tests.
+LONG_TAILED_SHAPES: dict[str, dict[str, float]] = {
+    "delicious": dict(
+        n_samples=16105, n_features=500, n_labels=983, cardinality=19.02, tail_exponent=0.7
+    ),
+    "bibtex": dict(
+        n_samples=7395, n_features=1836, n_labels=159, cardinality=2.40, tail_exponent=1.0
+    ),
+    "corel5k": dict(
+        n_samples=5000, n_features=499, n_labels=374, cardinality=3.52, tail_exponent=1.0
+    ),
+}
+
+# Label weight of the instance's own topic relative to the others (topic concentration).
+_TOPIC_BOOST = 12.0
+# Features (words) tied to each label, and P(word present | one of its labels present).
+_WORDS_PER_LABEL = 3
+_WORD_GIVEN_LABEL = 0.5
+
+
+def make_long_tailed(
+    n_samples: int = 16105,
+    n_features: int = 500,
+    n_labels: int = 983,
+    cardinality: float = 19.02,
+    *,
+    n_topics: int = 30,
+    tail_exponent: float = 0.7,
+    feature_noise: float = 0.005,
+    random_state: int | np.random.Generator | None = 0,
+) -> Dataset:
+    """A long-tailed multi-label set shaped like delicious, bibtex or corel5k, in seconds.
+
+    Built for benchmarks and scale tests (issue 14): the defaults are delicious' shape (16,105
+    instances, 500 sparse binary features, 983 labels, cardinality 19; almost every instance
+    has its own label set, ~15,000 distinct sets). :data:`LONG_TAILED_SHAPES` holds the
+    bibtex and corel5k shapes. Generative model, per instance i:
+
+    1. label l has base weight ``(l + 1)^(-tail_exponent)`` (a Zipf long tail) and a topic
+       (labels dealt to ``n_topics`` topics in a random order); instance i has one topic and
+       multiplies the weights of that topic's labels by 12, so labels co-occur by topic;
+    2. its number of labels is ``1 + Poisson(cardinality - 1)`` (capped at ``n_labels``), and
+       that many distinct labels are drawn with probability proportional to the weights
+       (Gumbel top-k sampling, without replacement);
+    3. each label owns 3 random words (features); each word of each present label is on with
+       probability 0.5, and every word is also on with probability ``feature_noise``. X is a
+       0/1 CSR matrix (a bag of words), so the features predict the labels.
+
+    Parameters
+    ----------
+    n_samples, n_features, n_labels : int
+    cardinality : float
+        Target mean number of labels per instance (>= 1).
+    n_topics : int, default=30
+    tail_exponent : float, default=0.7
+        Exponent of the label-frequency power law; larger means a heavier head (with the
+        delicious shape, 0.7 puts the most frequent label on about half of the instances).
+    feature_noise : float, default=0.005
+        Probability that a word is on regardless of the labels.
+    random_state : int, Generator or None, default=0
+
+    Returns
+    -------
+    Dataset
+        Named ``"long-tailed"``, labels ``l000``..., features ``w000``...; X is CSR.
+    """
+    n_samples = _check_int(n_samples, "n_samples", 1)
+    n_features = _check_int(n_features, "n_features", 1)
+    n_labels = _check_int(n_labels, "n_labels", 1)
+    n_topics = _check_int(n_topics, "n_topics", 1)
+    if not 1.0 <= float(cardinality) <= n_labels:
+        raise ValueError(
+            f"cardinality must be between 1 and n_labels ({n_labels}); got {cardinality!r}."
+        )
+    if not 0.0 <= float(feature_noise) <= 1.0:
+        raise ValueError(f"feature_noise must be in [0, 1]; got {feature_noise!r}.")
+    if not float(tail_exponent) >= 0.0:
+        raise ValueError(f"tail_exponent must be >= 0; got {tail_exponent!r}.")
+    rng = np.random.default_rng(random_state)
+
+    log_weight = -float(tail_exponent) * np.log1p(np.arange(n_labels))
+    label_topic = rng.permutation(n_labels) % n_topics
+    instance_topic = rng.integers(0, n_topics, size=n_samples)
+    sizes = np.minimum(1 + rng.poisson(float(cardinality) - 1.0, size=n_samples), n_labels)
+    rows, cols = [], []
+    # Gumbel top-k in blocks of rows bounds the n x L working arrays
+    block = max(1, 2_000_000 // n_labels)
+    for start in range(0, n_samples, block):
+        stop = min(start + block, n_samples)
+        keys = log_weight + np.log(_TOPIC_BOOST) * (
+            label_topic[None, :] == instance_topic[start:stop, None]
+        )
+        keys = keys - np.log(-np.log(rng.random((stop - start, n_labels))))
+        ranked = np.argsort(-keys, axis=1)
+        taken = np.arange(n_labels)[None, :] < sizes[start:stop, None]
+        local_rows, positions = np.nonzero(taken)
+        rows.append(local_rows + start)
+        cols.append(ranked[local_rows, positions])
+    rows_all, cols_all = np.concatenate(rows), np.concatenate(cols)
+    Y = np.zeros((n_samples, n_labels), dtype=np.uint8)
+    Y[rows_all, cols_all] = 1
+
+    words = rng.integers(0, n_features, size=(n_labels, _WORDS_PER_LABEL))
+    # one candidate word occurrence per (instance, label, word), kept with probability 0.5
+    word_rows = np.repeat(rows_all, _WORDS_PER_LABEL)
+    word_cols = words[cols_all].ravel()
+    keep = rng.random(word_rows.size) < _WORD_GIVEN_LABEL
+    n_noise = rng.binomial(n_samples * n_features, float(feature_noise))
+    noise_cells = rng.integers(0, n_samples * n_features, size=n_noise)
+    X = sp.csr_matrix(
+        (
+            np.ones(int(keep.sum()) + n_noise),
+            (
+                np.concatenate([word_rows[keep], noise_cells // n_features]),
+                np.concatenate([word_cols[keep], noise_cells % n_features]),
+            ),
+        ),
+        shape=(n_samples, n_features),
+    )
+    X.sum_duplicates()
+    X.data[:] = 1.0
+    return Dataset(
+        name="long-tailed",
+        X=X,
+        Y=Y,
+        feature_names=tuple(f"w{j:03d}" for j in range(n_features)),
+        label_names=tuple(f"l{k:03d}" for k in range(n_labels)),
+        notes=(
+            f"make_long_tailed(n_samples={n_samples}, n_features={n_features}, "
+            f"n_labels={n_labels}, cardinality={cardinality}, n_topics={n_topics}, "
+            f"tail_exponent={tail_exponent}, feature_noise={feature_noise}, "
+            f"random_state={random_state!r})",
         ),
     )
 

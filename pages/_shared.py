@@ -94,6 +94,7 @@ def _load_upload(
 PAGE_DIR = Path(__file__).resolve().parent
 PAGES: tuple[tuple[str, str, str], ...] = (
     ("data.py", "Data", "📊"),
+    ("lesson.py", "Lesson", "🎓"),
     ("hypercube.py", "Hypercube", "🧊"),
     ("label_clusters.py", "Label clusters", "🧩"),
     ("plst.py", "PLST & linear", "📐"),

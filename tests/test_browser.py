@@ -164,6 +164,7 @@ def test_sidebar_tail_threshold_redraws_the_data_page_chart(page, server_url):
 
 PAGES = {  # url path -> whether moving its first slider must change a chart
     "": False,  # the Data page's only slider is the sidebar's tail threshold (test above)
+    "lesson": False,
     "hypercube": False,
     "label_clusters": True,
     "plst": True,

@@ -280,3 +280,95 @@ def test_paper_claim_clems_beats_plst_and_cplst_at_m_equals_k(name):
     for rival in ("plst", "cplst"):
         assert mean["clems"][0] > mean[rival][0] + 0.01, (name, "F1", mean)
         assert mean["clems"][1] > mean[rival][1] + 0.01, (name, "Accuracy", mean)
+
+
+# --------------------------------------------------------------------- at scale (issue 14)
+
+
+def _reference_top_eigenpairs(gram, k):
+    """Classical MDS's eigen-solver as it was before the speed-ups (no sign convention)."""
+    import scipy.linalg
+    from scipy.sparse.linalg import eigsh
+
+    n = gram.shape[0]
+    if n > 400 and k < n // 5:
+        return eigsh(gram, k=k, which="LA", v0=np.ones(n) / np.sqrt(n))
+    return scipy.linalg.eigh(gram, subset_by_index=[n - k, n - 1])
+
+
+def _reference_unique_rows(Y, return_inverse=False):
+    rows, inverse, counts = np.unique(Y, axis=0, return_inverse=True, return_counts=True)
+    return (rows, counts, inverse.ravel()) if return_inverse else (rows, counts)
+
+
+@pytest.mark.parametrize("cost", ["f1", "accuracy", "rank_loss"])
+@pytest.mark.parametrize("n_components", [None, 3])
+def test_uncapped_clems_equals_the_plain_implementation(monkeypatch, cost, n_components):
+    """The speed-ups (GEMM distances, packed-bit unique, sparse cost counts, eigen-solver
+    choice) leave the fit unchanged: same predictions, same embedding up to axis signs."""
+    import mlviz.clems
+    import mlviz.costs
+    import mlviz.mds
+
+    rng = np.random.default_rng(5)
+    Y = (rng.random((400, 70)) < np.geomspace(0.4, 0.01, 70)).astype(np.uint8)
+    X = Y @ rng.normal(size=(70, 12)) + rng.normal(size=(400, 12))
+    model = CLEMS(n_components=n_components, cost=cost, max_candidates=None, random_state=0)
+    fast = clone(model).fit(X[:300], Y[:300])
+    monkeypatch.setattr(
+        mlviz.mds, "euclidean_distances", lambda a, b=None: cdist(a, a if b is None else b)
+    )
+    monkeypatch.setattr(mlviz.mds, "_top_eigenpairs", _reference_top_eigenpairs)
+    monkeypatch.setattr(mlviz.clems, "unique_rows", _reference_unique_rows)
+    monkeypatch.setattr(mlviz.costs, "_intersection_counts", lambda A, B: A @ B.T)
+    plain = clone(model).fit(X[:300], Y[:300])
+    assert fast.n_dropped_candidates_ == 0 and fast.dropped_share_ == 0.0
+    np.testing.assert_array_equal(fast.candidates_, plain.candidates_)
+    np.testing.assert_allclose(fast.cost_matrix_, plain.cost_matrix_, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(
+        np.abs(fast.embedding_pred_), np.abs(plain.embedding_pred_), atol=1e-8
+    )
+    np.testing.assert_array_equal(fast.predict(X[300:]), plain.predict(X[300:]))
+
+
+def test_no_cap_and_a_cap_above_the_label_sets_agree_and_the_cap_is_visible():
+    rng = np.random.default_rng(6)
+    Y = (rng.random((300, 30)) < 0.15).astype(np.uint8)
+    X = Y + rng.normal(scale=0.3, size=Y.shape)
+    n_sets = len(np.unique(Y, axis=0))
+    uncapped = CLEMS(n_components=4, max_candidates=None, random_state=0).fit(X, Y)
+    above = CLEMS(n_components=4, max_candidates=n_sets, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(uncapped.predict(X), above.predict(X))
+    assert uncapped.n_label_sets_ == n_sets and uncapped.n_dropped_candidates_ == 0
+    with pytest.warns(UserWarning, match="dropped ones cover"):
+        capped = CLEMS(n_components=4, max_candidates=20, random_state=0).fit(X, Y)
+    _, counts = np.unique(Y, axis=0, return_counts=True)
+    kept = np.sort(counts)[::-1][:20].sum()
+    assert capped.n_label_sets_ == n_sets and capped.n_dropped_candidates_ == n_sets - 20
+    assert capped.dropped_share_ == pytest.approx(1 - kept / len(Y))
+
+
+def test_default_cap_is_documented_and_one_setting_from_the_paper():
+    from mlviz.clems import DEFAULT_MAX_CANDIDATES
+
+    assert CLEMS().max_candidates == DEFAULT_MAX_CANDIDATES == 1000
+    assert "None keeps all" in CLEMS.__doc__
+
+
+def test_candidate_costs_are_reused_across_m_and_regressor():
+    from mlviz.clems import compute_candidate_costs
+
+    Y = _labels(seed=9)
+    X = Y + np.random.default_rng(9).normal(scale=0.4, size=Y.shape)
+    shared = compute_candidate_costs(Y, "f1", 1000)
+    for m, regressor in [(2, None), (4, None), (4, Ridge(alpha=3.0))]:
+        fresh = CLEMS(n_components=m, regressor=regressor, random_state=0).fit(X, Y)
+        reused = CLEMS(n_components=m, regressor=regressor, random_state=0).fit(
+            X, Y, candidate_costs=shared
+        )
+        np.testing.assert_array_equal(fresh.embedding_pred_, reused.embedding_pred_)
+        np.testing.assert_array_equal(fresh.predict(X), reused.predict(X))
+    with pytest.raises(ValueError, match="cost='accuracy'"):
+        CLEMS(cost="accuracy").fit(X, Y, candidate_costs=shared)
+    with pytest.raises(ValueError, match="other training labels"):
+        CLEMS().fit(X[:-1], Y[:-1], candidate_costs=shared)

@@ -157,3 +157,15 @@ def test_bad_input_messages():
         is_symmetric("F1")
     with pytest.raises(ValueError, match="same shape"):
         paired_costs([[1, 0]], [[1, 0], [0, 1]], "f1")
+
+
+@pytest.mark.parametrize("cost", COSTS)
+def test_sparse_intersection_path_equals_the_dense_product(cost):
+    from mlviz.costs import _intersection_counts
+
+    rng = np.random.default_rng(4)
+    A = (rng.random((50, 120)) < 0.03).astype(float)  # many labels, few per row: sparse path
+    B = (rng.random((40, 120)) < 0.03).astype(float)
+    np.testing.assert_array_equal(_intersection_counts(A, B), A @ B.T)
+    expected = np.array([[cost_matrix(a[None], b[None], cost)[0, 0] for b in B] for a in A])
+    np.testing.assert_allclose(cost_matrix(A, B, cost), expected, rtol=0, atol=1e-15)

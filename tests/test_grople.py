@@ -334,3 +334,32 @@ def test_bad_input_raises_clear_errors():
 
 def test_scikit_learn_estimator_checks():
     assert_passes_estimator_checks(GroPLE(n_components=4, n_groups=2))
+
+
+def test_mostly_zero_dense_features_give_the_sparse_fit():
+    from mlviz.grople import _CentredDesign
+
+    rng = np.random.default_rng(31)
+    X = rng.normal(size=(120, 60)) * (rng.random((120, 60)) < 0.05)
+    Y = (X[:, :8] + rng.normal(scale=0.1, size=(120, 8)) > 0).astype(np.uint8)
+    design = _CentredDesign(X, fit_intercept=True)
+    assert sp.issparse(design.X)  # 5 % non-zeros: worked with as CSR
+    assert design.gram is None  # D^2 = 3600 > 2 nnz: products, not the Gram matrix
+    dense = GroPLE(n_components=4, n_groups=2, random_state=0).fit(X, Y)
+    sparse = GroPLE(n_components=4, n_groups=2, random_state=0).fit(sp.csr_matrix(X), Y)
+    # the same arithmetic up to the order of a few sums (column means)
+    np.testing.assert_allclose(dense.Z_, sparse.Z_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        dense.decision_function(X), sparse.decision_function(X), rtol=1e-9, atol=1e-12
+    )
+
+
+def test_fit_limits_blas_threads_only_while_fitting():
+    from threadpoolctl import threadpool_info
+
+    before = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    X, Y = np.random.default_rng(32).normal(size=(40, 5)), np.eye(40, 4, dtype=np.uint8)
+    Y[:, 0] = 1 - Y[:, 1]
+    GroPLE(n_components=2, n_groups=2, random_state=0).fit(X, Y)
+    after = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert after == before

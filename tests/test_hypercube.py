@@ -83,3 +83,72 @@ def test_dominant_group_by_hand():
     np.testing.assert_array_equal(dominant_group(vertices, groups), [0, 1, -1, 0])
     with pytest.raises(ValueError, match="one group id per label"):
         dominant_group(vertices, groups[:3])
+
+
+def _brute_force_edges(vertices):
+    from scipy.spatial.distance import cdist
+
+    D = cdist(vertices, vertices, metric="hamming") * vertices.shape[1]
+    i, j = np.nonzero(np.triu(np.isclose(D, 1.0), k=1))
+    return np.column_stack([i, j])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_hashed_edges_equal_the_brute_force_edges(seed, monkeypatch):
+    import mlviz.hypercube
+
+    if seed % 2:  # look-ups in many small chunks must give the same edges
+        monkeypatch.setattr(mlviz.hypercube, "_EDGE_CHUNK", 7)
+    rng = np.random.default_rng(seed)
+    n_labels = [1, 3, 7, 8, 9, 21][seed]
+    Yr = (rng.random((300, n_labels)) < rng.uniform(0.1, 0.6)).astype(np.uint8)
+    vertices, _ = occupied_vertices(Yr)
+    np.testing.assert_array_equal(hamming_edges(vertices), _brute_force_edges(vertices))
+
+
+def test_edges_need_distinct_vertices():
+    with pytest.raises(ValueError, match="distinct"):
+        hamming_edges(np.array([[1, 0], [1, 0], [0, 0]]))
+
+
+def test_hamming_distances_are_scipys():
+    from scipy.spatial.distance import cdist
+
+    from mlviz.hypercube import hamming_distances
+
+    rng = np.random.default_rng(3)
+    A = (rng.random((30, 11)) < 0.4).astype(np.uint8)
+    B = (rng.random((20, 11)) < 0.4).astype(np.uint8)
+    np.testing.assert_array_equal(hamming_distances(A, B), cdist(A, B, "hamming") * 11)
+    np.testing.assert_array_equal(hamming_distances(A), cdist(A, A, "hamming") * 11)
+
+
+def test_max_vertices_keeps_the_most_frequent():
+    vertices, counts = occupied_vertices(Y, max_vertices=2)
+    np.testing.assert_array_equal(vertices, [[1, 0, 0], [1, 1, 0]])
+    np.testing.assert_array_equal(counts, [3, 2])
+    assert len(occupied_vertices(Y, max_vertices=100)[0]) == 4
+    with pytest.raises(ValueError, match="max_vertices"):
+        occupied_vertices(Y, max_vertices=0)
+
+
+def test_landmark_mds_projection_keeps_the_hamming_geometry_of_a_cube_face():
+    vertices = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
+    coords, _ = project_vertices(vertices, np.ones(4), method="mds", n_landmarks=3)
+    d = np.linalg.norm(coords[:, None] - coords[None], axis=-1)
+    expected = np.sqrt(np.abs(vertices[:, None] - vertices[None]).sum(-1))
+    np.testing.assert_allclose(d, expected, atol=1e-10)
+
+
+@pytest.mark.slow
+def test_warm_up_umap_compiles_and_reports_its_time():
+    from mlviz.hypercube import warm_up_umap
+
+    seconds = warm_up_umap()
+    assert seconds > 0
+    vertices, counts = occupied_vertices(
+        (np.random.default_rng(1).random((80, 6)) < 0.4).astype(np.uint8)
+    )
+    coords, loadings = project_vertices(vertices, counts, method="umap")
+    assert coords.shape == (len(vertices), 2) and loadings is None
+    assert np.all(np.isfinite(coords))

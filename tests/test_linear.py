@@ -578,3 +578,90 @@ def test_unfitted_estimator_raises_not_fitted():
 )
 def test_scikit_learn_estimator_checks(estimator):
     assert_passes_estimator_checks(estimator)
+
+
+# --- truncation: one fit for every M -------------------------------------------------------
+
+TRUNCATABLE = [
+    lambda m, r: PLST(m, regressor=r),
+    lambda m, r: PLST(m, regressor=r, center=False),
+    lambda m, r: PBR(m, regressor=r),
+    lambda m, r: PBR(m, reference="mean", regressor=r),
+    lambda m, r: CPLST(m, regressor=r),
+]
+LINEAR_REGRESSORS = [
+    None,
+    Ridge(alpha=0.3),
+    Ridge(alpha=0.3, fit_intercept=False),
+    LinearRegression(),
+    make_pipeline(StandardScaler(), Ridge(alpha=2.0)),
+]
+
+
+@pytest.mark.parametrize("sparse_X", [False, True])
+@pytest.mark.parametrize("regressor", LINEAR_REGRESSORS)
+@pytest.mark.parametrize("factory", TRUNCATABLE)
+def test_truncation_equals_refitting_for_every_m(factory, regressor, sparse_X):
+    X, Y = _random_problem(n_samples=150, n_features=9, n_labels=7, seed=3)
+    if sparse_X:
+        X = sp.csr_matrix(np.where(np.abs(X) > 0.7, X, 0.0))
+        if isinstance(regressor, type(make_pipeline(StandardScaler()))):
+            regressor = make_pipeline(StandardScaler(with_mean=False), Ridge(alpha=2.0))
+    X_test, _ = _random_problem(n_samples=40, n_features=9, n_labels=7, seed=4)
+    full = factory(7, regressor).fit(X, Y)
+    for m in range(1, 8):
+        refit = factory(m, regressor).fit(X, Y)
+        cut = full.truncate(m)
+        assert cut.n_components == cut.n_components_ == m
+        np.testing.assert_allclose(cut.components_, refit.components_, atol=1e-12)
+        np.testing.assert_allclose(
+            cut.decision_function(X_test), refit.decision_function(X_test), atol=1e-8
+        )
+        np.testing.assert_array_equal(cut.predict(X_test), refit.predict(X_test))
+        np.testing.assert_allclose(
+            cut.regressor_.predict(X_test), refit.regressor_.predict(X_test), atol=1e-8
+        )
+        np.testing.assert_allclose(cut.transform_labels(Y), refit.transform_labels(Y), atol=1e-12)
+        if hasattr(refit, "kept_labels_"):
+            np.testing.assert_array_equal(cut.kept_labels_, refit.kept_labels_)
+    assert full.n_components_ == 7  # truncate leaves the fitted model alone
+
+
+def test_truncation_refuses_what_refitting_would_not_reproduce():
+    X, Y = _random_problem()
+    forest_like = PLST(3, regressor=DecisionTreeRegressor(random_state=0)).fit(X, Y)
+    assert not mlviz.linear.is_truncatable(forest_like)
+    with pytest.raises(ValueError, match="output by output"):
+        forest_like.truncate(2)
+    assert not mlviz.linear.is_truncatable(BinaryRelevance())
+    assert not mlviz.linear.is_truncatable(CompressedSensing(3))
+    assert not mlviz.linear.is_truncatable(PLST(3, regressor=Ridge(alpha=np.ones(3))))
+    assert mlviz.linear.is_truncatable(PLST(3))
+    with pytest.raises(ValueError, match="n_components"):
+        PLST(3).fit(X, Y).truncate(4)
+
+
+@pytest.mark.parametrize("center", [True, False])
+@pytest.mark.parametrize("duplicated_rows", [False, True])
+def test_plst_basis_is_the_svd_basis_up_to_sign(center, duplicated_rows):
+    rng = np.random.default_rng(7)
+    Y = (rng.random((300, 12)) < np.linspace(0.05, 0.6, 12)).astype(np.uint8)
+    if duplicated_rows:
+        Y = np.vstack([Y, Y[:50]])
+    X = rng.normal(size=(Y.shape[0], 3))
+    model = PLST(12, center=center).fit(X, Y)
+    offset = Y.mean(axis=0) if center else np.zeros(12)
+    _, singular_values, basis = np.linalg.svd(Y - offset, full_matrices=False)
+    np.testing.assert_allclose(model.singular_values_, singular_values, rtol=1e-10, atol=1e-10)
+    # rows agree up to sign: |<p_m, v_m>| = 1
+    overlap = np.abs(np.einsum("ij,ij->i", model.components_, basis))
+    np.testing.assert_allclose(overlap, 1.0, atol=1e-9)
+
+
+def test_br_and_pbr_encode_and_decode_as_the_products_with_p():
+    X, Y = _random_problem(n_labels=6)
+    for model in (BinaryRelevance().fit(X, Y), PBR(4, reference="mean").fit(X, Y)):
+        P, o = model.components_, model.offset_
+        codes = model.transform_labels(Y)
+        assert np.array_equal(codes, (Y - o) @ P.T)
+        assert np.array_equal(model.inverse_transform_labels(codes), o + codes @ P)

@@ -15,6 +15,7 @@ from mlviz.mds import (
     _make_solver,
     _UniformSolver,
     classical_mds,
+    landmark_mds,
 )
 
 
@@ -202,3 +203,41 @@ def test_bad_init_and_parameters():
         weighted_smacof(delta, None, 0)
     with pytest.raises(ValueError, match="relaxation"):
         weighted_smacof(delta, None, 2, relaxation=1.5)
+
+
+def test_landmark_mds_with_every_point_a_landmark_is_classical_mds():
+    rng = np.random.default_rng(11)
+    points = rng.normal(size=(40, 6))
+    delta = cdist(points, points) + 0.3 * (1 - np.eye(40))  # slightly non-Euclidean
+    expected = classical_mds(delta, 3)
+    result = landmark_mds(delta, delta, 3)
+    # eigenvector signs are shared (same eigen-solver on the same matrix) up to rounding
+    signs = np.sign(np.sum(expected * result, axis=0))
+    np.testing.assert_allclose(result * signs, expected, atol=1e-9)
+
+
+def test_landmark_mds_places_every_point_of_a_low_rank_set_exactly():
+    rng = np.random.default_rng(12)
+    points = rng.normal(size=(200, 2)) @ rng.normal(size=(2, 5))  # rank 2 in 5-D
+    landmarks = rng.choice(200, size=12, replace=False)
+    to_landmarks = cdist(points, points[landmarks])
+    embedding = landmark_mds(to_landmarks[landmarks], to_landmarks, 2)
+    np.testing.assert_allclose(cdist(embedding, embedding), cdist(points, points), atol=1e-8)
+
+
+def test_landmark_mds_rejects_mismatched_shapes():
+    with pytest.raises(ValueError, match="one column per landmark"):
+        landmark_mds(np.ones((3, 3)) - np.eye(3), np.ones((5, 4)), 2)
+
+
+def test_gemm_euclidean_distances_equal_cdist_and_are_exactly_zero_for_coincident_points():
+    from mlviz.mds import euclidean_distances
+
+    rng = np.random.default_rng(13)
+    A = rng.normal(size=(60, 9)) * 100.0
+    B = np.vstack([rng.normal(size=(30, 9)), A[:5]])  # five points coincide with rows of A
+    np.testing.assert_allclose(euclidean_distances(A, B), cdist(A, B), rtol=1e-10, atol=1e-9)
+    assert np.all(euclidean_distances(A, B)[np.arange(5), 30 + np.arange(5)] == 0.0)
+    square = euclidean_distances(A)
+    assert np.all(np.diag(square) == 0.0)
+    np.testing.assert_allclose(square, cdist(A, A), rtol=1e-10, atol=1e-9)

@@ -535,3 +535,19 @@ def test_tail_metrics_equal_scikit_learn_on_random_data(seed):
     assert scores["tail_recall"] == pytest.approx(
         recall_score(T[:, tail], P[:, tail], average="micro")
     )
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_per_label_auc_equals_scikit_learn_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    Y_true = (rng.random((60, 12)) < 0.3).astype(np.uint8)
+    Y_true[:, 0] = 0  # undefined: no positive
+    Y_true[:, 1] = 1  # undefined: no negative
+    Y_score = np.round(rng.normal(size=(60, 12)), 1)  # rounding makes many ties
+    from sklearn.metrics import roc_auc_score
+
+    auc = M.per_label_scores(Y_true, Y_true, Y_score)["auc"].to_numpy()
+    assert np.isnan(auc[:2]).all()
+    expected = [roc_auc_score(Y_true[:, j], Y_score[:, j]) for j in range(2, 12)]
+    np.testing.assert_allclose(auc[2:], expected, rtol=0, atol=1e-12)
+    assert M.macro_auc(Y_true, Y_score) == pytest.approx(np.mean(expected), abs=1e-12)

@@ -503,3 +503,89 @@ def test_k_from_8_to_12_barely_matters_on_yeast(yeast_ten_fold):
         spread = np.ptp([yeast_ten_fold[k][metric] for k in PAPER_TABLE_1])
         smallest_std = min(PAPER_TABLE_1[k][metric][1] for k in PAPER_TABLE_1)
         assert spread < smallest_std, f"{metric} varies by {spread:.4f} over k = 8..12"
+
+
+# ------------------------------------------- neighbours computed once for every k and s
+
+
+@pytest.mark.parametrize("integer_features", [False, True])
+@pytest.mark.parametrize("sparse_X", [False, True])
+def test_neighbour_graphs_for_k_max_give_the_model_of_every_smaller_k(integer_features, sparse_X):
+    from mlviz.mlknn import neighbors_graph
+
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(160, 6))
+    if integer_features:  # many exactly tied distances: the tie rule must carry over
+        X = np.round(X)
+    Y = (X[:, :4] + rng.normal(scale=0.8, size=(160, 4)) > 0).astype(np.uint8)
+    if sparse_X:
+        X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    X_train, Y_train, X_test = X[:120], Y[:120], X[120:]
+    k_max = 12
+    G_train = neighbors_graph(X_train, X_train, k_max, exclude_self=True)
+    G_test = neighbors_graph(X_test, X_train, k_max)
+    assert G_train.shape == (120, 120) and G_test.shape == (40, 120)
+    assert np.all(np.diff(G_train.indptr) == k_max)
+    for k in (1, 5, 12):
+        for s in (1.0, 0.3):
+            direct = MLkNN(k=k, s=s).fit(X_train, Y_train)
+            cached = MLkNN(k=k, s=s, metric="precomputed").fit(G_train, Y_train)
+            np.testing.assert_array_equal(cached.train_counts_, direct.train_counts_)
+            np.testing.assert_array_equal(cached.count_pos_, direct.count_pos_)
+            np.testing.assert_array_equal(cached.predict(G_test), direct.predict(X_test))
+            np.testing.assert_array_equal(
+                cached.predict_proba(G_test), direct.predict_proba(X_test)
+            )
+            np.testing.assert_array_equal(
+                cached.kneighbors(G_test)[1], direct.kneighbors(X_test)[1]
+            )
+
+
+def test_scikit_learn_neighbour_graph_with_self_entries_is_accepted():
+    from sklearn.neighbors import KNeighborsTransformer
+
+    rng = np.random.default_rng(22)
+    X = rng.normal(size=(100, 5))  # continuous: no ties, so any tie rule agrees
+    Y = (X[:, :3] > 0).astype(np.uint8)
+    # scikit-learn's training graph holds each row itself plus n_neighbors others
+    transformer = KNeighborsTransformer(n_neighbors=8, mode="distance").fit(X[:70])
+    G_train, G_test = transformer.transform(X[:70]), transformer.transform(X[70:])
+    direct = MLkNN(k=8).fit(X[:70], Y[:70])
+    cached = MLkNN(k=8, metric="precomputed").fit(G_train, Y[:70])
+    np.testing.assert_array_equal(cached.train_counts_, direct.train_counts_)
+    np.testing.assert_array_equal(cached.predict(G_test), direct.predict(X[70:]))
+
+
+def test_too_small_a_neighbour_graph_is_a_clear_error():
+    from mlviz.mlknn import neighbors_graph
+
+    X = np.random.default_rng(23).normal(size=(30, 3))
+    Y = (X > 0).astype(np.uint8)
+    G = neighbors_graph(X, X, 4, exclude_self=True)
+    with pytest.raises(ValueError, match="only 4 neighbours for row 0 besides the row itself"):
+        MLkNN(k=5, metric="precomputed").fit(G, Y)
+    with pytest.raises(ValueError, match="n_neighbors must be between 1 and 29"):
+        neighbors_graph(X, X, 30, exclude_self=True)
+
+
+def test_count_tables_are_small_exact_integers():
+    rng = np.random.default_rng(24)
+    X = rng.normal(size=(80, 4))
+    Y = (X[:, :3] > 0).astype(np.uint8)
+    model = MLkNN(k=7).fit(X, Y)
+    assert model.train_counts_.dtype == np.uint8 and model.count_pos_.dtype == np.int32
+    neighbours = model.kneighbors()[1]
+    np.testing.assert_array_equal(model.train_counts_, Y[neighbours].sum(axis=1))
+
+
+def test_many_labels_with_uint8_counts_give_the_reference_tables():
+    """L * (k + 1) far above 255: the uint8 counts must not overflow in the table indices."""
+    rng = np.random.default_rng(25)
+    X = rng.normal(size=(150, 5))
+    Y = (rng.random((150, 300)) < 0.1).astype(np.uint8)
+    model = MLkNN(k=10).fit(X[:120], Y[:120])
+    reference = fig1_reference(X[:120], Y[:120], X[120:], k=10, s=1.0)
+    np.testing.assert_array_equal(model.train_counts_, reference["train_counts"])
+    np.testing.assert_allclose(model.cond_pos_, reference["cond_pos"], rtol=1e-12)
+    np.testing.assert_allclose(model.cond_neg_, reference["cond_neg"], rtol=1e-12)
+    np.testing.assert_array_equal(model.predict(X[120:]), reference["predict"])

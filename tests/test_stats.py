@@ -162,3 +162,28 @@ def test_statistics_match_manifest(row):
     assert s["log10_sparsity"] == pytest.approx(
         math.log10(s["distinct"] / 2.0 ** s["labels"]), rel=1e-12
     )
+
+
+@pytest.mark.parametrize("n_labels", [1, 5, 8, 13, 70])
+def test_unique_rows_equals_numpy_unique_on_rows(n_labels):
+    rng = np.random.default_rng(n_labels)
+    # few distinct rows, repeated, so counts and inverse are non-trivial
+    base = (rng.random((25, n_labels)) < 0.3).astype(np.uint8)
+    Y = base[rng.integers(0, 25, size=400)]
+    rows, counts, inverse = stats.unique_rows(Y, return_inverse=True)
+    expected, expected_inverse, expected_counts = np.unique(
+        Y, axis=0, return_inverse=True, return_counts=True
+    )
+    np.testing.assert_array_equal(rows, expected)
+    np.testing.assert_array_equal(counts, expected_counts)
+    np.testing.assert_array_equal(inverse, expected_inverse.ravel())
+    np.testing.assert_array_equal(rows[inverse], Y)
+    two = stats.unique_rows(Y)
+    assert len(two) == 2 and np.array_equal(two[1], expected_counts)
+
+
+def test_cooccurrence_counts_equal_the_dense_product_on_random_labels():
+    Y = (np.random.default_rng(8).random((300, 40)) < 0.2).astype(np.uint8)
+    counts = stats.cooccurrence(Y)
+    assert counts.dtype == np.int64
+    np.testing.assert_array_equal(counts, Y.astype(np.int64).T @ Y.astype(np.int64))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.cluster import SpectralClustering
 from sklearn.linear_model import Ridge
 from sklearn.metrics import adjusted_rand_score
@@ -197,3 +198,43 @@ def test_shipped_samples_load_back_identical():
 def test_sample_data_is_small():
     total = sum((SAMPLE_DIR / name).stat().st_size for name in SAMPLE_FILES)
     assert total < 500_000
+
+
+# --- long-tailed sets at scale (issue 14), checked on a small configuration ---------------
+
+
+def test_long_tailed_shape_statistics_on_a_small_configuration():
+    from mlviz.synthetic import make_long_tailed
+
+    ds = make_long_tailed(n_samples=2000, n_features=120, n_labels=150, cardinality=6.0,
+                          random_state=1)
+    assert ds.X.shape == (2000, 120) and ds.Y.shape == (2000, 150)
+    assert sp.issparse(ds.X) and set(np.unique(ds.X.data)) == {1.0}
+    sizes = ds.Y.sum(axis=1)
+    assert sizes.min() >= 1
+    assert abs(sizes.mean() - 6.0) < 0.2  # 1 + Poisson(5): mean 6
+    frequencies = np.sort(ds.Y.sum(axis=0))[::-1]
+    # a long tail: the head label is much more frequent than the median one
+    assert frequencies[0] > 5 * np.median(frequencies)
+    # with ~6 of 150 labels per instance almost every label set is distinct
+    assert stats.distinct_labelsets(ds.Y) > 0.9 * 2000
+    # labels and their words: every label's instances use its words more than others do
+    label = int(np.argmax(ds.Y.sum(axis=0)))
+    with_label = np.asarray(ds.X[ds.Y[:, label] == 1].mean(axis=0)).ravel()
+    without = np.asarray(ds.X[ds.Y[:, label] == 0].mean(axis=0)).ravel()
+    assert (with_label - without).max() > 0.3
+
+
+def test_long_tailed_is_deterministic_and_shapes_are_the_papers():
+    from mlviz.synthetic import LONG_TAILED_SHAPES, make_long_tailed
+
+    a = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0)
+    b = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0)
+    assert np.array_equal(a.Y, b.Y) and (a.X != b.X).nnz == 0
+    c = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0,
+                         random_state=2)
+    assert not np.array_equal(a.Y, c.Y)
+    assert LONG_TAILED_SHAPES["delicious"]["n_labels"] == 983
+    assert LONG_TAILED_SHAPES["delicious"]["n_samples"] == 16105
+    with pytest.raises(ValueError, match="cardinality"):
+        make_long_tailed(n_samples=10, n_labels=5, cardinality=6.0)
