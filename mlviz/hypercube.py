@@ -142,19 +142,28 @@ def _weighted_principal_directions(V: np.ndarray, w: np.ndarray, n_components: i
     """Mean and top principal directions (rows) of the vertices weighted by their counts.
 
     From the L x L weighted scatter ``V^T diag(w) V - W m m^T`` (a sparse product and a partial
-    ``eigh``), the same directions as the SVD of the count-weighted centred vertices.
+    ``eigh``), the same directions as the SVD of the count-weighted centred vertices, which is
+    used instead when there are fewer vertices than labels.
     """
     mean = w @ V / w.sum()
-    labels = _label_sparse(V)
-    scatter = (labels.T @ labels.multiply(w[:, None]).tocsr()).toarray()
-    scatter -= w.sum() * np.outer(mean, mean)
-    n_labels = V.shape[1]
-    k = min(n_components, n_labels)
-    _, vectors = la.eigh(
-        0.5 * (scatter + scatter.T), subset_by_index=[n_labels - k, n_labels - 1]
-    )
+    n_vertices, n_labels = V.shape
     directions = np.zeros((n_components, n_labels))
-    directions[:k] = vectors[:, ::-1].T
+    if n_vertices < n_labels:
+        # few vertices, many labels (e.g. 20 label sets over 10,000 labels): the thin SVD of
+        # the n x L weighted centred vertices avoids forming the L x L scatter
+        centred = (V - mean) * np.sqrt(w)[:, None]
+        _, _, rows = la.svd(centred, full_matrices=False)
+        k = min(n_components, rows.shape[0])
+        directions[:k] = rows[:k]
+    else:
+        labels = _label_sparse(V)
+        scatter = (labels.T @ labels.multiply(w[:, None]).tocsr()).toarray()
+        scatter -= w.sum() * np.outer(mean, mean)
+        k = min(n_components, n_labels)
+        _, vectors = la.eigh(
+            0.5 * (scatter + scatter.T), subset_by_index=[n_labels - k, n_labels - 1]
+        )
+        directions[:k] = vectors[:, ::-1].T
     # eigenvector signs are arbitrary: make each direction's largest entry positive
     pivots = np.argmax(np.abs(directions), axis=1)
     signs = np.sign(directions[np.arange(n_components), pivots])

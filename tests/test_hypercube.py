@@ -152,3 +152,17 @@ def test_warm_up_umap_compiles_and_reports_its_time():
     coords, loadings = project_vertices(vertices, counts, method="umap")
     assert coords.shape == (len(vertices), 2) and loadings is None
     assert np.all(np.isfinite(coords))
+
+
+def test_pca_directions_with_fewer_vertices_than_labels_match_the_scatter_path():
+    from mlviz.hypercube import _weighted_principal_directions
+
+    rng = np.random.default_rng(3)
+    V = (rng.random((6, 9)) < 0.4).astype(np.float64)
+    w = rng.integers(1, 5, size=6).astype(np.float64)
+    mean_svd, svd_path = _weighted_principal_directions(V, w, 2)  # 6 < 9: SVD path
+    # the same vertices repeated past L rows take the scatter path with identical weights
+    tiled = np.vstack([V, V])
+    mean_eigh, eigh_path = _weighted_principal_directions(tiled, np.concatenate([w, w]), 2)
+    np.testing.assert_allclose(mean_svd, mean_eigh, atol=1e-12)
+    np.testing.assert_allclose(svd_path, eigh_path, atol=1e-8)
