@@ -150,7 +150,7 @@ def screenshot_dir() -> Path:
 
 def plain(text: str | None) -> str:
     """A title as the reader sees it: no HTML tags, no whitespace (line breaks differ)."""
-    text = re.sub(r"<[^>]*>", "", text or "").replace("\u200b", "")
+    text = re.sub(r"</?(b|i|em|sub|sup|br|span)\b[^>]*>", "", text or "").replace("\u200b", "")
     text = text.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
     return re.sub(r"\s+", "", text)
 
@@ -186,7 +186,7 @@ _MEASURE = """() => {
       };
     });
   const tables = Array.from(document.querySelectorAll('[data-testid="stMain"] '
-      + '[data-testid="stDataFrame"]')).map(t => {
+      + '[data-testid="stDataFrame"]')).filter(t => t.checkVisibility()).map(t => {
     const scroller = t.querySelector('.dvn-scroller') || t;
     const header = Array.from(t.querySelectorAll('[role="columnheader"]'))
         .map(h => h.textContent).join(' | ');
