@@ -184,7 +184,8 @@ def test_legible_puts_the_legend_right_of_the_plot():
     fig.update_layout(title="t " * 40, legend=dict(orientation="h", y=-0.2))
     legible(fig)
     assert fig.layout.legend.x > 1 and fig.layout.legend.orientation == "v"
-    assert fig.layout.title.automargin and "<br>" in fig.layout.title.text
+    assert "<br>" in fig.layout.title.text
+    assert fig.layout.margin.t >= 22 + 22 * (fig.layout.title.text.count("<br>") + 1)
 
 
 def test_number_axis_log_only_over_a_decade():

@@ -123,19 +123,27 @@ def wrap_title(title: str, width: int = TITLE_CHARS) -> str:
 def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
     """Make a figure readable on a projector: wrapped title, legend off the axes.
 
-    The title is wrapped to ``title_width`` characters a line and may push the top margin
-    (``title.automargin``), so it is never cut at the plot's edge. With ``legend=True`` the
-    legend stands in a column right of the plot, where plotly reserves its own margin: a
-    legend below the plot (``y < 0``) is drawn over rotated tick names and axis titles,
-    whose heights plotly does not add to the legend's offset.
+    The title is wrapped to ``title_width`` characters a line and the top margin grows to
+    hold its lines, so it is never cut at the plot's edge nor drawn over the plot. With
+    ``legend=True`` the legend stands in a column right of the plot, where plotly reserves
+    its own margin: a legend below the plot (``y < 0``) is drawn over rotated tick names
+    and axis titles, whose heights plotly does not add to the legend's offset.
 
     Returns the same figure, changed in place.
     """
     title = fig.layout.title.text
     if title:
+        text = wrap_title(title, title_width)
+        # plotly places a multi-line title by its first line, so its lower lines fall on the
+        # plot; the top margin is sized here from the lines instead (sub/sup lines are smaller)
+        lines = re.split(r"<br\s*/?>", text)
+        small = sum(1 for line in lines if re.match(r"\s*<su[bp]>", line))
+        needed = 22 + 22 * (len(lines) - small) + 15 * small
+        top = fig.layout.margin.t
         fig.update_layout(
-            title=dict(text=wrap_title(title, title_width), automargin=True, yref="paper",
-                       y=1, yanchor="bottom", pad=dict(b=12))
+            title=dict(text=text, yref="container", y=1, yanchor="top", pad=dict(t=10),
+                       automargin=False),
+            margin=dict(t=max(needed, top or 0)),
         )
     if legend:
         fig.update_layout(
