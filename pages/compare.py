@@ -202,8 +202,12 @@ else:
         per_label,
         column_order=[c for c in per_label.columns if not str(c).startswith(f"{other} ")],
         hide_index=True,
-        column_config={"frequency": st.column_config.NumberColumn(
-            format="percent", width=shared.NUMBER_COLUMN_PX)},
+        column_config={
+            "frequency": st.column_config.NumberColumn(format="percent",
+                                                       width=shared.NUMBER_COLUMN_PX),
+            "label": st.column_config.TextColumn(width=120),
+            f"best {metric}": st.column_config.TextColumn(width=120),
+        },
     )
     st.caption(f"The {metric} columns (the download has both scores). "
                "Click a column header to sort. F1 and recall are 0 for a label that is never "
