@@ -90,17 +90,24 @@ def server_url():
 
 
 @pytest.fixture(scope="module")
-def page(server_url):
+def browser(server_url):
+    # one Playwright per module: a second sync_playwright() inside the first one fails
     from playwright.sync_api import sync_playwright
 
     executable = _chromium()
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        pg = context.new_page()
-        pg.set_default_timeout(60_000)
-        yield pg
-        browser.close()
+        launched = pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
 
 
 def _wait_idle(pg) -> None:
@@ -214,16 +221,12 @@ PROJECTOR_DATASETS = ["planted", "medical"]
 
 
 @pytest.fixture(scope="module")
-def projector_page(server_url):
-    from playwright.sync_api import sync_playwright
-
-    executable = _chromium()
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, args=_browser.CHROMIUM_FLAGS)
-        pg = browser.new_context(viewport=_browser.PROJECTOR).new_page()
-        pg.set_default_timeout(60_000)
-        yield pg
-        browser.close()
+def projector_page(browser):
+    context = browser.new_context(viewport=_browser.PROJECTOR)
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
 
 
 @pytest.mark.parametrize("dataset", PROJECTOR_DATASETS)
