@@ -7,13 +7,14 @@ import streamlit as st
 from scipy.spatial.distance import cdist
 from sklearn.ensemble import RandomForestRegressor
 
-from mlviz.clems import CLEMS
+from mlviz.clems import CLEMS, DEFAULT_MAX_CANDIDATES, compute_candidate_costs
 from mlviz.costs import cost_matrix
 from mlviz.figures import clems as figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures.hypercube import labelset_text
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import clems_label_table, tail_summary
+from mlviz.stats import distinct_labelsets
 from pages import _shared as shared
 
 ds = shared.current_dataset()
@@ -41,32 +42,79 @@ regressor_name = c3.radio("Regressor", ["ridge (fast)", "random forest (paper)"]
                           key="clems_regressor", persist_state="session")
 
 
-def _fit(params: dict) -> tuple[CLEMS, dict]:
+n_label_sets = distinct_labelsets(split.Y_train)
+max_candidates = int(st.number_input(
+    "Label sets kept as candidates (most frequent first)", min_value=1,
+    max_value=n_label_sets, value=min(DEFAULT_MAX_CANDIDATES, n_label_sets),
+    step=100, key="clems_max_candidates",
+    help=f"The paper embeds every distinct training label set ({n_label_sets:,} here): type "
+    f"{n_label_sets:,} to do so. Memory and time grow with the square of this number. The "
+    "training rows of a dropped set are regressed towards its lowest-cost kept candidate, "
+    "and only kept sets can be predicted.",
+))
+
+
+def _costs(params: dict):
+    return compute_candidate_costs(split.Y_train, params["cost"], params["max_candidates"])
+
+
+# The candidates and their cost matrix depend on the cost and the cap only: computed once
+# and reused for every M and regressor.
+candidate_costs = shared.fit(
+    "clems-costs", {"cost": cost, "max_candidates": max_candidates}, _costs,
+    label="Candidate costs",
+    spinner=f"Cost between every pair of the {max_candidates:,} candidate label sets (once per "
+    "cost and cap; every M and regressor reuses it)…",
+)
+if candidate_costs is None:
+    st.stop()
+
+
+def _fit(params: dict) -> tuple[CLEMS, dict, np.ndarray]:
     regressor = None
     if params["regressor"].startswith("random forest"):
         regressor = RandomForestRegressor(n_estimators=50, max_depth=10, random_state=0,
                                           n_jobs=1)
     model = CLEMS(n_components=params["M"], cost=params["cost"], regressor=regressor,
-                  random_state=0)
-    model.fit(split.X_train, split.Y_train)
-    return model, evaluate(split.Y_test, model.predict(split.X_test))
+                  max_candidates=params["max_candidates"], random_state=0)
+    model.fit(split.X_train, split.Y_train, candidate_costs=candidate_costs)
+    # every truth-to-prediction distance, for the Shepard diagram (computed here, once per fit)
+    distances = cdist(model.embedding_truth_,
+                      model.embedding_pred_ if model.mirrored_ else model.embedding_truth_)
+    return model, evaluate(split.Y_test, model.predict(split.X_test)), distances
 
 
 result = shared.fit(
-    "clems", {"cost": cost, "M": M, "regressor": regressor_name}, _fit, label="CLEMS",
+    "clems", {"cost": cost, "M": M, "regressor": regressor_name,
+              "max_candidates": max_candidates}, _fit, label="CLEMS",
     spinner="Embedding the candidate label sets and fitting the regressor…",
 )
 if result is None:
     st.stop()
-model, scores = result
+model, scores, distances = result
 
 cols = st.columns(4)
-cols[0].metric("Candidate label sets", len(model.candidates_))
+cols[0].metric("Candidate label sets", f"{len(model.candidates_):,} of {model.n_label_sets_:,}",
+               help="Distinct training label sets embedded as candidates (most frequent "
+                    "first), of all distinct training label sets.")
 cols[1].metric("Stress", f"{model.stress_:.4g}",
                help="Weighted squared mismatch between embedded distances and target "
                     "dissimilarities; 0 = the cost is embedded exactly.")
 for col, name in zip(cols[2:], ["example_f1", "accuracy"], strict=True):
     col.metric(f"Test {METRICS[name].label} {METRICS[name].arrow}", f"{scores[name]:.4f}")
+
+if model.n_dropped_candidates_:
+    st.caption(
+        f"Candidates: the {len(model.candidates_):,} most frequent of the "
+        f"{model.n_label_sets_:,} distinct training label sets. The "
+        f"{model.n_dropped_candidates_:,} dropped sets carry {model.dropped_share_:.1%} of the "
+        "training rows; those rows are regressed towards their lowest-cost kept candidate, and "
+        "a dropped set can never be predicted. Raise the number of candidates above to keep "
+        "more."
+    )
+else:
+    st.caption(f"Candidates: all {model.n_label_sets_:,} distinct training label sets, as in "
+               "the paper.")
 
 st.subheader("Tail labels: how often CLEMS decodes each label, against the truth")
 threshold = shared.tail_threshold()
@@ -124,8 +172,6 @@ def instance_view() -> None:
             "red rings are the nearest prediction-role points, the first one is the decoded set."
         )
     with right:
-        distances = cdist(model.embedding_truth_,
-                          model.embedding_pred_ if model.mirrored_ else model.embedding_truth_)
         st.plotly_chart(
             figures.shepard_figure(model.cost_matrix_, distances, model.stress_,
                                    dissimilarity=model.dissimilarity, mirrored=model.mirrored_,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import streamlit as st
 
@@ -9,6 +11,7 @@ from mlviz import hypercube
 from mlviz.figures import hypercube as figures
 from mlviz.label_clustering import LabelClustering
 from mlviz.linear import PLST
+from mlviz.stats import distinct_labelsets
 from pages import _shared as shared
 
 ds = shared.current_dataset()
@@ -20,20 +23,42 @@ st.markdown(
 )
 
 
+n_label_sets = shared.fit("hypercube-count", {}, lambda p: distinct_labelsets(ds.Y),
+                          label="Counting the label sets", uses_split=False)
+if n_label_sets is None:
+    st.stop()
+max_vertices = n_label_sets
+if ds.n_labels != 3:  # the literal cube below has at most 8 corners
+    max_vertices = int(st.number_input(
+        "Label sets drawn (most frequent first)", min_value=1, max_value=n_label_sets,
+        value=min(hypercube.DEFAULT_MAX_VERTICES, n_label_sets), step=500,
+        key="cube_max_vertices",
+        help=f"This data set occupies {n_label_sets:,} vertices. The figure, its edges and "
+        "its projection use the most frequent ones only; more vertices take longer to "
+        "project and to draw in the browser.",
+    ))
+
+
 def _vertices(params: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    vertices, counts = hypercube.occupied_vertices(ds.Y)
+    vertices, counts = hypercube.occupied_vertices(ds.Y, max_vertices=params["max_vertices"])
     return vertices, counts, hypercube.hamming_edges(vertices)
 
 
-occupied = shared.fit("hypercube-vertices", {}, _vertices, label="Finding the occupied vertices",
-                      uses_split=False)
+occupied = shared.fit("hypercube-vertices", {"max_vertices": max_vertices}, _vertices,
+                      label="Finding the occupied vertices", uses_split=False)
 if occupied is None:
     st.stop()
 vertices, counts, edges = occupied
+n_drawn = len(vertices)
+drawn_note = (
+    f"The figure draws the {n_drawn:,} most frequent, which carry "
+    f"{counts.sum() / ds.n_samples:.1%} of the instances; "
+    if n_drawn < n_label_sets else "All are drawn; "
+)
 st.caption(
-    f"{len(vertices):,} occupied vertices out of 2^{ds.n_labels} "
-    f"(log10 share {np.log10(len(vertices)) - ds.n_labels * np.log10(2):.1f}), "
-    f"{len(edges):,} pairs one label apart."
+    f"{n_label_sets:,} occupied vertices out of 2^{ds.n_labels} "
+    f"(log10 share {np.log10(n_label_sets) - ds.n_labels * np.log10(2):.1f}). "
+    f"{drawn_note}{len(edges):,} pairs of drawn vertices are one label apart."
 )
 
 if ds.n_labels == 3:
@@ -71,7 +96,7 @@ if ds.n_labels == 3:
 c1, c2, c3, c4 = st.columns(4)
 dim = c2.radio("Dimensions", [2, 3], horizontal=True, key="cube_dim", persist_state="session")
 methods = {"pca": "PCA (PLST's view)", "mds": "classical MDS",
-           "umap": "UMAP (slow first time)"}
+           "umap": "UMAP (slow: about a minute the first time)"}
 if len(vertices) <= dim + 2:  # UMAP needs a neighbourhood graph
     del methods["umap"]
 method = c1.selectbox("Projection", list(methods), key="cube_projection",
@@ -85,16 +110,39 @@ with c4:
         if colour_by == "label cluster" else None
     )
 if "umap" not in methods:
-    st.caption(f"UMAP is offered from {dim + 3} occupied vertices on; this data set has "
-               f"{len(vertices)}.")
+    st.caption(f"UMAP is offered from {dim + 3} drawn vertices on; the figure draws "
+               f"{n_drawn}.")
 
+@st.cache_resource(show_spinner=False)
+def _umap_timings() -> dict[str, tuple[int, float]]:
+    """The last UMAP projection measured in this server process: (vertices, seconds)."""
+    return {}
+
+
+def _umap_spinner() -> str:
+    last = _umap_timings().get("last")
+    if last is not None:
+        return (f"UMAP of {n_drawn:,} label sets… (the last UMAP on this server took "
+                f"{last[1]:.0f} s for {last[0]:,} label sets)")
+    return (f"UMAP of {n_drawn:,} label sets… The first UMAP on this server also compiles "
+            "its code: about a minute (measured: 67 s for 2,000 label sets of 983 labels, "
+            "16 s once compiled; benchmarks/bench_scale.py on a busy 2-core machine).")
+
+
+def _project(params: dict) -> tuple[np.ndarray, np.ndarray | None]:
+    start = time.perf_counter()
+    projected = hypercube.project_vertices(vertices, counts, method=params["method"],
+                                           n_components=params["dim"])
+    if params["method"] == "umap":
+        _umap_timings()["last"] = (len(vertices), time.perf_counter() - start)
+    return projected
+
+
+# cached per data set, number of drawn vertices, method and dimension
 result = shared.fit(
-    "hypercube-projection", {"method": method, "dim": dim},
-    lambda p: hypercube.project_vertices(vertices, counts, method=p["method"],
-                                         n_components=p["dim"]),
-    label="Projection", uses_split=False,
-    spinner=("Compiling UMAP (about 15 s the first time in this process)…"
-             if method == "umap" else "Projecting…"),
+    "hypercube-projection", {"method": method, "dim": dim, "max_vertices": max_vertices},
+    _project, label="Projection", uses_split=False,
+    spinner=_umap_spinner() if method == "umap" else f"Projecting {n_drawn:,} label sets…",
 )
 if result is None:
     st.stop()
@@ -116,17 +164,28 @@ st.plotly_chart(
     figures.hypercube_figure(
         coords, vertices, counts, edges, ds.label_names, color=colour,
         color_title=colour_title, loadings=loadings if show_axes else None,
+        title=(f"Showing {n_drawn:,} of {n_label_sets:,} label sets (the most frequent)"
+               if n_drawn < n_label_sets else
+               f"All {n_label_sets:,} occupied vertices of the label hypercube"),
     ),
     key="hypercube_chart",
 )
 st.caption(
     "Nodes are occupied label sets (size ~ √instances); grey lines join sets one label apart. "
     + (
-        "With PCA the axes are PLST's first principal directions, so this is what PLST with "
-        f"M = {dim} keeps"
+        (
+            "With PCA the axes are PLST's first principal directions, so this is what PLST "
+            f"with M = {dim} keeps"
+            if n_drawn == n_label_sets else
+            "With PCA the axes are the principal directions of the instances on the drawn "
+            "label sets (PLST's directions when every set is drawn)"
+        )
         + ("; red arrows show where each label's axis points. " if show_axes else ". ")
         if method == "pca"
         else f"Classical MDS keeps the Hamming distances as well as {dim} dimensions allow. "
+        if method == "mds" and n_drawn <= hypercube.DEFAULT_N_LANDMARKS
+        else f"Landmark MDS: classical MDS of {hypercube.DEFAULT_N_LANDMARKS} MaxMin landmark "
+        "sets, every other set placed by its Hamming distances to them. "
         if method == "mds"
         else "UMAP keeps each label set's Hamming neighbours close; distances between far "
         "groups mean little. "

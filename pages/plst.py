@@ -38,14 +38,18 @@ M = shared.int_slider(
     "Embedding dimension M", 1, K, 4, key="plst_m",
     why_fixed="with a single label there is a single direction.",
 )
-model = shared.fit(
-    "plst", {"M": M}, lambda p: PLST(n_components=p["M"]).fit(split.X_train, split.Y_train),
-    label="PLST",
+# One fit with all K directions; every M on the slider is its truncation (the basis does not
+# depend on M and ridge is fitted output by output), so moving M never refits.
+full_model = shared.fit(
+    "plst-full", {"K": K},
+    lambda p: PLST(n_components=p["K"]).fit(split.X_train, split.Y_train),
+    label="PLST", spinner=f"Fitting PLST with all {K} directions (once per split)…",
 )
-if model is None:
+if full_model is None:
     st.stop()
+model = full_model.truncate(M)
 
-if not np.any(model.singular_values_ > 0):
+if not np.any(full_model.singular_values_ > 0):
     st.info(
         "Every training instance has the same label set, so the training labels have no "
         "variance: there is no spectrum and no encoding error to show, and PLST predicts that "
@@ -54,7 +58,7 @@ if not np.any(model.singular_values_ > 0):
 else:
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(figures.spectrum_figure(model.singular_values_), key="plst_spectrum")
+        st.plotly_chart(figures.spectrum_figure(full_model.singular_values_), key="plst_spectrum")
         st.caption(
             "Share of label variance along each principal direction of the training labels. "
             "PLST with M directions keeps the first M bars; a steep drop means a small M loses "
@@ -62,14 +66,18 @@ else:
         )
     with right:
         m_values = np.arange(K + 1)
-        st.plotly_chart(
-            figures.encoding_error_figure(
-                model.encoding_error(split.Y_train).mean(axis=0),
-                model.encoding_error(split.Y_test).mean(axis=0),
-                m_values=m_values,
-            ),
-            key="plst_encoding_error",
+        # all M at once, from the full basis; cached so that moving M does not recompute it
+        encoding_errors = shared.fit(
+            "plst-encoding-error", {"K": K},
+            lambda p: (full_model.encoding_error(split.Y_train).mean(axis=0),
+                       full_model.encoding_error(split.Y_test).mean(axis=0)),
+            label="Encoding error", spinner="Encoding error for every M…",
         )
+        if encoding_errors is not None:
+            st.plotly_chart(
+                figures.encoding_error_figure(*encoding_errors, m_values=m_values),
+                key="plst_encoding_error",
+            )
         st.caption(
             "Encoding error ‖(I − PᵀP)(y − o)‖² averaged over instances (paper Fig. 10): the "
             "part of y that M directions cannot express. On the training split it equals the "
@@ -78,11 +86,18 @@ else:
             "together with the regression error."
         )
 
+threshold = shared.tail_threshold()
+label_table = None
 if np.any(model.singular_values_ > 0):
+    # cached per M and threshold: moving M back and forth redraws without predicting again
+    label_table = shared.fit(
+        "plst-tail", {"M": M, "threshold": threshold},
+        lambda p: plst_label_table(model, split.X_test, split.Y_test, split.Y_train,
+                                   p["threshold"], ds.label_names),
+        label="Per-label encoding error", spinner="Per-label errors on the test split…",
+    )
+if label_table is not None:
     st.subheader(f"Tail labels: what M = {model.n_components_} directions cannot represent")
-    threshold = shared.tail_threshold()
-    label_table = plst_label_table(model, split.X_test, split.Y_test, split.Y_train, threshold,
-                                   ds.label_names)
     st.plotly_chart(
         tail_figures.plst_tail_figure(label_table, threshold, n_components=model.n_components_),
         key="plst_tail",
@@ -142,15 +157,29 @@ def _sweep(params: dict, progress) -> pd.DataFrame:
     return parameter_sweep(
         {m: FACTORIES[m] for m in params["methods"]}, np.asarray(params["grid"]),
         split.X_train, split.Y_train, split.X_test, split.Y_test, ideal=params["ideal"],
+        ranking=False,  # the metric menu holds bipartition metrics only
         progress=lambda done, total, message: progress(done, total, f"Fitting {message}"),
     )
+
+
+# Scoring the sweep costs ~ test rows x labels per (method, M): on a delicious-sized set that
+# is tens of seconds, so there it waits for a press instead of delaying the first render.
+SWEEP_AUTOMATIC_SIZE = 500_000
+sweep_automatic = len(split.Y_test) * K <= SWEEP_AUTOMATIC_SIZE
 
 
 if methods:
     sweep = shared.fit(
         "plst-sweep", {"methods": tuple(methods), "ideal": ideal, "grid": tuple(grid.tolist())},
         _sweep, label="The sweep over M", progress=True,
+        on="change" if sweep_automatic else "button", first_fit_automatic=False,
     )
+    if not sweep_automatic and sweep is None:
+        st.caption(
+            f"With {len(split.Y_test):,} test instances × {K:,} labels the sweep fits each "
+            f"method once and scores {len(grid)} values of M: tens of seconds, so it runs when "
+            "you press the button."
+        )
     if sweep is not None and not sweep.empty:
         wide = sweep.query("metric == @metric").rename(columns={"value": metric})
         st.plotly_chart(figures.loss_vs_m_figure(wide, metric=metric), key="plst_loss_vs_m")

@@ -23,13 +23,16 @@ CORPUS = degenerate_corpus()
 # minutes on this page today and would stall the suite.
 _CLUSTERS = "owned by helper clusters, fixed on its branch"
 _TAIL = "owned by helper tail, fixed on its branch"
+_LESSON = "owned by helper lesson, fixed on its branch"
 XFAIL: dict[tuple[str, str], str] = {
     ("grople.py", "one_row"): f"{_CLUSTERS}: the split of 1 row raises",
+    ("lesson.py", "one_row"): f"{_LESSON}: the split of 1 row raises",
 }
 NOT_RUN: dict[tuple[str, str], str] = {
-    ("label_clusters.py", "many_labels"): f"{_CLUSTERS}: over 3 minutes on 10,000 labels",
+    ("label_clusters.py", "many_labels"): f"{_CLUSTERS}: over 10 minutes on 10,000 labels",
     ("grople.py", "many_labels"): f"{_CLUSTERS}: over 10 minutes on 10,000 labels",
-    ("compare.py", "many_labels"): f"{_TAIL}: cross-validation on 10,000 labels, not timed",
+    ("compare.py", "many_labels"): f"{_TAIL}: fails on 10,000 labels (not diagnosed here)",
+    ("lesson.py", "many_labels"): f"{_LESSON}: over 3 minutes on 10,000 labels",
 }
 
 
