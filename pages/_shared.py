@@ -761,3 +761,34 @@ def run_or_error(label: str, fn: Callable[[], Any], *, state_key: str) -> Any:
     st.session_state[state_key] = result
     return result
 
+
+
+#: Pixel width of a numeric column in ``fitted_table``: wide enough for "0.1234" and a short
+#: header (the full header is the column's tooltip).
+NUMBER_COLUMN_PX = 70
+
+
+def fitted_table(table, *, column_config: dict | None = None, text_width: str | int = "medium",
+                 number_format: str = "%.4g", **kwargs) -> None:
+    """``st.dataframe`` whose columns fit the container at 1280 × 720 (issue 15).
+
+    Numbers get a narrow column with a compact format and their header as tooltip; text
+    columns a fixed width (long text is cut in the cell, shown whole on hover). Entries of
+    ``column_config`` override these defaults column by column.
+    """
+    import pandas as pd
+
+    frame = table.data if hasattr(table, "data") and hasattr(table, "format") else table
+    config: dict = {}
+    for name in frame.columns:
+        values = frame[name]
+        label = str(name)
+        if pd.api.types.is_bool_dtype(values) or pd.api.types.is_integer_dtype(values):
+            config[label] = st.column_config.NumberColumn(width=NUMBER_COLUMN_PX, help=label)
+        elif pd.api.types.is_numeric_dtype(values):
+            config[label] = st.column_config.NumberColumn(
+                width=NUMBER_COLUMN_PX, format=number_format, help=label)
+        else:
+            config[label] = st.column_config.TextColumn(width=text_width, help=label)
+    config.update(column_config or {})
+    st.dataframe(table, column_config=config, width="stretch", **kwargs)

@@ -188,7 +188,7 @@ def instance_view() -> None:
     table = explanation["candidates"].assign(
         label_set=[texts[i] for i in nearest], cost_vs_truth=nearest_costs
     )[["label_set", "count", "distance", "cost_vs_truth"]]
-    st.dataframe(table, hide_index=True)
+    shared.fitted_table(table, hide_index=True)
     st.markdown(
         f"**Truth:** {labelset_text(truth[None, :], ds.label_names)[0]}  \n"
         f"**Decoded:** {labelset_text(decoded[None, :], ds.label_names)[0]} — cost "

@@ -160,7 +160,8 @@ if results.empty:
 table = summarize(results)
 table.columns = [f"{METRICS[c].label} {METRICS[c].arrow}" if c in METRICS else c
                  for c in table.columns]
-st.dataframe(table)
+# metrics as rows, methods as columns: a dozen metrics side by side would not fit the page
+shared.fitted_table(table.T.rename_axis("metric"), text_width=95)
 run_tail = run_params["tail"]
 tail_caption = (
     f" Tail / head macro F1: macro F1 over the labels carried by fewer / at least "
@@ -196,12 +197,20 @@ else:
         "rows are tail labels. Methods that compress the label space to a few directions tend "
         "to lose the rare labels first."
     )
-    st.dataframe(
+    other = {"F1": "recall", "recall": "F1"}[metric]  # the table follows the chosen score
+    shared.fitted_table(
         per_label,
+        column_order=[c for c in per_label.columns if not str(c).startswith(f"{other} ")],
         hide_index=True,
-        column_config={"frequency": st.column_config.NumberColumn(format="percent")},
+        column_config={
+            "frequency": st.column_config.NumberColumn(format="percent",
+                                                       width=shared.NUMBER_COLUMN_PX),
+            "label": st.column_config.TextColumn(width=120),
+            f"best {metric}": st.column_config.TextColumn(width=120),
+        },
     )
-    st.caption("Click a column header to sort. F1 and recall are 0 for a label that is never "
+    st.caption(f"The {metric} columns (the download has both scores). "
+               "Click a column header to sort. F1 and recall are 0 for a label that is never "
                "predicted or never present (zero_division = 0).")
     st.download_button("Download per-label table (CSV)", per_label.to_csv(index=False),
                        file_name=f"{ds.name}_per_label.csv", mime="text/csv")

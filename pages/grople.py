@@ -107,15 +107,18 @@ groups_used = group_diagnostics(split.Y_train, model.groups_, label_names=ds.lab
                                 tail_threshold=shared.tail_threshold())
 groups_table = cluster_figures.group_table(groups_used)
 groups_table.insert(1, "latent rows used", model.row_support_.sum(axis=1))
-st.dataframe(
+shared.fitted_table(
     groups_table,
     hide_index=True,
     column_config={
-        "co-occurring pairs": st.column_config.NumberColumn(format="%.2f"),
-        "mean Jaccard": st.column_config.NumberColumn(format="%.3f"),
-        "tail share": st.column_config.NumberColumn(format="%.2f"),
-        "verdict": st.column_config.TextColumn(width="medium"),
-        "labels": st.column_config.TextColumn(width="medium"),
+        "co-occurring pairs": st.column_config.NumberColumn(
+            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="co-occurring pairs"),
+        "mean Jaccard": st.column_config.NumberColumn(
+            format="%.3f", width=shared.NUMBER_COLUMN_PX, help="mean Jaccard"),
+        "tail share": st.column_config.NumberColumn(
+            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="tail share"),
+        "verdict": st.column_config.TextColumn(width="small", help="verdict"),
+        "labels": st.column_config.TextColumn(width="medium", help="labels"),
     },
 )
 never_used = cluster_figures.never_cooccurring_groups(groups_used)
@@ -135,7 +138,7 @@ table = pd.DataFrame(scores).T
 shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]
 table = table[shown].rename(columns={m: f"{METRICS[m].label} {METRICS[m].arrow}"
                                      for m in shown})
-st.dataframe(table.style.format("{:.4f}"))
+shared.fitted_table(table, number_format="%.4f")
 st.caption("Test-split metrics of GroPLE beside binary relevance and PLST on the same "
            "split (the paper's Table 2 metrics).")
 

@@ -248,15 +248,18 @@ if run_sweep:
         )
 
 st.subheader("The groups")
-st.dataframe(
+shared.fitted_table(
     figures.group_table(diagnostics),
     hide_index=True,
     column_config={
-        "co-occurring pairs": st.column_config.NumberColumn(format="%.2f"),
-        "mean Jaccard": st.column_config.NumberColumn(format="%.3f"),
-        "tail share": st.column_config.NumberColumn(format="%.2f"),
-        "verdict": st.column_config.TextColumn(width="medium"),
-        "labels": st.column_config.TextColumn(width="large"),
+        "co-occurring pairs": st.column_config.NumberColumn(
+            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="co-occurring pairs"),
+        "mean Jaccard": st.column_config.NumberColumn(
+            format="%.3f", width=shared.NUMBER_COLUMN_PX, help="mean Jaccard"),
+        "tail share": st.column_config.NumberColumn(
+            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="tail share"),
+        "verdict": st.column_config.TextColumn(width="small", help="verdict"),
+        "labels": st.column_config.TextColumn(width="medium", help="labels"),
     },
 )
 st.caption(
@@ -278,4 +281,4 @@ with st.expander("Every label with its group"):
     table = figures.cluster_table(model.labels_, names, frequencies, tail)
     if truth is not None:
         table["planted group"] = truth[table.index.to_numpy()]
-    st.dataframe(table, hide_index=True)
+    shared.fitted_table(table, hide_index=True)

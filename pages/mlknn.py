@@ -114,6 +114,7 @@ else:
     )
 
 MAX_LABELS_SHOWN = 50  # per-label bars and columns stay readable; the rest is summarised
+MAX_LABEL_COLUMNS = 6  # one 0/1 column per label in the neighbours table up to this many
 
 
 @st.fragment
@@ -139,19 +140,20 @@ def instance_view() -> None:
         "so many neighbours must carry them before the H₁ bar wins."
     )
     names = [ds.label_names[i] for i in shown]
-    left, right = st.columns([3, 2])
-    with left:
-        st.markdown("**Neighbours and their labels** (training rows, nearest first"
-                    + (f"; the {len(shown)} labels above" if len(shown) < len(full) else "")
-                    + ")")
-        st.dataframe(
-            figures.neighbors_table(explanation.neighbors, explanation.distances,
-                                    split.Y_train[explanation.neighbors][:, shown], names),
-            hide_index=True,
-        )
-    with right:
-        st.markdown("**Counts, products, posterior and decision**")
-        st.dataframe(table, hide_index=True)
+    neighbours = figures.neighbors_table(explanation.neighbors, explanation.distances,
+                                         split.Y_train[explanation.neighbors][:, shown], names)
+    one_column_each = len(names) <= MAX_LABEL_COLUMNS
+    if not one_column_each:  # a column per label would not fit the page: label_set lists them
+        neighbours = neighbours.drop(columns=names)
+    st.markdown("**Neighbours and their labels** (training rows, nearest first"
+                + (f"; the {len(shown)} labels above" if one_column_each and len(shown) < len(full)
+                   else "")
+                + ")")
+    shared.fitted_table(neighbours, hide_index=True,
+                        column_config={"label_set": st.column_config.TextColumn(width="large")})
+    st.markdown("**Counts, products, posterior and decision**")
+    shared.fitted_table(table, hide_index=True,
+                        column_config={"label": st.column_config.TextColumn(width=100)})
 
 
 instance_view()

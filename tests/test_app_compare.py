@@ -50,11 +50,11 @@ def test_compare_shows_tail_columns_and_the_out_of_fold_per_label_view(source):
     dataset = datasets.load_source(source)
     at = _compare(dataset, ["BR", "PLST"], tail_threshold=0.05)
     assert not at.error, [e.value for e in at.error]
-    summary, per_label = _tables(at)
+    summary, per_label = _tables(at)  # the summary: one row per metric, one column per method
     assert {"Tail macro F1 ↑", "Head macro F1 ↑", "Tail recall (micro) ↑"} <= set(
-        summary.columns
+        summary.index
     )
-    assert list(summary.index) == ["BR", "PLST"]
+    assert list(summary.columns) == ["BR", "PLST"]
     # one row per label, rarest first, F1 and recall per method, the best method
     assert len(per_label) == dataset.n_labels
     assert {"label", "frequency", "tail", "F1 BR", "F1 PLST", "recall BR", "recall PLST",
@@ -81,7 +81,7 @@ def test_a_method_failing_in_every_fold_is_an_error_and_the_others_still_show():
     assert len(errors) == 1
     assert "ML-KNN" in errors[0] and "every fold" in errors[0] and "k=10" in errors[0]
     summary, per_label = _tables(at)
-    assert list(summary.index) == ["BR"]
+    assert list(summary.columns) == ["BR"]
     assert "F1 BR" in per_label.columns and "F1 ML-KNN" not in per_label.columns
 
 
@@ -90,7 +90,7 @@ def test_tail_threshold_zero_means_no_tail_columns():
     at = _compare(dataset, ["BR"], tail_threshold=0.0)
     assert not at.error
     summary = _tables(at)[0]
-    assert "Tail macro F1 ↑" not in summary.columns
+    assert "Tail macro F1 ↑" not in summary.index
     assert any("no tail columns" in c.value for c in at.caption)
 
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import _browser
+
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM_FLAGS = [
     "--headless",
@@ -88,17 +90,24 @@ def server_url():
 
 
 @pytest.fixture(scope="module")
-def page(server_url):
+def browser(server_url):
+    # one Playwright per module: a second sync_playwright() inside the first one fails
     from playwright.sync_api import sync_playwright
 
     executable = _chromium()
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        pg = context.new_page()
-        pg.set_default_timeout(60_000)
-        yield pg
-        browser.close()
+        launched = pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
 
 
 def _wait_idle(pg) -> None:
@@ -204,3 +213,43 @@ def test_every_page_renders_and_a_slider_redraws(page, server_url, path):
         page.wait_for_function(
             f"(before) => ({_PLOTS_SIGNATURE})() !== before", arg=before, timeout=60_000
         )
+
+
+# --- the projector check (issue 15): every page at 1280x720 on the sample and on medical ----
+
+PROJECTOR_DATASETS = ["planted", "medical"]
+
+
+@pytest.fixture(scope="module")
+def projector_page(browser):
+    context = browser.new_context(viewport=_browser.PROJECTOR)
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+
+
+@pytest.mark.parametrize("dataset", PROJECTOR_DATASETS)
+def test_every_page_legible_at_1280x720(projector_page, server_url, dataset):
+    if dataset == "medical" and not (REPO.parent / "shared/data/mulan/medical.arff").exists():
+        pytest.skip("medical is not in ../shared/data/mulan")
+    folder = _browser.screenshot_dir()
+    print(f"\nscreenshots of every page on {dataset}: {folder}")
+    pg = projector_page
+    pg.goto(server_url)
+    _browser.wait_idle(pg)
+    _browser.choose_dataset(pg, dataset)
+    assert dataset in _browser.chosen_dataset(pg), _browser.chosen_dataset(pg)
+    problems = []
+    for number, (path, title) in enumerate(_browser.NAV_PAGES.items()):
+        _browser.open_page(pg, path)
+        where = f"{dataset} / {title}"
+        if path == "compare":  # its tables and charts appear after a run
+            pg.get_by_role("button", name="Run cross-validation").click()
+            pg.wait_for_timeout(500)
+            _browser.wait_idle(pg)
+        _browser.assert_no_exception(pg, where)
+        pg.wait_for_timeout(500)  # plotly lays titles and legends out after the run ends
+        _browser.shoot(pg, folder / f"{dataset}-{number}-{path or 'data'}.png")
+        problems += _browser.layout_problems(pg, where)
+    assert not problems, "\n".join(problems)

@@ -103,15 +103,24 @@ def test_blank_rows_match_fitted_grople_row_support():
         )
 
 
-def test_objective_figure_log_scale_when_positive():
-    history = [10.0, 5.0, 4.0, 3.9]
+def test_objective_figure_log_scale_when_positive_over_a_decade():
+    history = [100.0, 5.0, 4.0, 3.9]
     fig = objective_figure(history, feature_history=[2.0, -1.0, -1.5])
     label, feature = fig.data
     assert list(label.x) == [1, 2, 3, 4]
     np.testing.assert_array_equal(label.y, history)
     np.testing.assert_array_equal(feature.y, [2.0, -1.0, -1.5])
     assert fig.layout.yaxis.type == "log"
+    assert fig.layout.yaxis.dtick == 1  # one tick per power of ten, not "5, 2, 0.1, 5, 2"
     assert fig.layout.yaxis2.type == "linear"
+
+
+def test_objective_figure_within_a_decade_reads_in_plain_digits():
+    # 26,933 and 26,940 on a log axis read "26.9332k"; within a decade the axis is linear
+    fig = objective_figure([26_940.0, 26_935.0, 26_933.2])
+    assert fig.layout.yaxis.type == "linear"
+    assert fig.layout.yaxis.exponentformat == "none"
+    assert fig.layout.yaxis.separatethousands
 
 
 def test_objective_figure_single_panel_and_empty_history():

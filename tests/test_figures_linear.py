@@ -149,7 +149,8 @@ def test_decoding_figure_bars_threshold_and_truth():
     np.testing.assert_array_equal(bars.customdata, [1, 1, 0, 0])
     np.testing.assert_array_equal(truth.y, y_true)
     assert any(s.y0 == s.y1 == 0.5 for s in fig.layout.shapes)
-    assert "2 of 4 labels wrong" in fig.layout.title.text  # x and y are on the wrong side
+    # x and y are on the wrong side
+    assert "2 of 4 labels wrong" in fig.layout.title.text.replace("<br>", " ")
 
 
 def test_decoding_figure_with_h_panel():

@@ -40,8 +40,10 @@ def test_posterior_figure_plots_the_table():
     assert shaded == [-0.5, 1.5]  # rock and pop
     assert "jazz: 0 of k neighbours" in has.customdata[1]
     assert fig.layout.yaxis.type == "log"
+    assert fig.layout.yaxis.dtick == 1  # powers of ten only, not "5, 2, 0.1, 5, 2"
+    assert fig.layout.legend.x > 1  # right of the plot, off the rotated label names
     assert fig.layout.barmode == "group"
-    assert "2 of 3 labels predicted" in fig.layout.title.text
+    assert "2 of 3 labels predicted" in fig.layout.title.text.replace("<br>", " ")
 
 
 def test_posterior_figure_linear_scale_option():

@@ -159,3 +159,38 @@ def test_every_method_chart_uses_the_fixed_colours_whatever_the_order(order):
                      if a.font.color is not None}
     assert label_colours == {m: METHOD_COLORS[m] for m in order}
     assert np.all([c in METHOD_COLORS.values() for c in label_colours.values()])
+
+
+def test_wrap_title_breaks_long_lines_and_keeps_tags():
+    from mlviz.figures._style import wrap_title
+
+    title = ("Label space spectrum: how much label variation each principal direction keeps"
+             "<br><sub>largest 31 of 45 shown; the eigengap suggests K = 2 groups here</sub>")
+    wrapped = wrap_title(title, 40)
+    lines = wrapped.split("<br>")
+    assert len(lines) == 4
+    assert all(len(re.sub(r"<[^>]*>", "", line)) <= 40 for line in lines)
+    assert lines[-1].startswith("<sub>") and lines[-1].endswith("</sub>")
+    assert re.sub(r"<[^>]*>|\s", "", wrapped) == re.sub(r"<[^>]*>|\s", "", title)
+    assert wrap_title("short", 40) == "short"
+
+
+def test_legible_puts_the_legend_right_of_the_plot():
+    import plotly.graph_objects as go
+
+    from mlviz.figures._style import legible
+
+    fig = go.Figure(go.Scatter(x=[1], y=[1]))
+    fig.update_layout(title="t " * 40, legend=dict(orientation="h", y=-0.2))
+    legible(fig)
+    assert fig.layout.legend.x > 1 and fig.layout.legend.orientation == "v"
+    assert "<br>" in fig.layout.title.text
+    assert fig.layout.margin.t >= 22 + 22 * (fig.layout.title.text.count("<br>") + 1)
+
+
+def test_number_axis_log_only_over_a_decade():
+    from mlviz.figures._style import number_axis
+
+    assert number_axis([1e-4, 0.5])["type"] == "log"
+    assert number_axis([2.0, 5.0])["type"] == "linear"
+    assert number_axis([-1.0, 50.0])["type"] == "linear"

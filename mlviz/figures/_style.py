@@ -12,10 +12,23 @@ Figure builders look colours up here and define no palette of their own;
 from __future__ import annotations
 
 import hashlib
+import re
+import textwrap
 
 from plotly.colors import qualitative
 
-__all__ = ["DIRECTION_COLORS", "GROUP_COLORS", "METHOD_COLORS", "method_color", "method_colors"]
+__all__ = [
+    "DIRECTION_COLORS",
+    "GROUP_COLORS",
+    "METHOD_COLORS",
+    "NO_GROUP_COLOR",
+    "TITLE_CHARS",
+    "number_axis",
+    "legible",
+    "method_color",
+    "method_colors",
+    "wrap_title",
+]
 
 #: The methods of mlviz, each with its colour (d3's category10, which plotly also ships).
 #: Related variants share a hue: PLST-origin is a lighter PLST.
@@ -47,6 +60,9 @@ _FALLBACK_COLORS: tuple[str, ...] = (
 #: beyond 24 reuse them (``mlviz.figures.label_clusters.group_colour``).
 GROUP_COLORS: tuple[str, ...] = tuple(qualitative.Dark24)
 
+#: Points that belong to no group (the empty label set, group id -1): neutral grey.
+NO_GROUP_COLOR = "#7f7f7f"
+
 #: Successive principal directions drawn in one chart (the hypercube page's PLST arrows).
 DIRECTION_COLORS: tuple[str, ...] = ("#d62728", "#ff7f0e", "#2ca02c")
 
@@ -76,3 +92,79 @@ def method_color(name: str) -> str:
 def method_colors(names) -> dict[str, str]:
     """``{name: method_color(name)}`` for several methods."""
     return {name: method_color(name) for name in names}
+
+
+#: Characters of a title line that fit a half-width column at 1280 x 720 (about 400 px of plot
+#: at plotly's 17 px title font; measured by ``tests/test_browser.py``'s projector check).
+TITLE_CHARS = 48
+
+_TAGGED = re.compile(r"^\s*<(sub|sup|b|i)>(.*)</\1>\s*$", re.DOTALL)
+
+
+def wrap_title(title: str, width: int = TITLE_CHARS) -> str:
+    """Break a plotly title into lines of at most ``width`` characters at spaces.
+
+    Lines already split by ``<br>`` are wrapped one by one; a line wholly inside one tag
+    (``<sub>…</sub>``) keeps the tag on every piece. A line with tags in its middle is left
+    alone (breaking inside a tag would show the markup).
+    """
+    lines = []
+    for line in re.split(r"<br\s*/?>", str(title)):
+        tagged = _TAGGED.match(line)
+        tag, inner = (tagged.group(1), tagged.group(2)) if tagged else (None, line)
+        if "<" in inner or len(inner) <= width:
+            lines.append(line)
+            continue
+        pieces = textwrap.wrap(inner, width=width, break_long_words=False)
+        lines += [f"<{tag}>{piece}</{tag}>" if tag else piece for piece in pieces]
+    return "<br>".join(lines)
+
+
+def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
+    """Make a figure readable on a projector: wrapped title, legend off the axes.
+
+    The title is wrapped to ``title_width`` characters a line and the top margin grows to
+    hold its lines, so it is never cut at the plot's edge nor drawn over the plot. With
+    ``legend=True`` the legend stands in a column right of the plot, where plotly reserves
+    its own margin: a legend below the plot (``y < 0``) is drawn over rotated tick names
+    and axis titles, whose heights plotly does not add to the legend's offset.
+
+    Returns the same figure, changed in place.
+    """
+    title = fig.layout.title.text
+    if title:
+        text = wrap_title(title, title_width)
+        # plotly places a multi-line title by its first line, so its lower lines fall on the
+        # plot; the top margin is sized here from the lines instead (sub/sup lines are smaller)
+        lines = re.split(r"<br\s*/?>", text)
+        small = sum(1 for line in lines if re.match(r"\s*<su[bp]>", line))
+        needed = 22 + 22 * (len(lines) - small) + 15 * small
+        top = fig.layout.margin.t
+        fig.update_layout(
+            title=dict(text=text, yref="container", y=1, yanchor="top", pad=dict(t=10),
+                       automargin=False),
+            margin=dict(t=max(needed, top or 0)),
+        )
+    if legend:
+        fig.update_layout(
+            legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top",
+                        yref="paper")
+        )
+    return fig
+
+
+def number_axis(values) -> dict:
+    """Axis settings that print the numbers in ``values`` readably.
+
+    Spanning at least a decade (all positive): a log axis with one tick per power of ten,
+    written 10⁻³ (plotly's own log ticks between decades read "5, 2, 0.1, 5, 2"). Otherwise
+    a linear axis with plain digits and thousands separators ("26,933.2", not "26.9332k").
+    """
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    positive = values.size > 0 and bool(np.all(values > 0))
+    if positive and values.max() / values.min() >= 10:
+        return dict(type="log", dtick=1, exponentformat="power", minor=dict(showgrid=False))
+    return dict(type="linear", exponentformat="none", separatethousands=True)

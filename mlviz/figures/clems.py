@@ -18,6 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from mlviz.figures._style import legible
+
 __all__ = ["MAX_SHEPARD_POINTS", "embedding_figure", "shepard_figure", "shepard_pairs"]
 
 #: Largest number of pairs :func:`shepard_figure` draws; beyond it, a fixed-seed subsample.
@@ -229,11 +231,10 @@ def embedding_figure(
         title=title,
         xaxis_title="embedding coordinate 1",
         yaxis_title="embedding coordinate 2" if m > 1 else "(M = 1: one coordinate only)",
-        legend=dict(orientation="h", y=-0.15),
         margin=dict(t=50, b=10),
     )
     fig.update_yaxes(scaleanchor="x", scaleratio=1)
-    return fig
+    return legible(fig)
 
 
 def shepard_pairs(n: int, mirrored: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -361,7 +362,6 @@ def shepard_figure(
         title=f"Shepard diagram: stress = {stress:.4g} ({shown}{roles})",
         xaxis_title=x_title,
         yaxis_title="distance in the embedding",
-        legend=dict(orientation="h", y=-0.15),
         margin=dict(t=50, b=10),
     )
-    return fig
+    return legible(fig)

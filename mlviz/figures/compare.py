@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import method_color
+from mlviz.figures._style import legible, method_color
 from mlviz.metrics import METRICS
 
 __all__ = ["metric_bars", "metric_title", "metric_vs_param_figure", "per_label_figure"]
@@ -243,10 +243,9 @@ def metric_vs_param_figure(df: pd.DataFrame, param: str, metric: str) -> go.Figu
         title=f"{metric_title(metric)} against {param} (mean ± sd over folds)",
         xaxis_title=param,
         yaxis_title=metric_title(metric),
-        legend=dict(orientation="h", y=-0.2),
         margin=dict(t=50, b=10),
     )
-    return fig
+    return legible(fig)
 
 
 def per_label_figure(

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from mlviz.figures._style import legible
+
 
 def label_frequency_figure(
     frequencies: np.ndarray, label_names: Sequence[str], tail_threshold: float
@@ -47,7 +49,7 @@ def label_frequency_figure(
         yaxis_tickformat=".0%",
         margin=dict(t=50, b=10),
     )
-    return fig
+    return legible(fig, legend=False)
 
 
 def cooccurrence_figure(
@@ -65,7 +67,7 @@ def cooccurrence_figure(
         )
     )
     fig.update_layout(title=title, yaxis_autorange="reversed", margin=dict(t=50, b=10))
-    return fig
+    return legible(fig, legend=False)
 
 
 def cardinality_figure(Y: np.ndarray) -> go.Figure:
@@ -86,4 +88,4 @@ def cardinality_figure(Y: np.ndarray) -> go.Figure:
         xaxis_dtick=1,
         margin=dict(t=50, b=10),
     )
-    return fig
+    return legible(fig, legend=False)

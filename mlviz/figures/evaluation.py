@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 
 from mlviz.evaluation import nemenyi_groups
-from mlviz.figures._style import method_color
+from mlviz.figures._style import legible, method_color
 
 __all__ = ["cd_diagram"]
 
@@ -140,4 +140,4 @@ def cd_diagram(
         height=int(160 + 32 * max(n_left, n_methods - n_left)),
         margin={"l": 20, "r": 20, "t": 50 if title else 20, "b": 10},
     )
-    return fig
+    return legible(fig, legend=False)

@@ -15,6 +15,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mlviz.figures._style import legible, number_axis
+
 __all__ = ["objective_figure", "vk_column_layout", "vk_heatmap"]
 
 # Group names are written above the heatmap only while they stay legible.
@@ -210,7 +212,7 @@ def vk_heatmap(
         plot_bgcolor="white",
         margin=dict(t=80, b=10),
     )
-    return fig
+    return legible(fig, legend=False)
 
 
 def objective_figure(
@@ -231,7 +233,8 @@ def objective_figure(
     Returns
     -------
     plotly.graph_objects.Figure
-        Each panel uses a log y axis when all its values are positive, linear otherwise.
+        Each panel uses a log y axis when its values are positive and span a decade, linear
+        otherwise (``mlviz.figures._style.number_axis``).
     """
     series = [("label embedding, Eq. (4)", "outer iteration", history)]
     if feature_history is not None:
@@ -256,16 +259,16 @@ def objective_figure(
             col=col,
         )
         fig.update_xaxes(title_text=x_title, row=1, col=col)
-        positive = bool(np.all(values > 0))
+        axis = number_axis(values)
         fig.update_yaxes(
-            title_text="objective" + (" (log scale)" if positive else ""),
-            type="log" if positive else "linear",
+            title_text="objective" + (" (log scale)" if axis["type"] == "log" else ""),
             row=1,
             col=col,
+            **axis,
         )
     fig.update_layout(
         title="GroPLE convergence: the objective should only go down",
         showlegend=False,
         margin=dict(t=70, b=10),
     )
-    return fig
+    return legible(fig, legend=False)

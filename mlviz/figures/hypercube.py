@@ -8,7 +8,7 @@ from itertools import product
 import numpy as np
 import plotly.graph_objects as go
 
-from mlviz.figures._style import DIRECTION_COLORS
+from mlviz.figures._style import DIRECTION_COLORS, GROUP_COLORS, NO_GROUP_COLOR, legible
 
 
 def labelset_text(vertices: np.ndarray, label_names: Sequence[str]) -> list[str]:
@@ -46,6 +46,9 @@ def hypercube_figure(
     color_title: str = "labels in set",
     loadings: np.ndarray | None = None,
     title: str = "Occupied vertices of the label hypercube",
+    axis_titles: Sequence[str] = ("projection axis 1", "projection axis 2", "projection axis 3"),
+    equal_aspect: bool = False,
+    max_arrow_names: int = 12,
 ) -> go.Figure:
     """Occupied vertices as nodes (size ~ sqrt(count)), Hamming-1 edges as lines.
 
@@ -56,86 +59,108 @@ def hypercube_figure(
     counts : ndarray, shape (n_vertices,)
     edges : ndarray of int, shape (n_edges, 2)
     color : ndarray, shape (n_vertices,), optional
-        Colour value per vertex; default the number of labels in the set.
+        Colour value per vertex; default the number of labels in the set (a continuous
+        scale). Integer values given here are categories (group ids, as from
+        ``mlviz.hypercube.dominant_group``): one categorical colour and legend entry each,
+        with -1 named "empty label set".
     loadings : ndarray, shape (n_labels, 2 or 3), optional
         Direction of each label axis in the projection, drawn as arrows from the origin
         (a biplot) when given.
+    axis_titles : sequence of str
+        Titles of the projection's axes.
+    equal_aspect : bool, default=False
+        One unit the same length on both axes (2-D). Off by default: the projection then
+        uses the column's width; distances along the two axes are not comparable.
+    max_arrow_names : int, default=12
+        Name only this many of the longest label arrows (names of short arrows pile up at
+        the origin); the legend says how many are named.
     """
     coords = np.asarray(coords, dtype=float)
     dim = coords.shape[1]
     text = labelset_text(vertices, label_names)
+    categorical = color is not None and np.issubdtype(np.asarray(color).dtype, np.integer)
     color = np.asarray(vertices).sum(axis=1) if color is None else np.asarray(color)
-    hover = [f"{t}<br>{c} instances" for t, c in zip(text, counts, strict=True)]
+    counts = np.asarray(counts)
+    hover = np.array([f"{t}<br>{c} instances" for t, c in zip(text, counts, strict=True)])
     edge_axes = _edge_lines(coords, np.asarray(edges, dtype=int).reshape(-1, 2))
-    node_marker = dict(
-        size=_marker_sizes(counts),
-        color=color,
-        colorscale="Viridis",
-        colorbar=dict(title=color_title),
-        line=dict(width=0.5, color="white"),
-    )
+    sizes = _marker_sizes(counts) / (2 if dim == 3 else 1)
+    scatter = go.Scatter3d if dim == 3 else go.Scatter
     fig = go.Figure()
-    if dim == 3:
-        fig.add_trace(
-            go.Scatter3d(
-                x=edge_axes[0],
-                y=edge_axes[1],
-                z=edge_axes[2],
-                mode="lines",
-                line=dict(color="rgba(120,120,120,0.5)", width=2),
-                hoverinfo="skip",
-                name="one label apart",
-            )
+    fig.add_trace(
+        scatter(
+            **dict(zip("xyz", edge_axes, strict=False)),
+            mode="lines",
+            line=dict(color="rgba(120,120,120,0.45)", width=2 if dim == 3 else 1),
+            hoverinfo="skip",
+            name="one label apart",
         )
-        fig.add_trace(
-            go.Scatter3d(
-                x=coords[:, 0],
-                y=coords[:, 1],
-                z=coords[:, 2],
-                mode="markers",
-                marker={**node_marker, "size": node_marker["size"] / 2},
-                text=hover,
-                hovertemplate="%{text}<extra></extra>",
-                name="label sets",
+    )
+    if categorical:
+        for group in np.unique(color):
+            rows = color == group
+            name = "−1: empty label set" if group == -1 else f"{color_title} {group}"
+            fig.add_trace(
+                scatter(
+                    **dict(zip("xyz", coords[rows].T, strict=False)),
+                    mode="markers",
+                    marker=dict(
+                        size=sizes[rows],
+                        color=(GROUP_COLORS[int(group) % len(GROUP_COLORS)] if group >= 0
+                               else NO_GROUP_COLOR),
+                        line=dict(width=0.5, color="white"),
+                    ),
+                    text=hover[rows],
+                    hovertemplate="%{text}<extra></extra>",
+                    name=name,
+                )
             )
-        )
     else:
         fig.add_trace(
-            go.Scatter(
-                x=edge_axes[0],
-                y=edge_axes[1],
-                mode="lines",
-                line=dict(color="rgba(120,120,120,0.4)", width=1),
-                hoverinfo="skip",
-                name="one label apart",
-            )
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=coords[:, 0],
-                y=coords[:, 1],
+            scatter(
+                **dict(zip("xyz", coords.T, strict=False)),
                 mode="markers",
-                marker=node_marker,
+                marker=dict(
+                    size=sizes,
+                    color=color,
+                    colorscale="Viridis",
+                    # below the legend, in the same column right of the plot
+                    colorbar=dict(title=color_title, y=0, yanchor="bottom", len=0.6),
+                    line=dict(width=0.5, color="white"),
+                ),
                 text=hover,
                 hovertemplate="%{text}<extra></extra>",
                 name="label sets",
             )
         )
     if loadings is not None:
-        _add_label_arrows(fig, np.asarray(loadings, dtype=float), label_names)
+        _add_label_arrows(fig, np.asarray(loadings, dtype=float), label_names, max_arrow_names)
     fig.update_layout(
         title=title,
         showlegend=True,
-        legend=dict(orientation="h", y=-0.1),
         margin=dict(t=50, l=10, r=10, b=10),
     )
     if dim == 2:
-        fig.update_yaxes(scaleanchor="x", scaleratio=1)
-    return fig
+        fig.update_xaxes(title_text=axis_titles[0])
+        fig.update_yaxes(title_text=axis_titles[1])
+        if equal_aspect:
+            fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    else:
+        fig.update_scenes(xaxis_title=axis_titles[0], yaxis_title=axis_titles[1],
+                          zaxis_title=axis_titles[2])
+    return legible(fig)
 
 
-def _add_label_arrows(fig: go.Figure, loadings: np.ndarray, label_names: Sequence[str]) -> None:
+def _add_label_arrows(
+    fig: go.Figure, loadings: np.ndarray, label_names: Sequence[str], max_names: int
+) -> None:
     dim = loadings.shape[1]
+    lengths = np.linalg.norm(loadings, axis=1)
+    named = np.sort(np.argsort(-lengths, kind="stable")[:max_names])
+    names = [str(label_names[i]) for i in named]
+    names_legend = (
+        "label names" if len(named) == len(loadings)
+        else f"names of the {len(named)} longest of {len(loadings)} arrows"
+    )
     xs, ys, zs = [], [], []
     for tip in loadings:
         tips = np.vstack([np.zeros(dim), tip])
@@ -157,12 +182,12 @@ def _add_label_arrows(fig: go.Figure, loadings: np.ndarray, label_names: Sequenc
         )
         fig.add_trace(
             go.Scatter3d(
-                x=loadings[:, 0],
-                y=loadings[:, 1],
-                z=loadings[:, 2],
+                x=loadings[named, 0],
+                y=loadings[named, 1],
+                z=loadings[named, 2],
                 mode="text",
-                text=list(label_names),
-                showlegend=False,
+                text=names,
+                name=names_legend,
                 textfont=dict(color="#d62728"),
             )
         )
@@ -179,13 +204,14 @@ def _add_label_arrows(fig: go.Figure, loadings: np.ndarray, label_names: Sequenc
         )
         fig.add_trace(
             go.Scatter(
-                x=loadings[:, 0],
-                y=loadings[:, 1],
+                x=loadings[named, 0],
+                y=loadings[named, 1],
                 mode="text",
-                text=list(label_names),
-                showlegend=False,
+                text=names,
+                name=names_legend,
                 textfont=dict(color="#d62728"),
-                textposition="top center",
+                # outward from the origin, so names of neighbouring arrows part
+                textposition=np.where(loadings[named, 0] >= 0, "middle right", "middle left"),
             )
         )
 
@@ -298,4 +324,4 @@ def cube_figure(
         ),
         margin=dict(t=50, l=0, r=0, b=0),
     )
-    return fig
+    return legible(fig, legend=False)

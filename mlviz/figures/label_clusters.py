@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import GROUP_COLORS
+from mlviz.figures._style import GROUP_COLORS, legible
 
 __all__ = [
     "MAX_NAMED_LABELS",
@@ -222,7 +222,7 @@ def affinity_heatmap(
         margin=dict(t=80, b=10, l=10, r=10),
         height=max(420, 260 + 14 * n_labels),
     )
-    return fig
+    return legible(fig, legend=False)
 
 
 def group_affinity(affinity: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -294,7 +294,7 @@ def group_affinity_heatmap(
         margin=dict(t=60, b=10, l=10, r=10),
         height=max(420, 260 + 18 * z.shape[0]),
     )
-    return fig
+    return legible(fig, legend=False)
 
 
 def eigenvalue_figure(
@@ -396,11 +396,10 @@ def eigenvalue_figure(
         title=dict(text=title, y=0.97),
         xaxis_title="k (eigenvalues sorted from largest)",
         yaxis_title="eigenvalue λ_k",
-        legend=dict(orientation="h", y=-0.25),
         margin=dict(t=50, b=10, l=10, r=10),
         height=420,
     )
-    return fig
+    return legible(fig)
 
 
 def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.Figure:
@@ -486,11 +485,10 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
     fig.update_xaxes(title_text="number of groups K", row=2, col=1, dtick=2)
     fig.update_layout(
         title=dict(text=f"K sweep, K = {ks.min()}..{ks.max()}", y=0.98),
-        legend=dict(orientation="h", y=-0.18),
         margin=dict(t=70, b=10, l=10, r=10),
         height=520,
     )
-    return fig
+    return legible(fig)
 
 
 def never_cooccurring_groups(diagnostics: pd.DataFrame) -> pd.DataFrame:

@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import method_color
+from mlviz.figures._style import legible, method_color
 
 __all__ = [
     "decoding_figure",
@@ -89,10 +89,9 @@ def spectrum_figure(singular_values: np.ndarray) -> go.Figure:
         yaxis_title="share of Σσ² (label variance)",
         yaxis_tickformat=".0%",
         yaxis_range=[0, 1.05],
-        legend=dict(orientation="h", y=-0.2),
         margin=dict(t=70, b=10),
     )
-    return fig
+    return legible(fig)
 
 
 def _m_values(n: int, m_values, where: str) -> np.ndarray:
@@ -170,10 +169,9 @@ def encoding_error_figure(
         "flat</sup>",
         xaxis_title="number of directions M",
         yaxis_title="mean ‖y − o − PᵀP(y − o)‖²",
-        legend=dict(orientation="h", y=-0.2),
         margin=dict(t=70, b=10),
     )
-    return fig
+    return legible(fig)
 
 
 def loss_vs_m_figure(df: pd.DataFrame, *, metric: str = "hamming_loss") -> go.Figure:
@@ -233,10 +231,9 @@ def loss_vs_m_figure(df: pd.DataFrame, *, metric: str = "hamming_loss") -> go.Fi
         title=f"Test {pretty} against the number of regressors M",
         xaxis_title="number of regressors M",
         yaxis_title=f"test {pretty} (lower is better)" if "loss" in metric else f"test {pretty}",
-        legend=dict(orientation="h", y=-0.2),
         margin=dict(t=50, b=10),
     )
-    return fig
+    return legible(fig)
 
 
 def _check_label_vectors(where: str, label_names, **vectors) -> tuple[list[str], dict]:
@@ -402,7 +399,6 @@ def decoding_figure(
     fig.update_yaxes(title_text="ỹ[k] (≥ 0.5 → predicted)", row=1, col=col)
     fig.update_layout(
         title=f"One instance decoded step by step: {wrong} of {len(names)} labels wrong",
-        legend=dict(orientation="h", y=-0.25),
         margin=dict(t=70, b=10),
     )
-    return fig
+    return legible(fig)

@@ -16,6 +16,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mlviz.figures._style import legible, number_axis
+
 __all__ = ["neighbors_table", "posterior_figure"]
 
 # MLkNN.explain names the two products score_pos / score_neg; both spellings are accepted.
@@ -53,7 +55,8 @@ def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
         ``score_pos`` / ``score_neg`` (the names of ``MLkNN.explain(x).table``) are
         accepted for the two products.
     log_y : bool, default=True
-        Log scale for the products (they span orders of magnitude for rare labels).
+        Log scale for the products (they span orders of magnitude for rare labels) when
+        they are positive and span a decade; linear otherwise.
 
     Returns
     -------
@@ -131,10 +134,12 @@ def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
         ticktext=ticktext,
         tickangle=-45,
     )
+    # powers of ten only: plotly's own log ticks read "5, 2, 0.1, 5, 2"
+    axis = number_axis(np.concatenate([pos, neg])) if log_y else number_axis([])
     fig.update_yaxes(
-        title_text="prior × likelihood" + (" (log scale)" if log_y else ""),
-        type="log" if log_y else "linear",
+        title_text="prior × likelihood" + (" (log scale)" if axis["type"] == "log" else ""),
         secondary_y=False,
+        **axis,
     )
     # explicit ticks: an overlaying axis would otherwise sync its ticks to the log axis
     fig.update_yaxes(
@@ -149,10 +154,9 @@ def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
         title=f"ML-KNN per label: predicted when green ≥ grey "
         f"({int(decision.sum())} of {len(names)} labels predicted)",
         barmode="group",
-        legend=dict(orientation="h", y=-0.3),
         margin=dict(t=50, b=10),
     )
-    return fig
+    return legible(fig)
 
 
 def neighbors_table(
