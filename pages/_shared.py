@@ -1,16 +1,29 @@
-"""State and caching shared by the pages: the loaded data set, the split, fitted models.
+"""What the pages share: the router, the loaded data set, the split, fits, warnings.
 
 Not a page (the router lists pages explicitly). Everything here is glue between widgets and
 ``mlviz``; no algorithm code. Caches are keyed by the data set's content digest plus the
 parameters, never by Streamlit's hashing of arrays (which samples large arrays).
+
+Pages run models only through :func:`fit` (cache, spinner/progress, errors as ``st.error``,
+library warnings shown on the page, no result of another data set), and check up front what
+the data can support (:func:`model_split`, :func:`int_slider`, :func:`explain_and_stop`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import inspect
+import runpy
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal, NoReturn, TypeVar
+from weakref import WeakKeyDictionary
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,6 +35,7 @@ from mlviz.io import DataFormatError, Dataset, load_arff, load_csv
 DATASET_KEY = "dataset"
 SOURCE_LABEL_KEY = "dataset_label"
 UPLOAD_DIGEST_KEY = "upload_digest"
+T = TypeVar("T")
 # rows [0, n_train) of the loaded data set are the official training part; None: random split
 OFFICIAL_TRAIN_KEY = "official_n_train"
 HAS_OFFICIAL_SPLIT_KEY = "source_has_official_split"
@@ -31,13 +45,6 @@ _SPLIT_LABELS = {
     SPLIT_OFFICIAL: "the data set's own train/test split",
     SPLIT_RANDOM: "random split (test fraction, seed)",
 }
-TAIL_THRESHOLD_KEY = "tail_threshold"
-DEFAULT_TAIL_THRESHOLD = 0.05
-
-
-def tail_threshold() -> float:
-    """The sidebar's tail threshold (share of training instances) that every page uses."""
-    return float(st.session_state.get(TAIL_THRESHOLD_KEY, DEFAULT_TAIL_THRESHOLD))
 
 
 # --------------------------------------------------------------------------- data set
@@ -82,34 +89,137 @@ def _load_upload(
     return load_arff(payload, xml=xml, n_labels=n_labels, name=stem, missing="keep")
 
 
-def current_dataset() -> Dataset:
-    """The data set every page works on.
+# ----------------------------------------------------------------------------- router
+# The navigation every page shares: (file in pages/, title, icon); the first is the default.
+PAGE_DIR = Path(__file__).resolve().parent
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("data.py", "Data", "📊"),
+    ("lesson.py", "Lesson", "🎓"),
+    ("hypercube.py", "Hypercube", "🧊"),
+    ("label_clusters.py", "Label clusters", "🧩"),
+    ("plst.py", "PLST & linear", "📐"),
+    ("grople.py", "GroPLE", "🔲"),
+    ("clems.py", "CLEMS / MDS", "🗺️"),
+    ("mlknn.py", "ML-KNN", "👥"),
+    ("compare.py", "Compare", "⚖️"),
+)
+# True while the router runs a page: set around ``st.navigation(...).run()`` in this thread's
+# context, so a page can tell whether the router's sidebar was drawn in this script run.
+_ROUTED: ContextVar[bool] = ContextVar("mlviz_routed", default=False)
+# True while the sidebar is being drawn (the picker reads the data set it has just loaded).
+_IN_SIDEBAR: ContextVar[bool] = ContextVar("mlviz_in_sidebar", default=False)
+# Set when a page running without the router has asked for a rerun through the router.
+_REROUTED_KEY = "_rerouted"
+_SESSION_STARTED_KEY = "_session_started"
 
-    The router loads one before any page runs. A page can still run without the router:
-    Streamlit treats a ``pages/`` folder next to the entry point as a legacy multipage app
-    until the first ``st.navigation`` call of the server process, so a deep link opened on a
-    fresh server runs the page file alone. Then the page sets up the sidebar itself.
-    """
-    if DATASET_KEY not in st.session_state:
+
+def navigation_pages() -> list[st.Page]:
+    """The router's pages (absolute paths, so they resolve from any main script)."""
+    return [
+        st.Page(PAGE_DIR / file, title=title, icon=icon, default=i == 0)
+        for i, (file, title, icon) in enumerate(PAGES)
+    ]
+
+
+def sidebar() -> None:
+    """Everything the sidebar shows on every page: data set picker and experiment settings."""
+    token = _IN_SIDEBAR.set(True)
+    try:
         dataset_picker()
         experiment_settings()
-        _leave_legacy_multipage_mode()
+    finally:
+        _IN_SIDEBAR.reset(token)
+
+
+def run_router() -> None:
+    """The app: sidebar, then the page the URL names (``app.py`` calls only this).
+
+    A session's first run only calls ``st.navigation`` and reruns. On a fresh server that
+    run may be Streamlit's legacy ``pages/`` mode running ``app.py`` as a page of its own
+    navigation (see :func:`_run_without_router`), where widgets get other identities than in
+    every later run: the user's first change of a sidebar widget would be lost.
+    """
+    if not st.session_state.get(_SESSION_STARTED_KEY):
+        st.session_state[_SESSION_STARTED_KEY] = True
+        st.navigation(navigation_pages())
+        st.rerun()
+    st.session_state.pop(_REROUTED_KEY, None)
+    sidebar()
+    token = _ROUTED.set(True)
+    try:
+        st.navigation(navigation_pages()).run()
+    finally:
+        _ROUTED.reset(token)
+
+
+def _run_without_router(page_file: Path) -> NoReturn:
+    """Bring a page that runs without the router under the router; this script run ends.
+
+    A page runs without the router on a server whose first request is a deep link
+    (``/mlknn``): Streamlit treats a ``pages/`` folder next to the entry point as a legacy
+    multipage app until the process's first ``st.navigation`` call, and runs the page file
+    alone, with a navigation that lists every file in ``pages/``. AppTest does the same on
+    every rerun of ``app.py``.
+
+    Calling the public ``st.navigation`` switches the whole process from the ``pages/``
+    folder to the navigation it is given (Streamlit 1.67, ``commands/navigation.py``), so
+    after ``st.rerun`` the run starts at ``app.py``, whose router draws the sidebar and
+    resolves the same URL to the same page. No private Streamlit
+    attribute is touched; ``tests/test_app.py`` checks that the legacy mode really ends.
+
+    If the rerun comes back here, the page file itself is the main script (a test opened it
+    directly): the page then runs as the router would run it. The sidebar is drawn only when
+    no data set is loaded yet, so that a test's own data set in the session stays.
+    """
+    st.navigation(navigation_pages())
+    if not st.session_state.get(_REROUTED_KEY):
+        st.session_state[_REROUTED_KEY] = True
+        st.rerun()
+    if DATASET_KEY not in st.session_state:
+        sidebar()
+    token = _ROUTED.set(True)
+    try:
+        runpy.run_path(str(page_file), run_name="__main__")
+    finally:
+        _ROUTED.reset(token)
+    st.stop()
+
+
+def _calling_page() -> Path | None:
+    """The page file (in ``pages/``) whose code called into this module, if any."""
+    frame = inspect.currentframe()
+    while frame is not None:
+        path = Path(frame.f_code.co_filename)
+        if path.parent == PAGE_DIR and path.name != Path(__file__).name:
+            return path
+        frame = frame.f_back
+    return None
+
+
+def current_dataset() -> Dataset:
+    """The data set every page works on; call it first, at a page's top level.
+
+    Under the router the sidebar has been drawn already; a page running alone is run as the
+    router would run it (see :func:`_run_without_router`). Not for fragments: a fragment rerun
+    runs without the router, and its data come from the page run that defined it.
+    """
+    if not (_ROUTED.get() or _IN_SIDEBAR.get()):
+        page_file = _calling_page()
+        if page_file is not None:
+            _run_without_router(page_file)
     return st.session_state[DATASET_KEY]
 
 
-def _leave_legacy_multipage_mode() -> None:
-    """Switch a server still in legacy ``pages/`` mode to the router's navigation.
+_DIGESTS: WeakKeyDictionary[Dataset, str] = WeakKeyDictionary()
 
-    Streamlit keeps this process-wide flag (a private attribute, present in 1.67) until
-    the first ``st.navigation`` call. Clearing it and rerunning makes the next run start at
-    app.py, whose ``st.navigation`` resolves the same URL to the same page, now with the
-    router's sidebar instead of a list of every file in ``pages/``.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
 
-    if getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+def dataset_digest(dataset: Dataset | None = None) -> str:
+    """The content digest of ``dataset`` (default: the loaded one), hashed once per object."""
+    dataset = st.session_state[DATASET_KEY] if dataset is None else dataset
+    digest = _DIGESTS.get(dataset)
+    if digest is None:
+        digest = _DIGESTS[dataset] = dataset.digest
+    return digest
 
 
 def _set_dataset(dataset: Dataset, label: str, official_n_train: int | None = None) -> None:
@@ -209,8 +319,17 @@ def dataset_picker() -> None:
 
 
 # ------------------------------------------------------------------------ experiment
+TAIL_THRESHOLD_KEY = "tail_threshold"
+DEFAULT_TAIL_THRESHOLD = 0.05
+
+
+def tail_threshold() -> float:
+    """The sidebar's tail threshold (share of training instances) that every page uses."""
+    return float(st.session_state.get(TAIL_THRESHOLD_KEY, DEFAULT_TAIL_THRESHOLD))
+
+
 def experiment_settings() -> None:
-    """Sidebar: the train/test split and feature scaling every model page shares.
+    """Sidebar: the train/test split, feature scaling and tail threshold every page shares.
 
     A data set that ships its own train/test files offers that split, as the papers use it
     (the default), or a random split.
@@ -243,6 +362,19 @@ def experiment_settings() -> None:
             persist_state="session",
             help="Scale each feature to unit variance (sparse data keeps its zeros).",
         )
+        st.slider(
+            "Tail threshold (share of training instances)",
+            0.005,
+            0.5,
+            DEFAULT_TAIL_THRESHOLD,
+            0.005,
+            format="%.3f",
+            key=TAIL_THRESHOLD_KEY,
+            persist_state="session",
+            help="Labels carried by a smaller share of the training instances count as tail "
+            "labels on every page.",
+        )
+
 
 
 @dataclass(frozen=True)
@@ -310,37 +442,322 @@ def _split(digest: str, settings: tuple, _ds: Dataset) -> Split:
 def current_split() -> Split:
     """The split of the current data set: its official one, or random (Experiment settings)."""
     ds = current_dataset()
-    return _split(ds.digest, split_settings(), ds)
+    return _split(dataset_digest(ds), split_settings(), ds)
+
+
+# ------------------------------------------------------------------------ degenerate data
+def explain_and_stop(message: str) -> NoReturn:
+    """Say in words why the rest of the page cannot be drawn on this data, and stop there."""
+    st.info(message)
+    st.stop()
+
+
+def int_slider(
+    label: str, low: int, high: int, value: int, *, key: str, why_fixed: str, **kwargs: Any
+) -> int:
+    """An integer slider, or a sentence when the data leave a single value (``low >= high``).
+
+    Streamlit refuses a slider whose minimum equals its maximum; a data set with one label or
+    a handful of rows produces exactly that. ``why_fixed`` completes "<label> is <low>: ...".
+    """
+    if high <= low:
+        st.caption(f"{label} is {low}: {why_fixed}")
+        return low
+    return int(
+        st.slider(label, low, high, min(max(value, low), high), key=key,
+                  persist_state="session", **kwargs)
+    )
+
+
+def model_split(*, min_train: int = 1, needs: str = "this page") -> Split:
+    """The sidebar's split, or an explanation (and a stop) when a side would be too small."""
+    ds = current_dataset()
+    if ds.n_samples < 2:
+        explain_and_stop(
+            f"{needs} needs a training and a test split, so at least 2 instances; "
+            f"{ds.name} has {ds.n_samples}."
+        )
+    try:
+        split = current_split()
+    except ValueError as err:
+        explain_and_stop(f"The sidebar's train/test split cannot be made on {ds.name}: {err}")
+    n_train, n_test = len(split.Y_train), len(split.Y_test)
+    if n_test == 0 or n_train < min_train:
+        explain_and_stop(
+            f"{needs} needs at least {min_train} training and 1 test instance; the split of "
+            f"{ds.name} ({ds.n_samples} instances) gives {n_train} and {n_test}. Change the "
+            "test fraction in Experiment settings."
+        )
+    return split
+
+
+# ---------------------------------------------------------------------- library warnings
+# Warnings users should see: the library's (constant labels, capped views, dropped candidates)
+# and scikit-learn's ConvergenceWarning are UserWarnings; numerical trouble is a RuntimeWarning.
+# Deprecation and future warnings are for developers and stay in the server log.
+SHOWN_WARNINGS: tuple[type[Warning], ...] = (UserWarning, RuntimeWarning)
+_collecting = threading.local()
+
+
+def _install_warning_hook() -> None:
+    """Route warnings of a collecting thread to its list, everything else where it went before.
+
+    ``warnings.catch_warnings`` is process-wide and not thread-safe, and Streamlit runs each
+    session's script in its own thread: a thread-local list behind one ``showwarning`` hook
+    keeps two sessions' warnings apart. Filters stay global, so an "always" filter is
+    appended (after any more specific filter, e.g. pytest's) so that a repeated warning is
+    collected again instead of being suppressed as already shown.
+    """
+    previous = warnings.showwarning
+    if getattr(previous, "_mlviz_collects", False):
+        return
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        bucket = getattr(_collecting, "messages", None)
+        if bucket is not None and issubclass(category, SHOWN_WARNINGS):
+            bucket.append(str(message))
+        else:
+            previous(message, category, filename, lineno, file, line)
+
+    showwarning._mlviz_collects = True  # type: ignore[attr-defined]
+    warnings.showwarning = showwarning
+    for category in SHOWN_WARNINGS:
+        warnings.filterwarnings("always", category=category, append=True)
+
+
+@contextmanager
+def recording_warnings() -> Iterator[list[str]]:
+    """Collect the warnings raised in this thread inside the block into the yielded list."""
+    _install_warning_hook()
+    outer = getattr(_collecting, "messages", None)
+    messages: list[str] = []
+    _collecting.messages = messages
+    try:
+        yield messages
+    finally:
+        _collecting.messages = outer
+        if outer is not None:
+            outer.extend(messages)
+
+
+def show_warnings(messages: Sequence[str]) -> None:
+    """Show library warnings on the page, each message once; more than three go in an expander."""
+    unique = list(dict.fromkeys(messages))
+    if len(unique) <= 3:
+        for message in unique:
+            st.warning(message, icon="⚠️")
+        return
+    st.warning(unique[0], icon="⚠️")
+    with st.expander(f"{len(unique) - 1} more warnings from the library"):
+        for message in unique[1:]:
+            st.warning(message, icon="⚠️")
+
+
+@contextmanager
+def showing_warnings() -> Iterator[None]:
+    """Show, under the block's output, the library warnings raised inside the block."""
+    with recording_warnings() as messages:
+        try:
+            yield
+        finally:
+            pass
+    show_warnings(messages)
 
 
 # ----------------------------------------------------------------------------- models
-@st.cache_resource(show_spinner=False, max_entries=64)
-def _cached_call(cache_key: tuple, _fn: Callable[[], Any]) -> Any:
-    del cache_key  # only the cache key
-    return _fn()
+# What a fit may raise that is the data's or the settings' fault: scikit-learn and mlviz raise
+# ValueError (DataFormatError and numpy's LinAlgError are ValueErrors); mlviz's EvaluationError
+# is a RuntimeError; MemoryError when a setting asks for too much. Anything else is a bug and
+# keeps its traceback.
+FIT_ERRORS: tuple[type[BaseException], ...] = (
+    ValueError, RuntimeError, ArithmeticError, MemoryError,
+)
+
+
+@dataclass(frozen=True)
+class FitOutcome:
+    """A cached fit: its value or its error message, and the warnings it raised."""
+
+    value: Any = None
+    error: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def _error_message(err: BaseException) -> str:
+    if isinstance(err, MemoryError):
+        return "it ran out of memory; try a smaller setting or a smaller data set."
+    return str(err) or type(err).__name__
+
+
+class _OutcomeStore:
+    """The last ``max_entries`` fit outcomes, shared by all sessions (least recently used out).
+
+    Not ``st.cache_resource`` on the fit itself: a function cached that way may not draw into
+    elements created outside it, and a fit's progress bar is exactly that.
+    """
+
+    def __init__(self, max_entries: int = 64) -> None:
+        self._entries: OrderedDict[tuple, FitOutcome] = OrderedDict()
+        self._lock = threading.Lock()
+        self.max_entries = max_entries
+
+    def get(self, key: tuple) -> FitOutcome | None:
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+            return self._entries.get(key)
+
+    def put(self, key: tuple, outcome: FitOutcome) -> None:
+        with self._lock:
+            self._entries[key] = outcome
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _outcomes() -> _OutcomeStore:
+    return _OutcomeStore()
+
+
+def _cached_outcome(cache_key: tuple, call: Callable[[], Any]) -> FitOutcome:
+    """Run ``call`` once per ``cache_key``; errors and warnings are cached with the result."""
+    store = _outcomes()
+    outcome = store.get(cache_key)
+    if outcome is None:
+        with recording_warnings() as messages:
+            try:
+                value = call()
+            except FIT_ERRORS as err:
+                outcome = FitOutcome(error=_error_message(err), warnings=tuple(messages))
+            else:
+                outcome = FitOutcome(value=value, warnings=tuple(messages))
+        store.put(cache_key, outcome)
+    return outcome
+
+
+def _data_key(uses_split: bool) -> tuple:
+    """What a result depends on besides its parameters: the data set, and the split if used."""
+    if not uses_split:
+        return (dataset_digest(),)
+    return (dataset_digest(), split_settings())
+
+
+def _params_key(params: dict[str, Any]) -> tuple:
+    return tuple(sorted((k, repr(v)) for k, v in params.items()))
+
+
+def fit(
+    name: str,
+    params: dict[str, Any],
+    fn: Callable[..., T],
+    *,
+    on: Literal["change", "button"] = "change",
+    label: str | None = None,
+    spinner: str | None = None,
+    progress: bool = False,
+    uses_split: bool = True,
+    first_fit_automatic: bool = True,
+) -> T | None:
+    """Fit ``fn(params)`` for the loaded data, cached, and return its result (None if none).
+
+    The one place where pages run models: caching, the spinner or progress bar, error
+    handling, warnings and stale-result guards.
+
+    Parameters
+    ----------
+    name : str
+        Identifies the computation (cache and session keys; the button's key is
+        ``f"{name}_fit"``).
+    params : dict
+        Every setting ``fn`` depends on; ``fn`` receives them, so the cache key and the
+        computation cannot disagree.
+    fn : callable
+        ``fn(params)``, or ``fn(params, progress)`` with ``progress=True``, where
+        ``progress(done, total, message)`` advances a progress bar.
+    on : {"change", "button"}
+        ``"change"`` fits whenever ``params`` change. ``"button"`` draws a button labelled
+        ``label`` and fits the settings of its last press; the first fit for a data set
+        happens without a press when ``first_fit_automatic``. Until the button is pressed
+        again, the result of the last pressed settings is returned, with a note when the
+        widgets now say otherwise.
+    uses_split : bool
+        Whether the result depends on the sidebar's split (most fits) or only on the data set.
+
+    Returns
+    -------
+    The result of ``fn``, or None when there is nothing to show: the fit failed (an
+    ``st.error`` with the library's message was shown) and no earlier result for the same
+    data set and split exists, or a button has not been pressed yet. After a failed fit the
+    last good result for the same data set (by content digest) and split is returned, with a
+    note; a result for another data set is never returned.
+
+    Warnings raised by ``fn`` are shown below, from the cache too.
+    """
+    label = label or name
+    data_key = _data_key(uses_split)
+    if on == "button":
+        requested_key = f"_fit_requested:{name}"
+        pressed = st.button(label, key=f"{name}_fit", type="primary")
+        requested = st.session_state.get(requested_key)
+        stale = requested is None or requested[0] != data_key
+        if pressed or (stale and first_fit_automatic):
+            requested = st.session_state[requested_key] = (data_key, dict(params))
+        elif stale:
+            st.info(f"Press **{label}** to fit.")
+            return None
+        if requested[1] != params:
+            st.info(f"Showing the last fitted settings; press **{label}** to apply yours.")
+        params = requested[1]
+
+    placeholder = st.empty()
+
+    def report(done: int, total: int, message: str) -> None:
+        placeholder.progress(min(done / max(total, 1), 1.0), text=message)
+
+    def call() -> Any:
+        return fn(params, report) if progress else fn(params)
+
+    key = (name, data_key, _params_key(params))
+    with st.spinner(spinner or f"{label}…", show_time=True):
+        outcome = _cached_outcome(key, call)
+    placeholder.empty()
+    show_warnings(outcome.warnings)
+
+    good_key = f"_fit_last_good:{name}"
+    if outcome.error is None:
+        st.session_state[good_key] = (data_key, params, outcome.value)
+        return outcome.value
+    st.error(f"{label} failed: {outcome.error}")
+    last = st.session_state.get(good_key)
+    if last is not None and last[0] == data_key:
+        st.info(f"Showing the last settings that worked: {_describe(last[1])}.")
+        return last[2]
+    return None
+
+
+def _describe(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in params.items())
 
 
 def cached(name: str, params: dict[str, Any], fn: Callable[[], Any]) -> Any:
-    """Run ``fn()`` once per (data set, split, ``name``, ``params``) and cache the result."""
-    ds = current_dataset()
-    key = (
-        name,
-        ds.digest,
-        split_settings(),
-        tuple(sorted((k, repr(v)) for k, v in params.items())),
-    )
-    return _cached_call(key, fn)
+    """For pages not yet on :func:`fit`: ``fn()`` cached with its warnings; errors re-raised."""
+    outcome = _cached_outcome((name, _data_key(True), _params_key(params)), fn)
+    show_warnings(outcome.warnings)
+    if outcome.error is not None:
+        raise ValueError(outcome.error)
+    return outcome.value
 
 
 def run_or_error(label: str, fn: Callable[[], Any], *, state_key: str) -> Any:
-    """Call ``fn``; on a library error show ``st.error`` and return the last good result."""
+    """For pages not yet on :func:`fit`: ``fn()`` (stored under ``state_key``), or ``st.error``.
+
+    On failure it returns None, never an earlier result: that may belong to another data set.
+    """
     try:
         result = fn()
-    except (ValueError, DataFormatError, np.linalg.LinAlgError) as err:
-        st.error(f"{label} failed: {err}")
-        previous = st.session_state.get(state_key)
-        if previous is not None:
-            st.info("Showing the last result that worked.")
-        return previous
+    except FIT_ERRORS as err:
+        st.error(f"{label} failed: {_error_message(err)}")
+        return None
     st.session_state[state_key] = result
     return result
+

@@ -15,7 +15,6 @@ from mlviz.metrics import METRICS, evaluate
 from pages import _shared as shared
 
 ds = shared.current_dataset()
-split = shared.current_split()
 K = ds.n_labels
 st.title("CLEMS: cost-sensitive label embedding")
 st.markdown(
@@ -26,35 +25,36 @@ st.markdown(
     "is cheapest."
 )
 
+split = shared.model_split(needs="CLEMS")
+
 COSTS = {"f1": "F1 (1 − F1)", "accuracy": "Accuracy (1 − Jaccard)", "hamming": "Hamming",
          "rank_loss": "Rank loss (asymmetric)"}
 c1, c2, c3 = st.columns(3)
 cost = c1.selectbox("Cost", list(COSTS), format_func=COSTS.get, key="clems_cost",
                     persist_state="session")
-M = c2.slider("Embedding dimension M", 1, K, K, key="clems_m", persist_state="session")
+with c2:
+    M = shared.int_slider("Embedding dimension M", 1, K, K, key="clems_m",
+                          why_fixed="with a single label the embedding has one dimension.")
 regressor_name = c3.radio("Regressor", ["ridge (fast)", "random forest (paper)"],
                           key="clems_regressor", persist_state="session")
 
 
-def _fit():
+def _fit(params: dict) -> tuple[CLEMS, dict]:
     regressor = None
-    if regressor_name.startswith("random forest"):
+    if params["regressor"].startswith("random forest"):
         regressor = RandomForestRegressor(n_estimators=50, max_depth=10, random_state=0,
                                           n_jobs=1)
-    model = CLEMS(n_components=M, cost=cost, regressor=regressor, random_state=0)
+    model = CLEMS(n_components=params["M"], cost=params["cost"], regressor=regressor,
+                  random_state=0)
     model.fit(split.X_train, split.Y_train)
-    scores = evaluate(split.Y_test, model.predict(split.X_test))
-    return model, scores
+    return model, evaluate(split.Y_test, model.predict(split.X_test))
 
 
-with st.spinner("Embedding the candidate label sets and fitting the regressor…"):
-    result = shared.run_or_error(
-        "CLEMS",
-        lambda: shared.cached("clems", {"cost": cost, "M": M, "regressor": regressor_name},
-                              _fit),
-        state_key="clems_result",
-    )
-if result is None or result[0].n_labels_ != K:
+result = shared.fit(
+    "clems", {"cost": cost, "M": M, "regressor": regressor_name}, _fit, label="CLEMS",
+    spinner="Embedding the candidate label sets and fitting the regressor…",
+)
+if result is None:
     st.stop()
 model, scores = result
 

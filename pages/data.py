@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -9,10 +10,30 @@ from mlviz import stats
 from mlviz.figures import data as figures
 from pages import _shared as shared
 
+MAX_COOCCURRENCE_LABELS = 50  # a readable heatmap; more labels are cut to the most frequent
+TOP_LABEL_SETS = 20
+
 ds = shared.current_dataset()
 st.title(f"Data: {ds.name}")
 
-summary = stats.summary(ds)
+
+threshold = shared.tail_threshold()
+
+
+def _statistics(params: dict) -> tuple[dict, pd.DataFrame]:
+    return (
+        stats.summary(ds, tail_threshold=params["tail_threshold"]),
+        stats.labelset_counts(ds.Y, label_names=ds.label_names),
+    )
+
+
+result = shared.fit(
+    "data-statistics", {"tail_threshold": threshold}, _statistics, label="Statistics",
+    uses_split=False,
+)
+if result is None:
+    st.stop()
+summary, labelset_counts = result
 cols = st.columns(5)
 cols[0].metric("Instances", f"{ds.n_samples:,}")
 cols[1].metric("Features", f"{ds.n_features:,}", help="sparse" if ds.is_sparse else "dense")
@@ -31,24 +52,17 @@ if ds.notes:
 
 st.subheader("The long tail")
 frequencies = stats.label_frequencies(ds.Y, relative=True)
-threshold = st.slider(
-    "Tail threshold (share of instances)",
-    0.0,
-    0.5,
-    0.05,
-    0.005,
-    format="%.3f",
-    key="tail_threshold",
-    persist_state="session",
-)
+n_tail = int((frequencies < threshold).sum())
 st.plotly_chart(
     figures.label_frequency_figure(frequencies, ds.label_names, threshold),
     key="label_frequency_chart",
 )
 st.caption(
-    "Each bar is one label; red bars fall below the threshold. Embeddings that keep the "
-    "directions of largest label variance (PLST) spend little of their budget on these rare "
-    "labels — watch how they fare on the Compare page."
+    f"Each bar is one label's share of all {ds.n_samples:,} instances; the {n_tail} red bars "
+    f"of {ds.n_labels} fall below the tail threshold of {threshold:.1%} (set under Experiment "
+    "settings in the sidebar; the model pages apply it to the training split). Embeddings that "
+    "keep the directions of largest label variance (PLST) spend little of their budget on "
+    "rare labels — watch how they fare on the Compare page."
 )
 
 left, right = st.columns(2)
@@ -61,19 +75,41 @@ with left:
         persist_state="session",
         help="conditional: row label's share of instances that also carry the column label.",
     )
-    matrix = stats.cooccurrence(ds.Y, normalize=None if normalize == "counts" else normalize)
-    st.plotly_chart(figures.cooccurrence_figure(matrix, ds.label_names), key="cooc_chart")
-    st.caption(
-        "Bright off-diagonal cells are labels that occur together: the groups GroPLE and the "
-        "label-cluster view try to find."
+    shown = np.sort(np.argsort(-frequencies, kind="stable")[:MAX_COOCCURRENCE_LABELS])
+    names = [ds.label_names[i] for i in shown]
+    matrix = stats.cooccurrence(
+        ds.Y[:, shown], normalize=None if normalize == "counts" else normalize
     )
+    title = "Label co-occurrence"
+    if len(shown) < ds.n_labels:
+        title += f" (the {len(shown)} most frequent of {ds.n_labels} labels)"
+    st.plotly_chart(figures.cooccurrence_figure(matrix, names, title=title), key="cooc_chart")
+    off_diagonal = np.where(np.eye(len(shown), dtype=bool), -np.inf, matrix.astype(float))
+    if len(shown) < 2:
+        st.caption("With a single label there are no pairs: the one cell is its own count.")
+    elif off_diagonal.max() <= 0:
+        st.caption("No two of these labels ever occur on the same instance.")
+    else:
+        i, j = np.unravel_index(np.argmax(off_diagonal), off_diagonal.shape)
+        st.caption(
+            "Darker off-diagonal cells are labels that occur together more: the groups GroPLE "
+            f"and the label-cluster view try to find. The darkest here is {names[i]} & "
+            f"{names[j]} ({off_diagonal[i, j]:.3g})."
+        )
 with right:
     st.plotly_chart(figures.cardinality_figure(ds.Y), key="cardinality_chart")
-    st.caption("How many labels an instance carries; the mean is the label cardinality.")
+    st.caption(
+        f"How many labels an instance carries; their mean, the label cardinality, is "
+        f"{summary['cardinality']:.2f}. {summary['empty_instances']:,} instances carry no label."
+    )
 
 st.subheader("Most common label sets")
-counts = stats.labelset_counts(ds.Y, label_names=ds.label_names)
-st.dataframe(counts.head(20), hide_index=True)
+st.dataframe(labelset_counts.head(TOP_LABEL_SETS), hide_index=True)
+st.caption(
+    f"The {min(TOP_LABEL_SETS, len(labelset_counts))} most common of "
+    f"{len(labelset_counts):,} distinct label sets; {summary['unique_labelsets']:,} label sets "
+    "occur on a single instance."
+)
 st.download_button(
     "Download statistics (CSV)",
     pd.DataFrame([summary]).to_csv(index=False),

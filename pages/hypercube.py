@@ -19,8 +19,17 @@ st.markdown(
     "those occupied corners stay apart (PLST paper, §2–3)."
 )
 
-vertices, counts = hypercube.occupied_vertices(ds.Y)
-edges = hypercube.hamming_edges(vertices)
+
+def _vertices(params: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    vertices, counts = hypercube.occupied_vertices(ds.Y)
+    return vertices, counts, hypercube.hamming_edges(vertices)
+
+
+occupied = shared.fit("hypercube-vertices", {}, _vertices, label="Finding the occupied vertices",
+                      uses_split=False)
+if occupied is None:
+    st.stop()
+vertices, counts, edges = occupied
 st.caption(
     f"{len(vertices):,} occupied vertices out of 2^{ds.n_labels} "
     f"(log10 share {np.log10(len(vertices)) - ds.n_labels * np.log10(2):.1f}), "
@@ -30,77 +39,97 @@ st.caption(
 if ds.n_labels == 3:
     n_dirs = st.slider("PLST directions to draw (M)", 0, 3, 1, key="cube_m",
                        persist_state="session")
-    plst = shared.cached(
-        "plst-cube", {"M": max(n_dirs, 1)},
-        lambda: PLST(n_components=max(n_dirs, 1)).fit(shared.current_split().X_train,
-                                                      shared.current_split().Y_train),
-    )
+    plst = None
+    if n_dirs and ds.n_samples < 2:
+        st.info(f"PLST's directions need a training split, so at least 2 instances; "
+                f"{ds.name} has {ds.n_samples}. The cube is drawn without them.")
+    elif n_dirs:
+        split = shared.model_split(needs="PLST's directions")
+        plst = shared.fit(
+            "plst-cube", {"M": n_dirs},
+            lambda p: PLST(n_components=p["M"]).fit(split.X_train, split.Y_train),
+            label="PLST",
+        )
     fig = figures.cube_figure(
-        vertices, counts, ds.label_names, offset=plst.offset_,
-        directions=plst.components_[:n_dirs] if n_dirs else None,
+        vertices, counts, ds.label_names,
+        offset=plst.offset_ if plst is not None else None,
+        directions=plst.components_[:n_dirs] if plst is not None else None,
     )
     st.plotly_chart(fig, key="cube_chart")
     st.caption(
         "The literal cube: filled corners carry instances (bigger = more), hollow ones none. "
-        "The black × is PLST's reference point o (the mean label vector of the training split); "
-        "coloured lines are its principal directions. PLST keeps the coordinates of y − o along "
-        "the first M lines and rounds back to the nearest corner: corners far from these lines "
-        "are the ones it confuses."
+        + (
+            "The black × is PLST's reference point o (the mean label vector of the training "
+            "split); coloured lines are its principal directions. PLST keeps the coordinates of "
+            "y − o along the first M lines and rounds back to the nearest corner: corners far "
+            "from these lines are the ones it confuses."
+            if plst is not None else "Raise M to draw PLST's principal directions."
+        )
     )
-else:
-    c1, c2, c3, c4 = st.columns(4)
-    method = c1.selectbox(
-        "Projection", ["pca", "mds", "umap"], key="cube_projection", persist_state="session",
-        format_func={"pca": "PCA (PLST's view)", "mds": "classical MDS",
-                     "umap": "UMAP (slow first time)"}.get,
-    )
-    dim = c2.radio("Dimensions", [2, 3], horizontal=True, key="cube_dim",
-                   persist_state="session")
-    colour_by = c3.radio("Colour by", ["label count", "label cluster"], key="cube_colour",
-                         persist_state="session")
+    st.stop()
+
+c1, c2, c3, c4 = st.columns(4)
+dim = c2.radio("Dimensions", [2, 3], horizontal=True, key="cube_dim", persist_state="session")
+methods = {"pca": "PCA (PLST's view)", "mds": "classical MDS",
+           "umap": "UMAP (slow first time)"}
+if len(vertices) <= dim + 2:  # UMAP needs a neighbourhood graph
+    del methods["umap"]
+method = c1.selectbox("Projection", list(methods), key="cube_projection",
+                      persist_state="session", format_func=methods.get)
+colour_by = c3.radio("Colour by", ["label count", "label cluster"], key="cube_colour",
+                     persist_state="session")
+with c4:
     n_groups = (
-        c4.slider("Clusters (K)", 1, max(2, min(20, ds.n_labels)), min(4, ds.n_labels),
-                  key="cube_k", persist_state="session")
+        shared.int_slider("Clusters (K)", 1, min(20, ds.n_labels), 4, key="cube_k",
+                          why_fixed=f"there is only {ds.n_labels} label.")
         if colour_by == "label cluster" else None
     )
+if "umap" not in methods:
+    st.caption(f"UMAP is offered from {dim + 3} occupied vertices on; this data set has "
+               f"{len(vertices)}.")
 
-    def _project():
-        return hypercube.project_vertices(vertices, counts, method=method, n_components=dim)
-
-    spinner = ("Compiling UMAP (about 15 s the first time in this process)…"
-               if method == "umap" else "Projecting…")
-    with st.spinner(spinner):
-        result = shared.run_or_error(
-            "Projection",
-            lambda: shared.cached("hypercube-projection", {"method": method, "dim": dim},
-                                  _project),
-            state_key="hypercube_projection",
-        )
-    if result is not None:
-        coords, loadings = result
-        if len(coords) != len(vertices):  # last good result belongs to another data set
-            st.stop()
-        colour, colour_title = None, "labels in set"
-        if colour_by == "label cluster":
-            clustering = shared.cached(
-                "label-clustering", {"K": n_groups},
-                lambda: LabelClustering(n_groups=n_groups).fit(ds.Y),
-            )
-            colour = hypercube.dominant_group(vertices, clustering.labels_)
-            colour_title = "dominant cluster"
-        show_axes = method == "pca" and st.checkbox(
-            "Draw the label axes (biplot)", value=ds.n_labels <= 20, key="cube_axes",
-            persist_state="session")
-        st.plotly_chart(
-            figures.hypercube_figure(
-                coords, vertices, counts, edges, ds.label_names, color=colour,
-                color_title=colour_title, loadings=loadings if show_axes else None,
-            ),
-            key="hypercube_chart",
-        )
-        st.caption(
-            "Nodes are occupied label sets (size ~ √instances); grey lines join sets one label "
-            "apart. With PCA the axes are PLST's first principal directions, so this is what PLST "
-            "with M = 2 or 3 keeps; red arrows show where each label's axis points. Sets that "
-            "overlap here are the ones a small M cannot tell apart."
-        )
+result = shared.fit(
+    "hypercube-projection", {"method": method, "dim": dim},
+    lambda p: hypercube.project_vertices(vertices, counts, method=p["method"],
+                                         n_components=p["dim"]),
+    label="Projection", uses_split=False,
+    spinner=("Compiling UMAP (about 15 s the first time in this process)…"
+             if method == "umap" else "Projecting…"),
+)
+if result is None:
+    st.stop()
+coords, loadings = result
+colour, colour_title = None, "labels in set"
+if colour_by == "label cluster":
+    clustering = shared.fit(
+        "label-clustering", {"K": n_groups},
+        lambda p: LabelClustering(n_groups=p["K"]).fit(ds.Y),
+        label="Label clustering", uses_split=False,
+    )
+    if clustering is not None:
+        colour = hypercube.dominant_group(vertices, clustering.labels_)
+        colour_title = "dominant cluster"
+show_axes = method == "pca" and st.checkbox(
+    "Draw the label axes (biplot)", value=ds.n_labels <= 20, key="cube_axes",
+    persist_state="session")
+st.plotly_chart(
+    figures.hypercube_figure(
+        coords, vertices, counts, edges, ds.label_names, color=colour,
+        color_title=colour_title, loadings=loadings if show_axes else None,
+    ),
+    key="hypercube_chart",
+)
+st.caption(
+    "Nodes are occupied label sets (size ~ √instances); grey lines join sets one label apart. "
+    + (
+        "With PCA the axes are PLST's first principal directions, so this is what PLST with "
+        f"M = {dim} keeps"
+        + ("; red arrows show where each label's axis points. " if show_axes else ". ")
+        if method == "pca"
+        else f"Classical MDS keeps the Hamming distances as well as {dim} dimensions allow. "
+        if method == "mds"
+        else "UMAP keeps each label set's Hamming neighbours close; distances between far "
+        "groups mean little. "
+    )
+    + "Sets that overlap here are the ones a low-dimensional embedding cannot tell apart."
+)

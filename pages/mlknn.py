@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from mlviz.figures import mlknn as figures
@@ -10,8 +11,6 @@ from mlviz.mlknn import MLkNN
 from pages import _shared as shared
 
 ds = shared.current_dataset()
-split = shared.current_split()
-n_train = len(split.Y_train)
 st.title("ML-KNN")
 st.markdown(
     "For each label l, ML-KNN counts how many of an instance's k nearest training neighbours "
@@ -20,33 +19,40 @@ st.markdown(
     "smoothing s (Eq. 6–8)."
 )
 
+# a training instance is not its own neighbour, so k counts from the other training rows
+split = shared.model_split(min_train=2, needs="ML-KNN")
+n_train = len(split.Y_train)
+
 c1, c2 = st.columns(2)
-k = c1.slider("Neighbours k", 1, max(1, min(50, n_train - 1)), min(10, n_train - 1),
-              key="mlknn_k", persist_state="session")
+with c1:
+    k = shared.int_slider(
+        "Neighbours k", 1, min(50, n_train - 1), 10, key="mlknn_k",
+        why_fixed=f"the training split has {n_train} instances, and an instance is not its own "
+        "neighbour.",
+    )
 s = c2.select_slider("Smoothing s", options=[0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0], value=1.0,
                      key="mlknn_s", persist_state="session")
 
 
-def _fit():
-    return MLkNN(k=k, s=s).fit(split.X_train, split.Y_train)
+def _fit(params: dict) -> tuple[MLkNN, dict]:
+    model = MLkNN(k=params["k"], s=params["s"]).fit(split.X_train, split.Y_train)
+    scores = evaluate(split.Y_test, model.predict(split.X_test),
+                      model.predict_proba(split.X_test))
+    return model, scores
 
 
-model = shared.run_or_error(
-    "ML-KNN", lambda: shared.cached("mlknn", {"k": k, "s": s}, _fit), state_key="mlknn_model"
-)
-if model is None or model.n_labels_ != ds.n_labels:
+result = shared.fit("mlknn", {"k": k, "s": s}, _fit, label="ML-KNN")
+if result is None:
     st.stop()
-
-scores = shared.cached(
-    "mlknn-scores", {"k": k, "s": s},
-    lambda: evaluate(split.Y_test, model.predict(split.X_test),
-                     model.predict_proba(split.X_test)),
-)
+model, scores = result
 cols = st.columns(5)
 for col, name in zip(cols, ["hamming_loss", "one_error", "coverage", "ranking_loss",
                             "average_precision"], strict=True):
     col.metric(f"{METRICS[name].label} {METRICS[name].arrow}", f"{scores[name]:.4f}")
 st.caption("Test-split metrics of the paper's Table 1 for this k and s.")
+
+MAX_LABELS_SHOWN = 50  # per-label bars and columns stay readable; the rest is summarised
+
 
 @st.fragment
 def instance_view() -> None:
@@ -54,20 +60,31 @@ def instance_view() -> None:
     st.subheader("One test instance")
     index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="mlknn_instance")
     explanation = model.explain(split.X_test[index : index + 1], label_names=ds.label_names)
-    table = explanation.table.assign(truth=split.Y_test[index])
-    st.plotly_chart(figures.posterior_figure(table), key="mlknn_posterior")
+    full = explanation.table.assign(truth=split.Y_test[index])
+    shown = np.sort(np.argsort(-full["posterior"].to_numpy(), kind="stable")[:MAX_LABELS_SHOWN])
+    table = full.iloc[shown]
+    figure = figures.posterior_figure(table)
+    if len(shown) < len(full):
+        figure.update_layout(
+            title=f"The {len(shown)} of {len(full):,} labels with the highest posterior "
+            f"({int(full['decision'].sum())} of {len(full):,} labels predicted)"
+        )
+    st.plotly_chart(figure, key="mlknn_posterior")
     st.caption(
         "Per label, the two prior × likelihood products (log scale): the label is predicted when "
         "the H₁ bar is at least as tall as the H₀ bar (ties go positive, as in the authors' code). "
         "Markers give the posterior r_t(l) used for ranking. Rare labels start with a tiny prior, "
         "so many neighbours must carry them before the H₁ bar wins."
     )
+    names = [ds.label_names[i] for i in shown]
     left, right = st.columns([3, 2])
     with left:
-        st.markdown("**Neighbours and their labels** (training rows, nearest first)")
+        st.markdown("**Neighbours and their labels** (training rows, nearest first"
+                    + (f"; the {len(shown)} labels above" if len(shown) < len(full) else "")
+                    + ")")
         st.dataframe(
             figures.neighbors_table(explanation.neighbors, explanation.distances,
-                                    split.Y_train[explanation.neighbors], ds.label_names),
+                                    split.Y_train[explanation.neighbors][:, shown], names),
             hide_index=True,
         )
     with right:

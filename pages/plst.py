@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from mlviz.figures import linear as figures
@@ -11,8 +12,11 @@ from mlviz.metrics import METRICS
 from mlviz.sweeps import parameter_sweep
 from pages import _shared as shared
 
+# The model's encoding error uses a full L x L basis of the label space (all M at once):
+# 8 L^2 bytes, 32 MB at 2,000 labels. Beyond that the page says so instead of filling memory.
+MAX_LABELS = 2_000
+
 ds = shared.current_dataset()
-split = shared.current_split()
 K = ds.n_labels
 st.title("PLST and the linear label-space transformations")
 st.markdown(
@@ -20,44 +24,57 @@ st.markdown(
     "directions P of the training labels, learns x → h by ridge regression, and decodes "
     "ỹ = o + Pᵀh, rounded at ½ (Algorithm 8, Eq. 2)."
 )
+if K > MAX_LABELS:
+    shared.explain_and_stop(
+        f"This page works with a full {K:,} × {K:,} basis of the label space, too large to "
+        f"hold for {ds.name}; it shows data sets with up to {MAX_LABELS:,} labels. The Data, "
+        "Hypercube and ML-KNN pages work at this size."
+    )
+split = shared.model_split(needs="PLST")
 
-M = st.slider("Embedding dimension M", 1, K, min(4, K), key="plst_m", persist_state="session")
-
-
-def _fit_plst():
-    return PLST(n_components=M).fit(split.X_train, split.Y_train)
-
-
-model = shared.run_or_error(
-    "PLST", lambda: shared.cached("plst", {"M": M}, _fit_plst), state_key="plst_model"
+M = shared.int_slider(
+    "Embedding dimension M", 1, K, 4, key="plst_m",
+    why_fixed="with a single label there is a single direction.",
 )
-if model is None or model.n_labels_ != K:
+model = shared.fit(
+    "plst", {"M": M}, lambda p: PLST(n_components=p["M"]).fit(split.X_train, split.Y_train),
+    label="PLST",
+)
+if model is None:
     st.stop()
 
-left, right = st.columns(2)
-with left:
-    st.plotly_chart(figures.spectrum_figure(model.singular_values_), key="plst_spectrum")
-    st.caption(
-        "Share of label variance along each principal direction of the training labels. PLST "
-        "with M directions keeps the first M bars; a steep drop means a small M loses little."
+if not np.any(model.singular_values_ > 0):
+    st.info(
+        "Every training instance has the same label set, so the training labels have no "
+        "variance: there is no spectrum and no encoding error to show, and PLST predicts that "
+        "label set for every instance."
     )
-with right:
-    m_values = np.arange(K + 1)
-    st.plotly_chart(
-        figures.encoding_error_figure(
-            model.encoding_error(split.Y_train).mean(axis=0),
-            model.encoding_error(split.Y_test).mean(axis=0),
-            m_values=m_values,
-        ),
-        key="plst_encoding_error",
-    )
-    st.caption(
-        "Encoding error ‖(I − PᵀP)(y − o)‖² averaged over instances (paper Fig. 10): the part of "
-        "y that M directions cannot express. On the training split it equals the sum of the "
-        "squared singular values left out, divided by N; the test curve shows how well the "
-        "directions generalise. By Theorem 1 it bounds the Hamming loss together with the "
-        "regression error."
-    )
+else:
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(figures.spectrum_figure(model.singular_values_), key="plst_spectrum")
+        st.caption(
+            "Share of label variance along each principal direction of the training labels. "
+            "PLST with M directions keeps the first M bars; a steep drop means a small M loses "
+            "little."
+        )
+    with right:
+        m_values = np.arange(K + 1)
+        st.plotly_chart(
+            figures.encoding_error_figure(
+                model.encoding_error(split.Y_train).mean(axis=0),
+                model.encoding_error(split.Y_test).mean(axis=0),
+                m_values=m_values,
+            ),
+            key="plst_encoding_error",
+        )
+        st.caption(
+            "Encoding error ‖(I − PᵀP)(y − o)‖² averaged over instances (paper Fig. 10): the "
+            "part of y that M directions cannot express. On the training split it equals the "
+            "sum of the squared singular values left out, divided by N; the test curve shows "
+            "how well the directions generalise. By Theorem 1 it bounds the Hamming loss "
+            "together with the regression error."
+        )
 
 st.subheader("Test loss against M")
 FACTORIES = {
@@ -86,26 +103,18 @@ ideal = c3.checkbox("Ideal learner", value=True, key="plst_ideal", persist_state
 grid = np.unique(np.round(np.geomspace(1, K, num=min(K, 12))).astype(int))
 
 
-def _sweep():
-    bar = st.progress(0.0, text="Fitting…")
-
-    def progress(done, total, message):
-        bar.progress(done / total, text=f"Fitting {message}")
-
-    result = parameter_sweep(
-        {m: FACTORIES[m] for m in methods}, grid, split.X_train, split.Y_train,
-        split.X_test, split.Y_test, ideal=ideal, progress=progress,
+def _sweep(params: dict, progress) -> pd.DataFrame:
+    return parameter_sweep(
+        {m: FACTORIES[m] for m in params["methods"]}, np.asarray(params["grid"]),
+        split.X_train, split.Y_train, split.X_test, split.Y_test, ideal=params["ideal"],
+        progress=lambda done, total, message: progress(done, total, f"Fitting {message}"),
     )
-    bar.empty()
-    return result
 
 
 if methods:
-    sweep = shared.run_or_error(
-        "The sweep over M",
-        lambda: shared.cached("plst-sweep", {"methods": tuple(methods), "ideal": ideal,
-                                             "grid": tuple(grid)}, _sweep),
-        state_key="plst_sweep",
+    sweep = shared.fit(
+        "plst-sweep", {"methods": tuple(methods), "ideal": ideal, "grid": tuple(grid.tolist())},
+        _sweep, label="The sweep over M", progress=True,
     )
     if sweep is not None and not sweep.empty:
         wide = sweep.query("metric == @metric").rename(columns={"value": metric})
@@ -116,6 +125,7 @@ if methods:
             "line alone is the price of compressing to M dimensions. BR uses all K labels and "
             "appears at M = K."
         )
+
 
 @st.fragment
 def instance_view() -> None:

@@ -1,11 +1,11 @@
 """App tests (streamlit.testing.v1.AppTest): the router, every page, the data-set picker.
 
-AppTest in Streamlit 1.67 does not re-run an ``st.navigation`` app after its first run
-(the second run requests the page's script hash and nothing executes; reproduced with a
-five-line app). So: the router is tested on its first run, each page is run as its own
-script with the shared session state the router would have set (reruns work there, so every
-slider is moved to both ends), and the sidebar picker is tested through ``from_function``.
-The real navigation between pages is covered by the browser test.
+AppTest starts every run of ``app.py`` in Streamlit's legacy ``pages/`` mode (it resets the
+process-wide flag before each run), so every rerun exercises the path a deep link takes on a
+fresh server: the page calls the public ``st.navigation`` and reruns through the router
+(pages/_shared.py). The router's reruns, page switches and the upload path are tested here on
+``app.py`` itself; each page is also run as its own script with the session state the router
+would have set (every slider moved to both ends), and the picker through ``from_function``.
 """
 
 from __future__ import annotations
@@ -91,6 +91,64 @@ def test_router_opens_on_a_mulan_set():
     assert_clean(at, "emotions")
     assert at.session_state["dataset"].name == "emotions"
     assert at.metric[0].value == "593"
+
+
+def test_router_reruns_switch_pages_and_keep_the_sidebar():
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
+    at.selectbox(key="source_choice").set_value("sample:cube").run()
+    assert_clean(at, "after choosing cube")
+    assert at.title[0].value == "Data: cube"
+    at.switch_page("pages/mlknn.py").run()
+    assert_clean(at, "ML-KNN through the router")
+    assert at.title[0].value == "ML-KNN"
+    assert at.session_state["dataset"].name == "cube", "a page switch must keep the data set"
+    at.slider(key="mlknn_k").set_value(3).run()
+    assert_clean(at, "ML-KNN after moving k")
+    assert at.slider(key="mlknn_k").value == 3
+    assert [s.key for s in at.sidebar.selectbox] == ["source_choice"], "one sidebar picker"
+
+
+def test_upload_through_the_router():
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
+    csv = b"f1,f2,l1,l2\n0.1,1.0,1,0\n0.3,0.2,0,1\n0.5,0.4,1,1\n0.7,0.9,0,0\n"
+    at.text_input(key="upload_labels").input("l1, l2")
+    at.file_uploader(key="upload_file").upload("tiny.csv", csv, "text/csv")
+    at.run()
+    assert_clean(at, "upload")
+    assert at.title[0].value == "Data: tiny"
+    at.switch_page("pages/hypercube.py").run()
+    assert_clean(at, "hypercube on the upload")
+    assert at.session_state["dataset"].name == "tiny"
+
+
+def test_a_page_run_alone_ends_streamlits_legacy_pages_mode():
+    """The router relies on this: the public st.navigation turns the pages/ folder mode off.
+
+    If a Streamlit release stops doing that, a deep link on a fresh server would show the
+    legacy navigation (every file in pages/) and this test fails. It reads the flag Streamlit
+    keeps for it, only here, to say precisely what changed.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/plst.py").run()
+    assert_clean(at, "plst")
+    assert PagesManager.uses_pages_directory is False
+
+
+@pytest.mark.filterwarnings("always:.*constant in the training labels")
+def test_a_page_shows_the_library_warnings_of_its_fit():
+    from degenerate import degenerate_corpus
+
+    at = AppTest.from_file(str(REPO / "pages" / "plst.py"), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = degenerate_corpus()["label_never_on"]
+    at.session_state["dataset_label"] = "label_never_on"
+    at.run()
+    assert_clean(at, "PLST on a label that is never on")
+    shown = [w.value for w in at.warning]
+    assert any("constant in the training labels" in w for w in shown), shown
+    at.run()  # from the cache: the warning is stored with the fit
+    assert any("constant in the training labels" in w.value for w in at.warning)
 
 
 # ------------------------------------------------------------------------------ pages

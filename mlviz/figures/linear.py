@@ -84,13 +84,14 @@ def spectrum_figure(singular_values: np.ndarray, *, current: int | None = None) 
         )
     )
     fig.update_layout(
-        title="Label space spectrum: how much label variation each principal direction keeps",
+        title="Label-space spectrum<br><sup>how much label variation each principal direction "
+        "keeps</sup>",
         xaxis_title="principal direction m",
         yaxis_title="share of Σσ² (label variance)",
         yaxis_tickformat=".0%",
         yaxis_range=[0, 1.05],
         legend=dict(orientation="h", y=-0.2),
-        margin=dict(t=50, b=10),
+        margin=dict(t=70, b=10),
     )
     if current is not None:
         mark_current(fig, current, "M", where="spectrum_figure")
@@ -171,11 +172,12 @@ def encoding_error_figure(
             )
         )
     fig.update_layout(
-        title="Encoding error: how far the label vectors lie from the M-dimensional flat",
+        title="Encoding error<br><sup>how far the label vectors lie from the M-dimensional "
+        "flat</sup>",
         xaxis_title="number of directions M",
         yaxis_title="mean ‖y − o − PᵀP(y − o)‖²",
         legend=dict(orientation="h", y=-0.2),
-        margin=dict(t=50, b=10),
+        margin=dict(t=70, b=10),
     )
     if current is not None:
         mark_current(fig, current, "M", where="encoding_error_figure")
