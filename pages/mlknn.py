@@ -30,7 +30,8 @@ with c1:
         why_fixed=f"the training split has {n_train} instances, and an instance is not its own "
         "neighbour.",
     )
-s = c2.select_slider("Smoothing s", options=[0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0], value=1.0,
+s = shared.bound(c2.select_slider, "Smoothing s", options=[0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0],
+                 value=1.0,
                      key="mlknn_s", persist_state="session")
 
 
@@ -58,7 +59,8 @@ MAX_LABELS_SHOWN = 50  # per-label bars and columns stay readable; the rest is s
 def instance_view() -> None:
     """Reruns alone when the instance changes: the fitted model and metrics stay untouched."""
     st.subheader("One test instance")
-    index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="mlknn_instance")
+    index = shared.bound(st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0,
+                         key="mlknn_instance")
     explanation = model.explain(split.X_test[index : index + 1], label_names=ds.label_names)
     full = explanation.table.assign(truth=split.Y_test[index])
     shown = np.sort(np.argsort(-full["posterior"].to_numpy(), kind="stable")[:MAX_LABELS_SHOWN])
@@ -69,7 +71,7 @@ def instance_view() -> None:
             title=f"The {len(shown)} of {len(full):,} labels with the highest posterior "
             f"({int(full['decision'].sum())} of {len(full):,} labels predicted)"
         )
-    st.plotly_chart(figure, key="mlknn_posterior")
+    shared.chart(figure, key="mlknn_posterior")
     st.caption(
         "Per label, the two prior × likelihood products (log scale): the label is predicted when "
         "the H₁ bar is at least as tall as the H₀ bar (ties go positive, as in the authors' code). "
@@ -93,3 +95,5 @@ def instance_view() -> None:
 
 
 instance_view()
+
+shared.report_button("ML-KNN")

@@ -21,7 +21,7 @@ TIMEOUT = 180
 
 
 def open_link(page: str, params: dict, source_key: str = "sample:planted") -> AppTest:
-    """``pages/<page>`` run on its own with the data set in the session and ``params`` in the URL."""
+    """``pages/<page>`` run alone: the data set in the session, ``params`` in the URL."""
     at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
     at.session_state["dataset"] = datasets.load_source(source_key)
     at.session_state["dataset_label"] = source_key
@@ -95,3 +95,42 @@ def test_report_download_is_offered(page):
     assert_no_failure(at)
     buttons = at.get("download_button")
     assert any("HTML report" in b.proto.label for b in buttons)
+
+
+def test_router_link_selects_the_data_set_and_notes_an_unknown_one():
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["dataset"] = "sample:cube"
+    at.query_params["test_size"] = "0.4"
+    at.run()
+    assert_no_failure(at)
+    assert at.session_state["dataset"].name == "cube"
+    assert at.session_state["test_size"] == pytest.approx(0.4)
+    stale = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    stale.query_params["dataset"] = "mulan:no-such-set"
+    stale.query_params["test_size"] = "2"
+    stale.run()
+    assert_no_failure(stale)
+    notes = link_notes(stale)
+    assert any("`dataset=mulan:no-such-set`" in n for n in notes), notes
+    assert any("`test_size=2`" in n for n in notes), notes
+    assert stale.session_state["dataset"].name == "planted"
+
+
+def test_plst_link_and_you_are_here_marker():
+    at = open_link("plst.py", {"plst_m": "3"})
+    assert_no_failure(at)
+    assert at.slider(key="plst_m").value == 3
+    spectrum = next(c for c in at.get("plotly_chart") if "you are here: M = 3" in c.proto.spec)
+    assert spectrum is not None
+
+
+def test_clems_opens_at_m_2_with_the_full_m_metrics_and_stress1():
+    at = open_link("clems.py", {})
+    assert_no_failure(at)
+    assert at.slider(key="clems_m").value == 2
+    labels = [m.label for m in at.metric]
+    assert "Stress-1 (Kruskal)" in labels
+    assert any("(M = 2)" in label for label in labels)
+    deltas = [m.proto.body for m in at.metric if "(M = 2)" in m.label]
+    assert deltas
+    assert all(" at M = K = " in m.delta for m in at.metric if "(M = 2)" in m.label)
