@@ -40,7 +40,13 @@ from mlviz.mds import (
 )
 from mlviz.stats import unique_rows
 
-__all__ = ["CLEMS", "CandidateCosts", "DEFAULT_MAX_CANDIDATES", "compute_candidate_costs"]
+__all__ = [
+    "CLEMS",
+    "CandidateCosts",
+    "DEFAULT_MAX_CANDIDATES",
+    "compute_candidate_costs",
+    "decoded_label_frequencies",
+]
 
 CostFunction = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -408,9 +414,21 @@ class CLEMS(MultiLabelEstimator):
         -------
         ndarray of shape (n_samples, n_labels), in the dtype of the y passed to fit
         """
+        chosen = self.predict_candidates(X)  # first: it raises NotFittedError when unfitted
+        return self._format_labels(self.candidates_[chosen])
+
+    def predict_candidates(self, X) -> np.ndarray:
+        """Which candidate each row is decoded to: the nearest prediction-role point.
+
+        :meth:`predict` returns ``candidates_[predict_candidates(X)]``.
+
+        Returns
+        -------
+        ndarray of intp, shape (n_samples,)
+            Row indices into ``candidates_``.
+        """
         z = self.predict_embedding(X)
-        nearest = self.decoder_.kneighbors(z, return_distance=False)[:, 0]
-        return self._format_labels(self.candidates_[nearest])
+        return self.decoder_.kneighbors(z, return_distance=False)[:, 0].astype(np.intp)
 
     def decision_function(self, X) -> np.ndarray:
         """Per-label scores consistent with the nearest-neighbour decoding.
@@ -657,3 +675,55 @@ def _masked_min(dist: np.ndarray, mask: np.ndarray, fallback: np.ndarray) -> np.
     if not mask.any():
         return fallback
     return dist[:, mask].min(axis=1)
+
+
+def decoded_label_frequencies(model: CLEMS, X, Y_true=None) -> pd.DataFrame:
+    """How often each label is in the candidate sets CLEMS decodes to, beside the truth.
+
+    CLEMS can only predict one of its candidates (the training label sets, paper §3.4), so a
+    label that is in few candidates -- a rare label, usually combined with others -- is
+    predicted only when the regressed point lands next to one of those few sets.
+
+    Parameters
+    ----------
+    model : CLEMS
+        A fitted model.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The rows to decode (e.g. a test split).
+    Y_true : array-like of shape (n_samples, n_labels), optional
+        Their true labels; adds the ``true`` and ``true_share`` columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per label, in column order: ``candidate_sets`` (how many of the model's
+        candidate label sets contain the label), ``decoded`` (rows of X whose decoded
+        candidate contains it, i.e. the column sums of ``predict(X)``), ``decoded_share``
+        (``decoded / n_samples``) and, with ``Y_true``, ``true`` and ``true_share``.
+    """
+    check_is_fitted(model)
+    chosen = model.predict_candidates(X)
+    n_samples = chosen.shape[0]
+    if n_samples == 0:
+        raise ValueError("X has no rows: there is nothing to decode.")
+    # times each candidate was chosen, then label counts as one product with the candidates
+    times_chosen = np.bincount(chosen, minlength=len(model.candidates_))
+    decoded = times_chosen @ model.candidates_.astype(np.int64)
+    table = pd.DataFrame(
+        {
+            "candidate_sets": model.candidates_.sum(axis=0, dtype=np.int64),
+            "decoded": decoded.astype(np.int64),
+            "decoded_share": decoded / n_samples,
+        }
+    )
+    if Y_true is not None:
+        Y_true = check_label_matrix(Y_true, name="Y_true")
+        if Y_true.shape != (n_samples, model.n_labels_):
+            raise ValueError(
+                f"Y_true must have shape ({n_samples}, {model.n_labels_}) (one row per row of "
+                f"X, one column per label); got {Y_true.shape}."
+            )
+        true = Y_true.sum(axis=0, dtype=np.int64)
+        table["true"] = true
+        table["true_share"] = true / n_samples
+    return table

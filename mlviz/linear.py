@@ -401,6 +401,52 @@ class _RoundBasedTransform(_LinearLabelTransform):
         tail = np.cumsum(squared[:, ::-1], axis=1)[:, ::-1]
         return np.hstack([tail, np.zeros((Y.shape[0], 1))])
 
+    def label_encoding_error(self, Y, n_components: int | None = None) -> np.ndarray:
+        """Per-label encoding error: which labels the first M directions cannot represent.
+
+        The residual of Theorem 1 (Eq. 3), ``r = (I - P^T P)(y - o)``, split by label: entry k
+        is the mean over examples of ``r_k^2``. Summed over labels it is the mean of
+        :meth:`encoding_error` at column M. With M = 0 (``P`` empty) it is
+        ``mean((y_k - o_k)^2)``, the label's variance when ``o`` is the training mean; a label
+        the M directions do not reach at all keeps that value, so dividing by it gives the
+        share of the label left unrepresented.
+
+        Parameters
+        ----------
+        Y : array-like of shape (n_samples, n_labels)
+            0/1 label matrix (training or test labels).
+        n_components : int or None, default=None
+            M, between 0 and K; None means the fitted ``n_components_``.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_labels,)
+        """
+        Y = self._check_labels(Y)
+        n_labels = self.n_labels_
+        M = self.n_components_ if n_components is None else n_components
+        if not isinstance(M, Integral) or isinstance(M, bool) or not 0 <= M <= n_labels:
+            raise ValueError(
+                f"n_components must be an integer between 0 and the number of labels "
+                f"K={n_labels}; got {n_components!r}."
+            )
+        if Y.shape[0] == 0:
+            raise ValueError("Y has no rows: the per-label error is a mean over examples.")
+        kept, rest = self._basis[: int(M)], self._basis[int(M) :]
+        error = np.zeros(n_labels)
+        # row blocks bound the (rows, K) residual for large N x K
+        rows = max(1, 2**22 // max(n_labels, 1))
+        for start in range(0, Y.shape[0], rows):
+            centred = Y[start : start + rows] - self.offset_
+            # I - P^T P = R^T R with R the rest of the orthonormal basis: project on the
+            # smaller of the two subspaces (cost N K min(M, K - M))
+            if kept.shape[0] <= rest.shape[0]:
+                residual = centred - (centred @ kept.T) @ kept
+            else:
+                residual = (centred @ rest.T) @ rest
+            error += (residual**2).sum(axis=0)
+        return error / Y.shape[0]
+
 
 # Steps that transform X without looking at the targets, so a pipeline of them followed by a
 # per-output linear model is still per-output.

@@ -10,8 +10,10 @@ from sklearn.ensemble import RandomForestRegressor
 from mlviz.clems import CLEMS
 from mlviz.costs import cost_matrix
 from mlviz.figures import clems as figures
+from mlviz.figures import tail as tail_figures
 from mlviz.figures.hypercube import labelset_text
 from mlviz.metrics import METRICS, evaluate
+from mlviz.per_label import clems_label_table, tail_summary
 from pages import _shared as shared
 
 ds = shared.current_dataset()
@@ -85,6 +87,34 @@ for col, name in zip(cols[2:], ["example_f1", "accuracy"], strict=True):
         delta = f"{full[1][name]:.4f} at M = K = {K}"
     col.metric(f"Test {METRICS[name].label} {METRICS[name].arrow} (M = {M})",
                f"{scores[name]:.4f}", delta=delta, delta_color="off")
+
+st.subheader("Tail labels: how often CLEMS decodes each label, against the truth")
+threshold = shared.tail_threshold()
+label_table = clems_label_table(model, split.X_test, split.Y_test, split.Y_train, threshold,
+                                ds.label_names)
+shared.chart(tail_figures.clems_tail_figure(label_table, threshold), key="clems_tail")
+tail = tail_summary(label_table)
+percent = f"{100 * threshold:.3g}%"
+if tail["tail"]:
+    st.caption(
+        f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than {percent} of "
+        "the training instances; the threshold is in the sidebar's Experiment settings). CLEMS "
+        f"predicts only its {len(model.candidates_)} candidate label sets (the "
+        + ("most frequent " if model.n_dropped_candidates_ else "")
+        + f"distinct training label sets): {tail['tail_in_no_candidate']} tail labels are in "
+        "none of them and can never be "
+        f"predicted, and on the test split {tail['tail_never_predicted']} tail labels are in no "
+        f"decoded set. Of the {tail['tail_with_test_positive']} tail labels with a positive test "
+        f"instance, CLEMS finds at least one for {tail['tail_found']}. A rare label sits in few "
+        "candidate sets, so it is decoded only when the regressed point lands next to one of "
+        "them (hover a point for its number of candidate sets)."
+    )
+else:
+    st.caption(
+        f"No label is in the tail: every label is in at least {percent} of the training "
+        "instances (the threshold is in the sidebar's Experiment settings)."
+    )
+
 
 @st.fragment
 def instance_view() -> None:

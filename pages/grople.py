@@ -8,10 +8,12 @@ import streamlit as st
 from mlviz import datasets
 from mlviz.figures import grople as figures
 from mlviz.figures import label_clusters as cluster_figures
+from mlviz.figures import tail as tail_figures
 from mlviz.grople import GroPLE
 from mlviz.label_clustering import AFFINITIES, LabelClustering, group_diagnostics
 from mlviz.linear import PLST, BinaryRelevance
 from mlviz.metrics import METRICS, evaluate
+from mlviz.per_label import grople_label_table, tail_summary
 from pages import _shared as shared
 
 ds = shared.current_dataset()
@@ -101,7 +103,7 @@ def _fit():
     scores = {name: evaluate(split.Y_test, est.predict(split.X_test),
                              est.decision_function(split.X_test))
               for name, est in baselines.items()}
-    return model, scores
+    return model, scores, baselines["BR"]
 
 
 with st.spinner("Fitting GroPLE: label groups, then U and V^k, then Z…"):
@@ -110,7 +112,7 @@ with st.spinner("Fitting GroPLE: label groups, then U and V^k, then Z…"):
     )
 if result is None or result[0].n_labels_ != L:
     st.stop()
-model, scores = result
+model, scores, binary_relevance = result
 if fitted_params != params:
     st.info("The figures show the last fitted settings; press **Fit GroPLE** to apply yours.")
 
@@ -171,6 +173,30 @@ table = table[shown].rename(columns={m: f"{METRICS[m].label} {METRICS[m].arrow}"
 st.dataframe(table.style.format("{:.4f}"))
 st.caption("Test-split metrics of GroPLE beside binary relevance and PLST on the same "
            "split (the paper's Table 2 metrics).")
+
+st.subheader("Tail labels: does sharing a group help or hurt rare labels?")
+threshold = shared.tail_threshold()
+label_table = grople_label_table(model, binary_relevance, split.X_test, split.Y_test,
+                                 split.Y_train, threshold, ds.label_names)
+shared.chart(tail_figures.grople_tail_figure(label_table, threshold), key="grople_tail")
+tail = tail_summary(label_table)
+percent = f"{100 * threshold:.3g}%"
+if tail["tail"]:
+    st.caption(
+        f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than {percent} "
+        "of the training instances; the threshold is in the sidebar's Experiment settings). "
+        f"On the test split GroPLE never predicts {tail['tail_never_predicted']} of them, "
+        f"binary relevance {tail['tail_never_predicted_baseline']}; of the "
+        f"{tail['tail_with_test_positive']} tail labels with a positive test instance, GroPLE "
+        f"finds at least one for {tail['tail_found']}, binary relevance for "
+        f"{tail['tail_found_baseline']}. A rare label shares its group's latent rows (the "
+        "axis names each label's group, · gK): compare its F1 with its group mates'."
+    )
+else:
+    st.caption(
+        f"No label is in the tail: every label is in at least {percent} of the training "
+        "instances (the threshold is in the sidebar's Experiment settings)."
+    )
 shared.chart(
     figures.objective_figure(model.objective_history_, model.feature_objective_history_),
     key="grople_objective",

@@ -6,8 +6,10 @@ import numpy as np
 import streamlit as st
 
 from mlviz.figures import mlknn as figures
+from mlviz.figures import tail as tail_figures
 from mlviz.metrics import METRICS, evaluate
 from mlviz.mlknn import MLkNN
+from mlviz.per_label import mlknn_label_table, tail_summary
 from pages import _shared as shared
 
 ds = shared.current_dataset()
@@ -35,22 +37,44 @@ s = shared.bound(c2.select_slider, "Smoothing s", options=[0.01, 0.1, 0.5, 1.0, 
                      key="mlknn_s", persist_state="session")
 
 
-def _fit(params: dict) -> tuple[MLkNN, dict]:
+def _fit(params: dict) -> tuple[MLkNN, dict, np.ndarray]:
     model = MLkNN(k=params["k"], s=params["s"]).fit(split.X_train, split.Y_train)
-    scores = evaluate(split.Y_test, model.predict(split.X_test),
-                      model.predict_proba(split.X_test))
-    return model, scores
+    predicted = model.predict(split.X_test)
+    scores = evaluate(split.Y_test, predicted, model.predict_proba(split.X_test))
+    return model, scores, predicted
 
 
 result = shared.fit("mlknn", {"k": k, "s": s}, _fit, label="ML-KNN")
 if result is None:
     st.stop()
-model, scores = result
+model, scores, predicted = result
 cols = st.columns(5)
 for col, name in zip(cols, ["hamming_loss", "one_error", "coverage", "ranking_loss",
                             "average_precision"], strict=True):
     col.metric(f"{METRICS[name].label} {METRICS[name].arrow}", f"{scores[name]:.4f}")
 st.caption("Test-split metrics of the paper's Table 1 for this k and s.")
+
+st.subheader("Tail labels: a small prior needs many neighbours")
+threshold = shared.tail_threshold()
+label_table = mlknn_label_table(model, split.X_test, split.Y_test, split.Y_train, threshold,
+                                ds.label_names, Y_pred=predicted)
+shared.chart(tail_figures.mlknn_tail_figure(label_table, threshold), key="mlknn_tail")
+tail = tail_summary(label_table)
+percent = f"{100 * threshold:.3g}%"
+if tail["tail"]:
+    st.caption(
+        f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than {percent} of "
+        "the training instances; the threshold is in the sidebar's Experiment settings). Their "
+        "prior P(H₁) is small, so the MAP rule predicts them only when many of the k = "
+        f"{model.k_} neighbours carry them: ML-KNN never predicts {tail['tail_never_predicted']} "
+        f"of the tail labels on the test split, and of the {tail['tail_with_test_positive']} "
+        f"with a positive test instance it finds at least one for {tail['tail_found']}."
+    )
+else:
+    st.caption(
+        f"No label is in the tail: every label is in at least {percent} of the training "
+        "instances (the threshold is in the sidebar's Experiment settings)."
+    )
 
 MAX_LABELS_SHOWN = 50  # per-label bars and columns stay readable; the rest is summarised
 

@@ -7,9 +7,11 @@ import pandas as pd
 import streamlit as st
 
 from mlviz.figures import linear as figures
+from mlviz.figures import tail as tail_figures
 from mlviz.figures.lesson import variance_kept
 from mlviz.linear import CPLST, PBR, PLST, BinaryRelevance, CompressedSensing
 from mlviz.metrics import METRICS
+from mlviz.per_label import plst_label_table, tail_summary
 from mlviz.sweeps import parameter_sweep
 from pages import _shared as shared
 
@@ -78,6 +80,39 @@ else:
             "sum of the squared singular values left out, divided by N; the test curve shows "
             "how well the directions generalise. By Theorem 1 it bounds the Hamming loss "
             "together with the regression error."
+        )
+
+if np.any(model.singular_values_ > 0):
+    st.subheader(f"Tail labels: what M = {model.n_components_} directions cannot represent")
+    threshold = shared.tail_threshold()
+    label_table = plst_label_table(model, split.X_test, split.Y_test, split.Y_train, threshold,
+                                   ds.label_names)
+    shared.chart(
+        tail_figures.plst_tail_figure(label_table, threshold, n_components=model.n_components_),
+        key="plst_tail",
+    )
+    tail = tail_summary(label_table)
+    percent = f"{100 * threshold:.3g}%"
+    medians = {side: tail[f"{side}_unrepresented_median"] for side in ("tail", "head")}
+    shares = " ".join(
+        f"The median {side} label keeps {100 * value:.0f}% of its training variance "
+        f"unrepresented at M = {model.n_components_}."
+        for side, value in medians.items() if not np.isnan(value)
+    )
+    if tail["tail"]:
+        st.caption(
+            f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than "
+            f"{percent} of the training instances; the threshold is in the sidebar's Experiment "
+            f"settings). {shares} The principal directions follow the frequent labels; a label "
+            "they miss is decoded near its training mean and rounded to 0. PLST never predicts "
+            f"{tail['tail_never_predicted']} of the tail labels on the test split; of the "
+            f"{tail['tail_with_test_positive']} with a positive test instance it finds at least "
+            f"one for {tail['tail_found']}."
+        )
+    else:
+        st.caption(
+            f"No label is in the tail: every label is in at least {percent} of the training "
+            "instances (the threshold is in the sidebar's Experiment settings)."
         )
 
 st.subheader("Test loss against M")

@@ -1,0 +1,276 @@
+"""Per-label evidence of each method on one train/test split: which labels it loses, and why.
+
+Every method loses rare (tail) labels for its own reason, and each table here puts that
+reason beside the label's training frequency:
+
+* PLST (paper 004): the M principal directions leave part of a label unrepresented -- the
+  per-label share of the encoding error of Theorem 1 (Eq. 3);
+* CLEMS (paper 002): it predicts only training label sets (§3.4), so a rare label is decoded
+  only as part of the few candidate sets that contain it;
+* ML-KNN (paper 003): the prior P(H_1) of Fig. 1 step 2 is small for a rare label, so the
+  MAP rule of Eq. (8) needs strong neighbour evidence to predict it;
+* GroPLE (paper 001): a label shares its latent rows with the rest of its group (Eq. 4).
+
+The tail is :func:`mlviz.stats.tail_labels` of the training labels: relative training
+frequency strictly below the threshold. Test-split scores per label are
+:func:`mlviz.metrics.per_label_scores` (scikit-learn underneath) with ``zero_division=nan``:
+a label without a positive in the test split has no recall (NaN), and also no F1 when it is
+never predicted either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from mlviz._validation import check_label_matrix
+from mlviz.clems import CLEMS, decoded_label_frequencies
+from mlviz.metrics import per_label_scores
+from mlviz.stats import label_frequencies, tail_labels
+
+__all__ = [
+    "clems_label_table",
+    "grople_label_table",
+    "label_frequency_table",
+    "mlknn_label_table",
+    "plst_label_table",
+    "tail_summary",
+]
+
+
+def label_frequency_table(
+    Y_train, tail_threshold: float, label_names: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Training count, relative frequency and tail membership of every label.
+
+    Parameters
+    ----------
+    Y_train : array-like of shape (n_samples, n_labels)
+        0/1 training labels: the frequencies the tail is defined on.
+    tail_threshold : float in (0, 1]
+        A label is in the tail when its relative training frequency is below it
+        (:func:`mlviz.stats.tail_labels`).
+    label_names : sequence of str, optional
+        Default ``"0"``, ``"1"``, ...
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per label in column order: ``label``, ``train_count``, ``frequency``,
+        ``tail`` (bool).
+    """
+    Y_train = check_label_matrix(Y_train, name="Y_train")
+    n_labels = Y_train.shape[1]
+    if label_names is None:
+        label_names = [str(k) for k in range(n_labels)]
+    if len(label_names) != n_labels:
+        raise ValueError(
+            f"label_names has {len(label_names)} names but Y_train has {n_labels} label columns."
+        )
+    tail = np.zeros(n_labels, dtype=bool)
+    tail[tail_labels(Y_train, tail_threshold)] = True
+    return pd.DataFrame(
+        {
+            "label": [str(name) for name in label_names],
+            "train_count": label_frequencies(Y_train),
+            "frequency": label_frequencies(Y_train, relative=True),
+            "tail": tail,
+        }
+    )
+
+
+def _test_scores(Y_true, Y_pred) -> pd.DataFrame:
+    """:func:`mlviz.metrics.per_label_scores` with NaN where a score is undefined.
+
+    Recall of a label without a positive, precision of a label never predicted, and F1 of a
+    label neither present nor predicted are NaN (``zero_division=nan``); the index is the
+    column position, to line up with the other per-label columns.
+    """
+    return per_label_scores(Y_true, Y_pred, zero_division=np.nan).reset_index(drop=True)
+
+
+def _base(model, Y_train, tail_threshold, label_names) -> pd.DataFrame:
+    check_is_fitted(model)
+    table = label_frequency_table(Y_train, tail_threshold, label_names)
+    if len(table) != model.n_labels_:
+        raise ValueError(
+            f"Y_train has {len(table)} label columns but the model was fitted with "
+            f"{model.n_labels_} labels."
+        )
+    return table
+
+
+def plst_label_table(
+    model,
+    X_test,
+    Y_test,
+    Y_train,
+    tail_threshold: float,
+    label_names: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Per-label encoding error of a fitted PLST (or another round-based transform).
+
+    Parameters
+    ----------
+    model : PLST, PLST-origin, PBR, CPLST or BinaryRelevance, fitted on ``Y_train``
+    X_test, Y_test : the test split
+    Y_train : the training labels (frequencies, tail, encoding error)
+    tail_threshold : float in (0, 1]
+    label_names : sequence of str, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`label_frequency_table` plus ``encoding_error`` (mean squared residual of the
+        label on the training labels at the model's M,
+        :meth:`~mlviz.linear.PLST.label_encoding_error`), ``variance`` (the same at M = 0)
+        and ``unrepresented`` (their ratio: 0 fully represented, 1 not at all; NaN for a
+        label constant in training), and the test scores ``support``, ``predicted``,
+        ``precision``, ``recall``, ``f1``.
+    """
+    table = _base(model, Y_train, tail_threshold, label_names)
+    error = model.label_encoding_error(Y_train)
+    variance = model.label_encoding_error(Y_train, 0)
+    table["encoding_error"] = error
+    table["variance"] = variance
+    # a variance of 0 is a constant label: nothing to represent, the share is undefined
+    table["unrepresented"] = np.divide(
+        error, variance, out=np.full(error.shape, np.nan), where=variance > 1e-12
+    )
+    return pd.concat([table, _test_scores(Y_test, model.predict(X_test))], axis=1)
+
+
+def clems_label_table(
+    model: CLEMS,
+    X_test,
+    Y_test,
+    Y_train,
+    tail_threshold: float,
+    label_names: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """How often CLEMS decodes each label on the test split, beside the truth.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`label_frequency_table` plus the columns of
+        :func:`mlviz.clems.decoded_label_frequencies` on the test split (``candidate_sets``,
+        ``decoded``, ``decoded_share``, ``true``, ``true_share``) and the test scores
+        ``support``, ``predicted`` (equal to ``true`` and ``decoded``), ``precision``,
+        ``recall``, ``f1``.
+    """
+    table = _base(model, Y_train, tail_threshold, label_names)
+    decoded = decoded_label_frequencies(model, X_test, Y_test)
+    Y_pred = model.predict(X_test)
+    return pd.concat([table, decoded, _test_scores(Y_test, Y_pred)], axis=1)
+
+
+def mlknn_label_table(
+    model,
+    X_test,
+    Y_test,
+    Y_train,
+    tail_threshold: float,
+    label_names: Sequence[str] | None = None,
+    *,
+    Y_pred=None,
+) -> pd.DataFrame:
+    """ML-KNN's prior P(H_1) of every label (Fig. 1 step 2) beside its test recall.
+
+    Parameters
+    ----------
+    Y_pred : array-like of shape (n_test, n_labels), optional
+        ``model.predict(X_test)`` when already computed: ML-KNN predicts by a neighbour
+        search over the training set, which is worth doing once.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`label_frequency_table` plus ``prior`` (``model.prior_``) and the test scores
+        ``support``, ``predicted``, ``precision``, ``recall``, ``f1``.
+    """
+    table = _base(model, Y_train, tail_threshold, label_names)
+    table["prior"] = model.prior_
+    if Y_pred is None:
+        Y_pred = model.predict(X_test)
+    return pd.concat([table, _test_scores(Y_test, Y_pred)], axis=1)
+
+
+def grople_label_table(
+    model,
+    baseline,
+    X_test,
+    Y_test,
+    Y_train,
+    tail_threshold: float,
+    label_names: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """GroPLE's test F1 of every label with the label's group, beside a baseline's.
+
+    Parameters
+    ----------
+    model : GroPLE, fitted on the training split
+    baseline : a multi-label classifier fitted on the same split (binary relevance on the
+        GroPLE page)
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`label_frequency_table` plus ``group`` (``model.groups_``), the test scores
+        ``support``, ``predicted``, ``precision``, ``recall``, ``f1`` of GroPLE and
+        ``baseline_predicted``, ``baseline_recall``, ``baseline_f1`` of the baseline.
+    """
+    table = _base(model, Y_train, tail_threshold, label_names)
+    table["group"] = np.asarray(model.groups_, dtype=np.int64)
+    own = _test_scores(Y_test, model.predict(X_test))
+    other = _test_scores(Y_test, baseline.predict(X_test))
+    other = other[["predicted", "recall", "f1"]].add_prefix("baseline_")
+    return pd.concat([table, own, other], axis=1)
+
+
+def tail_summary(table: pd.DataFrame) -> dict[str, float]:
+    """The counts a caption states about the tail of one of these tables.
+
+    Returns
+    -------
+    dict of str to int
+        ``labels``; ``tail`` (tail labels); ``tail_never_predicted`` (tail labels with no
+        predicted positive on the test split); ``tail_with_test_positive`` (tail labels with
+        at least one positive in the test split) and ``tail_found`` (of those, the ones with a
+        true positive, recall > 0); with a ``baseline_predicted`` column also
+        ``tail_never_predicted_baseline`` and ``tail_found_baseline``; with
+        ``candidate_sets`` also ``tail_in_no_candidate`` (tail labels no candidate set
+        contains, which CLEMS can never predict); with ``unrepresented`` also
+        ``tail_unrepresented_median`` and ``head_unrepresented_median`` (medians over the
+        tail and the other labels, NaN for an empty side or constant labels only).
+    """
+    tail = table["tail"].to_numpy(dtype=bool)
+    tested = tail & (table["support"].to_numpy() > 0)
+    summary = {
+        "labels": len(table),
+        "tail": int(tail.sum()),
+        "tail_never_predicted": int((tail & (table["predicted"].to_numpy() == 0)).sum()),
+        "tail_with_test_positive": int(tested.sum()),
+        "tail_found": int((tested & (table["recall"].to_numpy() > 0)).sum()),
+    }
+    if "baseline_predicted" in table:
+        never = tail & (table["baseline_predicted"].to_numpy() == 0)
+        summary["tail_never_predicted_baseline"] = int(never.sum())
+        summary["tail_found_baseline"] = int(
+            (tested & (table["baseline_recall"].to_numpy() > 0)).sum()
+        )
+    if "candidate_sets" in table:
+        summary["tail_in_no_candidate"] = int(
+            (tail & (table["candidate_sets"].to_numpy() == 0)).sum()
+        )
+    if "unrepresented" in table:
+        share = table["unrepresented"].to_numpy(dtype=float)
+        for name, side in (("tail", tail), ("head", ~tail)):
+            values = share[side & ~np.isnan(share)]
+            summary[f"{name}_unrepresented_median"] = (
+                float(np.median(values)) if values.size else float("nan")
+            )
+    return summary

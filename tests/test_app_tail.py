@@ -1,0 +1,169 @@
+"""App tests of the method pages' tail views: the chart and a caption true on the data.
+
+Each page is run as its own script with the data set the router would have put in the
+session (see tests/test_app.py for why). The split is the pages' default random split
+(test fraction 0.3, seed 0), recomputed here to check the captions' numbers.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import mulan_path
+from sklearn.model_selection import train_test_split
+from streamlit.testing.v1 import AppTest
+
+from mlviz import datasets
+from mlviz.clems import CLEMS
+from mlviz.io import Dataset
+from mlviz.linear import PLST
+from mlviz.mlknn import MLkNN
+from mlviz.stats import tail_labels
+
+REPO = Path(__file__).resolve().parents[1]
+TIMEOUT = 180
+SOURCES = ["sample:planted", "mulan:medical"]
+
+
+def _load(source: str) -> Dataset:
+    if source.startswith("mulan:"):
+        mulan_path(source.split(":")[1] + ".arff")
+    return datasets.load_source(source)
+
+
+def _app(page: str, source: str, **state) -> AppTest:
+    at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = _load(source)
+    at.session_state["dataset_label"] = source
+    # the picker's own record of what it loaded, so that it keeps this data set
+    at.session_state["source_choice"] = source
+    at.session_state["loaded_source"] = source
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at
+
+
+def _assert_clean(at: AppTest, where: str) -> None:
+    assert not at.exception, f"{where}: {[e.message for e in at.exception]}"
+    assert not [e.value for e in at.error], f"{where}: {[e.value for e in at.error]}"
+
+
+def _split(dataset: Dataset):
+    train, test = train_test_split(np.arange(dataset.n_samples), test_size=0.3, random_state=0)
+    return dataset.X[train], dataset.X[test], dataset.Y[train], dataset.Y[test]
+
+
+def _train_labels(dataset: Dataset) -> np.ndarray:
+    return _split(dataset)[2]
+
+
+def _never_predicted_tail(model, dataset: Dataset, threshold: float = 0.05) -> int:
+    """Tail labels the model, refitted here on the pages' split, never predicts on its test."""
+    X_train, X_test, Y_train, _ = _split(dataset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # constant labels on medical's split
+        predicted = model.fit(X_train, Y_train).predict(X_test)
+    tail = tail_labels(Y_train, threshold)
+    return int((predicted[:, tail].sum(axis=0) == 0).sum())
+
+
+def _values(array) -> np.ndarray:
+    """A plotly JSON array: a list, or a typed array ``{"dtype", "bdata"}`` in base64."""
+    if isinstance(array, dict):
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
+    return np.asarray(array)
+
+
+def _tail_view(at: AppTest, title_start: str) -> tuple[dict, str]:
+    """The tail chart's figure (as plotly JSON) and the caption under the subheader."""
+    figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    tail = [f for f in figures if f["layout"]["title"]["text"].startswith(title_start)]
+    assert len(tail) == 1, [f["layout"]["title"]["text"] for f in figures]
+    captions = [c.value for c in at.caption if "labels are in the tail" in c.value
+                or "No label is in the tail" in c.value]
+    assert len(captions) == 1, [c.value for c in at.caption]
+    return tail[0], captions[0]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_grople_tail_view(source):
+    at = _app("grople.py", source, grople_d=20).run()
+    dataset = at.session_state["dataset"]
+    _assert_clean(at, source)
+    assert any(h.value.startswith("Tail labels:") for h in at.subheader)
+    figure, caption = _tail_view(at, "GroPLE vs BR")
+    Y_train = _train_labels(dataset)
+    n_tail = len(tail_labels(Y_train, 0.05))
+    assert f"{n_tail} of {dataset.n_labels} labels are in the tail" in caption
+    assert "fewer than 5% of the training instances" in caption
+    never, never_br = map(int, re.search(
+        r"GroPLE never predicts (\d+) of them, binary relevance (\d+)", caption).groups())
+    assert 0 <= never <= n_tail and 0 <= never_br <= n_tail
+    # one marker per label and method (less the undefined F1s), the tail shaded
+    assert len(figure["data"]) == 2
+    shapes = [s for s in figure["layout"]["shapes"] if s["type"] == "rect"]
+    assert len(shapes) == 1 and shapes[0]["x1"] == dataset.n_labels - 0.5
+    assert shapes[0]["x0"] == dataset.n_labels - n_tail - 0.5
+
+    # the sidebar threshold moves the tail without a refit
+    at.session_state["tail_threshold"] = 0.2
+    at.run()
+    _assert_clean(at, f"{source} threshold 20%")
+    _, caption = _tail_view(at, "GroPLE vs BR")
+    n_tail = len(tail_labels(Y_train, 0.2))
+    assert f"{n_tail} of {dataset.n_labels} labels are in the tail" in caption
+    assert "fewer than 20% of the training instances" in caption
+
+
+def _check_tail_caption(at: AppTest, title_start: str, never_text: str, never: int) -> dict:
+    dataset = at.session_state["dataset"]
+    assert any(h.value.startswith("Tail labels:") for h in at.subheader)
+    figure, caption = _tail_view(at, title_start)
+    n_tail = len(tail_labels(_train_labels(dataset), 0.05))
+    assert f"{n_tail} of {dataset.n_labels} labels are in the tail" in caption
+    assert never_text.format(never) in caption, caption
+    shapes = [s for s in figure["layout"]["shapes"] if s["type"] == "rect"]
+    assert [(s["x0"], s["x1"]) for s in shapes] == [
+        (dataset.n_labels - n_tail - 0.5, dataset.n_labels - 0.5)
+    ]
+    return figure
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_plst_tail_view(source):
+    at = _app("plst.py", source, plst_methods=[]).run()
+    _assert_clean(at, source)
+    dataset = at.session_state["dataset"]
+    never = _never_predicted_tail(PLST(n_components=4), dataset)
+    figure = _check_tail_caption(at, "PLST, M = 4", "PLST never predicts {} of the tail", never)
+    assert "unrepresented at M = 4" in _tail_view(at, "PLST, M = 4")[1]
+    drawn = sum(np.isfinite(_values(trace["y"])).sum() for trace in figure["data"])
+    constant = int((_train_labels(dataset).std(axis=0) == 0).sum())
+    assert drawn == dataset.n_labels - constant
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_clems_tail_view(source):
+    at = _app("clems.py", source).run()
+    _assert_clean(at, source)
+    dataset = at.session_state["dataset"]
+    never = _never_predicted_tail(CLEMS(random_state=0), dataset)
+    figure = _check_tail_caption(
+        at, "CLEMS: each label", "on the test split {} tail labels are in no decoded set", never
+    )
+    assert [_values(trace["x"]).size for trace in figure["data"]] == [dataset.n_labels] * 2
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_mlknn_tail_view(source):
+    at = _app("mlknn.py", source).run()
+    _assert_clean(at, source)
+    dataset = at.session_state["dataset"]
+    never = _never_predicted_tail(MLkNN(k=10, s=1.0), dataset)
+    _check_tail_caption(at, "ML-KNN: prior", "ML-KNN never predicts {} of the tail", never)
