@@ -34,6 +34,7 @@ from mlviz.mds import (
     _BipartiteSolver,
     _run_smacof,
     _Solver,
+    _stress1_from,
     _UniformSolver,
     classical_mds,
 )
@@ -176,7 +177,12 @@ class CLEMS(MultiLabelEstimator):
         Prediction-role points (decoding targets); the same array as ``embedding_truth_``
         when ``mirrored_`` is False.
     stress_ : float
-        Weighted raw stress of the embedding (Δ and weights as configured).
+        Weighted raw stress of the embedding (Δ and weights as configured). It grows with the
+        number of pairs and the size of the costs, so it has no scale of its own.
+    stress1_ : float
+        Kruskal's stress-1 of the same embedding, ``sqrt(stress_ / Σ_{i<j} W_ij d_ij²)``
+        (:func:`mlviz.mds.kruskal_stress1`): 0 is a perfect embedding; by Kruskal's rule of
+        thumb 0.2 is poor, 0.1 fair, 0.05 good, 0.025 excellent.
     stress_history_ : ndarray
         Stress at the start and after every SMACOF iteration of the kept run.
     n_iter_ : int
@@ -312,7 +318,9 @@ class CLEMS(MultiLabelEstimator):
             if self.weights == "frequency"
             else np.ones(len(candidates))
         )
-        embedding, stress, history = self._embed(delta, pair_weight, mirrored, n_components, rng)
+        embedding, stress, stress1, history = self._embed(
+            delta, pair_weight, mirrored, n_components, rng
+        )
         n_cand = len(candidates)
         truth_points = embedding[:n_cand]
         pred_points = embedding[n_cand:] if mirrored else truth_points
@@ -332,6 +340,7 @@ class CLEMS(MultiLabelEstimator):
         self.embedding_truth_ = truth_points
         self.embedding_pred_ = pred_points
         self.stress_ = stress
+        self.stress1_ = stress1
         self.stress_history_ = history
         self.n_iter_ = len(history) - 1
         self.n_components_ = n_components
@@ -347,12 +356,13 @@ class CLEMS(MultiLabelEstimator):
         mirrored: bool,
         n_components: int,
         rng: np.random.RandomState,
-    ) -> tuple[np.ndarray, float, np.ndarray]:
+    ) -> tuple[np.ndarray, float, float, np.ndarray]:
+        """Embedding, raw stress, Kruskal stress-1 and the raw stress per iteration."""
         n_cand = delta.shape[0]
         n_objects = 2 * n_cand if mirrored else n_cand
         if n_cand == 1:
             # A single candidate: every prediction is that label vector; nothing to scale.
-            return np.zeros((n_objects, n_components)), 0.0, np.zeros(1)
+            return np.zeros((n_objects, n_components)), 0.0, 0.0, np.zeros(1)
         solver: _Solver
         if mirrored:
             solver = _BipartiteSolver(delta, pair_weight, np.ones(n_cand))
@@ -381,7 +391,9 @@ class CLEMS(MultiLabelEstimator):
             random_state=rng,
             relaxation=0.9,
         )
-        return embedding, stress, history
+        # Σ W d² of the final configuration, the denominator of stress-1, in O(n M).
+        stress1 = _stress1_from(stress, solver.quadratic(embedding), "CLEMS")
+        return embedding, stress, stress1, history
 
     # ------------------------------------------------------------------ predict
     def predict_embedding(self, X) -> np.ndarray:

@@ -35,7 +35,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
 from sklearn.utils import check_random_state
 
-__all__ = ["classical_mds", "landmark_mds", "weighted_smacof"]
+__all__ = ["classical_mds", "kruskal_stress1", "landmark_mds", "weighted_smacof"]
 
 # Below this size a dense partial eigendecomposition is cheap and never fails to converge.
 _DENSE_EIGH_MAX = 400
@@ -73,6 +73,59 @@ def classical_mds(dissimilarities: np.ndarray, n_components: int) -> np.ndarray:
     embedding = np.zeros((n, n_components))
     embedding[:, :k] = vectors * np.sqrt(np.clip(values, 0.0, None))
     return embedding
+
+
+def kruskal_stress1(
+    dissimilarities: np.ndarray, distances: np.ndarray, weights: np.ndarray | None = None
+) -> float:
+    """Kruskal's stress-1: the raw stress normalised by the embedded distances, in [0, 1).
+
+    ``sqrt(Σ_{i<j} W_ij (Δ_ij − d_ij)² / Σ_{i<j} W_ij d_ij²)`` (Kruskal 1964; Borg & Groenen,
+    *Modern Multidimensional Scaling*, Eq. 3.3). Unlike the raw stress it does not grow with
+    the number of pairs or the size of the costs, so it compares data sets: Kruskal's rule of
+    thumb calls 0.2 poor, 0.1 fair, 0.05 good and 0.025 excellent.
+
+    Parameters
+    ----------
+    dissimilarities, distances : ndarray, shape (n, n)
+        Target dissimilarities Δ and embedded distances d; only pairs i < j are used.
+    weights : ndarray, shape (n, n), optional
+        Pair weights W (default 1); pairs with weight 0 do not count.
+
+    Returns
+    -------
+    float
+        0 when every weighted distance is zero and the raw stress is zero too.
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree, or all weighted distances are zero while Δ is not (the
+        normalisation is undefined: the configuration has collapsed to a point).
+    """
+    delta = _check_square(dissimilarities, "dissimilarities")
+    dist = _check_square(distances, "distances")
+    w = np.ones_like(delta) if weights is None else _check_square(weights, "weights")
+    if not delta.shape == dist.shape == w.shape:
+        raise ValueError(
+            f"kruskal_stress1: dissimilarities {delta.shape}, distances {dist.shape} and "
+            f"weights {w.shape} must have the same shape."
+        )
+    upper = np.triu_indices(delta.shape[0], k=1)
+    raw = float(np.sum(w[upper] * (delta[upper] - dist[upper]) ** 2))
+    scale = float(np.sum(w[upper] * dist[upper] ** 2))
+    return _stress1_from(raw, scale, "kruskal_stress1")
+
+
+def _stress1_from(raw_stress: float, weighted_distance_sq: float, where: str) -> float:
+    if weighted_distance_sq > 0:
+        return float(np.sqrt(max(raw_stress, 0.0) / weighted_distance_sq))
+    if raw_stress <= 0:
+        return 0.0
+    raise ValueError(
+        f"{where}: every embedded distance is zero, so stress-1 (raw stress divided by the "
+        "sum of squared distances) is undefined."
+    )
 
 
 def landmark_mds(

@@ -144,12 +144,18 @@ def run_router() -> None:
         st.navigation(navigation_pages())
         st.rerun()
     st.session_state.pop(_REROUTED_KEY, None)
-    sidebar()
-    token = _ROUTED.set(True)
+    st.session_state[_FIGURES_KEY] = {}
+    st.session_state[_VIEW_PARAMS_KEY] = {}
+    notes = _LINK_NOTES.set(st.container())  # link notes go above the page
     try:
-        st.navigation(navigation_pages()).run()
+        sidebar()
+        token = _ROUTED.set(True)
+        try:
+            st.navigation(navigation_pages()).run()
+        finally:
+            _ROUTED.reset(token)
     finally:
-        _ROUTED.reset(token)
+        _LINK_NOTES.reset(notes)
 
 
 def _run_without_router(page_file: Path) -> NoReturn:
@@ -247,6 +253,7 @@ def dataset_picker() -> None:
         sidebar.error("No data sets found: the embedded samples in mlviz/sample_data are missing.")
         st.stop()
     by_key = {s.key: s for s in sources}
+    _dataset_from_link(list(by_key))
     choice = sidebar.selectbox(
         "Choose a data set",
         list(by_key),  # samples first, then the folder's sets by name: each set once
@@ -268,6 +275,7 @@ def dataset_picker() -> None:
             key="upload_labels",
         )
 
+    _dataset_to_link(None if upload is not None else choice)
     if upload is not None:
         st.session_state[HAS_OFFICIAL_SPLIT_KEY] = False
         payload = upload.getvalue()
@@ -337,7 +345,8 @@ def experiment_settings() -> None:
     with st.sidebar.expander("Experiment settings"):
         mode = SPLIT_RANDOM
         if st.session_state.get(HAS_OFFICIAL_SPLIT_KEY):
-            mode = st.radio(
+            mode = bound(
+                st.radio,
                 "Split",
                 [SPLIT_OFFICIAL, SPLIT_RANDOM],
                 format_func=_SPLIT_LABELS.__getitem__,
@@ -351,18 +360,22 @@ def experiment_settings() -> None:
             n_test = st.session_state[DATASET_KEY].n_samples - n_train
             st.caption(f"{n_train:,} training and {n_test:,} test instances, as published.")
         else:
-            st.slider(
+            bound(
+                st.slider,
                 "Test fraction", 0.1, 0.5, 0.3, 0.05, key="test_size", persist_state="session"
             )
-            st.number_input("Split seed", 0, 10_000, 0, key="split_seed", persist_state="session")
-        st.checkbox(
+            bound(st.number_input, "Split seed", 0, 10_000, 0, key="split_seed",
+                  persist_state="session")
+        bound(
+            st.checkbox,
             "Standardise features",
             value=False,
             key="standardize",
             persist_state="session",
             help="Scale each feature to unit variance (sparse data keeps its zeros).",
         )
-        st.slider(
+        bound(
+            st.slider,
             "Tail threshold (share of training instances)",
             0.005,
             0.5,
@@ -464,8 +477,8 @@ def int_slider(
         st.caption(f"{label} is {low}: {why_fixed}")
         return low
     return int(
-        st.slider(label, low, high, min(max(value, low), high), key=key,
-                  persist_state="session", **kwargs)
+        bound(st.slider, label, low, high, min(max(value, low), high), key=key,
+              persist_state="session", **kwargs)
     )
 
 
@@ -792,3 +805,165 @@ def fitted_table(table, *, column_config: dict | None = None, text_width: str | 
             config[label] = st.column_config.TextColumn(width=text_width, help=label)
     config.update(column_config or {})
     st.dataframe(table, column_config=config, width="stretch", **kwargs)
+
+
+# ----------------------------------------------------------------- links that restore a view
+# Every parameter widget is bound to the URL with Streamlit's own ``bind="query-params"``
+# (the widget's key is the parameter's name; values equal to the default are left out), so a
+# link reopens the same page (the URL path), data set (``?dataset=``) and settings. Streamlit
+# silently drops a link value the widget cannot take; :func:`bound` says so on the page.
+DATASET_PARAM = "dataset"
+_LINK_READ_KEY = "_link_dataset_read"
+_LINK_NOTES: ContextVar[Any] = ContextVar("mlviz_link_notes", default=None)
+_VIEW_PARAMS_KEY = "_view_params"  # key -> value of every bound widget drawn in this run
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if np.isfinite(number) else None
+
+
+def _link_mismatch(value: Any, raw: list[str], shown: Callable[[Any], str]) -> str | None:
+    """Why the link's ``raw`` value(s) did not become ``value``, or None if they did."""
+    if isinstance(value, bool):
+        if [r.lower() for r in raw] == [str(value).lower()]:
+            return None
+        return "it is not true or false" if raw[0].lower() not in ("true", "false") else (
+            "the setting is not available here")
+    if isinstance(value, (int, float, np.number)) or (
+        isinstance(value, tuple) and value and all(isinstance(v, (int, float)) for v in value)
+    ):
+        wanted = list(value) if isinstance(value, tuple) else [value]
+        numbers = [_as_number(r) for r in raw]
+        if any(n is None for n in numbers):
+            return "it is not a number"
+        if len(numbers) == len(wanted) and np.allclose(numbers, wanted, rtol=1e-9, atol=0):
+            return None
+        if isinstance(value, tuple) and len(numbers) != len(wanted):
+            return f"a range needs {len(wanted)} values"
+        if not isinstance(value, tuple) and isinstance(value, (int, np.integer)) and not float(
+            numbers[0]
+        ).is_integer():
+            return "it is not a whole number"
+        return "it is outside the range this data set allows"
+    if isinstance(value, (list, tuple)):
+        known = [shown(v) for v in value]
+        if known == raw:
+            return None
+        unknown = [r for r in raw if r not in known]
+        return f"unknown option(s) {', '.join(unknown)}" if unknown else "it is not available here"
+    if raw == [shown(value)]:
+        return None
+    return "it is not one of the options"
+
+
+def _link_note(message: str) -> None:
+    """Show a note about the link at the top of the page (inline when run without router)."""
+    notes = _LINK_NOTES.get()
+    (notes if notes is not None else st).warning(message, icon="🔗")
+
+
+def bound(widget: Callable[..., T], *args: Any, key: str, **kwargs: Any) -> T:
+    """``widget(*args, key=key, **kwargs)`` bound to the URL parameter ``key``.
+
+    Use for every parameter widget (``shared.bound(st.slider, "M", 1, K, 4, key="plst_m")``,
+    ``shared.bound(col.selectbox, ...)``). A value in the link the widget cannot take (wrong
+    type, out of range, unknown option) is dropped by Streamlit; here a note says which
+    parameter was ignored, why, and what the page uses instead. Never raises for a bad link.
+    """
+    raw = st.query_params.get_all(key) if key in st.query_params else []
+    value = widget(*args, key=key, bind="query-params", **kwargs)
+    st.session_state.setdefault(_VIEW_PARAMS_KEY, {})[key] = value
+    if raw:
+        format_func = kwargs.get("format_func", str)
+        reason = _link_mismatch(value, raw, lambda v: str(format_func(v)))
+        if reason is not None:
+            used = value if isinstance(value, (bool, int, float, np.number)) else (
+                ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else format_func(
+                    value))
+            _link_note(
+                f"The link's `{key}={'&'.join(raw)}` was ignored: {reason}. Using "
+                f"{used if used != '' else 'nothing'} instead."
+            )
+    return value
+
+
+def _dataset_from_link(keys: Sequence[str]) -> None:
+    """Select the link's ``?dataset=`` once per session (later the picker rules)."""
+    if st.session_state.get(_LINK_READ_KEY):
+        return
+    st.session_state[_LINK_READ_KEY] = True
+    wanted = st.query_params.get(DATASET_PARAM)
+    if wanted is None:
+        return
+    if wanted in keys:
+        st.session_state["source_choice"] = wanted
+    else:
+        _link_note(
+            f"The link's `{DATASET_PARAM}={wanted}` was ignored: no such data set here (the "
+            f"data folder may differ). Using {keys[0]} instead; choose one in the sidebar."
+        )
+
+
+def _dataset_to_link(key: str | None) -> None:
+    if key is None:
+        st.query_params.pop(DATASET_PARAM, None)
+    elif st.query_params.get(DATASET_PARAM) != key:
+        st.query_params[DATASET_PARAM] = key
+
+
+# ------------------------------------------------------------------------------ export
+_FIGURES_KEY = "_view_figures"
+
+
+def chart(fig: Any, *, key: str, **kwargs: Any) -> None:
+    """``st.plotly_chart`` whose modebar exports the figure as ``<data set>_<key>.svg``.
+
+    The key names the figure (``"plst_spectrum"`` gives ``yeast_plst_spectrum.svg``); the
+    camera button of plotly's modebar downloads it (SVG, scalable for slides; plotly's PNG
+    export is the "download as PNG" entry of the same modebar in a browser without SVG). The
+    figure is also kept for :func:`report_button`.
+    """
+    from mlviz.figures.report import export_filename
+
+    stem = export_filename(current_dataset().name, *key.split("_"))
+    config = {
+        "toImageButtonOptions": {"format": "svg", "filename": stem, "scale": 2},
+        **kwargs.pop("config", {}),
+    }
+    st.plotly_chart(fig, key=key, config=config, **kwargs)
+    st.session_state.setdefault(_FIGURES_KEY, {})[key] = fig
+
+
+def report_button(title: str, parameters: dict[str, Any] | None = None) -> None:
+    """A download button: this page's figures (drawn by :func:`chart`) and settings as HTML.
+
+    The settings are the data set, the split and every widget value bound to the URL on this
+    page, plus ``parameters``. The HTML is built only when the button is pressed.
+    """
+    from mlviz.figures.report import export_filename, html_report
+
+    figures = dict(st.session_state.get(_FIGURES_KEY, {}))
+    if not figures:
+        return
+    ds = current_dataset()
+    settings = {"data set": st.session_state.get(SOURCE_LABEL_KEY, ds.name),
+                "split": split_settings()}
+    settings.update(st.session_state.get(_VIEW_PARAMS_KEY, {}))
+    settings.update(parameters or {})
+    settings["link"] = "?" + "&".join(
+        f"{k}={v}" for k in st.query_params for v in st.query_params.get_all(k)
+    )
+    page = _calling_page()
+    st.download_button(
+        "Download this view (HTML report)",
+        data=lambda: html_report(f"{ds.name} — {title}", figures, settings),
+        file_name=export_filename(ds.name, page.stem if page else "view", "report") + ".html",
+        mime="text/html",
+        key="report_download",
+        help="Every figure of this page (interactive, plotly.js from its CDN) and the settings "
+        "that made them, in one HTML file.",
+    )

@@ -33,12 +33,16 @@ split = shared.model_split(needs="CLEMS")
 COSTS = {"f1": "F1 (1 − F1)", "accuracy": "Accuracy (1 − Jaccard)", "hamming": "Hamming",
          "rank_loss": "Rank loss (asymmetric)"}
 c1, c2, c3 = st.columns(3)
-cost = c1.selectbox("Cost", list(COSTS), format_func=COSTS.get, key="clems_cost",
+cost = shared.bound(c1.selectbox, "Cost", list(COSTS), format_func=COSTS.get, key="clems_cost",
                     persist_state="session")
 with c2:
-    M = shared.int_slider("Embedding dimension M", 1, K, K, key="clems_m",
-                          why_fixed="with a single label the embedding has one dimension.")
-regressor_name = c3.radio("Regressor", ["ridge (fast)", "random forest (paper)"],
+    M = shared.int_slider(
+        "Embedding dimension M", 1, K, min(2, K), key="clems_m",
+        why_fixed="with a single label the embedding has one dimension.",
+        help="Opens at M = 2, so the picture below is the whole embedding (the paper's M is "
+        "K); the test metrics at M = K are shown beside for comparison.",
+    )
+regressor_name = shared.bound(c3.radio, "Regressor", ["ridge (fast)", "random forest (paper)"],
                           key="clems_regressor", persist_state="session")
 
 
@@ -93,15 +97,31 @@ if result is None:
     st.stop()
 model, scores, distances = result
 
+full = None
+if M != K:
+    # the paper embeds in M = K dimensions: its metrics beside the 2-D teaching view
+    full = shared.fit(
+        "clems", {"cost": cost, "M": K, "regressor": regressor_name}, _fit,
+        label=f"CLEMS at M = K = {K}", spinner=f"Fitting CLEMS at M = K = {K} for comparison…",
+    )
+
 cols = st.columns(4)
 cols[0].metric("Candidate label sets", f"{len(model.candidates_):,} of {model.n_label_sets_:,}",
                help="Distinct training label sets embedded as candidates (most frequent "
                     "first), of all distinct training label sets.")
-cols[1].metric("Stress", f"{model.stress_:.4g}",
-               help="Weighted squared mismatch between embedded distances and target "
-                    "dissimilarities; 0 = the cost is embedded exactly.")
+cols[1].metric(
+    "Stress-1 (Kruskal)", f"{model.stress1_:.3f}",
+    help="sqrt(Σ w(δ − d)² / Σ w d²) over the embedded pairs: the mismatch between embedded "
+    "distances d and target dissimilarities δ relative to the distances, so it compares data "
+    "sets and M. 0 = the cost is embedded exactly; Kruskal's rule of thumb: 0.2 poor, 0.1 "
+    f"fair, 0.05 good, 0.025 excellent. Raw weighted stress: {model.stress_:.4g}.",
+)
 for col, name in zip(cols[2:], ["example_f1", "accuracy"], strict=True):
-    col.metric(f"Test {METRICS[name].label} {METRICS[name].arrow}", f"{scores[name]:.4f}")
+    delta = None
+    if full is not None:
+        delta = f"{full[1][name]:.4f} at M = K = {K}"
+    col.metric(f"Test {METRICS[name].label} {METRICS[name].arrow} (M = {M})",
+               f"{scores[name]:.4f}", delta=delta, delta_color="off")
 
 if model.n_dropped_candidates_:
     st.caption(
@@ -120,7 +140,7 @@ st.subheader("Tail labels: how often CLEMS decodes each label, against the truth
 threshold = shared.tail_threshold()
 label_table = clems_label_table(model, split.X_test, split.Y_test, split.Y_train, threshold,
                                 ds.label_names)
-st.plotly_chart(tail_figures.clems_tail_figure(label_table, threshold), key="clems_tail")
+shared.chart(tail_figures.clems_tail_figure(label_table, threshold), key="clems_tail")
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
@@ -149,7 +169,8 @@ def instance_view() -> None:
     """Reruns alone when the instance changes: the embedding and regressor stay untouched."""
     texts = labelset_text(model.candidates_, ds.label_names)
     st.subheader("One test instance")
-    index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="clems_instance")
+    index = shared.bound(st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0,
+                         key="clems_instance")
     explanation = model.explain(split.X_test[index : index + 1], n=5)
     nearest = explanation["candidates"]["candidate"].to_numpy()
     truth = split.Y_test[index]
@@ -157,7 +178,7 @@ def instance_view() -> None:
 
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(
+        shared.chart(
             figures.embedding_figure(
                 model.embedding_truth_, model.embedding_pred_, model.candidate_counts_,
                 model.candidates_.sum(axis=1), texts, not model.mirrored_,
@@ -172,16 +193,18 @@ def instance_view() -> None:
             "red rings are the nearest prediction-role points, the first one is the decoded set."
         )
     with right:
-        st.plotly_chart(
-            figures.shepard_figure(model.cost_matrix_, distances, model.stress_,
+        shared.chart(
+            figures.shepard_figure(model.cost_matrix_, distances, model.stress1_,
                                    dissimilarity=model.dissimilarity, mirrored=model.mirrored_,
-                                   labelset_text=texts),
+                                   labelset_text=texts, stress_name="stress-1"),
             key="clems_shepard",
         )
         st.caption(
             "Shepard diagram: every pair of candidates, target dissimilarity against embedded "
-            "distance. Points on the diagonal are embedded faithfully; with the Hamming cost and "
-            "M = K the square-root dissimilarity embeds exactly."
+            f"distance in M = {M} dimensions. Points on the diagonal are embedded faithfully; "
+            f"Kruskal stress-1 = {model.stress1_:.3f} here (0 is exact, 0.1 fair, 0.2 poor)."
+            + (" With the Hamming cost and M = K the square-root dissimilarity embeds exactly."
+               if cost == "hamming" and M == K else "")
         )
 
     decoded = explanation["prediction"]
@@ -201,3 +224,5 @@ def instance_view() -> None:
 
 
 instance_view()
+
+shared.report_button("CLEMS")

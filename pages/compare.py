@@ -43,11 +43,12 @@ if scheduler:
 
 ALL = ["BR", "PLST", "PBR", "CPLST", "CS", "ML-KNN", "CLEMS", "GroPLE"]
 c1, c2 = st.columns([3, 1])
-methods = c1.multiselect("Methods", ALL, default=["BR", "PLST", "ML-KNN", "CLEMS"],
+methods = shared.bound(c1.multiselect, "Methods", ALL, default=["BR", "PLST", "ML-KNN", "CLEMS"],
                          key="compare_methods", persist_state="session")
 max_folds = min(10, ds.n_samples)
 if max_folds > 2:
-    n_splits = c2.slider("Folds", 2, max_folds, min(5, max_folds), key="compare_folds",
+    n_splits = shared.bound(c2.slider, "Folds", 2, max_folds, min(5, max_folds),
+                            key="compare_folds",
                          persist_state="session")
 else:
     n_splits = 2
@@ -55,15 +56,16 @@ else:
 with st.expander("Method parameters"):
     p1, p2, p3, p4 = st.columns(4)
     if K > 1:
-        M = p1.slider("M (PLST, PBR, CPLST, CS, CLEMS)", 1, K, min(K, max(1, K // 2)),
+        M = shared.bound(p1.slider, "M (PLST, PBR, CPLST, CS, CLEMS)", 1, K, min(K, max(1, K // 2)),
                       key="compare_m", persist_state="session")
     else:
         M = 1
         p1.caption("M = 1 (PLST, PBR, CPLST, CS, CLEMS): the data set has one label.")
-    k = p2.slider("k (ML-KNN)", 1, 30, 10, key="compare_k", persist_state="session")
-    cost = p3.selectbox("CLEMS cost", ["f1", "accuracy", "hamming", "rank_loss"],
+    k = shared.bound(p2.slider, "k (ML-KNN)", 1, 30, 10, key="compare_k", persist_state="session")
+    cost = shared.bound(p3.selectbox, "CLEMS cost", ["f1", "accuracy", "hamming", "rank_loss"],
                         key="compare_cost", persist_state="session")
-    d = p4.slider("d (GroPLE)", 1, 200, 100, key="compare_d", persist_state="session")
+    d = shared.bound(p4.slider, "d (GroPLE)", 1, 200, M, key="compare_d",
+                     persist_state="session", help="Opens at the M of the other methods (≤ L).")
 
 
 def make(name: str, dimension: int | None = None):
@@ -173,7 +175,7 @@ tail_caption = (
 )
 st.caption("Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better."
            + tail_caption)
-st.plotly_chart(figures.metric_bars(aggregate(results)), key="compare_bars")
+shared.chart(figures.metric_bars(aggregate(results)), key="compare_bars")
 st.download_button("Download fold results (CSV)", results.to_csv(index=False),
                    file_name=f"{ds.name}_cv_results.csv", mime="text/csv")
 
@@ -183,9 +185,10 @@ if per_label is None:
     st.info("No method ran in every fold, so there are no out-of-fold predictions per label.")
 else:
     shown_methods = outcome["methods"]
-    metric = st.radio("Score", ["F1", "recall"], horizontal=True, key="compare_label_metric",
+    metric = shared.bound(st.radio, "Score", ["F1", "recall"], horizontal=True,
+                          key="compare_label_metric",
                       persist_state="session")
-    st.plotly_chart(
+    shared.chart(
         figures.per_label_figure(per_label, shown_methods, metric=metric,
                                  tail_threshold=run_tail),
         key="compare_per_label",
@@ -217,11 +220,11 @@ else:
 
 st.subheader("A metric against the embedding dimension")
 s1, s2 = st.columns([3, 1])
-sweep_methods = s1.multiselect("Methods", ["PLST", "CPLST", "CLEMS", "GroPLE"],
+sweep_methods = shared.bound(s1.multiselect, "Methods", ["PLST", "CPLST", "CLEMS", "GroPLE"],
                                default=["PLST", "CLEMS"], key="compare_sweep_methods",
                                persist_state="session")
-sweep_metric = s2.selectbox("Metric", ["example_f1", "accuracy", "micro_f1", "macro_f1",
-                                       "hamming_loss"],
+sweep_metric = shared.bound(s2.selectbox, "Metric",
+                            ["example_f1", "accuracy", "micro_f1", "macro_f1", "hamming_loss"],
                             format_func=lambda m: f"{METRICS[m].label} {METRICS[m].arrow}",
                             key="compare_sweep_metric", persist_state="session")
 SWEEP_FOLDS = min(3, ds.n_samples)  # a curve needs many fits: three folds per point
@@ -257,10 +260,20 @@ if sweep is not None and st.session_state.get("compare_sweep_for") == ds.digest:
         show_failures(part, SWEEP_FOLDS, where=f" at dimension {dim}")
     if not curves.empty:
         shown = curves["metric"].iloc[0]
-        st.plotly_chart(figures.metric_vs_param_figure(curves, "dimension", shown),
-                        key="compare_sweep_chart")
+        gro_d = "GroPLE" in set(curves["method"]) and d != M
+        shared.chart(
+            figures.metric_vs_param_figure(
+                curves, "dimension", shown, current=M, current_name="M" if gro_d else "M/d"
+            ),
+            key="compare_sweep_chart",
+        )
+        if gro_d:
+            st.caption(f"The marker shows the M = {M} of the table above; GroPLE there uses "
+                       f"d = {d}.")
         st.caption(
             f"{SWEEP_FOLDS}-fold cross-validated mean ± sd against the embedding dimension (M, "
             "or d for GroPLE), in the style of the GroPLE paper's Fig. 5: where does adding "
             "dimensions stop helping?"
         )
+
+shared.report_button("Compare")

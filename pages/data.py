@@ -53,7 +53,7 @@ if ds.notes:
 st.subheader("The long tail")
 frequencies = stats.label_frequencies(ds.Y, relative=True)
 n_tail = int((frequencies < threshold).sum())
-st.plotly_chart(
+shared.chart(
     figures.label_frequency_figure(frequencies, ds.label_names, threshold),
     key="label_frequency_chart",
 )
@@ -67,7 +67,7 @@ st.caption(
 
 left, right = st.columns(2)
 with left:
-    normalize = st.radio(
+    normalize = shared.bound(st.radio,
         "Co-occurrence",
         ["counts", "jaccard", "conditional"],
         horizontal=True,
@@ -83,7 +83,7 @@ with left:
     title = "Label co-occurrence"
     if len(shown) < ds.n_labels:
         title += f" (the {len(shown)} most frequent of {ds.n_labels} labels)"
-    st.plotly_chart(figures.cooccurrence_figure(matrix, names, title=title), key="cooc_chart")
+    shared.chart(figures.cooccurrence_figure(matrix, names, title=title), key="cooc_chart")
     off_diagonal = np.where(np.eye(len(shown), dtype=bool), -np.inf, matrix.astype(float))
     if len(shown) < 2:
         st.caption("With a single label there are no pairs: the one cell is its own count.")
@@ -97,7 +97,7 @@ with left:
             f"{names[j]} ({off_diagonal[i, j]:.3g})."
         )
 with right:
-    st.plotly_chart(figures.cardinality_figure(ds.Y), key="cardinality_chart")
+    shared.chart(figures.cardinality_figure(ds.Y), key="cardinality_chart")
     st.caption(
         f"How many labels an instance carries; their mean, the label cardinality, is "
         f"{summary['cardinality']:.2f}. {summary['empty_instances']:,} instances carry no label."
@@ -116,3 +116,5 @@ st.download_button(
     file_name=f"{ds.name}_statistics.csv",
     mime="text/csv",
 )
+
+shared.report_button("Data")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from mlviz import datasets
 from mlviz.figures import grople as figures
 from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import tail as tail_figures
 from mlviz.grople import GroPLE
-from mlviz.label_clustering import AFFINITIES, group_diagnostics
+from mlviz.label_clustering import AFFINITIES, LabelClustering, group_diagnostics
 from mlviz.linear import PLST, BinaryRelevance
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import grople_label_table, tail_summary
@@ -30,28 +31,54 @@ LOG_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0]
 POSITIVE_GRID = LOG_GRID[1:]  # λ1 > 0 keeps V Vᵀ + λ1 I invertible (Eq. A.2)
 WIDE_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3, 1e4]
 k_max = L + 2 if L <= 28 else 30
+AFFINITY_LABELS = {"heat": "heat kernel (paper)", "cooccurrence": "co-occurrence (Jaccard)",
+                   "correlation": "correlation"}
 with st.container(border=True):
     c1, c2, c3 = st.columns(3)
-    d = c1.slider("Latent dimension d", 1, 200, 100, key="grople_d", persist_state="session")
-    n_groups = c1.slider("Label groups K", 1, k_max, min(10, L), key="grople_k",
-                         persist_state="session")
-    affinity = c1.selectbox(
+    affinity = shared.bound(
+        c1.selectbox,
         "Label affinity of the groups",
-        ["heat", "cooccurrence", "correlation"],
-        format_func={"heat": "heat kernel (paper)", "cooccurrence": "co-occurrence (Jaccard)",
-                     "correlation": "correlation"}.__getitem__,
+        list(AFFINITY_LABELS),
+        format_func=AFFINITY_LABELS.__getitem__,
         key="grople_affinity",
         persist_state="session",
         help="How stage 1 compares labels before grouping them (the Label clusters page shows "
         "the groups each choice gives). The paper uses the heat kernel.",
     )
-    lambda1 = c2.select_slider("λ1 (‖U‖² weight)", POSITIVE_GRID, value=1e-3, key="grople_lambda1",
+    suggested = shared.run_or_error(
+        "Label spectrum",
+        lambda: shared.cached(
+            "grople-suggested-k", {"affinity": affinity, "k_max": k_max},
+            lambda: LabelClustering(n_groups=min(k_max, L), affinity=affinity)
+            .fit(split.Y_train).suggest_n_groups(max_groups=min(k_max, L)),
+        ),
+        state_key="grople_suggested_k",
+    ) if L >= 3 else L
+    default_d = max(1, (L + 1) // 2)
+    d = shared.bound(
+        c1.slider, "Latent dimension d", 1, 200, default_d, key="grople_d",
+        persist_state="session",
+        help=f"Opens at d = {default_d}, about half the {L} labels: d ≥ L would not compress "
+        "(PLST at d ≥ L is binary relevance).",
+    )
+    n_groups = shared.bound(
+        c1.slider, "Label groups K", 1, k_max, suggested or min(10, L), key="grople_k",
+        persist_state="session",
+        help="Opens at the eigengap's suggestion on the training labels"
+        + (f" (K = {suggested})." if suggested else "."),
+    )
+    if suggested and suggested != n_groups:
+        c1.button(f"Use suggested K = {suggested}", key="grople_use_suggested",
+                  on_click=lambda: st.session_state.update(grople_k=suggested))
+    lambda1 = shared.bound(c2.select_slider, "λ1 (‖U‖² weight)", POSITIVE_GRID, value=1e-3,
+                           key="grople_lambda1",
                                persist_state="session")
-    lambda2 = c2.select_slider("λ2 (group sparsity of V^k)", LOG_GRID, value=1.0,
+    lambda2 = shared.bound(c2.select_slider, "λ2 (group sparsity of V^k)", LOG_GRID, value=1.0,
                                key="grople_lambda2", persist_state="session")
-    alpha = c3.select_slider("α (latent-correlation term)", WIDE_GRID, value=1e-2,
+    alpha = shared.bound(c3.select_slider, "α (latent-correlation term)", WIDE_GRID, value=1e-2,
                              key="grople_alpha", persist_state="session")
-    beta = c3.select_slider("β (ℓ1 sparsity of Z)", WIDE_GRID, value=1.0, key="grople_beta",
+    beta = shared.bound(c3.select_slider, "β (ℓ1 sparsity of Z)", WIDE_GRID, value=1.0,
+                        key="grople_beta",
                             persist_state="session")
     params = {"d": d, "K": n_groups, "affinity": affinity, "lambda1": lambda1,
               "lambda2": lambda2, "alpha": alpha, "beta": beta}
@@ -89,17 +116,25 @@ model, scores, binary_relevance = result
 if fitted_params != params:
     st.info("The figures show the last fitted settings; press **Fit GroPLE** to apply yours.")
 
-st.plotly_chart(
+shared.chart(
     figures.vk_heatmap(model.V_, model.groups_, ds.label_names, row_support=model.row_support_),
     key="grople_vk",
 )
+rows_used = model.row_support_.sum(axis=1)
+n_dead = int((~model.row_support_.any(axis=0)).sum())
+n_latent = model.row_support_.shape[1]
 st.caption(
-    "Each column block is one label group's V^k (paper Figure 1), headed by the number of "
-    "latent rows it uses out of d; rows are the d latent dimensions. Blank rows are exactly "
-    "zero for every label of the group — the ℓ2,1 penalty switches whole rows off. "
-    "Raise λ2 to see rows vanish (on the planted sample the pattern of the paper's Figure 1 "
-    "appears around λ2 = 10: each group keeps its own few rows); groups that share no rows "
-    "are modelled independently."
+    f"Each column block is one of the {model.n_groups_} label groups' V^k (paper Figure 1), "
+    f"headed by the number of latent rows it uses out of d = {n_latent}; rows are the latent "
+    "dimensions, and a blank row is exactly zero for every label of its group (the ℓ2,1 "
+    f"penalty switches whole rows off). Here the groups use {rows_used.min()}–"
+    f"{rows_used.max()} rows each"
+    + (f", and {n_dead} row(s) are used by no group." if n_dead else ".")
+    + (" Raise λ2 to switch more rows off; on this planted sample the pattern of the "
+       "paper's Figure 1 (each group its own few rows) appears around λ2 = 10."
+       if datasets.known_groups(ds) is not None else
+       " Raise λ2 to switch more rows off; groups that share no rows are modelled "
+       "independently.")
 )
 
 st.subheader("The label groups GroPLE used")
@@ -146,7 +181,7 @@ st.subheader("Tail labels: does sharing a group help or hurt rare labels?")
 threshold = shared.tail_threshold()
 label_table = grople_label_table(model, binary_relevance, split.X_test, split.Y_test,
                                  split.Y_train, threshold, ds.label_names)
-st.plotly_chart(tail_figures.grople_tail_figure(label_table, threshold), key="grople_tail")
+shared.chart(tail_figures.grople_tail_figure(label_table, threshold), key="grople_tail")
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
@@ -165,9 +200,11 @@ else:
         f"No label is in the tail: every label is in at least {percent} of the training "
         "instances (the threshold is in the sidebar's Experiment settings)."
     )
-st.plotly_chart(
+shared.chart(
     figures.objective_figure(model.objective_history_, model.feature_objective_history_),
     key="grople_objective",
 )
 st.caption("Objective of Eq. 4 per outer iteration (it must never increase) and of the "
            "feature embedding (Eq. 5).")
+
+shared.report_button("GroPLE")

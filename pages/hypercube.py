@@ -62,7 +62,7 @@ st.caption(
 )
 
 if ds.n_labels == 3:
-    n_dirs = st.slider("PLST directions to draw (M)", 0, 3, 1, key="cube_m",
+    n_dirs = shared.bound(st.slider, "PLST directions to draw (M)", 0, 3, 1, key="cube_m",
                        persist_state="session")
     plst = None
     if n_dirs and ds.n_samples < 2:
@@ -80,7 +80,7 @@ if ds.n_labels == 3:
         offset=plst.offset_ if plst is not None else None,
         directions=plst.components_[:n_dirs] if plst is not None else None,
     )
-    st.plotly_chart(fig, key="cube_chart")
+    shared.chart(fig, key="cube_chart")
     st.caption(
         "The literal cube: filled corners carry instances (bigger = more), hollow ones none. "
         + (
@@ -94,14 +94,15 @@ if ds.n_labels == 3:
     st.stop()
 
 c1, c2, c3, c4 = st.columns(4)
-dim = c2.radio("Dimensions", [2, 3], horizontal=True, key="cube_dim", persist_state="session")
+dim = shared.bound(c2.radio, "Dimensions", [2, 3], horizontal=True, key="cube_dim",
+                   persist_state="session")
 methods = {"pca": "PCA (PLST's view)", "mds": "classical MDS",
            "umap": "UMAP (slow: about a minute the first time)"}
 if len(vertices) <= dim + 2:  # UMAP needs a neighbourhood graph
     del methods["umap"]
-method = c1.selectbox("Projection", list(methods), key="cube_projection",
+method = shared.bound(c1.selectbox, "Projection", list(methods), key="cube_projection",
                       persist_state="session", format_func=methods.get)
-colour_by = c3.radio("Colour by", ["label count", "label cluster"], key="cube_colour",
+colour_by = shared.bound(c3.radio, "Colour by", ["label count", "label cluster"], key="cube_colour",
                      persist_state="session")
 with c4:
     n_groups = (
@@ -157,10 +158,10 @@ if colour_by == "label cluster":
     if clustering is not None:
         colour = hypercube.dominant_group(vertices, clustering.labels_)
         colour_title = "dominant cluster"
-show_axes = method == "pca" and st.checkbox(
+show_axes = method == "pca" and shared.bound(st.checkbox,
     "Draw the label axes (biplot)", value=ds.n_labels <= 20, key="cube_axes",
     persist_state="session")
-st.plotly_chart(
+shared.chart(
     figures.hypercube_figure(
         coords, vertices, counts, edges, ds.label_names, color=colour,
         color_title=colour_title, loadings=loadings if show_axes else None,
@@ -192,3 +193,5 @@ st.caption(
     )
     + "Sets that overlap here are the ones a low-dimensional embedding cannot tell apart."
 )
+
+shared.report_button("Hypercube")

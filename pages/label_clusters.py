@@ -55,7 +55,8 @@ if st.session_state.get("clusters_k", 0) > k_max:
     st.session_state["clusters_k"] = k_max  # a previous data set had more labels
 
 c1, c2 = st.columns([1, 2])
-affinity = c1.selectbox(
+affinity = shared.bound(
+    c1.selectbox,
     "Affinity between labels",
     AFFINITY_OPTIONS,
     format_func=AFFINITY_LABELS.__getitem__,
@@ -64,8 +65,26 @@ affinity = c1.selectbox(
     help="The paper's heat kernel is the default. Co-occurrence keeps rare labels with the "
     "labels they occur with.",
 )
-n_groups = c2.slider("Number of groups K", 2, k_max, min(10, k_max), key="clusters_k",
-                     persist_state="session")
+
+
+def _spectrum() -> LabelClustering:
+    # fitted at the largest K offered, so that the spectrum holds every gap up to k_max
+    return LabelClustering(n_groups=k_max, affinity=affinity).fit(ds.Y)
+
+
+spectrum_model = shared.run_or_error(
+    "Label spectrum",
+    lambda: shared.cached("label-spectrum", {"affinity": affinity, "k_max": k_max}, _spectrum),
+    state_key="clusters_spectrum",
+)
+if spectrum_model is None or spectrum_model.labels_.shape != (L,):
+    st.stop()
+suggested = spectrum_model.suggest_n_groups(max_groups=k_max)
+n_groups = shared.bound(
+    c2.slider, "Number of groups K", 2, k_max, suggested, key="clusters_k",
+    persist_state="session",
+    help=f"Opens at the eigengap's suggestion for this data set and affinity (K = {suggested}).",
+)
 tail = shared.tail_threshold()
 
 
@@ -81,7 +100,6 @@ model = shared.run_or_error(
 if model is None or model.labels_.shape != (L,):
     st.stop()
 
-suggested = model.suggest_n_groups(max_groups=k_max)
 diagnostics = shared.run_or_error(
     "Group diagnostics",
     lambda: shared.cached(
@@ -138,7 +156,7 @@ frequencies = stats.label_frequencies(ds.Y, relative=True)
 left, right = st.columns([3, 2])
 with left:
     if L <= figures.MAX_NAMED_LABELS:
-        st.plotly_chart(
+        shared.chart(
             figures.affinity_heatmap(model.affinity_, model.labels_, names, frequencies),
             key="clusters_affinity_heatmap",
         )
@@ -149,7 +167,7 @@ with left:
             "affinity; a pale block is a group the affinity does not support."
         )
     else:
-        st.plotly_chart(
+        shared.chart(
             figures.group_affinity_heatmap(model.affinity_, model.labels_),
             key="clusters_group_heatmap",
         )
@@ -159,7 +177,7 @@ with left:
             "labels."
         )
         group_sizes = diagnostics.set_index("group")["n_labels"]
-        chosen_group = st.selectbox(
+        chosen_group = shared.bound(st.selectbox,
             "Drill down into group",
             list(group_sizes.index),
             format_func=lambda g: f"group {g} ({group_sizes[g]} labels)",
@@ -174,7 +192,7 @@ with left:
         else:
             shown_note = f"all {members.size} labels"
         members.sort()
-        st.plotly_chart(
+        shared.chart(
             figures.affinity_heatmap(
                 model.affinity_[members][:, members],
                 model.labels_[members],
@@ -185,17 +203,18 @@ with left:
             key="clusters_drill_heatmap",
         )
 with right:
-    shown = min(MAX_K + 1, model.eigenvalues_.size)
-    st.plotly_chart(
+    shown = min(MAX_K + 1, spectrum_model.eigenvalues_.size)
+    shared.chart(
         figures.eigenvalue_figure(
-            model.eigenvalues_, suggested, chosen_k=n_groups, max_shown=shown, n_labels=L
+            spectrum_model.eigenvalues_, suggested, chosen_k=n_groups, max_shown=shown, n_labels=L
         ),
         key="clusters_eigen",
     )
-    gap = model.eigenvalues_[suggested - 1] - model.eigenvalues_[suggested]
+    gap = spectrum_model.eigenvalues_[suggested - 1] - spectrum_model.eigenvalues_[suggested]
     st.caption(
         f"Eigenvalues of the normalised affinity, largest first; the grey line marks the chosen "
-        f"K = {n_groups}. The largest drop within K = 2..{min(k_max, model.eigenvalues_.size - 1)} "
+        f"K = {n_groups}. The largest drop within K = 2.."
+        f"{min(k_max, spectrum_model.eigenvalues_.size - 1)} "
         f"is after λ_{suggested} "
         f"({gap:.3f}), so the eigengap suggests K = {suggested}. A clear gap means K "
         "well-separated groups; a smooth decline means the spectrum does not settle K — use "
@@ -229,7 +248,7 @@ if run_sweep:
             state_key="clusters_sweep",
         )
     if sweep is not None and int(sweep["n_groups"].max()) == sweep_ks[-1]:
-        st.plotly_chart(figures.stability_figure(sweep, chosen_k=n_groups),
+        shared.chart(figures.stability_figure(sweep, chosen_k=n_groups),
                         key="clusters_sweep_figure")
         best = sweep.loc[sweep["stability"].idxmax()]
         by_k = sweep.set_index("n_groups")
@@ -282,3 +301,5 @@ with st.expander("Every label with its group"):
     if truth is not None:
         table["planted group"] = truth[table.index.to_numpy()]
     shared.fitted_table(table, hide_index=True)
+
+shared.report_button("Label clusters")

@@ -304,7 +304,7 @@ def step_hypercube() -> None:
         plst = fit_plst(2)
         if not _fits_this_data(plst):
             return
-        st.plotly_chart(
+        shared.chart(
             cube_figures.cube_figure(vertices, counts, names, offset=plst.offset_,
                                      directions=plst.components_[:2] if draw else None),
             key="lesson_cube",
@@ -363,7 +363,7 @@ def step_hypercube() -> None:
         # the builder names the arrows after label_names in order: name the drawn ones
         fig.update_traces(text=arrow_names, selector=dict(mode="text"))
     fig.update_layout(xaxis_title="principal direction 1", yaxis_title="principal direction 2")
-    st.plotly_chart(_legend_at_bottom(fig), key="lesson_hypercube")
+    shared.chart(_legend_at_bottom(fig), key="lesson_hypercube")
     points.append(
         (_count(len(edges), "pair of the drawn sets is", "pairs of the drawn sets are")
          + " one label apart (grey lines). "
@@ -425,7 +425,7 @@ def step_plst() -> None:
                           "ones, then the highest ỹ</sup>")
     # a category axis skips every other name when crowded: name every bar
     fig.update_xaxes(tickmode="array", tickvals=[names[j] for j in shown], col=2)
-    st.plotly_chart(_per_label_legible(fig, len(shown), col=2), key="lesson_plst_decoding")
+    shared.chart(_per_label_legible(fig, len(shown), col=2), key="lesson_plst_decoding")
     kept = facts.variance_kept(model.singular_values_, m)
     loss = hamming_loss(split.Y_test, model.predict(split.X_test))
     _notice([
@@ -487,7 +487,7 @@ def step_groups() -> None:
                                                frequencies)
     else:
         fig = cluster_figures.group_affinity_heatmap(model.affinity_, model.labels_)
-    st.plotly_chart(fig, key="lesson_groups_heatmap")
+    shared.chart(fig, key="lesson_groups_heatmap")
     diagnostics = group_diagnostics(split.Y_train, model.labels_, label_names=names,
                                     tail_threshold=shared.tail_threshold())
     never = cluster_figures.never_cooccurring_groups(diagnostics)
@@ -555,7 +555,7 @@ def step_grople() -> None:
                                     row_support=model.row_support_)
     if L > 20:
         fig.update_xaxes(tickangle=-90)  # many names at -60° overlap each other
-    st.plotly_chart(fig, key="lesson_grople_vk")
+    shared.chart(fig, key="lesson_grople_vk")
     rows = facts.rows_per_group(model.row_support_)
     n_groups = len(rows)
     unused = int((rows["rows_used"] == 0).sum())
@@ -620,7 +620,7 @@ def step_clems() -> None:
     truth = split.Y_test[index]
     nearest_costs = cost_matrix(truth[None, :], model.candidates_[nearest], cost)[0]
     texts = cube_figures.labelset_text(model.candidates_, names)
-    st.plotly_chart(
+    shared.chart(
         _legend_at_bottom(clems_figures.embedding_figure(
             model.embedding_truth_, model.embedding_pred_, model.candidate_counts_,
             model.candidates_.sum(axis=1), texts, not model.mirrored_,
@@ -700,7 +700,7 @@ def step_mlknn() -> None:
                           f"({int(table['decision'].sum())} of {L} labels predicted)<br>"
                           f"<sup>{len(shown)} of {L} labels shown: the instance's true and "
                           "predicted ones, then the highest posterior</sup>")
-    st.plotly_chart(_per_label_legible(fig, len(shown)), key="lesson_mlknn_posterior")
+    shared.chart(_per_label_legible(fig, len(shown)), key="lesson_mlknn_posterior")
     predictions = model.predict(split.X_test)
     never, missed = facts.never_predicted(predictions, split.Y_test)
     needed = facts.votes_needed(model.prior_, model.cond_pos_, model.cond_neg_)
@@ -806,7 +806,7 @@ def step_compare() -> None:
     frequencies = stats.label_frequencies(split.Y_train, relative=True)
     per_label = pd.DataFrame({"label": names, "frequency": frequencies,
                               **{f"F1 {method}": f1[method] for method in chosen}})
-    st.plotly_chart(
+    shared.chart(
         compare_figures.per_label_figure(per_label, chosen, metric="F1",
                                          tail_threshold=tau if tau > 0 else None),
         key="lesson_compare_per_label",
@@ -885,3 +885,5 @@ back.button("← Previous step", key="lesson_previous", disabled=position == 0,
             on_click=_apply, args=({"lesson_step": STEPS[max(position - 1, 0)]},))
 forward.button("Next step →", key="lesson_next", disabled=position == len(STEPS) - 1,
                on_click=_apply, args=({"lesson_step": STEPS[min(position + 1, len(STEPS) - 1)]},))
+
+shared.report_button("Lesson")

@@ -42,7 +42,8 @@ with c1:
         why_fixed=f"the training split has {n_train} instances, and an instance is not its own "
         "neighbour.",
     )
-s = c2.select_slider("Smoothing s", options=[0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0], value=1.0,
+s = shared.bound(c2.select_slider, "Smoothing s", options=[0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0],
+                 value=1.0,
                      key="mlknn_s", persist_state="session")
 
 
@@ -95,7 +96,7 @@ st.subheader("Tail labels: a small prior needs many neighbours")
 threshold = shared.tail_threshold()
 label_table = mlknn_label_table(model, graph_test, split.Y_test, split.Y_train, threshold,
                                 ds.label_names, Y_pred=predicted)
-st.plotly_chart(tail_figures.mlknn_tail_figure(label_table, threshold), key="mlknn_tail")
+shared.chart(tail_figures.mlknn_tail_figure(label_table, threshold), key="mlknn_tail")
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
@@ -121,7 +122,8 @@ MAX_LABEL_COLUMNS = 6  # one 0/1 column per label in the neighbours table up to 
 def instance_view() -> None:
     """Reruns alone when the instance changes: the fitted model and metrics stay untouched."""
     st.subheader("One test instance")
-    index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="mlknn_instance")
+    index = shared.bound(st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0,
+                         key="mlknn_instance")
     explanation = model.explain(graph_test[index : index + 1], label_names=ds.label_names)
     full = explanation.table.assign(truth=split.Y_test[index])
     shown = np.sort(np.argsort(-full["posterior"].to_numpy(), kind="stable")[:MAX_LABELS_SHOWN])
@@ -132,7 +134,7 @@ def instance_view() -> None:
             title=f"The {len(shown)} of {len(full):,} labels with the highest posterior "
             f"({int(full['decision'].sum())} of {len(full):,} labels predicted)"
         )
-    st.plotly_chart(figure, key="mlknn_posterior")
+    shared.chart(figure, key="mlknn_posterior")
     st.caption(
         "Per label, the two prior × likelihood products (log scale): the label is predicted when "
         "the H₁ bar is at least as tall as the H₀ bar (ties go positive, as in the authors' code). "
@@ -157,3 +159,5 @@ def instance_view() -> None:
 
 
 instance_view()
+
+shared.report_button("ML-KNN")

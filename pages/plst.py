@@ -8,6 +8,7 @@ import streamlit as st
 
 from mlviz.figures import linear as figures
 from mlviz.figures import tail as tail_figures
+from mlviz.figures.lesson import variance_kept
 from mlviz.linear import CPLST, PBR, PLST, BinaryRelevance, CompressedSensing
 from mlviz.metrics import METRICS
 from mlviz.per_label import plst_label_table, tail_summary
@@ -58,11 +59,13 @@ if not np.any(full_model.singular_values_ > 0):
 else:
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(figures.spectrum_figure(full_model.singular_values_), key="plst_spectrum")
+        shared.chart(figures.spectrum_figure(full_model.singular_values_, current=M),
+                     key="plst_spectrum")
         st.caption(
             "Share of label variance along each principal direction of the training labels. "
-            "PLST with M directions keeps the first M bars; a steep drop means a small M loses "
-            "little."
+            f"PLST with M = {M} (dashed line) keeps the first {M} bars, "
+            f"{variance_kept(model.singular_values_, M):.0%} of the variance; a steep drop "
+            "means a small M loses little."
         )
     with right:
         m_values = np.arange(K + 1)
@@ -74,8 +77,8 @@ else:
             label="Encoding error", spinner="Encoding error for every M…",
         )
         if encoding_errors is not None:
-            st.plotly_chart(
-                figures.encoding_error_figure(*encoding_errors, m_values=m_values),
+            shared.chart(
+                figures.encoding_error_figure(*encoding_errors, m_values=m_values, current=M),
                 key="plst_encoding_error",
             )
         st.caption(
@@ -98,7 +101,7 @@ if np.any(model.singular_values_ > 0):
     )
 if label_table is not None:
     st.subheader(f"Tail labels: what M = {model.n_components_} directions cannot represent")
-    st.plotly_chart(
+    shared.chart(
         tail_figures.plst_tail_figure(label_table, threshold, n_components=model.n_components_),
         key="plst_tail",
     )
@@ -136,18 +139,19 @@ FACTORIES = {
     "BR": lambda m: BinaryRelevance() if m == K else None,
 }
 c1, c2, c3 = st.columns([3, 2, 1])
-methods = c1.multiselect(
+methods = shared.bound(c1.multiselect,
     "Methods", list(FACTORIES), default=["PLST", "PBR", "CPLST", "BR"], key="plst_methods",
     persist_state="session",
     help="CS decodes each instance by a sparse reconstruction (CoSaMP, the paper's decoder): "
     "noticeably slower.",
 )
-metric = c2.selectbox(
+metric = shared.bound(c2.selectbox,
     "Metric", ["hamming_loss", "example_f1", "accuracy", "micro_f1", "macro_f1"],
     format_func=lambda m: f"{METRICS[m].label} {METRICS[m].arrow}", key="plst_metric",
     persist_state="session",
 )
-ideal = c3.checkbox("Ideal learner", value=True, key="plst_ideal", persist_state="session",
+ideal = shared.bound(c3.checkbox, "Ideal learner", value=True, key="plst_ideal",
+                     persist_state="session",
                     help="Also decode the exact codes of the test labels: what is left is the "
                     "encoding error alone (paper Fig. 2).")
 grid = np.unique(np.round(np.geomspace(1, K, num=min(K, 12))).astype(int))
@@ -182,7 +186,8 @@ if methods:
         )
     if sweep is not None and not sweep.empty:
         wide = sweep.query("metric == @metric").rename(columns={"value": metric})
-        st.plotly_chart(figures.loss_vs_m_figure(wide, metric=metric), key="plst_loss_vs_m")
+        shared.chart(figures.loss_vs_m_figure(wide, metric=metric, current=M),
+                     key="plst_loss_vs_m")
         st.caption(
             "Solid lines: learned regressors; dashed: the ideal learner that predicts the code "
             "exactly. The gap between them is the regression (prediction) error; the dashed "
@@ -195,13 +200,14 @@ if methods:
 def instance_view() -> None:
     """Reruns alone when the instance changes: the fitted model and sweep stay untouched."""
     st.subheader("One test instance, step by step")
-    index = st.number_input("Test instance", 0, len(split.Y_test) - 1, 0, key="plst_instance")
+    index = shared.bound(st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0,
+                         key="plst_instance")
     x_row = split.X_test[index : index + 1]
     h = model.regressor_.predict(x_row).reshape(1, -1)[0]
     y_tilde = model.predict_decoded(x_row)[0]
     y_hat = model.predict(x_row)[0]
     y_true = split.Y_test[index]
-    st.plotly_chart(figures.decoding_figure(y_tilde, y_true, ds.label_names, h=h),
+    shared.chart(figures.decoding_figure(y_tilde, y_true, ds.label_names, h=h),
                     key="plst_decoding")
     st.caption(
         "Left: the M regressor outputs h. Right: the decoded point ỹ = o + Pᵀh per label; labels "
@@ -213,3 +219,5 @@ def instance_view() -> None:
 
 
 instance_view()
+
+shared.report_button("PLST")

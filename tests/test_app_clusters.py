@@ -87,9 +87,10 @@ def test_label_clusters_planted_sample_reports_agreement_and_flags():
 def test_use_suggested_k_button_applies_the_eigengap():
     at = _app("label_clusters.py", _load("sample:planted"))
     at.session_state["clusters_affinity"] = "cooccurrence"
+    at.session_state["clusters_k"] = 10
     at.run()
     suggested = int(_metric(at, "Eigengap suggests K"))
-    assert at.slider(key="clusters_k").value != suggested  # precondition: default K = 10
+    assert at.slider(key="clusters_k").value != suggested  # precondition: K = 10
     at.button(key="clusters_use_suggested").click().run()
     _assert_clean(at, "after 'use suggested K'")
     assert at.slider(key="clusters_k").value == suggested

@@ -372,3 +372,38 @@ def test_candidate_costs_are_reused_across_m_and_regressor():
         CLEMS(cost="accuracy").fit(X, Y, candidate_costs=shared)
     with pytest.raises(ValueError, match="other training labels"):
         CLEMS().fit(X[:-1], Y[:-1], candidate_costs=shared)
+
+
+@pytest.mark.parametrize(
+    "cost,weights,mirror",
+    [("hamming", "uniform", False), ("f1", "frequency", False), ("rank_loss", "frequency", True)],
+)
+def test_stress1_is_kruskal_stress1_of_the_embedding(cost, weights, mirror):
+    from mlviz.mds import euclidean_distances, kruskal_stress1
+
+    rng = np.random.default_rng(3)
+    Y = (rng.random((80, 4)) < 0.4).astype(int)
+    X = rng.standard_normal((80, 3))
+    model = CLEMS(
+        n_components=2, cost=cost, weights=weights, mirror=mirror, random_state=0
+    ).fit(X, Y)
+    assert model.mirrored_ is mirror
+    delta = np.sqrt(model.cost_matrix_)
+    counts = model.candidate_counts_.astype(float)
+    pair_w = np.ones_like(counts) if weights == "uniform" else counts
+    if model.mirrored_:
+        # mirrored objects (truth role, then prediction role): only cross pairs carry weight
+        n = len(counts)
+        points = np.vstack([model.embedding_truth_, model.embedding_pred_])
+        full_delta = np.zeros((2 * n, 2 * n))
+        full_delta[:n, n:] = delta
+        full_delta[n:, :n] = delta.T
+        w = np.zeros((2 * n, 2 * n))
+        w[:n, n:] = pair_w[:, None]
+        w[n:, :n] = pair_w[None, :]
+        expected = kruskal_stress1(full_delta, euclidean_distances(points), w)
+    else:
+        w = pair_w[:, None] + pair_w[None, :] if weights == "frequency" else None
+        expected = kruskal_stress1(delta, euclidean_distances(model.embedding_truth_), w)
+    assert model.stress1_ == pytest.approx(expected, rel=1e-8)
+    assert 0 < model.stress1_ < 1

@@ -170,3 +170,11 @@ def test_embedding_one_dimensional_and_errors():
         embedding_figure(points, None, [1, 2], [1, 1, 2], ["a", "b", "c"], True)
     with pytest.raises(ValueError, match="outside"):
         embedding_figure(points, None, [1, 2, 3], [1, 1, 2], ["a", "b", "c"], True, nearest=[3])
+
+
+def test_shepard_title_names_the_stress_shown():
+    cost, points = _random_problem(5)
+    distances = squareform(pdist(points[:5]))
+    assert "stress = 1.25 " in shepard_figure(cost, distances, stress=1.25).layout.title.text
+    fig = shepard_figure(cost, distances, stress=0.0812, stress_name="Kruskal stress-1")
+    assert fig.layout.title.text.startswith("Shepard diagram: Kruskal stress-1 = 0.0812 (")

@@ -233,3 +233,13 @@ def test_per_label_figure_caps_labels_and_says_so():
         per_label_figure(table, ["B"])
     with pytest.raises(ValueError, match="no methods"):
         per_label_figure(table, [])
+
+
+def test_metric_vs_param_marks_the_current_dimension():
+    fig = metric_vs_param_figure(_sweep(), "d", "accuracy", current=10, current_name="M/d")
+    assert [s.x0 for s in fig.layout.shapes if s.line.dash == "dash"] == [10]
+    assert [a.text for a in fig.layout.annotations] == ["you are here: M/d = 10"]
+    unmarked = metric_vs_param_figure(_sweep(), "d", "accuracy")
+    assert not unmarked.layout.shapes and not unmarked.layout.annotations
+    with pytest.raises(ValueError, match="metric_vs_param_figure: current='ten'"):
+        metric_vs_param_figure(_sweep(), "d", "accuracy", current="ten")

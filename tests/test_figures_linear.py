@@ -159,3 +159,35 @@ def test_decoding_figure_with_h_panel():
     np.testing.assert_array_equal(fig.data[0].y, [0.3, -0.1, 2.0])
     assert fig.data[1].xaxis == "x2"
     fig.to_json()  # serialisable for st.plotly_chart
+
+
+def _current_markers(fig):
+    """(x, label) of each "you are here" line: the vline shapes and their annotations."""
+    lines = [s.x0 for s in fig.layout.shapes if s.line.dash == "dash"]
+    labels = [a.text for a in fig.layout.annotations if a.text.startswith("you are here")]
+    return lines, labels
+
+
+@pytest.mark.parametrize("current", [1, 3])
+def test_plst_curves_mark_the_current_m(current):
+    Y = _labels()
+    model = PLST(n_components=2, regressor=None).fit(np.random.default_rng(0).random((120, 3)), Y)
+    errors = model.encoding_error(Y).mean(axis=0)
+    df = pd.DataFrame({"method": "PLST", "M": [1, 2, 3, 4], "hamming_loss": [0.4, 0.3, 0.2, 0.1]})
+    figures = [
+        spectrum_figure(model.singular_values_, current=current),
+        encoding_error_figure(errors, m_values=np.arange(errors.size), current=current),
+        loss_vs_m_figure(df, current=current),
+    ]
+    for fig in figures:
+        assert _current_markers(fig) == ([current], [f"you are here: M = {current}"])
+    unmarked = [spectrum_figure(model.singular_values_), loss_vs_m_figure(df)]
+    assert all(_current_markers(fig) == ([], []) for fig in unmarked)
+
+
+@pytest.mark.parametrize("bad", ["four", float("nan"), None])
+def test_current_marker_rejects_non_numbers(bad):
+    from mlviz.figures._current import mark_current
+
+    with pytest.raises(ValueError, match="spectrum_figure: current="):
+        mark_current(spectrum_figure(np.array([2.0, 1.0])), bad, "M", where="spectrum_figure")

@@ -15,6 +15,7 @@ from mlviz.mds import (
     _make_solver,
     _UniformSolver,
     classical_mds,
+    kruskal_stress1,
     landmark_mds,
 )
 
@@ -241,3 +242,25 @@ def test_gemm_euclidean_distances_equal_cdist_and_are_exactly_zero_for_coinciden
     square = euclidean_distances(A)
     assert np.all(np.diag(square) == 0.0)
     np.testing.assert_allclose(square, cdist(A, A), rtol=1e-10, atol=1e-9)
+
+
+def test_kruskal_stress1_hand_worked():
+    # three points; Δ = (1, 1, 2) on pairs (01, 02, 12), d = (1, 2, 2): raw = 1, Σd² = 9
+    delta = np.array([[0, 1, 1], [1, 0, 2], [1, 2, 0]], dtype=float)
+    dist = np.array([[0, 1, 2], [1, 0, 2], [2, 2, 0]], dtype=float)
+    assert kruskal_stress1(delta, dist) == pytest.approx(1 / 3)
+    # weight 3 on the wrong pair (02): raw = 3, Σ w d² = 1 + 12 + 4 = 17
+    w = np.array([[0, 1, 3], [1, 0, 1], [3, 1, 0]], dtype=float)
+    assert kruskal_stress1(delta, dist, w) == pytest.approx(np.sqrt(3 / 17))
+    # invariant to scaling Δ and d together; zero for an exact embedding
+    assert kruskal_stress1(10 * delta, 10 * dist, w) == pytest.approx(np.sqrt(3 / 17))
+    assert kruskal_stress1(dist, dist) == 0.0
+
+
+def test_kruskal_stress1_rejects_collapsed_and_mismatched_input():
+    delta = np.ones((3, 3)) - np.eye(3)
+    with pytest.raises(ValueError, match="every embedded distance is zero"):
+        kruskal_stress1(delta, np.zeros((3, 3)))
+    assert kruskal_stress1(np.zeros((3, 3)), np.zeros((3, 3))) == 0.0
+    with pytest.raises(ValueError, match="same shape"):
+        kruskal_stress1(delta, np.ones((4, 4)))

@@ -259,6 +259,7 @@ def shepard_figure(
     mirrored: bool = False,
     max_points: int = MAX_SHEPARD_POINTS,
     labelset_text: Sequence[str] | None = None,
+    stress_name: str = "stress",
 ) -> go.Figure:
     """Target dissimilarity against embedded distance for every compared pair; y = x is perfect.
 
@@ -285,6 +286,8 @@ def shepard_figure(
         Pass a larger value to draw every pair.
     labelset_text : sequence of str, optional
         Readable candidate label sets for the hover.
+    stress_name : str, default="stress"
+        What ``stress`` is, for the title (e.g. "Kruskal stress-1" for ``CLEMS.stress1_``).
 
     Returns
     -------
@@ -359,7 +362,7 @@ def shepard_figure(
     shown = f"{rows.size:,} of {total:,} pairs" if rows.size < total else f"{total:,} pairs"
     roles = "; truth role against prediction role" if mirrored else ""
     fig.update_layout(
-        title=f"Shepard diagram: stress = {stress:.4g} ({shown}{roles})",
+        title=f"Shepard diagram: {stress_name} = {stress:.4g} ({shown}{roles})",
         xaxis_title=x_title,
         yaxis_title="distance in the embedding",
         margin=dict(t=50, b=10),

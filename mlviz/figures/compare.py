@@ -17,6 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mlviz.figures._current import mark_current
 from mlviz.figures._style import legible, method_color
 from mlviz.metrics import METRICS
 
@@ -176,7 +177,14 @@ def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
     return fig
 
 
-def metric_vs_param_figure(df: pd.DataFrame, param: str, metric: str) -> go.Figure:
+def metric_vs_param_figure(
+    df: pd.DataFrame,
+    param: str,
+    metric: str,
+    *,
+    current: float | None = None,
+    current_name: str | None = None,
+) -> go.Figure:
     """Mean ± sd of one metric per method against a parameter (GroPLE paper, Fig. 5 style).
 
     Parameters
@@ -191,6 +199,10 @@ def metric_vs_param_figure(df: pd.DataFrame, param: str, metric: str) -> go.Figu
         numeric axis in increasing order.
     metric : str
         Which metric to show (a value of the ``metric`` column).
+    current : float, optional
+        The parameter value in use on the page, marked "you are here".
+    current_name : str, optional
+        Its symbol in the marker's label (e.g. "M/d"); default ``param``.
 
     Returns
     -------
@@ -245,6 +257,8 @@ def metric_vs_param_figure(df: pd.DataFrame, param: str, metric: str) -> go.Figu
         yaxis_title=metric_title(metric),
         margin=dict(t=50, b=10),
     )
+    if current is not None:
+        mark_current(fig, current, current_name or param, where="metric_vs_param_figure")
     return legible(fig)
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mlviz.figures._current import mark_current
 from mlviz.figures._style import legible, method_color
 
 __all__ = [
@@ -35,7 +36,7 @@ def _vector(values, name: str, where: str) -> np.ndarray:
     return array
 
 
-def spectrum_figure(singular_values: np.ndarray) -> go.Figure:
+def spectrum_figure(singular_values: np.ndarray, *, current: int | None = None) -> go.Figure:
     """Share of label variance per principal direction and its cumulative share.
 
     Parameters
@@ -91,6 +92,8 @@ def spectrum_figure(singular_values: np.ndarray) -> go.Figure:
         yaxis_range=[0, 1.05],
         margin=dict(t=70, b=10),
     )
+    if current is not None:
+        mark_current(fig, current, "M", where="spectrum_figure")
     return legible(fig)
 
 
@@ -112,6 +115,7 @@ def encoding_error_figure(
     *,
     m_values: np.ndarray | None = None,
     method: str = "PLST",
+    current: int | None = None,
 ) -> go.Figure:
     """Mean encoding error against the number of directions M (paper 004, Fig. 10).
 
@@ -130,6 +134,8 @@ def encoding_error_figure(
         The M of each entry.
     method : str, default="PLST"
         Name in the legend (e.g. "PBR" to draw the same figure for partial BR).
+    current : int, optional
+        The M in use, marked "you are here".
 
     Returns
     -------
@@ -171,10 +177,14 @@ def encoding_error_figure(
         yaxis_title="mean ‖y − o − PᵀP(y − o)‖²",
         margin=dict(t=70, b=10),
     )
+    if current is not None:
+        mark_current(fig, current, "M", where="encoding_error_figure")
     return legible(fig)
 
 
-def loss_vs_m_figure(df: pd.DataFrame, *, metric: str = "hamming_loss") -> go.Figure:
+def loss_vs_m_figure(
+    df: pd.DataFrame, *, metric: str = "hamming_loss", current: int | None = None
+) -> go.Figure:
     """Test loss against M, one line per method (paper 004, Figs. 2 and 9).
 
     Parameters
@@ -185,6 +195,8 @@ def loss_vs_m_figure(df: pd.DataFrame, *, metric: str = "hamming_loss") -> go.Fi
         Rows without ``kind`` count as "learned".
     metric : str, default="hamming_loss"
         Column holding the loss.
+    current : int, optional
+        The M in use, marked "you are here".
 
     Returns
     -------
@@ -233,6 +245,8 @@ def loss_vs_m_figure(df: pd.DataFrame, *, metric: str = "hamming_loss") -> go.Fi
         yaxis_title=f"test {pretty} (lower is better)" if "loss" in metric else f"test {pretty}",
         margin=dict(t=50, b=10),
     )
+    if current is not None:
+        mark_current(fig, current, "M", where="loss_vs_m_figure")
     return legible(fig)
 
 
