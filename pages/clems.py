@@ -101,7 +101,8 @@ full = None
 if M != K:
     # the paper embeds in M = K dimensions: its metrics beside the 2-D teaching view
     full = shared.fit(
-        "clems", {"cost": cost, "M": K, "regressor": regressor_name}, _fit,
+        "clems", {"cost": cost, "M": K, "regressor": regressor_name,
+                  "max_candidates": max_candidates}, _fit,
         label=f"CLEMS at M = K = {K}", spinner=f"Fitting CLEMS at M = K = {K} for comparison…",
     )
 
