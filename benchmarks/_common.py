@@ -73,6 +73,7 @@ def mulan_dir() -> Path | None:
 
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
     """A GitHub markdown table without the optional ``tabulate`` dependency."""
+
     def fmt(value: object) -> str:
         if isinstance(value, float):
             return format(value, floatfmt)

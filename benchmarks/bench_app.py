@@ -26,9 +26,16 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]
 from _common import machine_description, markdown_table  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--no-first-run"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SLIDER = "[data-testid='stMain'] [data-testid='stSlider'] input[type='range']"
 SIGNATURE = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
     .map(p => JSON.stringify([(p.data || []).map(t => [t.x, t.y, t.marker && t.marker.color]),
@@ -46,10 +53,24 @@ def _start_server() -> tuple[subprocess.Popen, str, float, float]:
     port = _free_port()
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port),
-         "--browser.gatherUsageStats", "false"],
-        cwd=HERE.parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=HERE.parent,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     while True:
@@ -100,19 +121,32 @@ def run(repeats: int = 3) -> pd.DataFrame:
                 page.wait_for_selector(".js-plotly-plot", timeout=120_000)
                 shown = time.perf_counter()
                 rows += [
-                    {"measurement": "app start to first chart (fresh server)",
-                     "dataset": "planted sample", "seconds": shown - started},
-                    {"measurement": "  of which: `streamlit run` until the server answers",
-                     "dataset": "", "seconds": ready - started},
-                    {"measurement": "  of which: first page request until its first chart",
-                     "dataset": "planted sample", "seconds": shown - requested},
+                    {
+                        "measurement": "app start to first chart (fresh server)",
+                        "dataset": "planted sample",
+                        "seconds": shown - started,
+                    },
+                    {
+                        "measurement": "  of which: `streamlit run` until the server answers",
+                        "dataset": "",
+                        "seconds": ready - started,
+                    },
+                    {
+                        "measurement": "  of which: first page request until its first chart",
+                        "dataset": "planted sample",
+                        "seconds": shown - requested,
+                    },
                 ]
                 _choose(page, "yeast")
                 for path in ("plst", "mlknn"):
                     _slider_redraw(page, url, path)  # warm: the first visit fits and caches
-                    rows.append({"measurement": f"slider move redraws /{path}",
-                                 "dataset": "yeast",
-                                 "seconds": _slider_redraw(page, url, path)})
+                    rows.append(
+                        {
+                            "measurement": f"slider move redraws /{path}",
+                            "dataset": "yeast",
+                            "seconds": _slider_redraw(page, url, path),
+                        }
+                    )
                 page.goto(url)
                 page.wait_for_selector(".js-plotly-plot", timeout=120_000)
                 _choose(page, "medical")
@@ -127,16 +161,24 @@ def run(repeats: int = 3) -> pd.DataFrame:
                 page.get_by_role("button", name="Fit GroPLE").click()
                 page.wait_for_timeout(200)
                 page.wait_for_function(IDLE, timeout=300_000)
-                rows.append({"measurement": "GroPLE refit (d changed) until redrawn",
-                             "dataset": "medical", "seconds": time.perf_counter() - start})
+                rows.append(
+                    {
+                        "measurement": "GroPLE refit (d changed) until redrawn",
+                        "dataset": "medical",
+                        "seconds": time.perf_counter() - start,
+                    }
+                )
                 page.close()
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)
         browser.close()
     table = pd.DataFrame(rows)
-    return (table.groupby(["measurement", "dataset"], sort=False)["seconds"]
-            .agg(median="median", max="max", runs="count").reset_index())
+    return (
+        table.groupby(["measurement", "dataset"], sort=False)["seconds"]
+        .agg(median="median", max="max", runs="count")
+        .reset_index()
+    )
 
 
 if __name__ == "__main__":

@@ -90,8 +90,9 @@ def _change(at, page: str) -> tuple[str, float] | None:
     return what, time.perf_counter() - start
 
 
-def run(pages: list[str], n_samples: int | None, threads: int,
-        press_buttons: bool = True) -> pd.DataFrame:
+def run(
+    pages: list[str], n_samples: int | None, threads: int, press_buttons: bool = True
+) -> pd.DataFrame:
     from streamlit.testing.v1 import AppTest
     from threadpoolctl import threadpool_limits
 
@@ -103,9 +104,11 @@ def run(pages: list[str], n_samples: int | None, threads: int,
         shape["n_samples"] = n_samples
     dataset = make_long_tailed(**shape, random_state=0)
     n_sets = len(unique_rows(dataset.Y)[0])
-    print(f"data: {dataset.n_samples:,} x {dataset.n_features} sparse, {dataset.n_labels} "
-          f"labels, {n_sets:,} distinct label sets; peak after generating {_peak_mib():.0f} MiB",
-          flush=True)
+    print(
+        f"data: {dataset.n_samples:,} x {dataset.n_features} sparse, {dataset.n_labels} "
+        f"labels, {n_sets:,} distinct label sets; peak after generating {_peak_mib():.0f} MiB",
+        flush=True,
+    )
     rows = []
     with threadpool_limits(threads), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -115,27 +118,51 @@ def run(pages: list[str], n_samples: int | None, threads: int,
             at.session_state["dataset_label"] = "delicious-shaped (generated)"
             start = time.perf_counter()
             at.run()
-            rows.append({"page": page, "action": "first render",
-                         "seconds": time.perf_counter() - start, "peak_mib": _peak_mib(),
-                         "note": _problems(at)})
+            rows.append(
+                {
+                    "page": page,
+                    "action": "first render",
+                    "seconds": time.perf_counter() - start,
+                    "peak_mib": _peak_mib(),
+                    "note": _problems(at),
+                }
+            )
             print(rows[-1], flush=True)
             changed = _change(at, page)
             if changed is not None:
-                rows.append({"page": page, "action": "change: " + changed[0],
-                             "seconds": changed[1], "peak_mib": _peak_mib(),
-                             "note": _problems(at)})
+                rows.append(
+                    {
+                        "page": page,
+                        "action": "change: " + changed[0],
+                        "seconds": changed[1],
+                        "peak_mib": _peak_mib(),
+                        "note": _problems(at),
+                    }
+                )
                 print(rows[-1], flush=True)
             buttons = [b for b in at.button if b.key and b.key.endswith("_fit")]
             if buttons and page in SKIPPED_BUTTONS:
-                rows.append({"page": page, "action": f"button: {buttons[0].label}",
-                             "seconds": float("nan"), "peak_mib": _peak_mib(),
-                             "note": SKIPPED_BUTTONS[page]})
+                rows.append(
+                    {
+                        "page": page,
+                        "action": f"button: {buttons[0].label}",
+                        "seconds": float("nan"),
+                        "peak_mib": _peak_mib(),
+                        "note": SKIPPED_BUTTONS[page],
+                    }
+                )
             elif buttons and press_buttons:
                 start = time.perf_counter()
                 buttons[0].click().run()
-                rows.append({"page": page, "action": f"button: {buttons[0].label}",
-                             "seconds": time.perf_counter() - start, "peak_mib": _peak_mib(),
-                             "note": _problems(at)})
+                rows.append(
+                    {
+                        "page": page,
+                        "action": f"button: {buttons[0].label}",
+                        "seconds": time.perf_counter() - start,
+                        "peak_mib": _peak_mib(),
+                        "note": _problems(at),
+                    }
+                )
                 print(rows[-1], flush=True)
     return pd.DataFrame(rows)
 
@@ -143,12 +170,15 @@ def run(pages: list[str], n_samples: int | None, threads: int,
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", default="", help="comma-separated page files (default all)")
-    parser.add_argument("--n-samples", type=int, default=None,
-                        help="fewer instances than delicious' 16,105 (labels stay 983)")
+    parser.add_argument(
+        "--n-samples",
+        type=int,
+        default=None,
+        help="fewer instances than delicious' 16,105 (labels stay 983)",
+    )
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads")
     parser.add_argument("--no-buttons", action="store_true", help="press no fit button")
-    parser.add_argument("--output", type=Path,
-                        default=HERE / "results" / "bench_app_scale.md")
+    parser.add_argument("--output", type=Path, default=HERE / "results" / "bench_app_scale.md")
     args = parser.parse_args(argv)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, str(args.threads))

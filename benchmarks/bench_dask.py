@@ -42,8 +42,14 @@ def _run(data, n_jobs=None):
         "ML-KNN": MLkNN(k=10),
     }
     return cross_validate(
-        estimators, data.X, data.Y, cv=5, n_jobs=n_jobs, tail_threshold=0.05,
-        return_predictions=True, on_error="collect",
+        estimators,
+        data.X,
+        data.Y,
+        cv=5,
+        n_jobs=n_jobs,
+        tail_threshold=0.05,
+        return_predictions=True,
+        on_error="collect",
     )
 
 
@@ -62,8 +68,9 @@ def main(argv: list[str] | None = None) -> None:
     from dask.distributed import LocalCluster
 
     start = time.perf_counter()
-    cluster = LocalCluster(processes=True, n_workers=2, threads_per_worker=1,
-                           dashboard_address=None)
+    cluster = LocalCluster(
+        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+    )
     startup = time.perf_counter() - start
     rows = []
     try:
@@ -78,18 +85,29 @@ def main(argv: list[str] | None = None) -> None:
                 pd.testing.assert_frame_equal(_scores(serial), _scores(other))
             shape = f"{data.n_samples} × {data.n_features}, {data.n_labels} labels"
             rows += [
-                {"data set": f"{name} ({shape})", "backend": "serial (n_jobs=1)",
-                 "seconds": median_time(lambda d=data: _run(d), args.repeats)},
-                {"data set": f"{name} ({shape})", "backend": "joblib loky, n_jobs=2",
-                 "seconds": median_time(lambda d=data: _run(d, n_jobs=2), args.repeats)},
-                {"data set": f"{name} ({shape})", "backend": "Dask LocalCluster 2 × 1",
-                 "seconds": dask_time},
+                {
+                    "data set": f"{name} ({shape})",
+                    "backend": "serial (n_jobs=1)",
+                    "seconds": median_time(lambda d=data: _run(d), args.repeats),
+                },
+                {
+                    "data set": f"{name} ({shape})",
+                    "backend": "joblib loky, n_jobs=2",
+                    "seconds": median_time(lambda d=data: _run(d, n_jobs=2), args.repeats),
+                },
+                {
+                    "data set": f"{name} ({shape})",
+                    "backend": "Dask LocalCluster 2 × 1",
+                    "seconds": dask_time,
+                },
             ]
     finally:
         cluster.close()
     print(machine_description())
-    print(f"\nLocalCluster start-up: {startup:.1f} s; median of {args.repeats} runs; "
-          "every backend's scores equal the serial run's.\n")
+    print(
+        f"\nLocalCluster start-up: {startup:.1f} s; median of {args.repeats} runs; "
+        "every backend's scores equal the serial run's.\n"
+    )
     print(markdown_table(pd.DataFrame(rows), floatfmt=".1f"))
 
 

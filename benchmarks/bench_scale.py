@@ -41,34 +41,61 @@ from _common import machine_description, markdown_table, mulan_dir  # noqa: E402
 STEPS: list[tuple[str, tuple[str, ...], str]] = [
     ("generate", ("delicious",), "make_long_tailed (delicious shape)"),
     ("stats", ("delicious", "tmc2007-500"), "Data page: distinct label sets + co-occurrence"),
-    ("plst_sweep", ("delicious", "tmc2007-500"),
-     "PLST page: sweep of PLST, PBR, CPLST over 12 M (+ BR at M=K), ideal learner on, "
-     "bipartition metrics"),
-    ("plst_refit_per_m", ("delicious", "tmc2007-500"),
-     "the same PLST curve by refitting per M (what the sweep did before)"),
-    ("plst_page_model", ("delicious", "tmc2007-500"),
-     "PLST page: fit at M=K once, truncate to a slider M, encoding-error curves"),
-    ("clems_fit", ("delicious", "tmc2007-500"),
-     "CLEMS page: fit (f1, M=K, default cap) + predict test"),
-    ("clems_refit_m", ("delicious", "tmc2007-500"),
-     "CLEMS: refit with another M reusing compute_candidate_costs"),
-    ("clems_cap_2000", ("delicious",),
-     "CLEMS fit with max_candidates=2000, and the cost of one SMACOF iteration per cap"),
-    ("hypercube", ("delicious", "tmc2007-500"),
-     "Hypercube page: occupied vertices + one-label edges (all) + PCA/MDS of the top 2000"),
+    (
+        "plst_sweep",
+        ("delicious", "tmc2007-500"),
+        "PLST page: sweep of PLST, PBR, CPLST over 12 M (+ BR at M=K), ideal learner on, "
+        "bipartition metrics",
+    ),
+    (
+        "plst_refit_per_m",
+        ("delicious", "tmc2007-500"),
+        "the same PLST curve by refitting per M (what the sweep did before)",
+    ),
+    (
+        "plst_page_model",
+        ("delicious", "tmc2007-500"),
+        "PLST page: fit at M=K once, truncate to a slider M, encoding-error curves",
+    ),
+    (
+        "clems_fit",
+        ("delicious", "tmc2007-500"),
+        "CLEMS page: fit (f1, M=K, default cap) + predict test",
+    ),
+    (
+        "clems_refit_m",
+        ("delicious", "tmc2007-500"),
+        "CLEMS: refit with another M reusing compute_candidate_costs",
+    ),
+    (
+        "clems_cap_2000",
+        ("delicious",),
+        "CLEMS fit with max_candidates=2000, and the cost of one SMACOF iteration per cap",
+    ),
+    (
+        "hypercube",
+        ("delicious", "tmc2007-500"),
+        "Hypercube page: occupied vertices + one-label edges (all) + PCA/MDS of the top 2000",
+    ),
     ("hypercube_mds_all", ("delicious",), "landmark MDS of every occupied vertex"),
     ("umap", ("delicious",), "UMAP of the top 2000 vertices: first call (compiles), second"),
-    ("mlknn", ("delicious", "tmc2007-500"),
-     "ML-KNN page: neighbour graphs for k_max=20, then fit+predict for one k"),
+    (
+        "mlknn",
+        ("delicious", "tmc2007-500"),
+        "ML-KNN page: neighbour graphs for k_max=20, then fit+predict for one k",
+    ),
     ("mlknn_direct", ("delicious", "tmc2007-500"), "ML-KNN fit + predict k=10 from features"),
     ("grople", ("delicious", "tmc2007-500", "medical"), "GroPLE fit (d=100, K=10 / medical K=5)"),
     ("label_clustering", ("delicious", "tmc2007-500"), "LabelClustering(10).fit(Y)"),
-    ("distances", ("delicious",),
-     "before/after of single operations: SMACOF distances (cdist vs GEMM), eigh drivers, "
-     "distinct label sets, PLST basis"),
+    (
+        "distances",
+        ("delicious",),
+        "before/after of single operations: SMACOF distances (cdist vs GEMM), eigh drivers, "
+        "distinct label sets, PLST basis",
+    ),
 ]
 
-_STEPS_CODE = r'''
+_STEPS_CODE = r"""
 import json, resource, sys, time, warnings
 import numpy as np
 warnings.simplefilter("ignore")
@@ -265,7 +292,7 @@ MULAN = sys.argv[3]
 globals()[sys.argv[1]](sys.argv[2])
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print("RESULT", json.dumps({"rows": rows, "peak_mib": peak}))
-'''
+"""
 
 # files a data set needs; a step on it is skipped with this reason when one is missing
 _NEEDS = {
@@ -278,15 +305,23 @@ def _run_step(step: str, dataset: str, threads: int, mulan: Path | None) -> list
     base = {"step": step, "dataset": dataset}
     needed = _NEEDS.get(dataset, ())
     if needed and (mulan is None or not all((mulan / f).exists() for f in needed)):
-        return [{**base, "what": "skipped", "note": f"{dataset} files not found in "
-                 f"{mulan or '../shared/data/mulan'} (set MLVIZ_MULAN_DIR)"}]
+        return [
+            {
+                **base,
+                "what": "skipped",
+                "note": f"{dataset} files not found in "
+                f"{mulan or '../shared/data/mulan'} (set MLVIZ_MULAN_DIR)",
+            }
+        ]
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = str(threads)
     env["PYTHONPATH"] = str(HERE.parent)
     proc = subprocess.run(
         [sys.executable, "-c", _STEPS_CODE, step, dataset, str(mulan)],
-        capture_output=True, text=True, env=env,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     if proc.returncode != 0 or not lines:
@@ -324,11 +359,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"Machine: {machine}")
     print(f"BLAS threads per step: {args.threads}")
     table = run(only=[s for s in args.only.split(",") if s] or None, threads=args.threads)
-    text = "\n".join([
-        f"Machine: {machine}", f"BLAS threads per step: {args.threads}", "",
-        "Steps: " + "; ".join(f"`{name}` = {what}" for name, _, what in STEPS), "",
-        markdown_table(table, floatfmt=".3g"),
-    ])
+    text = "\n".join(
+        [
+            f"Machine: {machine}",
+            f"BLAS threads per step: {args.threads}",
+            "",
+            "Steps: " + "; ".join(f"`{name}` = {what}" for name, _, what in STEPS),
+            "",
+            markdown_table(table, floatfmt=".3g"),
+        ]
+    )
     print(text)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text + "\n", encoding="utf-8")

@@ -67,8 +67,13 @@ def run(name: str, tail_threshold: float) -> pd.DataFrame:
             predicted = model.predict(X[test])
             scores = fold_scores(Y[train], Y[test], predicted, tail_threshold)
             rows.append(
-                {"dataset": name, "fold": fold, "affinity": affinity, **scores,
-                 "seconds": time.perf_counter() - start}
+                {
+                    "dataset": name,
+                    "fold": fold,
+                    "affinity": affinity,
+                    **scores,
+                    "seconds": time.perf_counter() - start,
+                }
             )
             print(f"{name} fold {fold} {affinity}: {scores}", file=sys.stderr, flush=True)
     return pd.DataFrame(rows)
@@ -76,12 +81,15 @@ def run(name: str, tail_threshold: float) -> pd.DataFrame:
 
 def summarise(results: pd.DataFrame) -> tuple[str, str]:
     metrics = ["accuracy", "macro_f1", "tail_macro_f1"]
-    lines = ["| data set | affinity | accuracy | macro F1 | tail macro F1 | tail labels |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| data set | affinity | accuracy | macro F1 | tail macro F1 | tail labels |",
+        "|---|---|---|---|---|---|",
+    ]
     for (name, affinity), group in results.groupby(["dataset", "affinity"], sort=False):
         cells = [f"{group[m].mean():.3f} ± {group[m].std(ddof=1):.3f}" for m in metrics]
-        lines.append(f"| {name} | {affinity} | " + " | ".join(cells)
-                     + f" | {group['n_tail'].mean():.1f} |")
+        lines.append(
+            f"| {name} | {affinity} | " + " | ".join(cells) + f" | {group['n_tail'].mean():.1f} |"
+        )
     diff_lines = ["| data set | Δ accuracy | Δ macro F1 | Δ tail macro F1 |", "|---|---|---|---|"]
     for name, group in results.groupby("dataset", sort=False):
         wide = group.pivot(index="fold", columns="affinity", values=metrics)

@@ -609,9 +609,7 @@ def compute_candidate_costs(
         or isinstance(max_candidates, bool)
         or max_candidates < 1
     ):
-        raise ValueError(
-            f"max_candidates must be an integer >= 1 or None; got {max_candidates!r}."
-        )
+        raise ValueError(f"max_candidates must be an integer >= 1 or None; got {max_candidates!r}.")
     return _candidate_costs(check_label_matrix(Y).astype(np.uint8), cost, max_candidates)
 
 

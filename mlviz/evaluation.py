@@ -414,8 +414,18 @@ def cross_validate(
     collect = on_error == "collect"
     tasks = [
         delayed(_fit_and_score)(
-            name, est, X, Y, train, test, fold, metrics, zero_division, tail_threshold,
-            return_predictions, collect,
+            name,
+            est,
+            X,
+            Y,
+            train,
+            test,
+            fold,
+            metrics,
+            zero_division,
+            tail_threshold,
+            return_predictions,
+            collect,
         )
         for name, est in estimators.items()
         for fold, (train, test) in enumerate(splits)
@@ -436,8 +446,14 @@ def cross_validate(
             status = f"failed during {outcome.stage}"
         else:
             records += [
-                (outcome.name, outcome.fold, metric, float(value), outcome.fit_time,
-                 outcome.predict_time)
+                (
+                    outcome.name,
+                    outcome.fold,
+                    metric,
+                    float(value),
+                    outcome.fit_time,
+                    outcome.predict_time,
+                )
                 for metric, value in outcome.scores.items()
             ]
             outcomes.append(outcome)

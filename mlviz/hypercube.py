@@ -56,7 +56,8 @@ def occupied_vertices(Y, *, max_vertices: int | None = None) -> tuple[np.ndarray
     counts : ndarray of int, shape (n_vertices,)
     """
     if max_vertices is not None and (
-        isinstance(max_vertices, bool) or not isinstance(max_vertices, (int, np.integer))
+        isinstance(max_vertices, bool)
+        or not isinstance(max_vertices, (int, np.integer))
         or max_vertices < 1
     ):
         raise ValueError(f"max_vertices must be a positive integer or None; got {max_vertices!r}.")

@@ -236,8 +236,8 @@ def euclidean_distances(first: np.ndarray, second: np.ndarray | None = None) -> 
     """
     second_points = first if second is None else second
     first_norms = np.einsum("ij,ij->i", first, first)
-    second_norms = first_norms if second is None else np.einsum(
-        "ij,ij->i", second_points, second_points
+    second_norms = (
+        first_norms if second is None else np.einsum("ij,ij->i", second_points, second_points)
     )
     total = first_norms[:, None] + second_norms[None, :]
     squared = first @ second_points.T

@@ -520,7 +520,11 @@ def _select_from_graph(graph, k: int, exclude_self: bool) -> tuple[np.ndarray, n
 
 
 def neighbors_graph(
-    X_query, X_train, n_neighbors: int, metric: str | Callable = "euclidean", *,
+    X_query,
+    X_train,
+    n_neighbors: int,
+    metric: str | Callable = "euclidean",
+    *,
     exclude_self: bool = False,
 ) -> sp.csr_matrix:
     """The ``n_neighbors`` nearest training rows of every query as a sparse distance graph.

@@ -497,6 +497,7 @@ def write_samples(directory: str | Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> None:
     """``python -m mlviz.synthetic [--out DIR]``: regenerate the embedded sample data."""
     from mlviz.datasets import SAMPLE_DIR as default
+
     parser = argparse.ArgumentParser(
         prog="python -m mlviz.synthetic", description="Regenerate mlviz's sample_data files."
     )

@@ -268,8 +268,9 @@ def dataset_picker() -> None:
         upload = st.file_uploader(
             "ARFF or CSV file", type=["arff", "csv", "tsv"], key="upload_file"
         )
-        upload_xml = st.file_uploader("MULAN label file (.xml), optional", type=["xml"],
-                                      key="upload_xml")
+        upload_xml = st.file_uploader(
+            "MULAN label file (.xml), optional", type=["xml"], key="upload_xml"
+        )
         label_spec = st.text_input(
             "Labels (CSV: column names or a count of last columns; ARFF without XML: count)",
             key="upload_labels",
@@ -362,10 +363,23 @@ def experiment_settings() -> None:
         else:
             bound(
                 st.slider,
-                "Test fraction", 0.1, 0.5, 0.3, 0.05, key="test_size", persist_state="session"
+                "Test fraction",
+                0.1,
+                0.5,
+                0.3,
+                0.05,
+                key="test_size",
+                persist_state="session",
             )
-            bound(st.number_input, "Split seed", 0, 10_000, 0, key="split_seed",
-                  persist_state="session")
+            bound(
+                st.number_input,
+                "Split seed",
+                0,
+                10_000,
+                0,
+                key="split_seed",
+                persist_state="session",
+            )
         bound(
             st.checkbox,
             "Standardise features",
@@ -387,7 +401,6 @@ def experiment_settings() -> None:
             help="Labels carried by a smaller share of the training instances count as tail "
             "labels on every page.",
         )
-
 
 
 @dataclass(frozen=True)
@@ -477,8 +490,16 @@ def int_slider(
         st.caption(f"{label} is {low}: {why_fixed}")
         return low
     return int(
-        bound(st.slider, label, low, high, min(max(value, low), high), key=key,
-              persist_state="session", **kwargs)
+        bound(
+            st.slider,
+            label,
+            low,
+            high,
+            min(max(value, low), high),
+            key=key,
+            persist_state="session",
+            **kwargs,
+        )
     )
 
 
@@ -583,7 +604,10 @@ def showing_warnings() -> Iterator[None]:
 # is a RuntimeError; MemoryError when a setting asks for too much. Anything else is a bug and
 # keeps its traceback.
 FIT_ERRORS: tuple[type[BaseException], ...] = (
-    ValueError, RuntimeError, ArithmeticError, MemoryError,
+    ValueError,
+    RuntimeError,
+    ArithmeticError,
+    MemoryError,
 )
 
 
@@ -775,14 +799,19 @@ def run_or_error(label: str, fn: Callable[[], Any], *, state_key: str) -> Any:
     return result
 
 
-
 #: Pixel width of a numeric column in ``fitted_table``: wide enough for "0.1234" and a short
 #: header (the full header is the column's tooltip).
 NUMBER_COLUMN_PX = 70
 
 
-def fitted_table(table, *, column_config: dict | None = None, text_width: str | int = "medium",
-                 number_format: str = "%.4g", **kwargs) -> None:
+def fitted_table(
+    table,
+    *,
+    column_config: dict | None = None,
+    text_width: str | int = "medium",
+    number_format: str = "%.4g",
+    **kwargs,
+) -> None:
     """``st.dataframe`` whose columns fit the container at 1280 × 720 (issue 15).
 
     Numbers get a narrow column with a compact format and their header as tooltip; text
@@ -800,7 +829,8 @@ def fitted_table(table, *, column_config: dict | None = None, text_width: str | 
             config[label] = st.column_config.NumberColumn(width=NUMBER_COLUMN_PX, help=label)
         elif pd.api.types.is_numeric_dtype(values):
             config[label] = st.column_config.NumberColumn(
-                width=NUMBER_COLUMN_PX, format=number_format, help=label)
+                width=NUMBER_COLUMN_PX, format=number_format, help=label
+            )
         else:
             config[label] = st.column_config.TextColumn(width=text_width, help=label)
     config.update(column_config or {})
@@ -831,8 +861,11 @@ def _link_mismatch(value: Any, raw: list[str], shown: Callable[[Any], str]) -> s
     if isinstance(value, bool):
         if [r.lower() for r in raw] == [str(value).lower()]:
             return None
-        return "it is not true or false" if raw[0].lower() not in ("true", "false") else (
-            "the setting is not available here")
+        return (
+            "it is not true or false"
+            if raw[0].lower() not in ("true", "false")
+            else ("the setting is not available here")
+        )
     if isinstance(value, (int, float, np.number)) or (
         isinstance(value, tuple) and value and all(isinstance(v, (int, float)) for v in value)
     ):
@@ -844,9 +877,11 @@ def _link_mismatch(value: Any, raw: list[str], shown: Callable[[Any], str]) -> s
             return None
         if isinstance(value, tuple) and len(numbers) != len(wanted):
             return f"a range needs {len(wanted)} values"
-        if not isinstance(value, tuple) and isinstance(value, (int, np.integer)) and not float(
-            numbers[0]
-        ).is_integer():
+        if (
+            not isinstance(value, tuple)
+            and isinstance(value, (int, np.integer))
+            and not float(numbers[0]).is_integer()
+        ):
             return "it is not a whole number"
         return "it is outside the range this data set allows"
     if isinstance(value, (list, tuple)):
@@ -881,9 +916,15 @@ def bound(widget: Callable[..., T], *args: Any, key: str, **kwargs: Any) -> T:
         format_func = kwargs.get("format_func", str)
         reason = _link_mismatch(value, raw, lambda v: str(format_func(v)))
         if reason is not None:
-            used = value if isinstance(value, (bool, int, float, np.number)) else (
-                ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else format_func(
-                    value))
+            used = (
+                value
+                if isinstance(value, (bool, int, float, np.number))
+                else (
+                    ", ".join(map(str, value))
+                    if isinstance(value, (list, tuple))
+                    else format_func(value)
+                )
+            )
             _link_note(
                 f"The link's `{key}={'&'.join(raw)}` was ignored: {reason}. Using "
                 f"{used if used != '' else 'nothing'} instead."
@@ -950,8 +991,10 @@ def report_button(title: str, parameters: dict[str, Any] | None = None) -> None:
     if not figures:
         return
     ds = current_dataset()
-    settings = {"data set": st.session_state.get(SOURCE_LABEL_KEY, ds.name),
-                "split": split_settings()}
+    settings = {
+        "data set": st.session_state.get(SOURCE_LABEL_KEY, ds.name),
+        "split": split_settings(),
+    }
     settings.update(st.session_state.get(_VIEW_PARAMS_KEY, {}))
     settings.update(parameters or {})
     settings["link"] = "?" + "&".join(

@@ -30,32 +30,56 @@ st.markdown(
 
 split = shared.model_split(needs="CLEMS")
 
-COSTS = {"f1": "F1 (1 − F1)", "accuracy": "Accuracy (1 − Jaccard)", "hamming": "Hamming",
-         "rank_loss": "Rank loss (asymmetric)"}
+COSTS = {
+    "f1": "F1 (1 − F1)",
+    "accuracy": "Accuracy (1 − Jaccard)",
+    "hamming": "Hamming",
+    "rank_loss": "Rank loss (asymmetric)",
+}
 c1, c2, c3 = st.columns(3)
-cost = shared.bound(c1.selectbox, "Cost", list(COSTS), format_func=COSTS.get, key="clems_cost",
-                    persist_state="session")
+cost = shared.bound(
+    c1.selectbox,
+    "Cost",
+    list(COSTS),
+    format_func=COSTS.get,
+    key="clems_cost",
+    persist_state="session",
+)
 with c2:
     M = shared.int_slider(
-        "Embedding dimension M", 1, K, min(2, K), key="clems_m",
+        "Embedding dimension M",
+        1,
+        K,
+        min(2, K),
+        key="clems_m",
         why_fixed="with a single label the embedding has one dimension.",
         help="Opens at M = 2, so the picture below is the whole embedding (the paper's M is "
         "K); the test metrics at M = K are shown beside for comparison.",
     )
-regressor_name = shared.bound(c3.radio, "Regressor", ["ridge (fast)", "random forest (paper)"],
-                          key="clems_regressor", persist_state="session")
+regressor_name = shared.bound(
+    c3.radio,
+    "Regressor",
+    ["ridge (fast)", "random forest (paper)"],
+    key="clems_regressor",
+    persist_state="session",
+)
 
 
 n_label_sets = distinct_labelsets(split.Y_train)
-max_candidates = int(st.number_input(
-    "Label sets kept as candidates (most frequent first)", min_value=1,
-    max_value=n_label_sets, value=min(DEFAULT_MAX_CANDIDATES, n_label_sets),
-    step=100, key="clems_max_candidates",
-    help=f"The paper embeds every distinct training label set ({n_label_sets:,} here): type "
-    f"{n_label_sets:,} to do so. Memory and time grow with the square of this number. The "
-    "training rows of a dropped set are regressed towards its lowest-cost kept candidate, "
-    "and only kept sets can be predicted.",
-))
+max_candidates = int(
+    st.number_input(
+        "Label sets kept as candidates (most frequent first)",
+        min_value=1,
+        max_value=n_label_sets,
+        value=min(DEFAULT_MAX_CANDIDATES, n_label_sets),
+        step=100,
+        key="clems_max_candidates",
+        help=f"The paper embeds every distinct training label set ({n_label_sets:,} here): type "
+        f"{n_label_sets:,} to do so. Memory and time grow with the square of this number. The "
+        "training rows of a dropped set are regressed towards its lowest-cost kept candidate, "
+        "and only kept sets can be predicted.",
+    )
+)
 
 
 def _costs(params: dict):
@@ -65,7 +89,9 @@ def _costs(params: dict):
 # The candidates and their cost matrix depend on the cost and the cap only: computed once
 # and reused for every M and regressor.
 candidate_costs = shared.fit(
-    "clems-costs", {"cost": cost, "max_candidates": max_candidates}, _costs,
+    "clems-costs",
+    {"cost": cost, "max_candidates": max_candidates},
+    _costs,
     label="Candidate costs",
     spinner=f"Cost between every pair of the {max_candidates:,} candidate label sets (once per "
     "cost and cap; every M and regressor reuses it)…",
@@ -77,20 +103,27 @@ if candidate_costs is None:
 def _fit(params: dict) -> tuple[CLEMS, dict, np.ndarray]:
     regressor = None
     if params["regressor"].startswith("random forest"):
-        regressor = RandomForestRegressor(n_estimators=50, max_depth=10, random_state=0,
-                                          n_jobs=1)
-    model = CLEMS(n_components=params["M"], cost=params["cost"], regressor=regressor,
-                  max_candidates=params["max_candidates"], random_state=0)
+        regressor = RandomForestRegressor(n_estimators=50, max_depth=10, random_state=0, n_jobs=1)
+    model = CLEMS(
+        n_components=params["M"],
+        cost=params["cost"],
+        regressor=regressor,
+        max_candidates=params["max_candidates"],
+        random_state=0,
+    )
     model.fit(split.X_train, split.Y_train, candidate_costs=candidate_costs)
     # every truth-to-prediction distance, for the Shepard diagram (computed here, once per fit)
-    distances = cdist(model.embedding_truth_,
-                      model.embedding_pred_ if model.mirrored_ else model.embedding_truth_)
+    distances = cdist(
+        model.embedding_truth_, model.embedding_pred_ if model.mirrored_ else model.embedding_truth_
+    )
     return model, evaluate(split.Y_test, model.predict(split.X_test)), distances
 
 
 result = shared.fit(
-    "clems", {"cost": cost, "M": M, "regressor": regressor_name,
-              "max_candidates": max_candidates}, _fit, label="CLEMS",
+    "clems",
+    {"cost": cost, "M": M, "regressor": regressor_name, "max_candidates": max_candidates},
+    _fit,
+    label="CLEMS",
     spinner="Embedding the candidate label sets and fitting the regressor…",
 )
 if result is None:
@@ -101,17 +134,23 @@ full = None
 if M != K:
     # the paper embeds in M = K dimensions: its metrics beside the 2-D teaching view
     full = shared.fit(
-        "clems", {"cost": cost, "M": K, "regressor": regressor_name,
-                  "max_candidates": max_candidates}, _fit,
-        label=f"CLEMS at M = K = {K}", spinner=f"Fitting CLEMS at M = K = {K} for comparison…",
+        "clems",
+        {"cost": cost, "M": K, "regressor": regressor_name, "max_candidates": max_candidates},
+        _fit,
+        label=f"CLEMS at M = K = {K}",
+        spinner=f"Fitting CLEMS at M = K = {K} for comparison…",
     )
 
 cols = st.columns(4)
-cols[0].metric("Candidate label sets", f"{len(model.candidates_):,} of {model.n_label_sets_:,}",
-               help="Distinct training label sets embedded as candidates (most frequent "
-                    "first), of all distinct training label sets.")
+cols[0].metric(
+    "Candidate label sets",
+    f"{len(model.candidates_):,} of {model.n_label_sets_:,}",
+    help="Distinct training label sets embedded as candidates (most frequent "
+    "first), of all distinct training label sets.",
+)
 cols[1].metric(
-    "Stress-1 (Kruskal)", f"{model.stress1_:.3f}",
+    "Stress-1 (Kruskal)",
+    f"{model.stress1_:.3f}",
     help="sqrt(Σ w(δ − d)² / Σ w d²) over the embedded pairs: the mismatch between embedded "
     "distances d and target dissimilarities δ relative to the distances, so it compares data "
     "sets and M. 0 = the cost is embedded exactly; Kruskal's rule of thumb: 0.2 poor, 0.1 "
@@ -121,8 +160,12 @@ for col, name in zip(cols[2:], ["example_f1", "accuracy"], strict=True):
     delta = None
     if full is not None:
         delta = f"{full[1][name]:.4f} at M = K = {K}"
-    col.metric(f"Test {METRICS[name].label} {METRICS[name].arrow} (M = {M})",
-               f"{scores[name]:.4f}", delta=delta, delta_color="off")
+    col.metric(
+        f"Test {METRICS[name].label} {METRICS[name].arrow} (M = {M})",
+        f"{scores[name]:.4f}",
+        delta=delta,
+        delta_color="off",
+    )
 
 if model.n_dropped_candidates_:
     st.caption(
@@ -134,13 +177,15 @@ if model.n_dropped_candidates_:
         "more."
     )
 else:
-    st.caption(f"Candidates: all {model.n_label_sets_:,} distinct training label sets, as in "
-               "the paper.")
+    st.caption(
+        f"Candidates: all {model.n_label_sets_:,} distinct training label sets, as in the paper."
+    )
 
 st.subheader("Tail labels: how often CLEMS decodes each label, against the truth")
 threshold = shared.tail_threshold()
-label_table = clems_label_table(model, split.X_test, split.Y_test, split.Y_train, threshold,
-                                ds.label_names)
+label_table = clems_label_table(
+    model, split.X_test, split.Y_test, split.Y_train, threshold, ds.label_names
+)
 shared.chart(tail_figures.clems_tail_figure(label_table, threshold), key="clems_tail")
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
@@ -170,8 +215,9 @@ def instance_view() -> None:
     """Reruns alone when the instance changes: the embedding and regressor stay untouched."""
     texts = labelset_text(model.candidates_, ds.label_names)
     st.subheader("One test instance")
-    index = shared.bound(st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0,
-                         key="clems_instance")
+    index = shared.bound(
+        st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0, key="clems_instance"
+    )
     explanation = model.explain(split.X_test[index : index + 1], n=5)
     nearest = explanation["candidates"]["candidate"].to_numpy()
     truth = split.Y_test[index]
@@ -181,9 +227,15 @@ def instance_view() -> None:
     with left:
         shared.chart(
             figures.embedding_figure(
-                model.embedding_truth_, model.embedding_pred_, model.candidate_counts_,
-                model.candidates_.sum(axis=1), texts, not model.mirrored_,
-                predicted=explanation["embedding"], nearest=nearest, nearest_costs=nearest_costs,
+                model.embedding_truth_,
+                model.embedding_pred_,
+                model.candidate_counts_,
+                model.candidates_.sum(axis=1),
+                texts,
+                not model.mirrored_,
+                predicted=explanation["embedding"],
+                nearest=nearest,
+                nearest_costs=nearest_costs,
             ),
             key="clems_embedding",
         )
@@ -195,17 +247,26 @@ def instance_view() -> None:
         )
     with right:
         shared.chart(
-            figures.shepard_figure(model.cost_matrix_, distances, model.stress1_,
-                                   dissimilarity=model.dissimilarity, mirrored=model.mirrored_,
-                                   labelset_text=texts, stress_name="stress-1"),
+            figures.shepard_figure(
+                model.cost_matrix_,
+                distances,
+                model.stress1_,
+                dissimilarity=model.dissimilarity,
+                mirrored=model.mirrored_,
+                labelset_text=texts,
+                stress_name="stress-1",
+            ),
             key="clems_shepard",
         )
         st.caption(
             "Shepard diagram: every pair of candidates, target dissimilarity against embedded "
             f"distance in M = {M} dimensions. Points on the diagonal are embedded faithfully; "
             f"Kruskal stress-1 = {model.stress1_:.3f} here (0 is exact, 0.1 fair, 0.2 poor)."
-            + (" With the Hamming cost and M = K the square-root dissimilarity embeds exactly."
-               if cost == "hamming" and M == K else "")
+            + (
+                " With the Hamming cost and M = K the square-root dissimilarity embeds exactly."
+                if cost == "hamming" and M == K
+                else ""
+            )
         )
 
     decoded = explanation["prediction"]
@@ -218,8 +279,10 @@ def instance_view() -> None:
         f"**Decoded:** {labelset_text(decoded[None, :], ds.label_names)[0]} — cost "
         f"{cost_matrix(truth[None, :], decoded[None, :], cost)[0, 0]:.3f}"
     )
-    st.caption("The nearest candidates with their embedded distance and their true cost against "
-               "this instance's label set: decoding is good when small distance means small cost.")
+    st.caption(
+        "The nearest candidates with their embedded distance and their true cost against "
+        "this instance's label set: decoding is good when small distance means small cost."
+    )
     if not np.isfinite(model.stress_):
         st.warning("The embedding did not converge to a finite stress.")
 

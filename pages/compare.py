@@ -38,34 +38,67 @@ st.markdown(
     "labels each method gets right."
 )
 if scheduler:
-    st.caption(f"Cross-validation runs on the Dask scheduler at `{scheduler}` "
-               f"({DASK_SCHEDULER_VARIABLE}).")
+    st.caption(
+        f"Cross-validation runs on the Dask scheduler at `{scheduler}` ({DASK_SCHEDULER_VARIABLE})."
+    )
 
 ALL = ["BR", "PLST", "PBR", "CPLST", "CS", "ML-KNN", "CLEMS", "GroPLE"]
 c1, c2 = st.columns([3, 1])
-methods = shared.bound(c1.multiselect, "Methods", ALL, default=["BR", "PLST", "ML-KNN", "CLEMS"],
-                         key="compare_methods", persist_state="session")
+methods = shared.bound(
+    c1.multiselect,
+    "Methods",
+    ALL,
+    default=["BR", "PLST", "ML-KNN", "CLEMS"],
+    key="compare_methods",
+    persist_state="session",
+)
 max_folds = min(10, ds.n_samples)
 if max_folds > 2:
-    n_splits = shared.bound(c2.slider, "Folds", 2, max_folds, min(5, max_folds),
-                            key="compare_folds",
-                         persist_state="session")
+    n_splits = shared.bound(
+        c2.slider,
+        "Folds",
+        2,
+        max_folds,
+        min(5, max_folds),
+        key="compare_folds",
+        persist_state="session",
+    )
 else:
     n_splits = 2
     c2.caption(f"2 folds (the data set has {ds.n_samples} instances).")
 with st.expander("Method parameters"):
     p1, p2, p3, p4 = st.columns(4)
     if K > 1:
-        M = shared.bound(p1.slider, "M (PLST, PBR, CPLST, CS, CLEMS)", 1, K, min(K, max(1, K // 2)),
-                      key="compare_m", persist_state="session")
+        M = shared.bound(
+            p1.slider,
+            "M (PLST, PBR, CPLST, CS, CLEMS)",
+            1,
+            K,
+            min(K, max(1, K // 2)),
+            key="compare_m",
+            persist_state="session",
+        )
     else:
         M = 1
         p1.caption("M = 1 (PLST, PBR, CPLST, CS, CLEMS): the data set has one label.")
     k = shared.bound(p2.slider, "k (ML-KNN)", 1, 30, 10, key="compare_k", persist_state="session")
-    cost = shared.bound(p3.selectbox, "CLEMS cost", ["f1", "accuracy", "hamming", "rank_loss"],
-                        key="compare_cost", persist_state="session")
-    d = shared.bound(p4.slider, "d (GroPLE)", 1, 200, M, key="compare_d",
-                     persist_state="session", help="Opens at the M of the other methods (≤ L).")
+    cost = shared.bound(
+        p3.selectbox,
+        "CLEMS cost",
+        ["f1", "accuracy", "hamming", "rank_loss"],
+        key="compare_cost",
+        persist_state="session",
+    )
+    d = shared.bound(
+        p4.slider,
+        "d (GroPLE)",
+        1,
+        200,
+        M,
+        key="compare_d",
+        persist_state="session",
+        help="Opens at the M of the other methods (≤ L).",
+    )
 
 
 def make(name: str, dimension: int | None = None):
@@ -79,8 +112,9 @@ def make(name: str, dimension: int | None = None):
         "CS": lambda: CompressedSensing(n_components=m, random_state=0),
         "ML-KNN": lambda: MLkNN(k=k),
         "CLEMS": lambda: CLEMS(n_components=m, cost=cost, random_state=0),
-        "GroPLE": lambda: GroPLE(n_components=d if dimension is None else dimension,
-                                 n_groups=min(10, K)),
+        "GroPLE": lambda: GroPLE(
+            n_components=d if dimension is None else dimension, n_groups=min(10, K)
+        ),
     }[name]()
 
 
@@ -104,20 +138,34 @@ def show_failures(failures: pd.DataFrame, n_folds: int, where: str = "") -> None
     """One message per failed method: st.error if it failed in every fold, else st.warning."""
     for method, part in failures.groupby("method", sort=False):
         folds = ", ".join(str(f + 1) for f in part["fold"])
-        errors = "; ".join(dict.fromkeys(f"during {s}: {e}" for s, e in
-                                         zip(part["stage"], part["error"], strict=True)))
+        errors = "; ".join(
+            dict.fromkeys(
+                f"during {s}: {e}" for s, e in zip(part["stage"], part["error"], strict=True)
+            )
+        )
         if len(part) == n_folds:
-            st.error(f"**{method}** failed in every fold{where} ({folds}) {errors}. "
-                     "The other methods' results are shown.")
+            st.error(
+                f"**{method}** failed in every fold{where} ({folds}) {errors}. "
+                "The other methods' results are shown."
+            )
         else:
-            st.warning(f"**{method}** failed in fold(s) {folds} of {n_folds}{where} {errors}. "
-                       "Its means are over the other folds only and it has no per-label view.")
+            st.warning(
+                f"**{method}** failed in fold(s) {folds} of {n_folds}{where} {errors}. "
+                "Its means are over the other folds only and it has no per-label view."
+            )
 
 
-params = {"methods": tuple(methods), "folds": n_splits, "M": M, "k": k, "cost": cost, "d": d,
-          "tail": tail, "scheduler": scheduler}
-run = st.button("Run cross-validation", key="compare_fit", type="primary",
-                disabled=not methods)
+params = {
+    "methods": tuple(methods),
+    "folds": n_splits,
+    "M": M,
+    "k": k,
+    "cost": cost,
+    "d": d,
+    "tail": tail,
+    "scheduler": scheduler,
+}
+run = st.button("Run cross-validation", key="compare_fit", type="primary", disabled=not methods)
 
 
 def _cross_validate():
@@ -126,22 +174,32 @@ def _cross_validate():
     def progress(done, total, message):
         bar.progress(done / max(total, 1), text=f"{done}/{total} fits — {message}")
 
-    result = run_cross_validation({m: make(m) for m in methods}, cv=n_splits,
-                                  progress=progress, tail_threshold=tail,
-                                  return_predictions=True)
+    result = run_cross_validation(
+        {m: make(m) for m in methods},
+        cv=n_splits,
+        progress=progress,
+        tail_threshold=tail,
+        return_predictions=True,
+    )
     bar.empty()
     per_label = None
     if result.predictions:
-        per_label = per_label_comparison(result.predictions, ds.Y, label_names=ds.label_names,
-                                         tail_threshold=tail)
+        per_label = per_label_comparison(
+            result.predictions, ds.Y, label_names=ds.label_names, tail_threshold=tail
+        )
     # the out-of-fold predictions themselves are not kept: n × L per method
-    return {"results": result.results, "failures": result.failures, "per_label": per_label,
-            "methods": list(result.predictions)}
+    return {
+        "results": result.results,
+        "failures": result.failures,
+        "per_label": per_label,
+        "methods": list(result.predictions),
+    }
 
 
 if run:
     outcome = shared.run_or_error(
-        "Cross-validation", lambda: shared.cached("compare-cv", params, _cross_validate),
+        "Cross-validation",
+        lambda: shared.cached("compare-cv", params, _cross_validate),
         state_key="compare_results",
     )
     if outcome is not None:
@@ -160,8 +218,9 @@ if results.empty:
     st.stop()
 
 table = summarize(results)
-table.columns = [f"{METRICS[c].label} {METRICS[c].arrow}" if c in METRICS else c
-                 for c in table.columns]
+table.columns = [
+    f"{METRICS[c].label} {METRICS[c].arrow}" if c in METRICS else c for c in table.columns
+]
 # metrics as rows, methods as columns: a dozen metrics side by side would not fit the page
 shared.fitted_table(table.T.rename_axis("metric"), text_width=95)
 run_tail = run_params["tail"]
@@ -173,11 +232,16 @@ tail_caption = (
     if run_tail is not None
     else " Tail threshold 0: no label counts as a tail label, so there are no tail columns."
 )
-st.caption("Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better."
-           + tail_caption)
+st.caption(
+    "Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better." + tail_caption
+)
 shared.chart(figures.metric_bars(aggregate(results)), key="compare_bars")
-st.download_button("Download fold results (CSV)", results.to_csv(index=False),
-                   file_name=f"{ds.name}_cv_results.csv", mime="text/csv")
+st.download_button(
+    "Download fold results (CSV)",
+    results.to_csv(index=False),
+    file_name=f"{ds.name}_cv_results.csv",
+    mime="text/csv",
+)
 
 st.subheader("Per label: which labels does each method lose?")
 per_label = outcome["per_label"]
@@ -185,12 +249,16 @@ if per_label is None:
     st.info("No method ran in every fold, so there are no out-of-fold predictions per label.")
 else:
     shown_methods = outcome["methods"]
-    metric = shared.bound(st.radio, "Score", ["F1", "recall"], horizontal=True,
-                          key="compare_label_metric",
-                      persist_state="session")
+    metric = shared.bound(
+        st.radio,
+        "Score",
+        ["F1", "recall"],
+        horizontal=True,
+        key="compare_label_metric",
+        persist_state="session",
+    )
     shared.chart(
-        figures.per_label_figure(per_label, shown_methods, metric=metric,
-                                 tail_threshold=run_tail),
+        figures.per_label_figure(per_label, shown_methods, metric=metric, tail_threshold=run_tail),
         key="compare_per_label",
     )
     st.caption(
@@ -206,27 +274,43 @@ else:
         column_order=[c for c in per_label.columns if not str(c).startswith(f"{other} ")],
         hide_index=True,
         column_config={
-            "frequency": st.column_config.NumberColumn(format="percent",
-                                                       width=shared.NUMBER_COLUMN_PX),
+            "frequency": st.column_config.NumberColumn(
+                format="percent", width=shared.NUMBER_COLUMN_PX
+            ),
             "label": st.column_config.TextColumn(width=120),
             f"best {metric}": st.column_config.TextColumn(width=120),
         },
     )
-    st.caption(f"The {metric} columns (the download has both scores). "
-               "Click a column header to sort. F1 and recall are 0 for a label that is never "
-               "predicted or never present (zero_division = 0).")
-    st.download_button("Download per-label table (CSV)", per_label.to_csv(index=False),
-                       file_name=f"{ds.name}_per_label.csv", mime="text/csv")
+    st.caption(
+        f"The {metric} columns (the download has both scores). "
+        "Click a column header to sort. F1 and recall are 0 for a label that is never "
+        "predicted or never present (zero_division = 0)."
+    )
+    st.download_button(
+        "Download per-label table (CSV)",
+        per_label.to_csv(index=False),
+        file_name=f"{ds.name}_per_label.csv",
+        mime="text/csv",
+    )
 
 st.subheader("A metric against the embedding dimension")
 s1, s2 = st.columns([3, 1])
-sweep_methods = shared.bound(s1.multiselect, "Methods", ["PLST", "CPLST", "CLEMS", "GroPLE"],
-                               default=["PLST", "CLEMS"], key="compare_sweep_methods",
-                               persist_state="session")
-sweep_metric = shared.bound(s2.selectbox, "Metric",
-                            ["example_f1", "accuracy", "micro_f1", "macro_f1", "hamming_loss"],
-                            format_func=lambda m: f"{METRICS[m].label} {METRICS[m].arrow}",
-                            key="compare_sweep_metric", persist_state="session")
+sweep_methods = shared.bound(
+    s1.multiselect,
+    "Methods",
+    ["PLST", "CPLST", "CLEMS", "GroPLE"],
+    default=["PLST", "CLEMS"],
+    key="compare_sweep_methods",
+    persist_state="session",
+)
+sweep_metric = shared.bound(
+    s2.selectbox,
+    "Metric",
+    ["example_f1", "accuracy", "micro_f1", "macro_f1", "hamming_loss"],
+    format_func=lambda m: f"{METRICS[m].label} {METRICS[m].arrow}",
+    key="compare_sweep_metric",
+    persist_state="session",
+)
 SWEEP_FOLDS = min(3, ds.n_samples)  # a curve needs many fits: three folds per point
 dims = np.unique(np.round(np.linspace(1, K, num=min(K, 6))).astype(int))
 
@@ -235,8 +319,9 @@ def _dimension_sweep():
     bar = st.progress(0.0, text="Starting…")
     parts, failed = [], []
     for i, dim in enumerate(dims):
-        result = run_cross_validation({m: make(m, int(dim)) for m in sweep_methods},
-                                      cv=SWEEP_FOLDS, metrics=[sweep_metric])
+        result = run_cross_validation(
+            {m: make(m, int(dim)) for m in sweep_methods}, cv=SWEEP_FOLDS, metrics=[sweep_metric]
+        )
         parts.append(result.results.assign(dimension=int(dim)))
         failed.append(result.failures.assign(dimension=int(dim)))
         bar.progress((i + 1) / len(dims), text=f"dimension {dim}")
@@ -247,8 +332,11 @@ def _dimension_sweep():
 if st.button("Run the dimension sweep", key="compare_sweep_fit", disabled=not sweep_methods):
     sweep = shared.run_or_error(
         "Dimension sweep",
-        lambda: shared.cached("compare-sweep", {**params, "sweep": tuple(sweep_methods),
-                                                "metric": sweep_metric}, _dimension_sweep),
+        lambda: shared.cached(
+            "compare-sweep",
+            {**params, "sweep": tuple(sweep_methods), "metric": sweep_metric},
+            _dimension_sweep,
+        ),
         state_key="compare_sweep",
     )
     if sweep is not None:
@@ -268,8 +356,9 @@ if sweep is not None and st.session_state.get("compare_sweep_for") == ds.digest:
             key="compare_sweep_chart",
         )
         if gro_d:
-            st.caption(f"The marker shows the M = {M} of the table above; GroPLE there uses "
-                       f"d = {d}.")
+            st.caption(
+                f"The marker shows the M = {M} of the table above; GroPLE there uses d = {d}."
+            )
         st.caption(
             f"{SWEEP_FOLDS}-fold cross-validated mean ± sd against the embedding dimension (M, "
             "or d for GroPLE), in the style of the GroPLE paper's Fig. 5: where does adding "

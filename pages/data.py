@@ -28,7 +28,10 @@ def _statistics(params: dict) -> tuple[dict, pd.DataFrame]:
 
 
 result = shared.fit(
-    "data-statistics", {"tail_threshold": threshold}, _statistics, label="Statistics",
+    "data-statistics",
+    {"tail_threshold": threshold},
+    _statistics,
+    label="Statistics",
     uses_split=False,
 )
 if result is None:
@@ -67,7 +70,8 @@ st.caption(
 
 left, right = st.columns(2)
 with left:
-    normalize = shared.bound(st.radio,
+    normalize = shared.bound(
+        st.radio,
         "Co-occurrence",
         ["counts", "jaccard", "conditional"],
         horizontal=True,

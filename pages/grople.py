@@ -31,8 +31,11 @@ LOG_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0]
 POSITIVE_GRID = LOG_GRID[1:]  # λ1 > 0 keeps V Vᵀ + λ1 I invertible (Eq. A.2)
 WIDE_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3, 1e4]
 k_max = L + 2 if L <= 28 else 30
-AFFINITY_LABELS = {"heat": "heat kernel (paper)", "cooccurrence": "co-occurrence (Jaccard)",
-                   "correlation": "correlation"}
+AFFINITY_LABELS = {
+    "heat": "heat kernel (paper)",
+    "cooccurrence": "co-occurrence (Jaccard)",
+    "correlation": "correlation",
+}
 with st.container(border=True):
     c1, c2, c3 = st.columns(3)
     affinity = shared.bound(
@@ -45,46 +48,98 @@ with st.container(border=True):
         help="How stage 1 compares labels before grouping them (the Label clusters page shows "
         "the groups each choice gives). The paper uses the heat kernel.",
     )
-    suggested = shared.run_or_error(
-        "Label spectrum",
-        lambda: shared.cached(
-            "grople-suggested-k", {"affinity": affinity, "k_max": k_max},
-            lambda: LabelClustering(n_groups=min(k_max, L), affinity=affinity)
-            .fit(split.Y_train).suggest_n_groups(max_groups=min(k_max, L)),
-        ),
-        state_key="grople_suggested_k",
-    ) if L >= 3 else L
+    suggested = (
+        shared.run_or_error(
+            "Label spectrum",
+            lambda: shared.cached(
+                "grople-suggested-k",
+                {"affinity": affinity, "k_max": k_max},
+                lambda: (
+                    LabelClustering(n_groups=min(k_max, L), affinity=affinity)
+                    .fit(split.Y_train)
+                    .suggest_n_groups(max_groups=min(k_max, L))
+                ),
+            ),
+            state_key="grople_suggested_k",
+        )
+        if L >= 3
+        else L
+    )
     default_d = max(1, (L + 1) // 2)
     d = shared.bound(
-        c1.slider, "Latent dimension d", 1, 200, default_d, key="grople_d",
+        c1.slider,
+        "Latent dimension d",
+        1,
+        200,
+        default_d,
+        key="grople_d",
         persist_state="session",
         help=f"Opens at d = {default_d}, about half the {L} labels: d ≥ L would not compress "
         "(PLST at d ≥ L is binary relevance).",
     )
     n_groups = shared.bound(
-        c1.slider, "Label groups K", 1, k_max, suggested or min(10, L), key="grople_k",
+        c1.slider,
+        "Label groups K",
+        1,
+        k_max,
+        suggested or min(10, L),
+        key="grople_k",
         persist_state="session",
         help="Opens at the eigengap's suggestion on the training labels"
         + (f" (K = {suggested})." if suggested else "."),
     )
     if suggested and suggested != n_groups:
-        c1.button(f"Use suggested K = {suggested}", key="grople_use_suggested",
-                  on_click=lambda: st.session_state.update(grople_k=suggested))
-    lambda1 = shared.bound(c2.select_slider, "λ1 (‖U‖² weight)", POSITIVE_GRID, value=1e-3,
-                           key="grople_lambda1",
-                               persist_state="session")
-    lambda2 = shared.bound(c2.select_slider, "λ2 (group sparsity of V^k)", LOG_GRID, value=1.0,
-                               key="grople_lambda2", persist_state="session")
-    alpha = shared.bound(c3.select_slider, "α (latent-correlation term)", WIDE_GRID, value=1e-2,
-                             key="grople_alpha", persist_state="session")
-    beta = shared.bound(c3.select_slider, "β (ℓ1 sparsity of Z)", WIDE_GRID, value=1.0,
-                        key="grople_beta",
-                            persist_state="session")
-    params = {"d": d, "K": n_groups, "affinity": affinity, "lambda1": lambda1,
-              "lambda2": lambda2, "alpha": alpha, "beta": beta}
+        c1.button(
+            f"Use suggested K = {suggested}",
+            key="grople_use_suggested",
+            on_click=lambda: st.session_state.update(grople_k=suggested),
+        )
+    lambda1 = shared.bound(
+        c2.select_slider,
+        "λ1 (‖U‖² weight)",
+        POSITIVE_GRID,
+        value=1e-3,
+        key="grople_lambda1",
+        persist_state="session",
+    )
+    lambda2 = shared.bound(
+        c2.select_slider,
+        "λ2 (group sparsity of V^k)",
+        LOG_GRID,
+        value=1.0,
+        key="grople_lambda2",
+        persist_state="session",
+    )
+    alpha = shared.bound(
+        c3.select_slider,
+        "α (latent-correlation term)",
+        WIDE_GRID,
+        value=1e-2,
+        key="grople_alpha",
+        persist_state="session",
+    )
+    beta = shared.bound(
+        c3.select_slider,
+        "β (ℓ1 sparsity of Z)",
+        WIDE_GRID,
+        value=1.0,
+        key="grople_beta",
+        persist_state="session",
+    )
+    params = {
+        "d": d,
+        "K": n_groups,
+        "affinity": affinity,
+        "lambda1": lambda1,
+        "lambda2": lambda2,
+        "alpha": alpha,
+        "beta": beta,
+    }
     fit_clicked = st.button("Fit GroPLE", key="grople_fit", type="primary")
-    st.caption("GroPLE is fitted when you press the button (a fit takes seconds); fits are "
-               "cached, so going back to earlier settings is instant.")
+    st.caption(
+        "GroPLE is fitted when you press the button (a fit takes seconds); fits are "
+        "cached, so going back to earlier settings is instant."
+    )
 
 if fit_clicked or "grople_params" not in st.session_state:
     st.session_state["grople_params"] = params
@@ -93,16 +148,27 @@ fitted_params = st.session_state["grople_params"]
 
 def _fit():
     p = fitted_params
-    model = GroPLE(n_components=p["d"], n_groups=p["K"], label_affinity=p.get("affinity", "heat"),
-                   lambda1=p["lambda1"],
-                   lambda2=p["lambda2"], alpha=p["alpha"], beta=p["beta"])
+    model = GroPLE(
+        n_components=p["d"],
+        n_groups=p["K"],
+        label_affinity=p.get("affinity", "heat"),
+        lambda1=p["lambda1"],
+        lambda2=p["lambda2"],
+        alpha=p["alpha"],
+        beta=p["beta"],
+    )
     model.fit(split.X_train, split.Y_train)
-    baselines = {"GroPLE": model, "BR": BinaryRelevance().fit(split.X_train, split.Y_train),
-                 f"PLST (M={min(p['d'], L)})":
-                     PLST(n_components=min(p["d"], L)).fit(split.X_train, split.Y_train)}
-    scores = {name: evaluate(split.Y_test, est.predict(split.X_test),
-                             est.decision_function(split.X_test))
-              for name, est in baselines.items()}
+    baselines = {
+        "GroPLE": model,
+        "BR": BinaryRelevance().fit(split.X_train, split.Y_train),
+        f"PLST (M={min(p['d'], L)})": PLST(n_components=min(p["d"], L)).fit(
+            split.X_train, split.Y_train
+        ),
+    }
+    scores = {
+        name: evaluate(split.Y_test, est.predict(split.X_test), est.decision_function(split.X_test))
+        for name, est in baselines.items()
+    }
     return model, scores, baselines["BR"]
 
 
@@ -130,16 +196,19 @@ st.caption(
     f"penalty switches whole rows off). Here the groups use {rows_used.min()}–"
     f"{rows_used.max()} rows each"
     + (f", and {n_dead} row(s) are used by no group." if n_dead else ".")
-    + (" Raise λ2 to switch more rows off; on this planted sample the pattern of the "
-       "paper's Figure 1 (each group its own few rows) appears around λ2 = 10."
-       if datasets.known_groups(ds) is not None else
-       " Raise λ2 to switch more rows off; groups that share no rows are modelled "
-       "independently.")
+    + (
+        " Raise λ2 to switch more rows off; on this planted sample the pattern of the "
+        "paper's Figure 1 (each group its own few rows) appears around λ2 = 10."
+        if datasets.known_groups(ds) is not None
+        else " Raise λ2 to switch more rows off; groups that share no rows are modelled "
+        "independently."
+    )
 )
 
 st.subheader("The label groups GroPLE used")
-groups_used = group_diagnostics(split.Y_train, model.groups_, label_names=ds.label_names,
-                                tail_threshold=shared.tail_threshold())
+groups_used = group_diagnostics(
+    split.Y_train, model.groups_, label_names=ds.label_names, tail_threshold=shared.tail_threshold()
+)
 groups_table = cluster_figures.group_table(groups_used)
 groups_table.insert(1, "latent rows used", model.row_support_.sum(axis=1))
 shared.fitted_table(
@@ -147,11 +216,14 @@ shared.fitted_table(
     hide_index=True,
     column_config={
         "co-occurring pairs": st.column_config.NumberColumn(
-            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="co-occurring pairs"),
+            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="co-occurring pairs"
+        ),
         "mean Jaccard": st.column_config.NumberColumn(
-            format="%.3f", width=shared.NUMBER_COLUMN_PX, help="mean Jaccard"),
+            format="%.3f", width=shared.NUMBER_COLUMN_PX, help="mean Jaccard"
+        ),
         "tail share": st.column_config.NumberColumn(
-            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="tail share"),
+            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="tail share"
+        ),
         "verdict": st.column_config.TextColumn(width="small", help="verdict"),
         "labels": st.column_config.TextColumn(width="medium", help="labels"),
     },
@@ -163,24 +235,29 @@ st.caption(
     f"({AFFINITIES[affinity_used]}) into {model.n_groups_} groups; each row lists a group's "
     "labels (training split), the latent rows its V^k uses out of d, and how often its labels "
     "co-occur. "
-    + (f"{len(never_used)} group(s) hold labels that never appear together on the training "
-       "split: GroPLE shares latent rows between labels with no evidence that they belong "
-       "together." if len(never_used) else
-       "Every group of two or more labels has a pair that co-occurs on the training split.")
+    + (
+        f"{len(never_used)} group(s) hold labels that never appear together on the training "
+        "split: GroPLE shares latent rows between labels with no evidence that they belong "
+        "together."
+        if len(never_used)
+        else "Every group of two or more labels has a pair that co-occurs on the training split."
+    )
 )
 
 table = pd.DataFrame(scores).T
 shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]
-table = table[shown].rename(columns={m: f"{METRICS[m].label} {METRICS[m].arrow}"
-                                     for m in shown})
+table = table[shown].rename(columns={m: f"{METRICS[m].label} {METRICS[m].arrow}" for m in shown})
 shared.fitted_table(table, number_format="%.4f")
-st.caption("Test-split metrics of GroPLE beside binary relevance and PLST on the same "
-           "split (the paper's Table 2 metrics).")
+st.caption(
+    "Test-split metrics of GroPLE beside binary relevance and PLST on the same "
+    "split (the paper's Table 2 metrics)."
+)
 
 st.subheader("Tail labels: does sharing a group help or hurt rare labels?")
 threshold = shared.tail_threshold()
-label_table = grople_label_table(model, binary_relevance, split.X_test, split.Y_test,
-                                 split.Y_train, threshold, ds.label_names)
+label_table = grople_label_table(
+    model, binary_relevance, split.X_test, split.Y_test, split.Y_train, threshold, ds.label_names
+)
 shared.chart(tail_figures.grople_tail_figure(label_table, threshold), key="grople_tail")
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
@@ -204,7 +281,9 @@ shared.chart(
     figures.objective_figure(model.objective_history_, model.feature_objective_history_),
     key="grople_objective",
 )
-st.caption("Objective of Eq. 4 per outer iteration (it must never increase) and of the "
-           "feature embedding (Eq. 5).")
+st.caption(
+    "Objective of Eq. 4 per outer iteration (it must never increase) and of the "
+    "feature embedding (Eq. 5)."
+)
 
 shared.report_button("GroPLE")

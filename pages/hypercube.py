@@ -23,20 +23,30 @@ st.markdown(
 )
 
 
-n_label_sets = shared.fit("hypercube-count", {}, lambda p: distinct_labelsets(ds.Y),
-                          label="Counting the label sets", uses_split=False)
+n_label_sets = shared.fit(
+    "hypercube-count",
+    {},
+    lambda p: distinct_labelsets(ds.Y),
+    label="Counting the label sets",
+    uses_split=False,
+)
 if n_label_sets is None:
     st.stop()
 max_vertices = n_label_sets
 if ds.n_labels != 3:  # the literal cube below has at most 8 corners
-    max_vertices = int(st.number_input(
-        "Label sets drawn (most frequent first)", min_value=1, max_value=n_label_sets,
-        value=min(hypercube.DEFAULT_MAX_VERTICES, n_label_sets), step=500,
-        key="cube_max_vertices",
-        help=f"This data set occupies {n_label_sets:,} vertices. The figure, its edges and "
-        "its projection use the most frequent ones only; more vertices take longer to "
-        "project and to draw in the browser.",
-    ))
+    max_vertices = int(
+        st.number_input(
+            "Label sets drawn (most frequent first)",
+            min_value=1,
+            max_value=n_label_sets,
+            value=min(hypercube.DEFAULT_MAX_VERTICES, n_label_sets),
+            step=500,
+            key="cube_max_vertices",
+            help=f"This data set occupies {n_label_sets:,} vertices. The figure, its edges and "
+            "its projection use the most frequent ones only; more vertices take longer to "
+            "project and to draw in the browser.",
+        )
+    )
 
 
 def _vertices(params: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -44,8 +54,13 @@ def _vertices(params: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return vertices, counts, hypercube.hamming_edges(vertices)
 
 
-occupied = shared.fit("hypercube-vertices", {"max_vertices": max_vertices}, _vertices,
-                      label="Finding the occupied vertices", uses_split=False)
+occupied = shared.fit(
+    "hypercube-vertices",
+    {"max_vertices": max_vertices},
+    _vertices,
+    label="Finding the occupied vertices",
+    uses_split=False,
+)
 if occupied is None:
     st.stop()
 vertices, counts, edges = occupied
@@ -53,7 +68,8 @@ n_drawn = len(vertices)
 drawn_note = (
     f"The figure draws the {n_drawn:,} most frequent, which carry "
     f"{counts.sum() / ds.n_samples:.1%} of the instances; "
-    if n_drawn < n_label_sets else "All are drawn; "
+    if n_drawn < n_label_sets
+    else "All are drawn; "
 )
 st.caption(
     f"{n_label_sets:,} occupied vertices out of 2^{ds.n_labels} "
@@ -62,21 +78,27 @@ st.caption(
 )
 
 if ds.n_labels == 3:
-    n_dirs = shared.bound(st.slider, "PLST directions to draw (M)", 0, 3, 1, key="cube_m",
-                       persist_state="session")
+    n_dirs = shared.bound(
+        st.slider, "PLST directions to draw (M)", 0, 3, 1, key="cube_m", persist_state="session"
+    )
     plst = None
     if n_dirs and ds.n_samples < 2:
-        st.info(f"PLST's directions need a training split, so at least 2 instances; "
-                f"{ds.name} has {ds.n_samples}. The cube is drawn without them.")
+        st.info(
+            f"PLST's directions need a training split, so at least 2 instances; "
+            f"{ds.name} has {ds.n_samples}. The cube is drawn without them."
+        )
     elif n_dirs:
         split = shared.model_split(needs="PLST's directions")
         plst = shared.fit(
-            "plst-cube", {"M": n_dirs},
+            "plst-cube",
+            {"M": n_dirs},
             lambda p: PLST(n_components=p["M"]).fit(split.X_train, split.Y_train),
             label="PLST",
         )
     fig = figures.cube_figure(
-        vertices, counts, ds.label_names,
+        vertices,
+        counts,
+        ds.label_names,
         offset=plst.offset_ if plst is not None else None,
         directions=plst.components_[:n_dirs] if plst is not None else None,
     )
@@ -88,31 +110,54 @@ if ds.n_labels == 3:
             "split); coloured lines are its principal directions. PLST keeps the coordinates of "
             "y − o along the first M lines and rounds back to the nearest corner: corners far "
             "from these lines are the ones it confuses."
-            if plst is not None else "Raise M to draw PLST's principal directions."
+            if plst is not None
+            else "Raise M to draw PLST's principal directions."
         )
     )
     st.stop()
 
 c1, c2, c3, c4 = st.columns(4)
-dim = shared.bound(c2.radio, "Dimensions", [2, 3], horizontal=True, key="cube_dim",
-                   persist_state="session")
-methods = {"pca": "PCA (PLST's view)", "mds": "classical MDS",
-           "umap": "UMAP (slow: about a minute the first time)"}
+dim = shared.bound(
+    c2.radio, "Dimensions", [2, 3], horizontal=True, key="cube_dim", persist_state="session"
+)
+methods = {
+    "pca": "PCA (PLST's view)",
+    "mds": "classical MDS",
+    "umap": "UMAP (slow: about a minute the first time)",
+}
 if len(vertices) <= dim + 2:  # UMAP needs a neighbourhood graph
     del methods["umap"]
-method = shared.bound(c1.selectbox, "Projection", list(methods), key="cube_projection",
-                      persist_state="session", format_func=methods.get)
-colour_by = shared.bound(c3.radio, "Colour by", ["label count", "label cluster"], key="cube_colour",
-                     persist_state="session")
+method = shared.bound(
+    c1.selectbox,
+    "Projection",
+    list(methods),
+    key="cube_projection",
+    persist_state="session",
+    format_func=methods.get,
+)
+colour_by = shared.bound(
+    c3.radio,
+    "Colour by",
+    ["label count", "label cluster"],
+    key="cube_colour",
+    persist_state="session",
+)
 with c4:
     n_groups = (
-        shared.int_slider("Clusters (K)", 1, min(20, ds.n_labels), 4, key="cube_k",
-                          why_fixed=f"there is only {ds.n_labels} label.")
-        if colour_by == "label cluster" else None
+        shared.int_slider(
+            "Clusters (K)",
+            1,
+            min(20, ds.n_labels),
+            4,
+            key="cube_k",
+            why_fixed=f"there is only {ds.n_labels} label.",
+        )
+        if colour_by == "label cluster"
+        else None
     )
 if "umap" not in methods:
-    st.caption(f"UMAP is offered from {dim + 3} drawn vertices on; the figure draws "
-               f"{n_drawn}.")
+    st.caption(f"UMAP is offered from {dim + 3} drawn vertices on; the figure draws {n_drawn}.")
+
 
 @st.cache_resource(show_spinner=False)
 def _umap_timings() -> dict[str, tuple[int, float]]:
@@ -123,17 +168,22 @@ def _umap_timings() -> dict[str, tuple[int, float]]:
 def _umap_spinner() -> str:
     last = _umap_timings().get("last")
     if last is not None:
-        return (f"UMAP of {n_drawn:,} label sets… (the last UMAP on this server took "
-                f"{last[1]:.0f} s for {last[0]:,} label sets)")
-    return (f"UMAP of {n_drawn:,} label sets… The first UMAP on this server also compiles "
-            "its code: about a minute (measured: 67 s for 2,000 label sets of 983 labels, "
-            "16 s once compiled; benchmarks/bench_scale.py on a busy 2-core machine).")
+        return (
+            f"UMAP of {n_drawn:,} label sets… (the last UMAP on this server took "
+            f"{last[1]:.0f} s for {last[0]:,} label sets)"
+        )
+    return (
+        f"UMAP of {n_drawn:,} label sets… The first UMAP on this server also compiles "
+        "its code: about a minute (measured: 67 s for 2,000 label sets of 983 labels, "
+        "16 s once compiled; benchmarks/bench_scale.py on a busy 2-core machine)."
+    )
 
 
 def _project(params: dict) -> tuple[np.ndarray, np.ndarray | None]:
     start = time.perf_counter()
-    projected = hypercube.project_vertices(vertices, counts, method=params["method"],
-                                           n_components=params["dim"])
+    projected = hypercube.project_vertices(
+        vertices, counts, method=params["method"], n_components=params["dim"]
+    )
     if params["method"] == "umap":
         _umap_timings()["last"] = (len(vertices), time.perf_counter() - start)
     return projected
@@ -141,8 +191,11 @@ def _project(params: dict) -> tuple[np.ndarray, np.ndarray | None]:
 
 # cached per data set, number of drawn vertices, method and dimension
 result = shared.fit(
-    "hypercube-projection", {"method": method, "dim": dim, "max_vertices": max_vertices},
-    _project, label="Projection", uses_split=False,
+    "hypercube-projection",
+    {"method": method, "dim": dim, "max_vertices": max_vertices},
+    _project,
+    label="Projection",
+    uses_split=False,
     spinner=_umap_spinner() if method == "umap" else f"Projecting {n_drawn:,} label sets…",
 )
 if result is None:
@@ -151,23 +204,37 @@ coords, loadings = result
 colour, colour_title = None, "labels in set"
 if colour_by == "label cluster":
     clustering = shared.fit(
-        "label-clustering", {"K": n_groups},
+        "label-clustering",
+        {"K": n_groups},
         lambda p: LabelClustering(n_groups=p["K"]).fit(ds.Y),
-        label="Label clustering", uses_split=False,
+        label="Label clustering",
+        uses_split=False,
     )
     if clustering is not None:
         colour = hypercube.dominant_group(vertices, clustering.labels_)
         colour_title = "dominant cluster"
-show_axes = method == "pca" and shared.bound(st.checkbox,
-    "Draw the label axes (biplot)", value=ds.n_labels <= 20, key="cube_axes",
-    persist_state="session")
+show_axes = method == "pca" and shared.bound(
+    st.checkbox,
+    "Draw the label axes (biplot)",
+    value=ds.n_labels <= 20,
+    key="cube_axes",
+    persist_state="session",
+)
 shared.chart(
     figures.hypercube_figure(
-        coords, vertices, counts, edges, ds.label_names, color=colour,
-        color_title=colour_title, loadings=loadings if show_axes else None,
-        title=(f"Showing {n_drawn:,} of {n_label_sets:,} label sets (the most frequent)"
-               if n_drawn < n_label_sets else
-               f"All {n_label_sets:,} occupied vertices of the label hypercube"),
+        coords,
+        vertices,
+        counts,
+        edges,
+        ds.label_names,
+        color=colour,
+        color_title=colour_title,
+        loadings=loadings if show_axes else None,
+        title=(
+            f"Showing {n_drawn:,} of {n_label_sets:,} label sets (the most frequent)"
+            if n_drawn < n_label_sets
+            else f"All {n_label_sets:,} occupied vertices of the label hypercube"
+        ),
     ),
     key="hypercube_chart",
 )
@@ -177,8 +244,8 @@ st.caption(
         (
             "With PCA the axes are PLST's first principal directions, so this is what PLST "
             f"with M = {dim} keeps"
-            if n_drawn == n_label_sets else
-            "With PCA the axes are the principal directions of the instances on the drawn "
+            if n_drawn == n_label_sets
+            else "With PCA the axes are the principal directions of the instances on the drawn "
             "label sets (PLST's directions when every set is drawn)"
         )
         + ("; red arrows show where each label's axis points. " if show_axes else ". ")

@@ -81,7 +81,12 @@ if spectrum_model is None or spectrum_model.labels_.shape != (L,):
     st.stop()
 suggested = spectrum_model.suggest_n_groups(max_groups=k_max)
 n_groups = shared.bound(
-    c2.slider, "Number of groups K", 2, k_max, suggested, key="clusters_k",
+    c2.slider,
+    "Number of groups K",
+    2,
+    k_max,
+    suggested,
+    key="clusters_k",
     persist_state="session",
     help=f"Opens at the eigengap's suggestion for this data set and affinity (K = {suggested}).",
 )
@@ -103,7 +108,8 @@ if model is None or model.labels_.shape != (L,):
 diagnostics = shared.run_or_error(
     "Group diagnostics",
     lambda: shared.cached(
-        "label-groups", {"K": n_groups, "affinity": affinity, "tail": tail},
+        "label-groups",
+        {"K": n_groups, "affinity": affinity, "tail": tail},
         lambda: group_diagnostics(ds.Y, model.labels_, label_names=names, tail_threshold=tail),
     ),
     state_key="clusters_diagnostics",
@@ -115,19 +121,28 @@ truth = datasets.known_groups(ds)
 
 st.markdown(f"**{AFFINITY_LABELS[affinity].capitalize()}**: {AFFINITIES[affinity]}.")
 cols = st.columns(4)
-cols[0].metric("Groups found", model.n_groups_,
-               help="k-means can return fewer groups than K when labels coincide.")
-cols[1].metric("Eigengap suggests K", suggested,
-               help="Where the largest drop between consecutive eigenvalues occurs (K ≥ 2).")
+cols[0].metric(
+    "Groups found",
+    model.n_groups_,
+    help="k-means can return fewer groups than K when labels coincide.",
+)
+cols[1].metric(
+    "Eigengap suggests K",
+    suggested,
+    help="Where the largest drop between consecutive eigenvalues occurs (K ≥ 2).",
+)
 cols[1].button(
     f"Use K = {suggested}",
     key="clusters_use_suggested",
     disabled=suggested == n_groups,
     on_click=lambda: st.session_state.update(clusters_k=suggested),
 )
-cols[2].metric("Never co-occurring", len(never),
-               help="Groups of two or more labels in which no pair of labels appears together "
-               "in any instance.")
+cols[2].metric(
+    "Never co-occurring",
+    len(never),
+    help="Groups of two or more labels in which no pair of labels appears together "
+    "in any instance.",
+)
 if truth is not None:
     cols[3].metric(
         "ARI vs planted groups",
@@ -142,15 +157,19 @@ if len(never):
         f"{len(never)} of the {model.n_groups_} groups (sizes {sizes}) contain labels that "
         "never appear together in any instance: such a group is an artefact of the affinity, "
         "not labels that belong together ("
-        + ("the heat kernel makes rare labels alike because they are absent together"
-           if affinity == "heat" else
-           "labels that co-occur with no other label are isolated in the graph and end up "
-           "in one group")
+        + (
+            "the heat kernel makes rare labels alike because they are absent together"
+            if affinity == "heat"
+            else "labels that co-occur with no other label are isolated in the graph and end up "
+            "in one group"
+        )
         + "). Details in the group table below."
     )
 else:
-    st.info(f"Every group of two or more labels has at least one pair that co-occurs "
-               f"(K = {n_groups}, {AFFINITY_LABELS[affinity]}).")
+    st.info(
+        f"Every group of two or more labels has at least one pair that co-occurs "
+        f"(K = {n_groups}, {AFFINITY_LABELS[affinity]})."
+    )
 
 frequencies = stats.label_frequencies(ds.Y, relative=True)
 left, right = st.columns([3, 2])
@@ -177,7 +196,8 @@ with left:
             "labels."
         )
         group_sizes = diagnostics.set_index("group")["n_labels"]
-        chosen_group = shared.bound(st.selectbox,
+        chosen_group = shared.bound(
+            st.selectbox,
             "Drill down into group",
             list(group_sizes.index),
             format_func=lambda g: f"group {g} ({group_sizes[g]} labels)",
@@ -187,8 +207,10 @@ with left:
         if members.size > figures.MAX_NAMED_LABELS:
             members = members[(-frequencies[members]).argsort(kind="stable")]
             members = members[: figures.MAX_NAMED_LABELS]
-            shown_note = (f"the {figures.MAX_NAMED_LABELS} most frequent of its "
-                          f"{int(group_sizes[chosen_group])} labels")
+            shown_note = (
+                f"the {figures.MAX_NAMED_LABELS} most frequent of its "
+                f"{int(group_sizes[chosen_group])} labels"
+            )
         else:
             shown_note = f"all {members.size} labels"
         members.sort()
@@ -234,22 +256,28 @@ def _sweep():
 
 sweep_params = {"affinity": affinity, "ks": (sweep_ks[0], sweep_ks[-1]), "B": N_RESAMPLES}
 run_sweep = L <= AUTO_SWEEP_MAX_LABELS or st.session_state.get("clusters_sweep_for") == (
-    ds.digest, affinity)
+    ds.digest,
+    affinity,
+)
 if not run_sweep:
-    st.caption(f"With {L} labels the sweep ({len(sweep_ks)} values of K × {N_RESAMPLES} "
-               "bootstrap samples) takes a while, so it runs on request.")
+    st.caption(
+        f"With {L} labels the sweep ({len(sweep_ks)} values of K × {N_RESAMPLES} "
+        "bootstrap samples) takes a while, so it runs on request."
+    )
     if st.button("Compute the K sweep", key="clusters_sweep_button"):
         st.session_state["clusters_sweep_for"] = (ds.digest, affinity)
         run_sweep = True
 if run_sweep:
     with st.spinner(f"Clustering {N_RESAMPLES} bootstrap samples at K = 2..{sweep_ks[-1]}…"):
         sweep = shared.run_or_error(
-            "K sweep", lambda: shared.cached("label-clusters-sweep", sweep_params, _sweep),
+            "K sweep",
+            lambda: shared.cached("label-clusters-sweep", sweep_params, _sweep),
             state_key="clusters_sweep",
         )
     if sweep is not None and int(sweep["n_groups"].max()) == sweep_ks[-1]:
-        shared.chart(figures.stability_figure(sweep, chosen_k=n_groups),
-                        key="clusters_sweep_figure")
+        shared.chart(
+            figures.stability_figure(sweep, chosen_k=n_groups), key="clusters_sweep_figure"
+        )
         best = sweep.loc[sweep["stability"].idxmax()]
         by_k = sweep.set_index("n_groups")
         st.caption(
@@ -259,11 +287,13 @@ if run_sweep:
             f"together at least once; red crosses mark K with groups whose labels never "
             f"co-occur. Here the most stable K is {int(best['n_groups'])} "
             f"(ARI {best['stability']:.2f})"
-            + (f"; at the chosen K = {n_groups} the stability is "
-               f"{by_k.loc[n_groups, 'stability']:.2f} and "
-               f"{by_k.loc[n_groups, 'cooccurrence_rate']:.0%} of within-group pairs co-occur."
-               if n_groups in by_k.index else
-               f". K = {L} (every label alone) is not swept: it is trivially stable.")
+            + (
+                f"; at the chosen K = {n_groups} the stability is "
+                f"{by_k.loc[n_groups, 'stability']:.2f} and "
+                f"{by_k.loc[n_groups, 'cooccurrence_rate']:.0%} of within-group pairs co-occur."
+                if n_groups in by_k.index
+                else f". K = {L} (every label alone) is not swept: it is trivially stable."
+            )
         )
 
 st.subheader("The groups")
@@ -272,11 +302,14 @@ shared.fitted_table(
     hide_index=True,
     column_config={
         "co-occurring pairs": st.column_config.NumberColumn(
-            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="co-occurring pairs"),
+            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="co-occurring pairs"
+        ),
         "mean Jaccard": st.column_config.NumberColumn(
-            format="%.3f", width=shared.NUMBER_COLUMN_PX, help="mean Jaccard"),
+            format="%.3f", width=shared.NUMBER_COLUMN_PX, help="mean Jaccard"
+        ),
         "tail share": st.column_config.NumberColumn(
-            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="tail share"),
+            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="tail share"
+        ),
         "verdict": st.column_config.TextColumn(width="small", help="verdict"),
         "labels": st.column_config.TextColumn(width="medium", help="labels"),
     },

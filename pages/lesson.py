@@ -48,10 +48,17 @@ AXIS_SHARE = 0.25  # ... of those at least this share of the longest axis
 MAX_BARS = cluster_figures.MAX_NAMED_LABELS  # labels named in a per-label figure
 MAX_LISTED = 8  # label names listed in a sentence
 LAMBDA2_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
-COSTS = {"f1": "F1 (1 − F1)", "accuracy": "Accuracy (1 − Jaccard)", "hamming": "Hamming",
-         "rank_loss": "Rank loss (asymmetric)"}
-AFFINITY_NAMES = {"heat": "heat kernel (paper)", "cooccurrence": "co-occurrence (Jaccard)",
-                  "correlation": "correlation"}
+COSTS = {
+    "f1": "F1 (1 − F1)",
+    "accuracy": "Accuracy (1 − Jaccard)",
+    "hamming": "Hamming",
+    "rank_loss": "Rank loss (asymmetric)",
+}
+AFFINITY_NAMES = {
+    "heat": "heat kernel (paper)",
+    "cooccurrence": "co-occurrence (Jaccard)",
+    "correlation": "correlation",
+}
 METHODS = ["BR", "PLST", "GroPLE", "CLEMS", "ML-KNN"]
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
@@ -143,7 +150,7 @@ def _setting(key: str, valid: Callable[[Any], bool]) -> Any:
 
 
 def _apply(preset: dict[str, Any]) -> None:
-    """"Try this" callback: set the step's widgets before the next run creates them."""
+    """ "Try this" callback: set the step's widgets before the next run creates them."""
     st.session_state.update(preset)
 
 
@@ -183,8 +190,9 @@ def _labelset(vector: np.ndarray) -> str:
 
 def _legend_at_bottom(fig: Any) -> Any:
     """Put a figure's horizontal legend at its lower edge, below the axis title."""
-    fig.update_layout(legend=dict(orientation="h", yref="container", y=0, yanchor="bottom",
-                                  x=0, xanchor="left"))
+    fig.update_layout(
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left")
+    )
     return fig
 
 
@@ -221,9 +229,11 @@ def _instance_picker(key: str) -> int:
     if n_test == 1:
         st.caption("The test split has one instance; it is the one shown.")
         return 0
-    return int(st.number_input(f"Test instance (0–{n_test - 1})", 0, n_test - 1, key=key,
-                               persist_state="session"))
-
+    return int(
+        st.number_input(
+            f"Test instance (0–{n_test - 1})", 0, n_test - 1, key=key, persist_state="session"
+        )
+    )
 
 
 def _groups_settings() -> tuple[int, str]:
@@ -235,38 +245,50 @@ def _groups_settings() -> tuple[int, str]:
     return int(k), affinity
 
 
-
-
-
 # ----------------------------------------------------------------------------- models
 def fit_plst(m: int) -> PLST | None:
-    return _fit("PLST", "lesson-plst", {"M": m},
-                lambda: PLST(n_components=m).fit(split.X_train, split.Y_train))
+    return _fit(
+        "PLST",
+        "lesson-plst",
+        {"M": m},
+        lambda: PLST(n_components=m).fit(split.X_train, split.Y_train),
+    )
 
 
 def fit_clustering(k: int, affinity: str) -> LabelClustering | None:
-    return _fit("Label clustering", "lesson-groups", {"K": k, "affinity": affinity},
-                lambda: LabelClustering(n_groups=k, affinity=affinity).fit(split.Y_train))
+    return _fit(
+        "Label clustering",
+        "lesson-groups",
+        {"K": k, "affinity": affinity},
+        lambda: LabelClustering(n_groups=k, affinity=affinity).fit(split.Y_train),
+    )
 
 
 def fit_grople(d: int, lambda2: float) -> GroPLE | None:
     k, affinity = _groups_settings()
     return _fit(
-        "GroPLE", "lesson-grople", {"d": d, "lambda2": lambda2, "K": k, "affinity": affinity},
-        lambda: GroPLE(n_components=d, n_groups=k, label_affinity=affinity,
-                       lambda2=lambda2).fit(split.X_train, split.Y_train),
+        "GroPLE",
+        "lesson-grople",
+        {"d": d, "lambda2": lambda2, "K": k, "affinity": affinity},
+        lambda: GroPLE(n_components=d, n_groups=k, label_affinity=affinity, lambda2=lambda2).fit(
+            split.X_train, split.Y_train
+        ),
     )
 
 
 def fit_clems(m: int, cost: str) -> CLEMS | None:
-    return _fit("CLEMS", "lesson-clems", {"M": m, "cost": cost},
-                lambda: CLEMS(n_components=m, cost=cost, random_state=0)
-                .fit(split.X_train, split.Y_train))
+    return _fit(
+        "CLEMS",
+        "lesson-clems",
+        {"M": m, "cost": cost},
+        lambda: CLEMS(n_components=m, cost=cost, random_state=0).fit(split.X_train, split.Y_train),
+    )
 
 
 def fit_mlknn(k: int) -> MLkNN | None:
-    return _fit("ML-KNN", "lesson-mlknn", {"k": k},
-                lambda: MLkNN(k=k).fit(split.X_train, split.Y_train))
+    return _fit(
+        "ML-KNN", "lesson-mlknn", {"k": k}, lambda: MLkNN(k=k).fit(split.X_train, split.Y_train)
+    )
 
 
 # ------------------------------------------------------------------------------- steps
@@ -281,43 +303,66 @@ def step_hypercube() -> None:
         "the labels in which two corners differ. A data set occupies only a few of the $2^L$ "
         "corners (PLST paper, §2): the sparsity every label embedding exploits."
     )
-    vertices, counts = shared.cached("lesson-vertices", {},
-                                     lambda: hypercube.occupied_vertices(ds.Y))
+    vertices, counts = shared.cached(
+        "lesson-vertices", {}, lambda: hypercube.occupied_vertices(ds.Y)
+    )
     n_sets = len(vertices)
-    possible = (f"$2^{{{L}}}$ = {2**L:,}" if L <= 40 else
-                f"$2^{{{L}}} \\approx 10^{{{L * np.log10(2):.0f}}}$")
+    possible = (
+        f"$2^{{{L}}}$ = {2**L:,}"
+        if L <= 40
+        else f"$2^{{{L}}} \\approx 10^{{{L * np.log10(2):.0f}}}$"
+    )
     points = [
         f"**{n_sets:,}** of the {possible} possible label sets occur in the "
         f"{ds.n_samples:,} instances.",
         f"The most frequent set, {_labelset(vertices[0])}, holds "
         f"{counts[0] / counts.sum():.0%} of the instances; "
-        + (_count(int((counts == 1).sum()), "set occurs", "sets occur") + " only once."
-           if (counts == 1).any() else "every set occurs at least twice."),
+        + (
+            _count(int((counts == 1).sum()), "set occurs", "sets occur") + " only once."
+            if (counts == 1).any()
+            else "every set occurs at least twice."
+        ),
     ]
     if L == 3:
         key = "lesson_cube_directions"
         _ensure(key, lambda v: isinstance(v, bool))
-        draw = st.checkbox("Draw PLST's two principal directions through o", key=key,
-                           persist_state="session")
-        _try_this("hypercube", "draw PLST's principal directions", {key: True},
-                  why_disabled="They are drawn." if draw else "")
+        draw = st.checkbox(
+            "Draw PLST's two principal directions through o", key=key, persist_state="session"
+        )
+        _try_this(
+            "hypercube",
+            "draw PLST's principal directions",
+            {key: True},
+            why_disabled="They are drawn." if draw else "",
+        )
         plst = fit_plst(2)
         if not _fits_this_data(plst):
             return
         shared.chart(
-            cube_figures.cube_figure(vertices, counts, names, offset=plst.offset_,
-                                     directions=plst.components_[:2] if draw else None),
+            cube_figures.cube_figure(
+                vertices,
+                counts,
+                names,
+                offset=plst.offset_,
+                directions=plst.components_[:2] if draw else None,
+            ),
             key="lesson_cube",
         )
         empty = 8 - n_sets
-        points.append(f"{_count(empty, 'of the 8 corners is', 'of the 8 corners are')} empty "
-                      "(hollow)." if empty else "All 8 corners are occupied.")
+        points.append(
+            f"{_count(empty, 'of the 8 corners is', 'of the 8 corners are')} empty (hollow)."
+            if empty
+            else "All 8 corners are occupied."
+        )
         if draw:
             kept = facts.variance_kept(plst.singular_values_, 2)
             points.append(
                 "The lines are the plane PLST keeps with M = 2 through the mean o (×): "
-                + (f"it keeps {kept:.0%} of the label variance." if np.isfinite(kept) else
-                   "every instance has the same label set, so there is no variance to keep.")
+                + (
+                    f"it keeps {kept:.0%} of the label variance."
+                    if np.isfinite(kept)
+                    else "every instance has the same label set, so there is no variance to keep."
+                )
             )
         _notice(points)
         return
@@ -325,10 +370,15 @@ def step_hypercube() -> None:
     key = "lesson_cube_axes"
     _ensure(key, lambda v: isinstance(v, bool))
     axes = st.checkbox("Draw each label's axis (biplot)", key=key, persist_state="session")
-    _try_this("hypercube", "draw each label's axis", {key: True},
-              why_disabled="The axes are drawn." if axes else "")
+    _try_this(
+        "hypercube",
+        "draw each label's axis",
+        {key: True},
+        why_disabled="The axes are drawn." if axes else "",
+    )
     coords, loadings = shared.cached(
-        "lesson-vertex-pca", {},
+        "lesson-vertex-pca",
+        {},
         lambda: hypercube.project_vertices(vertices, counts, method="pca", n_components=2),
     )
     shown = min(n_sets, MAX_DRAWN_SETS)
@@ -346,18 +396,29 @@ def step_hypercube() -> None:
         reach = np.abs(coords[:shown]).max()
         scale = 0.9 * reach / length.max() if reach > 0 and length.max() > 0 else 1.0
         arrows, arrow_names = scale * loadings[longest], [names[j] for j in longest]
-        title += (f"<br><sup>label axes × {scale:.2g}"
-                  + (f"; the {len(longest)} of {L} labels whose axis is at least "
-                     f"{AXIS_SHARE:.0%} of the longest" if len(longest) < L else "")
-                  + "</sup>")
+        title += (
+            f"<br><sup>label axes × {scale:.2g}"
+            + (
+                f"; the {len(longest)} of {L} labels whose axis is at least "
+                f"{AXIS_SHARE:.0%} of the longest"
+                if len(longest) < L
+                else ""
+            )
+            + "</sup>"
+        )
         top = int(np.argmax(length))
         points.append(
             f"The longest axis is **{names[top]}**: the two directions follow it most. Short "
             "axes are labels this 2-D view (PLST with M = 2) hardly sees."
         )
     fig = cube_figures.hypercube_figure(
-        coords[:shown], vertices[:shown], counts[:shown], edges, names,
-        loadings=arrows, title=title,
+        coords[:shown],
+        vertices[:shown],
+        counts[:shown],
+        edges,
+        names,
+        loadings=arrows,
+        title=title,
     )
     if arrows is not None:
         # the builder names the arrows after label_names in order: name the drawn ones
@@ -365,9 +426,12 @@ def step_hypercube() -> None:
     fig.update_layout(xaxis_title="principal direction 1", yaxis_title="principal direction 2")
     shared.chart(_legend_at_bottom(fig), key="lesson_hypercube")
     points.append(
-        (_count(len(edges), "pair of the drawn sets is", "pairs of the drawn sets are")
-         + " one label apart (grey lines). "
-         if len(edges) else "No two drawn sets are one label apart. ")
+        (
+            _count(len(edges), "pair of the drawn sets is", "pairs of the drawn sets are")
+            + " one label apart (grey lines). "
+            if len(edges)
+            else "No two drawn sets are one label apart. "
+        )
         + "Sets drawn on top of each other differ only along directions this view leaves out."
     )
     _notice(points)
@@ -405,8 +469,12 @@ def step_plst() -> None:
     with right:
         index = _instance_picker("lesson_plst_instance")
     if L >= 2:
-        _try_this("plst", "set M = 1 (one direction)", {key: 1},
-                  why_disabled="M is 1 already." if m == 1 else "")
+        _try_this(
+            "plst",
+            "set M = 1 (one direction)",
+            {key: 1},
+            why_disabled="M is 1 already." if m == 1 else "",
+        )
     model = fit_plst(m)
     if not _fits_this_data(model):
         return
@@ -417,30 +485,40 @@ def step_plst() -> None:
     y_true = split.Y_test[index].astype(int)
     wrong = int((y_hat != y_true).sum())
     shown = facts.labels_to_show(y_tilde, (y_true == 1) | (y_hat == 1), MAX_BARS)
-    fig = linear_figures.decoding_figure(y_tilde[shown], y_true[shown],
-                                         [names[j] for j in shown], h=h)
+    fig = linear_figures.decoding_figure(
+        y_tilde[shown], y_true[shown], [names[j] for j in shown], h=h
+    )
     if len(shown) < L:
-        fig.update_layout(title=f"One test instance decoded: {wrong} of {L} labels wrong<br>"
-                          f"<sup>{len(shown)} of {L} labels shown: its true and predicted "
-                          "ones, then the highest ỹ</sup>")
+        fig.update_layout(
+            title=f"One test instance decoded: {wrong} of {L} labels wrong<br>"
+            f"<sup>{len(shown)} of {L} labels shown: its true and predicted "
+            "ones, then the highest ỹ</sup>"
+        )
     # a category axis skips every other name when crowded: name every bar
     fig.update_xaxes(tickmode="array", tickvals=[names[j] for j in shown], col=2)
     shared.chart(_per_label_legible(fig, len(shown), col=2), key="lesson_plst_decoding")
     kept = facts.variance_kept(model.singular_values_, m)
     loss = hamming_loss(split.Y_test, model.predict(split.X_test))
-    _notice([
-        (f"Keeping M = {m} of {L} directions retains **{kept:.0%}** of the training label "
-         "variance; the rest is the encoding error, lost before any regressor is trained."
-         if np.isfinite(kept) else
-         "Every training instance has the same label set: there is no label variance, so "
-         "PLST predicts the mean o for every instance."),
-        f"For test instance {index}, ỹ lands on the wrong side of ½ for **{wrong}** of {L} "
-        "labels (bars on the wrong side of the dashed line from the diamonds).",
-        f"Over the {_count(n_test, 'test instance', 'test instances')} the Hamming loss is "
-        f"**{loss:.3f}** "
-        + (f"with {_count(m, 'regressor', 'regressors')} instead of {L}." if m < L else
-           "with all L directions: no compression at all."),
-    ])
+    _notice(
+        [
+            (
+                f"Keeping M = {m} of {L} directions retains **{kept:.0%}** of the training label "
+                "variance; the rest is the encoding error, lost before any regressor is trained."
+                if np.isfinite(kept)
+                else "Every training instance has the same label set: there is no label "
+                "variance, so PLST predicts the mean o for every instance."
+            ),
+            f"For test instance {index}, ỹ lands on the wrong side of ½ for **{wrong}** of {L} "
+            "labels (bars on the wrong side of the dashed line from the diamonds).",
+            f"Over the {_count(n_test, 'test instance', 'test instances')} the Hamming loss is "
+            f"**{loss:.3f}** "
+            + (
+                f"with {_count(m, 'regressor', 'regressors')} instead of {L}."
+                if m < L
+                else "with all L directions: no compression at all."
+            ),
+        ]
+    )
 
 
 def step_groups() -> None:
@@ -468,44 +546,60 @@ def step_groups() -> None:
     k_max = _groups_k_max()
     c1, c2 = st.columns(2)
     _ensure("lesson_groups_affinity", lambda v: v in AFFINITY_NAMES)
-    affinity = c1.selectbox("Affinity", list(AFFINITY_NAMES), format_func=AFFINITY_NAMES.get,
-                            key="lesson_groups_affinity", persist_state="session")
+    affinity = c1.selectbox(
+        "Affinity",
+        list(AFFINITY_NAMES),
+        format_func=AFFINITY_NAMES.get,
+        key="lesson_groups_affinity",
+        persist_state="session",
+    )
     _ensure("lesson_groups_k", _in_range(2, k_max))
     with c2:
-        k = int(st.slider("Number of groups K", 2, k_max, key="lesson_groups_k",
-                          persist_state="session"))
+        k = int(
+            st.slider(
+                "Number of groups K", 2, k_max, key="lesson_groups_k", persist_state="session"
+            )
+        )
     model = fit_clustering(k, affinity)
     if model is None or model.labels_.shape != (L,):
         return
     suggested = model.suggest_n_groups(max_groups=k_max)
-    _try_this("groups", f"use K = {suggested}, the eigengap's suggestion",
-              {"lesson_groups_k": suggested},
-              why_disabled=f"K is {suggested} already." if suggested == k else "")
+    _try_this(
+        "groups",
+        f"use K = {suggested}, the eigengap's suggestion",
+        {"lesson_groups_k": suggested},
+        why_disabled=f"K is {suggested} already." if suggested == k else "",
+    )
     frequencies = stats.label_frequencies(split.Y_train, relative=True)
     if L <= MAX_BARS:
-        fig = cluster_figures.affinity_heatmap(model.affinity_, model.labels_, names,
-                                               frequencies)
+        fig = cluster_figures.affinity_heatmap(model.affinity_, model.labels_, names, frequencies)
     else:
         fig = cluster_figures.group_affinity_heatmap(model.affinity_, model.labels_)
     shared.chart(fig, key="lesson_groups_heatmap")
-    diagnostics = group_diagnostics(split.Y_train, model.labels_, label_names=names,
-                                    tail_threshold=shared.tail_threshold())
+    diagnostics = group_diagnostics(
+        split.Y_train, model.labels_, label_names=names, tail_threshold=shared.tail_threshold()
+    )
     never = cluster_figures.never_cooccurring_groups(diagnostics)
     gap = model.eigenvalues_[suggested - 1] - model.eigenvalues_[suggested]
     points = [
         f"The eigengap suggests **K = {suggested}** "
         f"($\\lambda_{{{suggested}}} - \\lambda_{{{suggested + 1}}}$ = {gap:.3f}, the largest "
         f"drop for K = 2..{min(k_max, model.eigenvalues_.size - 1)}).",
-        (f"With K = {k} the {AFFINITY_NAMES[affinity]} gives {model.n_groups_} groups; "
-         + (f"**{len(never)}** of them hold labels that never appear together in a training "
-            f"instance (sizes {', '.join(str(n) for n in never['n_labels'])}): held together "
-            "by the affinity, not by co-occurrence."
-            if len(never) else
-            "every group of two or more labels has a pair that co-occurs in training.")),
+        (
+            f"With K = {k} the {AFFINITY_NAMES[affinity]} gives {model.n_groups_} groups; "
+            + (
+                f"**{len(never)}** of them hold labels that never appear together in a training "
+                f"instance (sizes {', '.join(str(n) for n in never['n_labels'])}): held together "
+                "by the affinity, not by co-occurrence."
+                if len(never)
+                else "every group of two or more labels has a pair that co-occurs in training."
+            )
+        ),
     ]
     if L > MAX_BARS:
-        points.append(f"{L} labels are too many to name: each cell is the mean affinity "
-                      "between two groups.")
+        points.append(
+            f"{L} labels are too many to name: each cell is the mean affinity between two groups."
+        )
     if planted_groups is not None:
         ari = adjusted_rand_score(planted_groups, model.labels_)
         points.append(
@@ -521,38 +615,59 @@ def step_grople() -> None:
         r"\|\mathbf{Y}^k-\mathbf{U}\mathbf{V}^k\|_F^2+\lambda_1\|\mathbf{U}\|_F^2+"
         r"\lambda_2\sum_{k=1}^{K}\|\mathbf{V}^k\|_{2,1}\quad(4)"
     )
-    st.latex(r"\|\mathbf{A}\|_{2,1}=\sum_{i}\sqrt{\textstyle\sum_j A_{ij}^2}"
-             r"\quad\text{(a sum of row norms: whole rows become zero)}")
+    st.latex(
+        r"\|\mathbf{A}\|_{2,1}=\sum_{i}\sqrt{\textstyle\sum_j A_{ij}^2}"
+        r"\quad\text{(a sum of row norms: whole rows become zero)}"
+    )
     k, affinity = _groups_settings()
     st.markdown(
         "GroPLE factorises each group's label columns $Y^k \\approx U V^k$ with one shared "
         "latent matrix $U$ ($d$ columns). The $\\ell_{2,1}$ penalty switches off whole rows of "
         "$V^k$, so the labels of a group use the same few latent dimensions. "
-        + (f"The groups are step 3's: K = {k}, {AFFINITY_NAMES[affinity]}." if L >= 3 else
-           "With fewer than 3 labels all labels form one group.")
+        + (
+            f"The groups are step 3's: K = {k}, {AFFINITY_NAMES[affinity]}."
+            if L >= 3
+            else "With fewer than 3 labels all labels form one group."
+        )
     )
     c1, c2 = st.columns(2)
     d_max = _grople_d_max()
     if d_max >= 2:
         _ensure("lesson_grople_d", _in_range(1, d_max))
         with c1:
-            d = int(st.slider("Latent dimension d (≤ L)", 1, d_max, key="lesson_grople_d",
-                              persist_state="session"))
+            d = int(
+                st.slider(
+                    "Latent dimension d (≤ L)",
+                    1,
+                    d_max,
+                    key="lesson_grople_d",
+                    persist_state="session",
+                )
+            )
     else:
         d = 1
         c1.caption("One label: d = 1 is the only choice.")
     _ensure("lesson_grople_lambda2", lambda v: v in LAMBDA2_GRID)
     with c2:
-        lambda2 = float(st.select_slider("λ2 (group sparsity of $V^k$)", LAMBDA2_GRID,
-                                         key="lesson_grople_lambda2", persist_state="session"))
-    _try_this("grople", "raise λ2 to 10", {"lesson_grople_lambda2": 10.0},
-              why_disabled="λ2 is 10 already." if lambda2 == 10.0 else "")
+        lambda2 = float(
+            st.select_slider(
+                "λ2 (group sparsity of $V^k$)",
+                LAMBDA2_GRID,
+                key="lesson_grople_lambda2",
+                persist_state="session",
+            )
+        )
+    _try_this(
+        "grople",
+        "raise λ2 to 10",
+        {"lesson_grople_lambda2": 10.0},
+        why_disabled="λ2 is 10 already." if lambda2 == 10.0 else "",
+    )
     with st.spinner("Fitting GroPLE…"):
         model = fit_grople(d, lambda2)
     if not _fits_this_data(model):
         return
-    fig = grople_figures.vk_heatmap(model.V_, model.groups_, names,
-                                    row_support=model.row_support_)
+    fig = grople_figures.vk_heatmap(model.V_, model.groups_, names, row_support=model.row_support_)
     if L > 20:
         fig.update_xaxes(tickangle=-90)  # many names at -60° overlap each other
     shared.chart(fig, key="lesson_grople_vk")
@@ -567,13 +682,16 @@ def step_grople() -> None:
         f"{', '.join(str(r) for r in rows['rows_used'])}.",
     ]
     if unused:
-        points.append(f"{unused} group{'s use' if unused != 1 else ' uses'} no latent row at "
-                      "all: their labels get the same score for every instance.")
+        points.append(
+            f"{unused} group{'s use' if unused != 1 else ' uses'} no latent row at "
+            "all: their labels get the same score for every instance."
+        )
     if n_groups > 1:
         points.append(
             f"{alone} group{'s share' if alone != 1 else ' shares'} no latent row with any "
             "other group: GroPLE models such a group independently of the rest."
-            if alone else "Every group that uses a row shares one with another group."
+            if alone
+            else "Every group that uses a row shares one with another group."
         )
     if lambda2 == 0:
         points.append("With λ2 = 0 nothing pushes rows to zero: every row is used.")
@@ -600,17 +718,29 @@ def step_clems() -> None:
     )
     c1, c2, c3 = st.columns(3)
     _ensure("lesson_clems_cost", lambda v: v in COSTS)
-    cost = c1.selectbox("Cost c", list(COSTS), format_func=COSTS.get, key="lesson_clems_cost",
-                        persist_state="session")
+    cost = c1.selectbox(
+        "Cost c",
+        list(COSTS),
+        format_func=COSTS.get,
+        key="lesson_clems_cost",
+        persist_state="session",
+    )
     m_max = _clems_m_max()
     _ensure("lesson_clems_m", _in_range(1, m_max))
     with c2:
-        m = int(st.slider("Embedding dimension M", 1, m_max, key="lesson_clems_m",
-                          persist_state="session"))
+        m = int(
+            st.slider(
+                "Embedding dimension M", 1, m_max, key="lesson_clems_m", persist_state="session"
+            )
+        )
     with c3:
         index = _instance_picker("lesson_clems_instance")
-    _try_this("clems", "use the asymmetric rank-loss cost", {"lesson_clems_cost": "rank_loss"},
-              why_disabled="The cost is rank loss already." if cost == "rank_loss" else "")
+    _try_this(
+        "clems",
+        "use the asymmetric rank-loss cost",
+        {"lesson_clems_cost": "rank_loss"},
+        why_disabled="The cost is rank loss already." if cost == "rank_loss" else "",
+    )
     with st.spinner("Embedding the label sets…"):
         model = fit_clems(m, cost)
     if not _fits_this_data(model):
@@ -621,11 +751,19 @@ def step_clems() -> None:
     nearest_costs = cost_matrix(truth[None, :], model.candidates_[nearest], cost)[0]
     texts = cube_figures.labelset_text(model.candidates_, names)
     shared.chart(
-        _legend_at_bottom(clems_figures.embedding_figure(
-            model.embedding_truth_, model.embedding_pred_, model.candidate_counts_,
-            model.candidates_.sum(axis=1), texts, not model.mirrored_,
-            predicted=explanation["embedding"], nearest=nearest, nearest_costs=nearest_costs,
-        )),
+        _legend_at_bottom(
+            clems_figures.embedding_figure(
+                model.embedding_truth_,
+                model.embedding_pred_,
+                model.candidate_counts_,
+                model.candidates_.sum(axis=1),
+                texts,
+                not model.mirrored_,
+                predicted=explanation["embedding"],
+                nearest=nearest,
+                nearest_costs=nearest_costs,
+            )
+        ),
         key="lesson_clems_embedding",
     )
     unseen = facts.unseen_labelset_share(split.Y_train, split.Y_test)
@@ -633,20 +771,31 @@ def step_clems() -> None:
     points = [
         f"CLEMS can only answer with one of the **{n_cand:,}** training label "
         f"set{'s' if n_cand != 1 else ''}; "
-        + (f"**{unseen:.0%}** of the test instances carry a label set never seen in "
-           "training, so CLEMS cannot predict them exactly." if unseen > 0 else
-           "every test instance's label set occurs in training."),
+        + (
+            f"**{unseen:.0%}** of the test instances carry a label set never seen in "
+            "training, so CLEMS cannot predict them exactly."
+            if unseen > 0
+            else "every test instance's label set occurs in training."
+        ),
         f"Test instance {index} (truth {_labelset(truth)}) is decoded as "
         f"{_labelset(explanation['prediction'])} at cost **{nearest_costs[0]:.3f}**; "
-        + (f"the cheapest of the {len(nearest)} nearest sets (red rings) costs "
-           f"{nearest_costs.min():.3f}." if len(nearest) > 1 else "it is the only set."),
+        + (
+            f"the cheapest of the {len(nearest)} nearest sets (red rings) costs "
+            f"{nearest_costs.min():.3f}."
+            if len(nearest) > 1
+            else "it is the only set."
+        ),
     ]
     if model.mirrored_:
-        points.append("The cost is asymmetric: every set appears twice, as truth (circle) and "
-                      "as prediction (cross); decoding searches the crosses.")
+        points.append(
+            "The cost is asymmetric: every set appears twice, as truth (circle) and "
+            "as prediction (cross); decoding searches the crosses."
+        )
     if m > 2:
-        points.append(f"The picture shows coordinates 1–2 of M = {m}; the nearest sets are "
-                      "nearest in all M coordinates, so a ring may look far from the star.")
+        points.append(
+            f"The picture shows coordinates 1–2 of M = {m}; the nearest sets are "
+            "nearest in all M coordinates, so a ring may look far from the star."
+        )
     if n_cand == 1:
         points.append("There is a single training label set: CLEMS predicts it for everyone.")
     _notice(points)
@@ -669,18 +818,25 @@ def step_mlknn() -> None:
     )
     k_max = _mlknn_k_max()
     if k_max < 1:
-        st.warning(f"The training split has {n_train} instance{'s' if n_train != 1 else ''}: "
-                   "ML-KNN needs at least two (each needs a neighbour other than itself). "
-                   "Lower the test fraction in the sidebar.")
+        st.warning(
+            f"The training split has {n_train} instance{'s' if n_train != 1 else ''}: "
+            "ML-KNN needs at least two (each needs a neighbour other than itself). "
+            "Lower the test fraction in the sidebar."
+        )
         return
     c1, c2 = st.columns(2)
     if k_max >= 2:
         _ensure("lesson_mlknn_k", _in_range(1, k_max))
         with c1:
-            k = int(st.slider("Neighbours k", 1, k_max, key="lesson_mlknn_k",
-                              persist_state="session"))
-        _try_this("mlknn", "set k = 1 (one neighbour decides)", {"lesson_mlknn_k": 1},
-                  why_disabled="k is 1 already." if k == 1 else "")
+            k = int(
+                st.slider("Neighbours k", 1, k_max, key="lesson_mlknn_k", persist_state="session")
+            )
+        _try_this(
+            "mlknn",
+            "set k = 1 (one neighbour decides)",
+            {"lesson_mlknn_k": 1},
+            why_disabled="k is 1 already." if k == 1 else "",
+        )
     else:
         k = 1
         c1.caption(f"{n_train} training instances: k = 1 is the only choice.")
@@ -691,31 +847,41 @@ def step_mlknn() -> None:
         return
     explanation = model.explain(split.X_test[index : index + 1], label_names=names)
     table = explanation.table.assign(truth=split.Y_test[index])
-    shown = facts.labels_to_show(table["posterior"].to_numpy(),
-                                 (table["decision"] == 1).to_numpy() | (table["truth"] == 1)
-                                 .to_numpy(), MAX_BARS)
+    shown = facts.labels_to_show(
+        table["posterior"].to_numpy(),
+        (table["decision"] == 1).to_numpy() | (table["truth"] == 1).to_numpy(),
+        MAX_BARS,
+    )
     fig = mlknn_figures.posterior_figure(table.iloc[shown])
     if len(shown) < L:
-        fig.update_layout(title=f"ML-KNN per label: predicted when green ≥ grey "
-                          f"({int(table['decision'].sum())} of {L} labels predicted)<br>"
-                          f"<sup>{len(shown)} of {L} labels shown: the instance's true and "
-                          "predicted ones, then the highest posterior</sup>")
+        fig.update_layout(
+            title=f"ML-KNN per label: predicted when green ≥ grey "
+            f"({int(table['decision'].sum())} of {L} labels predicted)<br>"
+            f"<sup>{len(shown)} of {L} labels shown: the instance's true and "
+            "predicted ones, then the highest posterior</sup>"
+        )
     shared.chart(_per_label_legible(fig, len(shown)), key="lesson_mlknn_posterior")
     predictions = model.predict(split.X_test)
     never, missed = facts.never_predicted(predictions, split.Y_test)
     needed = facts.votes_needed(model.prior_, model.cond_pos_, model.cond_neg_)
     hopeless = np.flatnonzero(needed < 0)  # never predicted, so a subset of `never`
     points = [
-        (f"On the {_count(n_test, 'test instance', 'test instances')} ML-KNN never predicts "
-         f"**{len(never)}** of {L} labels; {len(missed)} of them occur in the test split"
-         + (f" ({_listing(missed)})." if len(missed) else ".")
-         if len(never) else "Every label is predicted for at least one of the "
-         f"{_count(n_test, 'test instance', 'test instances')}."),
+        (
+            f"On the {_count(n_test, 'test instance', 'test instances')} ML-KNN never predicts "
+            f"**{len(never)}** of {L} labels; {len(missed)} of them occur in the test split"
+            + (f" ({_listing(missed)})." if len(missed) else ".")
+            if len(never)
+            else "Every label is predicted for at least one of the "
+            f"{_count(n_test, 'test instance', 'test instances')}."
+        ),
     ]
     if len(hopeless):
         points.append(
-            ("None of them" if len(hopeless) == len(never) else
-             f"{len(hopeless)} of them ({_listing(hopeless)})")
+            (
+                "None of them"
+                if len(hopeless) == len(never)
+                else f"{len(hopeless)} of them ({_listing(hopeless)})"
+            )
             + f" can be predicted with k = {k} whatever the neighbours carry: for every count "
             "0..k the grey bar P(H₀)·P(E|H₀) beats the green one."
         )
@@ -728,9 +894,11 @@ def step_mlknn() -> None:
             f"k = {k} neighbours to carry it."
         )
     correct = int((table["decision"] == table["truth"]).sum())
-    points.append(f"Test instance {index}: "
-                  f"{_count(int(table['decision'].sum()), 'label', 'labels')} predicted, "
-                  f"{int(table['truth'].sum())} true; {correct} of {L} decisions right.")
+    points.append(
+        f"Test instance {index}: "
+        f"{_count(int(table['decision'].sum()), 'label', 'labels')} predicted, "
+        f"{int(table['truth'].sum())} true; {correct} of {L} decisions right."
+    )
     _notice(points)
 
 
@@ -740,11 +908,16 @@ def _compare_settings() -> dict[str, dict[str, Any]]:
     return {
         "BR": {},
         "PLST": {"M": _setting("lesson_plst_m", _in_range(1, L))},
-        "GroPLE": {"d": _setting("lesson_grople_d", _in_range(1, _grople_d_max())),
-                   "lambda2": _setting("lesson_grople_lambda2", lambda v: v in LAMBDA2_GRID),
-                   "K": k, "affinity": affinity},
-        "CLEMS": {"M": _setting("lesson_clems_m", _in_range(1, _clems_m_max())),
-                  "cost": _setting("lesson_clems_cost", lambda v: v in COSTS)},
+        "GroPLE": {
+            "d": _setting("lesson_grople_d", _in_range(1, _grople_d_max())),
+            "lambda2": _setting("lesson_grople_lambda2", lambda v: v in LAMBDA2_GRID),
+            "K": k,
+            "affinity": affinity,
+        },
+        "CLEMS": {
+            "M": _setting("lesson_clems_m", _in_range(1, _clems_m_max())),
+            "cost": _setting("lesson_clems_cost", lambda v: v in COSTS),
+        },
         "ML-KNN": {"k": _setting("lesson_mlknn_k", _in_range(1, max(_mlknn_k_max(), 1)))},
     }
 
@@ -754,12 +927,15 @@ def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray:
         estimator = {
             "BR": lambda: BinaryRelevance(),
             "PLST": lambda: PLST(n_components=params.get("M", 1)),
-            "GroPLE": lambda: GroPLE(n_components=params.get("d", 1),
-                                     n_groups=params.get("K", 1),
-                                     label_affinity=params.get("affinity", "heat"),
-                                     lambda2=params.get("lambda2", 1.0)),
-            "CLEMS": lambda: CLEMS(n_components=params.get("M", 2),
-                                   cost=params.get("cost", "f1"), random_state=0),
+            "GroPLE": lambda: GroPLE(
+                n_components=params.get("d", 1),
+                n_groups=params.get("K", 1),
+                label_affinity=params.get("affinity", "heat"),
+                lambda2=params.get("lambda2", 1.0),
+            ),
+            "CLEMS": lambda: CLEMS(
+                n_components=params.get("M", 2), cost=params.get("cost", "f1"), random_state=0
+            ),
             "ML-KNN": lambda: MLkNN(k=params.get("k", 1)),
         }[method]()
         predictions = estimator.fit(split.X_train, split.Y_train).predict(split.X_test)
@@ -783,11 +959,15 @@ def step_compare() -> None:
         "Each method uses the settings of its step."
     )
     _ensure("lesson_compare_methods", lambda v: isinstance(v, list) and set(v) <= set(METHODS))
-    chosen = st.multiselect("Methods", METHODS, key="lesson_compare_methods",
-                            persist_state="session")
-    _try_this("compare", "add binary relevance (no compression)",
-              {"lesson_compare_methods": ["BR", *chosen]},
-              why_disabled="BR is shown." if "BR" in chosen else "")
+    chosen = st.multiselect(
+        "Methods", METHODS, key="lesson_compare_methods", persist_state="session"
+    )
+    _try_this(
+        "compare",
+        "add binary relevance (no compression)",
+        {"lesson_compare_methods": ["BR", *chosen]},
+        why_disabled="BR is shown." if "BR" in chosen else "",
+    )
     settings = _compare_settings()
     if "ML-KNN" in chosen and _mlknn_k_max() < 1:
         st.warning("ML-KNN is left out: the training split has fewer than two instances.")
@@ -804,50 +984,70 @@ def step_compare() -> None:
     if f1 is None or any(len(v) != L for v in f1.values()) or set(f1) != set(chosen):
         return
     frequencies = stats.label_frequencies(split.Y_train, relative=True)
-    per_label = pd.DataFrame({"label": names, "frequency": frequencies,
-                              **{f"F1 {method}": f1[method] for method in chosen}})
+    per_label = pd.DataFrame(
+        {
+            "label": names,
+            "frequency": frequencies,
+            **{f"F1 {method}": f1[method] for method in chosen},
+        }
+    )
     shared.chart(
-        compare_figures.per_label_figure(per_label, chosen, metric="F1",
-                                         tail_threshold=tau if tau > 0 else None),
+        compare_figures.per_label_figure(
+            per_label, chosen, metric="F1", tail_threshold=tau if tau > 0 else None
+        ),
         key="lesson_compare_per_label",
     )
     with st.expander("Every label's frequency and test F1 (the table behind the figure)"):
-        st.dataframe(per_label.sort_values("frequency", kind="stable"), hide_index=True,
-                     column_config={"frequency": st.column_config.NumberColumn(format="%.3f"),
-                                    **{f"F1 {m}": st.column_config.NumberColumn(format="%.2f")
-                                       for m in chosen}})
+        st.dataframe(
+            per_label.sort_values("frequency", kind="stable"),
+            hide_index=True,
+            column_config={
+                "frequency": st.column_config.NumberColumn(format="%.3f"),
+                **{f"F1 {m}": st.column_config.NumberColumn(format="%.2f") for m in chosen},
+            },
+        )
     table = facts.tail_head_f1(frequencies, f1, tau)
     n_tail = int(table["n_tail"].iloc[0])
     described = ", ".join(
         f"{method} (" + ", ".join(f"{k} = {v}" for k, v in settings[method].items()) + ")"
-        for method in chosen if settings[method]
+        for method in chosen
+        if settings[method]
     )
     points = [f"Settings from the steps: {described}." if described else ""]
     if n_tail == 0:
-        points.append(f"No label is below τ = {tau:.1%} of the training instances: this data "
-                      "set has no tail at this threshold (raise it in the sidebar).")
+        points.append(
+            f"No label is below τ = {tau:.1%} of the training instances: this data "
+            "set has no tail at this threshold (raise it in the sidebar)."
+        )
     else:
         means = "; ".join(
             f"{method}: tail **{_f1_text(row.tail_f1)}** vs head {_f1_text(row.head_f1)}"
             for method, row in table.iterrows()
         )
-        points.append(f"Mean test F1 on the {n_tail} tail and the {L - n_tail} head labels "
-                      f"(where F1 is defined) — {means}.")
+        points.append(
+            f"Mean test F1 on the {n_tail} tail and the {L - n_tail} head labels "
+            f"(where F1 is defined) — {means}."
+        )
         tail_f1 = table["tail_f1"].dropna()
         if len(tail_f1) > 1:
             best = tail_f1[tail_f1 == tail_f1.max()].index.tolist()
             if tail_f1.max() == 0:
-                points.append("No method finds a single tail label in the test split: every "
-                              "tail F1 is 0.")
+                points.append(
+                    "No method finds a single tail label in the test split: every tail F1 is 0."
+                )
             else:
-                points.append(f"On the tail, **{best[0]}** has the highest mean F1 here."
-                              if len(best) == 1 else
-                              f"On the tail, {' and '.join(best)} tie for the highest mean F1.")
+                points.append(
+                    f"On the tail, **{best[0]}** has the highest mean F1 here."
+                    if len(best) == 1
+                    else f"On the tail, {' and '.join(best)} tie for the highest mean F1."
+                )
     absent = int((~split.Y_test.astype(bool).any(axis=0)).sum())
     if absent:
-        points.append(f"{absent} label{'s do' if absent != 1 else ' does'} not occur in the "
-                      "test split: F1 is undefined there unless a method predicts the label "
-                      "(then 0), so those labels have no marker.")
+        points.append(
+            f"{absent} label{'s do' if absent != 1 else ' does'} not occur in the "
+            "test split: F1 is undefined there unless a method predicts the label "
+            "(then 0), so those labels have no marker."
+        )
     _notice(points)
 
 
@@ -857,8 +1057,12 @@ st.caption(
     "From the label hypercube to the tail: per step the paper's formula, one figure of a live "
     f"model on **{st.session_state.get(shared.SOURCE_LABEL_KEY, ds.name)}**, a *try this* "
     "button that sets the step's widgets, and what to notice."
-    + (" You are on the planted sample (four planted label groups and six tail labels), "
-       "where every step shows its point." if planted_groups is not None else "")
+    + (
+        " You are on the planted sample (four planted label groups and six tail labels), "
+        "where every step shows its point."
+        if planted_groups is not None
+        else ""
+    )
     + " Notation: L labels, N instances, M embedding dimensions, K label groups, k neighbours "
     "(the PLST and CLEMS papers write K for the number of labels)."
 )
@@ -866,8 +1070,15 @@ _reset_widgets_for_new_data()
 if st.session_state.get("lesson_step") not in STEPS:
     st.session_state["lesson_step"] = STEPS[0]
 # a title formats as itself, so a step can also be chosen by its title (as AppTest does)
-step = st.radio("Step", STEPS, format_func=lambda s: SHORT_TITLES.get(s, s), horizontal=True,
-                key="lesson_step", persist_state="session", label_visibility="collapsed")
+step = st.radio(
+    "Step",
+    STEPS,
+    format_func=lambda s: SHORT_TITLES.get(s, s),
+    horizontal=True,
+    key="lesson_step",
+    persist_state="session",
+    label_visibility="collapsed",
+)
 st.subheader(TITLES[step])
 {
     "hypercube": step_hypercube,
@@ -881,9 +1092,19 @@ st.subheader(TITLES[step])
 
 position = STEPS.index(step)
 back, _, forward = st.columns([1, 4, 1])
-back.button("← Previous step", key="lesson_previous", disabled=position == 0,
-            on_click=_apply, args=({"lesson_step": STEPS[max(position - 1, 0)]},))
-forward.button("Next step →", key="lesson_next", disabled=position == len(STEPS) - 1,
-               on_click=_apply, args=({"lesson_step": STEPS[min(position + 1, len(STEPS) - 1)]},))
+back.button(
+    "← Previous step",
+    key="lesson_previous",
+    disabled=position == 0,
+    on_click=_apply,
+    args=({"lesson_step": STEPS[max(position - 1, 0)]},),
+)
+forward.button(
+    "Next step →",
+    key="lesson_next",
+    disabled=position == len(STEPS) - 1,
+    on_click=_apply,
+    args=({"lesson_step": STEPS[min(position + 1, len(STEPS) - 1)]},),
+)
 
 shared.report_button("Lesson")

@@ -38,24 +38,38 @@ k_max = min(50, n_train - 1)
 c1, c2 = st.columns(2)
 with c1:
     k = shared.int_slider(
-        "Neighbours k", 1, k_max, 10, key="mlknn_k",
+        "Neighbours k",
+        1,
+        k_max,
+        10,
+        key="mlknn_k",
         why_fixed=f"the training split has {n_train} instances, and an instance is not its own "
         "neighbour.",
     )
-s = shared.bound(c2.select_slider, "Smoothing s", options=[0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0],
-                 value=1.0,
-                     key="mlknn_s", persist_state="session")
+s = shared.bound(
+    c2.select_slider,
+    "Smoothing s",
+    options=[0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0],
+    value=1.0,
+    key="mlknn_s",
+    persist_state="session",
+)
 
 
 def _graphs(params: dict):
     """The k_max nearest training rows of every training and test row, once per split."""
     k_max = params["k_max"]
-    return (neighbors_graph(split.X_train, split.X_train, k_max, exclude_self=True),
-            neighbors_graph(split.X_test, split.X_train, k_max))
+    return (
+        neighbors_graph(split.X_train, split.X_train, k_max, exclude_self=True),
+        neighbors_graph(split.X_test, split.X_train, k_max),
+    )
 
 
 graphs = shared.fit(
-    "mlknn-neighbours", {"k_max": k_max}, _graphs, label="Neighbour search",
+    "mlknn-neighbours",
+    {"k_max": k_max},
+    _graphs,
+    label="Neighbour search",
     spinner=f"Finding the {k_max} nearest training neighbours of every instance (once per "
     "split; every k and s reuses them)…",
 )
@@ -66,7 +80,8 @@ graph_train, graph_test = graphs
 
 def _fit(params: dict) -> tuple[MLkNN, dict, np.ndarray]:
     model = MLkNN(k=params["k"], s=params["s"], metric="precomputed").fit(
-        graph_train, split.Y_train)
+        graph_train, split.Y_train
+    )
     # only the five metrics shown below: evaluate() would add macro AUC and the bipartition
     # metrics, seconds more with ~1,000 labels
     Y_score = model.predict_proba(graph_test)
@@ -81,21 +96,30 @@ def _fit(params: dict) -> tuple[MLkNN, dict, np.ndarray]:
     return model, scores, predicted
 
 
-result = shared.fit("mlknn", {"k": k, "s": s, "k_max": k_max}, _fit, label="ML-KNN",
-                    spinner="Counting neighbour labels and scoring the test split…")
+result = shared.fit(
+    "mlknn",
+    {"k": k, "s": s, "k_max": k_max},
+    _fit,
+    label="ML-KNN",
+    spinner="Counting neighbour labels and scoring the test split…",
+)
 if result is None:
     st.stop()
 model, scores, predicted = result
 cols = st.columns(5)
-for col, name in zip(cols, ["hamming_loss", "one_error", "coverage", "ranking_loss",
-                            "average_precision"], strict=True):
+for col, name in zip(
+    cols,
+    ["hamming_loss", "one_error", "coverage", "ranking_loss", "average_precision"],
+    strict=True,
+):
     col.metric(f"{METRICS[name].label} {METRICS[name].arrow}", f"{scores[name]:.4f}")
 st.caption("Test-split metrics of the paper's Table 1 for this k and s.")
 
 st.subheader("Tail labels: a small prior needs many neighbours")
 threshold = shared.tail_threshold()
-label_table = mlknn_label_table(model, graph_test, split.Y_test, split.Y_train, threshold,
-                                ds.label_names, Y_pred=predicted)
+label_table = mlknn_label_table(
+    model, graph_test, split.Y_test, split.Y_train, threshold, ds.label_names, Y_pred=predicted
+)
 shared.chart(tail_figures.mlknn_tail_figure(label_table, threshold), key="mlknn_tail")
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
@@ -122,8 +146,9 @@ MAX_LABEL_COLUMNS = 6  # one 0/1 column per label in the neighbours table up to 
 def instance_view() -> None:
     """Reruns alone when the instance changes: the fitted model and metrics stay untouched."""
     st.subheader("One test instance")
-    index = shared.bound(st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0,
-                         key="mlknn_instance")
+    index = shared.bound(
+        st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0, key="mlknn_instance"
+    )
     explanation = model.explain(graph_test[index : index + 1], label_names=ds.label_names)
     full = explanation.table.assign(truth=split.Y_test[index])
     shown = np.sort(np.argsort(-full["posterior"].to_numpy(), kind="stable")[:MAX_LABELS_SHOWN])
@@ -142,20 +167,29 @@ def instance_view() -> None:
         "so many neighbours must carry them before the H₁ bar wins."
     )
     names = [ds.label_names[i] for i in shown]
-    neighbours = figures.neighbors_table(explanation.neighbors, explanation.distances,
-                                         split.Y_train[explanation.neighbors][:, shown], names)
+    neighbours = figures.neighbors_table(
+        explanation.neighbors,
+        explanation.distances,
+        split.Y_train[explanation.neighbors][:, shown],
+        names,
+    )
     one_column_each = len(names) <= MAX_LABEL_COLUMNS
     if not one_column_each:  # a column per label would not fit the page: label_set lists them
         neighbours = neighbours.drop(columns=names)
-    st.markdown("**Neighbours and their labels** (training rows, nearest first"
-                + (f"; the {len(shown)} labels above" if one_column_each and len(shown) < len(full)
-                   else "")
-                + ")")
-    shared.fitted_table(neighbours, hide_index=True,
-                        column_config={"label_set": st.column_config.TextColumn(width="large")})
+    st.markdown(
+        "**Neighbours and their labels** (training rows, nearest first"
+        + (f"; the {len(shown)} labels above" if one_column_each and len(shown) < len(full) else "")
+        + ")"
+    )
+    shared.fitted_table(
+        neighbours,
+        hide_index=True,
+        column_config={"label_set": st.column_config.TextColumn(width="large")},
+    )
     st.markdown("**Counts, products, posterior and decision**")
-    shared.fitted_table(table, hide_index=True,
-                        column_config={"label": st.column_config.TextColumn(width=100)})
+    shared.fitted_table(
+        table, hide_index=True, column_config={"label": st.column_config.TextColumn(width=100)}
+    )
 
 
 instance_view()

@@ -36,15 +36,21 @@ if K > MAX_LABELS:
 split = shared.model_split(needs="PLST")
 
 M = shared.int_slider(
-    "Embedding dimension M", 1, K, 4, key="plst_m",
+    "Embedding dimension M",
+    1,
+    K,
+    4,
+    key="plst_m",
     why_fixed="with a single label there is a single direction.",
 )
 # One fit with all K directions; every M on the slider is its truncation (the basis does not
 # depend on M and ridge is fitted output by output), so moving M never refits.
 full_model = shared.fit(
-    "plst-full", {"K": K},
+    "plst-full",
+    {"K": K},
     lambda p: PLST(n_components=p["K"]).fit(split.X_train, split.Y_train),
-    label="PLST", spinner=f"Fitting PLST with all {K} directions (once per split)…",
+    label="PLST",
+    spinner=f"Fitting PLST with all {K} directions (once per split)…",
 )
 if full_model is None:
     st.stop()
@@ -59,8 +65,9 @@ if not np.any(full_model.singular_values_ > 0):
 else:
     left, right = st.columns(2)
     with left:
-        shared.chart(figures.spectrum_figure(full_model.singular_values_, current=M),
-                     key="plst_spectrum")
+        shared.chart(
+            figures.spectrum_figure(full_model.singular_values_, current=M), key="plst_spectrum"
+        )
         st.caption(
             "Share of label variance along each principal direction of the training labels. "
             f"PLST with M = {M} (dashed line) keeps the first {M} bars, "
@@ -71,10 +78,14 @@ else:
         m_values = np.arange(K + 1)
         # all M at once, from the full basis; cached so that moving M does not recompute it
         encoding_errors = shared.fit(
-            "plst-encoding-error", {"K": K},
-            lambda p: (full_model.encoding_error(split.Y_train).mean(axis=0),
-                       full_model.encoding_error(split.Y_test).mean(axis=0)),
-            label="Encoding error", spinner="Encoding error for every M…",
+            "plst-encoding-error",
+            {"K": K},
+            lambda p: (
+                full_model.encoding_error(split.Y_train).mean(axis=0),
+                full_model.encoding_error(split.Y_test).mean(axis=0),
+            ),
+            label="Encoding error",
+            spinner="Encoding error for every M…",
         )
         if encoding_errors is not None:
             shared.chart(
@@ -94,10 +105,13 @@ label_table = None
 if np.any(model.singular_values_ > 0):
     # cached per M and threshold: moving M back and forth redraws without predicting again
     label_table = shared.fit(
-        "plst-tail", {"M": M, "threshold": threshold},
-        lambda p: plst_label_table(model, split.X_test, split.Y_test, split.Y_train,
-                                   p["threshold"], ds.label_names),
-        label="Per-label encoding error", spinner="Per-label errors on the test split…",
+        "plst-tail",
+        {"M": M, "threshold": threshold},
+        lambda p: plst_label_table(
+            model, split.X_test, split.Y_test, split.Y_train, p["threshold"], ds.label_names
+        ),
+        label="Per-label encoding error",
+        spinner="Per-label errors on the test split…",
     )
 if label_table is not None:
     st.subheader(f"Tail labels: what M = {model.n_components_} directions cannot represent")
@@ -111,7 +125,8 @@ if label_table is not None:
     shares = " ".join(
         f"The median {side} label keeps {100 * value:.0f}% of its training variance "
         f"unrepresented at M = {model.n_components_}."
-        for side, value in medians.items() if not np.isnan(value)
+        for side, value in medians.items()
+        if not np.isnan(value)
     )
     if tail["tail"]:
         st.caption(
@@ -139,28 +154,45 @@ FACTORIES = {
     "BR": lambda m: BinaryRelevance() if m == K else None,
 }
 c1, c2, c3 = st.columns([3, 2, 1])
-methods = shared.bound(c1.multiselect,
-    "Methods", list(FACTORIES), default=["PLST", "PBR", "CPLST", "BR"], key="plst_methods",
+methods = shared.bound(
+    c1.multiselect,
+    "Methods",
+    list(FACTORIES),
+    default=["PLST", "PBR", "CPLST", "BR"],
+    key="plst_methods",
     persist_state="session",
     help="CS decodes each instance by a sparse reconstruction (CoSaMP, the paper's decoder): "
     "noticeably slower.",
 )
-metric = shared.bound(c2.selectbox,
-    "Metric", ["hamming_loss", "example_f1", "accuracy", "micro_f1", "macro_f1"],
-    format_func=lambda m: f"{METRICS[m].label} {METRICS[m].arrow}", key="plst_metric",
+metric = shared.bound(
+    c2.selectbox,
+    "Metric",
+    ["hamming_loss", "example_f1", "accuracy", "micro_f1", "macro_f1"],
+    format_func=lambda m: f"{METRICS[m].label} {METRICS[m].arrow}",
+    key="plst_metric",
     persist_state="session",
 )
-ideal = shared.bound(c3.checkbox, "Ideal learner", value=True, key="plst_ideal",
-                     persist_state="session",
-                    help="Also decode the exact codes of the test labels: what is left is the "
-                    "encoding error alone (paper Fig. 2).")
+ideal = shared.bound(
+    c3.checkbox,
+    "Ideal learner",
+    value=True,
+    key="plst_ideal",
+    persist_state="session",
+    help="Also decode the exact codes of the test labels: what is left is the "
+    "encoding error alone (paper Fig. 2).",
+)
 grid = np.unique(np.round(np.geomspace(1, K, num=min(K, 12))).astype(int))
 
 
 def _sweep(params: dict, progress) -> pd.DataFrame:
     return parameter_sweep(
-        {m: FACTORIES[m] for m in params["methods"]}, np.asarray(params["grid"]),
-        split.X_train, split.Y_train, split.X_test, split.Y_test, ideal=params["ideal"],
+        {m: FACTORIES[m] for m in params["methods"]},
+        np.asarray(params["grid"]),
+        split.X_train,
+        split.Y_train,
+        split.X_test,
+        split.Y_test,
+        ideal=params["ideal"],
         ranking=False,  # the metric menu holds bipartition metrics only
         progress=lambda done, total, message: progress(done, total, f"Fitting {message}"),
     )
@@ -174,9 +206,13 @@ sweep_automatic = len(split.Y_test) * K <= SWEEP_AUTOMATIC_SIZE
 
 if methods:
     sweep = shared.fit(
-        "plst-sweep", {"methods": tuple(methods), "ideal": ideal, "grid": tuple(grid.tolist())},
-        _sweep, label="The sweep over M", progress=True,
-        on="change" if sweep_automatic else "button", first_fit_automatic=False,
+        "plst-sweep",
+        {"methods": tuple(methods), "ideal": ideal, "grid": tuple(grid.tolist())},
+        _sweep,
+        label="The sweep over M",
+        progress=True,
+        on="change" if sweep_automatic else "button",
+        first_fit_automatic=False,
     )
     if not sweep_automatic and sweep is None:
         st.caption(
@@ -186,8 +222,7 @@ if methods:
         )
     if sweep is not None and not sweep.empty:
         wide = sweep.query("metric == @metric").rename(columns={"value": metric})
-        shared.chart(figures.loss_vs_m_figure(wide, metric=metric, current=M),
-                     key="plst_loss_vs_m")
+        shared.chart(figures.loss_vs_m_figure(wide, metric=metric, current=M), key="plst_loss_vs_m")
         st.caption(
             "Solid lines: learned regressors; dashed: the ideal learner that predicts the code "
             "exactly. The gap between them is the regression (prediction) error; the dashed "
@@ -200,22 +235,23 @@ if methods:
 def instance_view() -> None:
     """Reruns alone when the instance changes: the fitted model and sweep stay untouched."""
     st.subheader("One test instance, step by step")
-    index = shared.bound(st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0,
-                         key="plst_instance")
+    index = shared.bound(
+        st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0, key="plst_instance"
+    )
     x_row = split.X_test[index : index + 1]
     h = model.regressor_.predict(x_row).reshape(1, -1)[0]
     y_tilde = model.predict_decoded(x_row)[0]
     y_hat = model.predict(x_row)[0]
     y_true = split.Y_test[index]
-    shared.chart(figures.decoding_figure(y_tilde, y_true, ds.label_names, h=h),
-                    key="plst_decoding")
+    shared.chart(figures.decoding_figure(y_tilde, y_true, ds.label_names, h=h), key="plst_decoding")
     st.caption(
         "Left: the M regressor outputs h. Right: the decoded point ỹ = o + Pᵀh per label; labels "
         "above the ½ line are predicted. Markers show the truth: a bar on the wrong side of the "
         "line is a Hamming error."
     )
-    st.dataframe(figures.decoding_steps_table(h, y_tilde, y_hat, y_true, ds.label_names),
-                 hide_index=True)
+    st.dataframe(
+        figures.decoding_steps_table(h, y_tilde, y_hat, y_true, ds.label_names), hide_index=True
+    )
 
 
 instance_view()

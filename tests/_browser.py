@@ -67,11 +67,19 @@ def streamlit_server(timeout: float = 60) -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "streamlit", "run", "app.py",
-            "--server.headless", "true",
-            "--server.address", "127.0.0.1",
-            "--server.port", str(port),
-            "--browser.gatherUsageStats", "false",
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
         ],
         cwd=REPO,
         stdout=subprocess.PIPE,
@@ -91,8 +99,9 @@ def streamlit_server(timeout: float = 60) -> Iterator[str]:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
                 output = proc.stdout.read() if proc.stdout else ""
-                raise RuntimeError(f"streamlit did not start within {timeout:.0f} s:\n"
-                                   f"{output[-3000:]}")
+                raise RuntimeError(
+                    f"streamlit did not start within {timeout:.0f} s:\n{output[-3000:]}"
+                )
             time.sleep(0.3)
         yield url
     finally:
@@ -134,15 +143,18 @@ def choose_dataset(pg, name: str) -> None:
 
 def chosen_dataset(pg) -> str:
     """The sidebar picker's current text."""
-    return pg.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input").first \
-        .input_value()
+    return pg.locator(
+        "[data-testid='stSidebar'] [data-testid='stSelectbox'] input"
+    ).first.input_value()
 
 
 def screenshot_dir() -> Path:
     """``$MLVIZ_SCREENSHOT_DIR``, else a fresh ``/tmp/mlviz-screenshots/<run>``."""
     chosen = os.environ.get("MLVIZ_SCREENSHOT_DIR")
-    folder = Path(chosen) if chosen else (
-        Path("/tmp/mlviz-screenshots") / time.strftime("%Y%m%d-%H%M%S")
+    folder = (
+        Path(chosen)
+        if chosen
+        else (Path("/tmp/mlviz-screenshots") / time.strftime("%Y%m%d-%H%M%S"))
     )
     folder.mkdir(parents=True, exist_ok=True)
     return folder

@@ -46,9 +46,7 @@ def degenerate_corpus() -> dict[str, Dataset]:
         "one_row": _dataset("one_row", _features(rng, 1), np.array([[1, 0, 1]])),
         "two_rows": _dataset("two_rows", _features(rng, 2), np.array([[1, 0, 1], [0, 1, 0]])),
         "three_rows": _dataset("three_rows", _features(rng, 3), _labels(rng, 3, 3)),
-        "one_labelset": _dataset(
-            "one_labelset", _features(rng, n), np.tile([1, 0, 1, 0], (n, 1))
-        ),
+        "one_labelset": _dataset("one_labelset", _features(rng, n), np.tile([1, 0, 1, 0], (n, 1))),
         "label_always_on": _dataset(
             "label_always_on",
             _features(rng, n),

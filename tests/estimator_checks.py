@@ -116,7 +116,5 @@ def assert_passes_estimator_checks(estimator, **extra_expected: str) -> None:
     both runs.
     """
     _run_check_estimator(estimator, {**EXPECTED_FAILURES, **extra_expected})
-    _run_check_estimator(
-        binarized(estimator), {**EXPECTED_FAILURES_BINARIZED, **extra_expected}
-    )
+    _run_check_estimator(binarized(estimator), {**EXPECTED_FAILURES_BINARIZED, **extra_expected})
     check_param_validation(type(estimator).__name__, estimator)

@@ -72,13 +72,18 @@ def main(argv: list[str] | None = None) -> int:
             if path in ("compare", "plst", "hypercube", "clems"):  # the charts, not the form
                 pg.locator("[data-testid='stMain'] .js-plotly-plot").first.evaluate(
                     "e => { e.scrollIntoView({block: 'start'}); "
-                    "document.querySelector('[data-testid=\"stMain\"]').scrollBy(0, -70); }")
+                    "document.querySelector('[data-testid=\"stMain\"]').scrollBy(0, -70); }"
+                )
             _browser.assert_no_exception(pg, name)
             pg.wait_for_timeout(800)
             # the view, not the sidebar
             left = pg.locator("[data-testid='stSidebar']").bounding_box()["width"]
-            view = dict(x=left, y=0, width=_browser.PROJECTOR["width"] - left,
-                        height=_browser.PROJECTOR["height"])
+            view = dict(
+                x=left,
+                y=0,
+                width=_browser.PROJECTOR["width"] - left,
+                height=_browser.PROJECTOR["height"],
+            )
             size = _small_png(pg.screenshot(clip=view), args.out / f"{name}.png")
             print(f"{args.out / f'{name}.png'}: {size / 1024:.0f} KB")
         browser.close()

@@ -249,7 +249,7 @@ def test_picker_lists_each_data_set_once_samples_first_with_shapes():
     assert len(picker.options) == len(keys) == len(set(keys))
     samples = [o for o in picker.options if o.startswith("sample · ")]
     assert picker.options[: len(samples)] == samples and samples[0].startswith("sample · planted")
-    folder = [o.removeprefix("folder · ").split(" — ")[0] for o in picker.options[len(samples):]]
+    folder = [o.removeprefix("folder · ").split(" — ")[0] for o in picker.options[len(samples) :]]
     assert folder == sorted(folder)
     assert {"yeast", "scene", "emotions", "genbase"} <= set(folder)
     assert not [name for name in folder if name.endswith(("-train", "-test", "-meka"))]

@@ -124,8 +124,9 @@ def test_label_clusters_with_three_labels():
 
 
 def test_many_labels_show_the_group_summary_and_drill_down():
-    data, _ = make_planted(n_samples=400, n_groups=12, labels_per_group=8, n_tail=10,
-                           random_state=0)
+    data, _ = make_planted(
+        n_samples=400, n_groups=12, labels_per_group=8, n_tail=10, random_state=0
+    )
     assert data.n_labels > 100  # the sweep runs on request above 100 labels
     at = _app("label_clusters.py", data).run()
     _assert_clean(at, "106 labels")

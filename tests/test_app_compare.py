@@ -51,14 +51,20 @@ def test_compare_shows_tail_columns_and_the_out_of_fold_per_label_view(source):
     at = _compare(dataset, ["BR", "PLST"], tail_threshold=0.05)
     assert not at.error, [e.value for e in at.error]
     summary, per_label = _tables(at)  # the summary: one row per metric, one column per method
-    assert {"Tail macro F1 ↑", "Head macro F1 ↑", "Tail recall (micro) ↑"} <= set(
-        summary.index
-    )
+    assert {"Tail macro F1 ↑", "Head macro F1 ↑", "Tail recall (micro) ↑"} <= set(summary.index)
     assert list(summary.columns) == ["BR", "PLST"]
     # one row per label, rarest first, F1 and recall per method, the best method
     assert len(per_label) == dataset.n_labels
-    assert {"label", "frequency", "tail", "F1 BR", "F1 PLST", "recall BR", "recall PLST",
-            "best F1"} <= set(per_label.columns)
+    assert {
+        "label",
+        "frequency",
+        "tail",
+        "F1 BR",
+        "F1 PLST",
+        "recall BR",
+        "recall PLST",
+        "best F1",
+    } <= set(per_label.columns)
     assert per_label["frequency"].is_monotonic_increasing
     frequencies = dataset.Y.mean(axis=0)
     assert per_label["tail"].sum() == int((frequencies < 0.05).sum())
@@ -111,16 +117,36 @@ def test_compare_runs_on_the_dask_scheduler_named_by_the_environment(monkeypatch
     common = dict(env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
     scheduler = subprocess.Popen(
-        [*dask, "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
-         "--scheduler-file", str(scheduler_file)], **common,
+        [
+            *dask,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--dashboard-address",
+            ":0",
+            "--scheduler-file",
+            str(scheduler_file),
+        ],
+        **common,
     )
     workers = None
     try:
         _wait_for(scheduler_file)
         address = json.loads(scheduler_file.read_text())["address"]
         workers = subprocess.Popen(
-            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "2",
-             "--nthreads", "1", "--no-dashboard"], **common,
+            [
+                sys.executable,
+                "-m",
+                "distributed.cli.dask_worker",
+                address,
+                "--nworkers",
+                "2",
+                "--nthreads",
+                "1",
+                "--no-dashboard",
+            ],
+            **common,
         )
         from dask.distributed import Client
 

@@ -40,8 +40,13 @@ def assert_no_failure(at: AppTest) -> None:
 
 
 def test_grople_link_round_trip():
-    params = {"grople_d": "3", "grople_k": "2", "grople_affinity": "correlation",
-              "grople_lambda2": "10.0", "grople_beta": "0.1"}
+    params = {
+        "grople_d": "3",
+        "grople_k": "2",
+        "grople_affinity": "correlation",
+        "grople_lambda2": "10.0",
+        "grople_beta": "0.1",
+    }
     at = open_link("grople.py", params)
     assert_no_failure(at)
     assert not link_notes(at)
@@ -55,8 +60,12 @@ def test_grople_link_round_trip():
 def test_grople_malformed_link_falls_back_with_notes():
     defaults = open_link("grople.py", {})
     assert_no_failure(defaults)
-    bad = {"grople_d": "many", "grople_k": "999", "grople_affinity": "cosine",
-           "grople_lambda2": "7"}
+    bad = {
+        "grople_d": "many",
+        "grople_k": "999",
+        "grople_affinity": "cosine",
+        "grople_lambda2": "7",
+    }
     at = open_link("grople.py", bad)
     assert_no_failure(at)
     notes = link_notes(at)

@@ -29,8 +29,9 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def long_tailed():
-    return make_long_tailed(n_samples=N_SAMPLES, n_features=500, n_labels=N_LABELS,
-                            cardinality=19.02, random_state=0)
+    return make_long_tailed(
+        n_samples=N_SAMPLES, n_features=500, n_labels=N_LABELS, cardinality=19.02, random_state=0
+    )
 
 
 def page_app(page: str, dataset) -> AppTest:
@@ -104,8 +105,9 @@ def test_clems_states_its_candidate_cap_and_what_it_drops(long_tailed):
 @pytest.fixture
 def small_long_tailed():
     """A set no other test has fitted yet (the fit caches are shared by the process)."""
-    return make_long_tailed(n_samples=1_200, n_features=200, n_labels=300, cardinality=8.0,
-                            random_state=7)
+    return make_long_tailed(
+        n_samples=1_200, n_features=200, n_labels=300, cardinality=8.0, random_state=7
+    )
 
 
 def counting(monkeypatch, owner, name: str) -> list[int]:

@@ -31,12 +31,18 @@ def _fit_script():
         ds = st.session_state["dataset"]
         if ds.name == "broken":
             raise ValueError("the model cannot be fitted on broken")
-        warnings.warn(f"label column(s) 0 are constant (M = {params['M']})", UserWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"label column(s) 0 are constant (M = {params['M']})", UserWarning, stacklevel=2
+        )
         return f"model of {ds.name} with M = {params['M']}"
 
-    result = shared.fit("model", {"M": st.session_state.get("M", 1)}, fn, label="The model",
-                        on=st.session_state.get("on", "change"))
+    result = shared.fit(
+        "model",
+        {"M": st.session_state.get("M", 1)},
+        fn,
+        label="The model",
+        on=st.session_state.get("on", "change"),
+    )
     st.text(f"result: {result}")
 
 
@@ -76,9 +82,7 @@ def test_failed_fit_shows_the_message_and_never_another_data_sets_result():
     at.session_state["dataset"] = broken
     at.run()
     assert not at.exception
-    assert [e.value for e in at.error] == [
-        "The model failed: the model cannot be fitted on broken"
-    ]
+    assert [e.value for e in at.error] == ["The model failed: the model cannot be fitted on broken"]
     assert _result(at) == "result: None"
 
 

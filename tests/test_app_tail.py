@@ -85,8 +85,11 @@ def _tail_view(at: AppTest, title_start: str) -> tuple[dict, str]:
     figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     tail = [f for f in figures if f["layout"]["title"]["text"].startswith(title_start)]
     assert len(tail) == 1, [f["layout"]["title"]["text"] for f in figures]
-    captions = [c.value for c in at.caption if "labels are in the tail" in c.value
-                or "No label is in the tail" in c.value]
+    captions = [
+        c.value
+        for c in at.caption
+        if "labels are in the tail" in c.value or "No label is in the tail" in c.value
+    ]
     assert len(captions) == 1, [c.value for c in at.caption]
     return tail[0], captions[0]
 
@@ -102,8 +105,10 @@ def test_grople_tail_view(source):
     n_tail = len(tail_labels(Y_train, 0.05))
     assert f"{n_tail} of {dataset.n_labels} labels are in the tail" in caption
     assert "fewer than 5% of the training instances" in caption
-    never, never_br = map(int, re.search(
-        r"GroPLE never predicts (\d+) of them, binary relevance (\d+)", caption).groups())
+    never, never_br = map(
+        int,
+        re.search(r"GroPLE never predicts (\d+) of them, binary relevance (\d+)", caption).groups(),
+    )
     assert 0 <= never <= n_tail and 0 <= never_br <= n_tail
     # one marker per label and method (less the undefined F1s), the tail shaded
     assert len(figure["data"]) == 2

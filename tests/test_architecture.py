@@ -16,11 +16,27 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "mlviz"
 
 LAYERS = {
-    "io": 0, "_validation": 0, "datasets": 0, "synthetic": 0, "stats": 0, "metrics": 0,
+    "io": 0,
+    "_validation": 0,
+    "datasets": 0,
+    "synthetic": 0,
+    "stats": 0,
+    "metrics": 0,
     "costs": 0,
-    "base": 1, "hypercube": 1, "linear": 1, "mlknn": 1, "label_clustering": 1, "grople": 1,
-    "mds": 1, "clems": 1, "sparse_recovery": 1,
-    "evaluation": 2, "reproduce": 2, "sweeps": 2, "__main__": 2, "per_label": 2,
+    "base": 1,
+    "hypercube": 1,
+    "linear": 1,
+    "mlknn": 1,
+    "label_clustering": 1,
+    "grople": 1,
+    "mds": 1,
+    "clems": 1,
+    "sparse_recovery": 1,
+    "evaluation": 2,
+    "reproduce": 2,
+    "sweeps": 2,
+    "__main__": 2,
+    "per_label": 2,
     "figures": 3,
 }
 

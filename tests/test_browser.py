@@ -36,8 +36,9 @@ MAIN_SLIDER = "[data-testid='stMain'] [data-testid='stSlider'] input[type='range
 
 
 def _chromium() -> str:
-    path = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists()
-                                       else None)
+    path = shutil.which("chromium") or (
+        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+    )
     if path is None:
         if os.environ.get("MLVIZ_REQUIRE_BROWSER"):
             pytest.fail("MLVIZ_REQUIRE_BROWSER is set but chromium is not installed")
@@ -56,11 +57,19 @@ def server_url():
     port = _free_port()
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "streamlit", "run", "app.py",
-            "--server.headless", "true",
-            "--server.address", "127.0.0.1",
-            "--server.port", str(port),
-            "--browser.gatherUsageStats", "false",
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
         ],
         cwd=REPO,
         stdout=subprocess.PIPE,
@@ -127,9 +136,7 @@ def _assert_no_exception(pg, where: str) -> None:
 
 
 def _chart_titles(pg) -> list[str]:
-    return pg.eval_on_selector_all(
-        ".js-plotly-plot .gtitle", "els => els.map(e => e.textContent)"
-    )
+    return pg.eval_on_selector_all(".js-plotly-plot .gtitle", "els => els.map(e => e.textContent)")
 
 
 def test_deep_link_on_a_fresh_server_gets_the_router(page, server_url):

@@ -384,9 +384,9 @@ def test_stress1_is_kruskal_stress1_of_the_embedding(cost, weights, mirror):
     rng = np.random.default_rng(3)
     Y = (rng.random((80, 4)) < 0.4).astype(int)
     X = rng.standard_normal((80, 3))
-    model = CLEMS(
-        n_components=2, cost=cost, weights=weights, mirror=mirror, random_state=0
-    ).fit(X, Y)
+    model = CLEMS(n_components=2, cost=cost, weights=weights, mirror=mirror, random_state=0).fit(
+        X, Y
+    )
     assert model.mirrored_ is mirror
     delta = np.sqrt(model.cost_matrix_)
     counts = model.candidate_counts_.astype(float)

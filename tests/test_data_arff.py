@@ -289,8 +289,10 @@ def test_a_two_million_digit_number_is_a_data_format_error_naming_the_line():
 
 def test_other_decoder_errors_are_data_format_errors_naming_the_line():
     # an unknown escape inside a quoted value makes liac-arff raise a plain ValueError
-    text = HEADER.replace("f2 numeric", "f2 {'a b','c'}") + ROW.replace("2", "'c'") + (
-        "1,'a\\q b',0,1\n"
+    text = (
+        HEADER.replace("f2 numeric", "f2 {'a b','c'}")
+        + ROW.replace("2", "'c'")
+        + ("1,'a\\q b',0,1\n")
     )
     with pytest.raises(DataFormatError, match=r"line 8: cannot read this line"):
         load_arff(text, n_labels=2)

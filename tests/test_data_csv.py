@@ -20,8 +20,13 @@ def test_load_csv_by_count_and_by_name():
     assert any("'b' (1)" in note and "kept as NaN" in note for note in ds.notes)
     with pytest.raises(DataFormatError) as info:
         load_csv(text, 2)
-    for pattern in ["'b' is empty in data row 2", "line 3", "1 missing", "missing='keep'",
-                    "SimpleImputer"]:
+    for pattern in [
+        "'b' is empty in data row 2",
+        "line 3",
+        "1 missing",
+        "missing='keep'",
+        "SimpleImputer",
+    ]:
         assert pattern in str(info.value), f"{pattern!r} not in {info.value}"
     by_name = load_csv(text.encode(), ["y1"], missing="keep")
     assert by_name.feature_names == ("a", "b", "y2")

@@ -244,7 +244,8 @@ def test_known_groups_match_the_planted_generator_by_name():
     assert fresh.label_names == ds.label_names
     np.testing.assert_array_equal(groups, planted)
     # the same name with other labels is not silently given the planted groups
-    renamed = Dataset(ds.name, ds.X, ds.Y, ds.feature_names,
-                      tuple(f"x{i}" for i in range(ds.n_labels)))
+    renamed = Dataset(
+        ds.name, ds.X, ds.Y, ds.feature_names, tuple(f"x{i}" for i in range(ds.n_labels))
+    )
     assert known_groups(renamed) is None
     assert known_groups(load_source("sample:cube")) is None

@@ -278,9 +278,7 @@ def test_a_1d_y_is_one_label_with_binary_classifier_conventions(estimator):
     np.testing.assert_array_equal(as_vector.classes_, [0, 1])
     assert as_vector.predict(X).shape == (len(X),)
     np.testing.assert_array_equal(as_vector.predict(X), as_column.predict(X)[:, 0])
-    np.testing.assert_allclose(
-        as_vector.decision_function(X), as_column.decision_function(X)[:, 0]
-    )
+    np.testing.assert_allclose(as_vector.decision_function(X), as_column.decision_function(X)[:, 0])
     if hasattr(as_vector, "predict_proba"):
         proba = as_vector.predict_proba(X)
         assert proba.shape == (len(X), 2)

@@ -366,8 +366,9 @@ def test_zero_division_reaches_macro_f1(data):
     Y[:, 4] = 0
     Y[:3, 4] = 1  # a rare label: most test folds neither contain nor predict it
     per_fold = {
-        zd: cross_validate({"ridge": RidgeBR()}, X, Y, cv=4, metrics=["macro_f1"],
-                           zero_division=zd)["value"].to_numpy()
+        zd: cross_validate(
+            {"ridge": RidgeBR()}, X, Y, cv=4, metrics=["macro_f1"], zero_division=zd
+        )["value"].to_numpy()
         for zd in (0.0, 1.0)
     }
     for fold, (train, test) in enumerate(KFold(4, shuffle=True, random_state=0).split(X)):
@@ -421,7 +422,10 @@ def test_out_of_fold_predictions_equal_a_manual_fold_loop(data):
     result = cross_validate(estimators, X, Y, cv=4, random_state=5, return_predictions=True)
     assert isinstance(result, CrossValidationResult)
     assert result.failures.empty and list(result.failures.columns) == [
-        "method", "fold", "stage", "error"
+        "method",
+        "fold",
+        "stage",
+        "error",
     ]
     expected_pred = {name: np.full(Y.shape, -1) for name in estimators}
     expected_score = np.full(Y.shape, np.nan)
@@ -442,9 +446,7 @@ def test_out_of_fold_predictions_equal_a_manual_fold_loop(data):
         result.results.drop(columns=["fit_time", "predict_time"]),
     )
     with pytest.raises(ValueError, match="exactly one test fold"):
-        cross_validate(
-            estimators, X, Y, cv=ShuffleSplit(3, test_size=0.2), return_predictions=True
-        )
+        cross_validate(estimators, X, Y, cv=ShuffleSplit(3, test_size=0.2), return_predictions=True)
 
 
 def test_collected_failures_per_method_and_fold_keep_the_other_methods():

@@ -46,9 +46,12 @@ def test_cross_validate_on_a_local_dask_cluster_equals_the_serial_run(clean_main
     serial = cross_validate(estimators, X, Y, **options)
 
     calls = []
-    with LocalCluster(
-        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
-    ) as cluster, dask_backend(cluster.scheduler_address) as client:
+    with (
+        LocalCluster(
+            processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        dask_backend(cluster.scheduler_address) as client,
+    ):
         worker_pids = set(client.run(os.getpid).values())
         distributed = cross_validate(
             estimators, X, Y, progress=lambda *call: calls.append(call), **options

@@ -139,8 +139,12 @@ def test_metric_bars_zoom_where_values_are_close_and_say_so():
 
 def test_metric_bars_skip_undefined_means():
     summary = pd.DataFrame(
-        {"method": ["A", "B"], "metric": ["tail_macro_f1"] * 2, "mean": [np.nan, 0.4],
-         "sd": [np.nan, 0.1]}
+        {
+            "method": ["A", "B"],
+            "metric": ["tail_macro_f1"] * 2,
+            "mean": [np.nan, 0.4],
+            "sd": [np.nan, 0.1],
+        }
     )
     fig = metric_bars(summary)
     assert [t.name for t in fig.data] == ["B"]
@@ -160,8 +164,15 @@ def _comparison():
 def test_per_label_comparison_table():
     Y, table = _comparison()
     assert list(table.columns) == [
-        "label", "frequency", "support", "tail", "F1 BR", "F1 PLST", "recall BR",
-        "recall PLST", "best F1",
+        "label",
+        "frequency",
+        "support",
+        "tail",
+        "F1 BR",
+        "F1 PLST",
+        "recall BR",
+        "recall PLST",
+        "best F1",
     ]
     # rarest first; tail = frequency below 5 %
     assert list(table["frequency"]) == sorted(Y.mean(axis=0))
@@ -209,8 +220,9 @@ def test_per_label_figure_rows_panels_and_tail():
     # the tail rows (frequency < 5 %: the three rarest) are shaded in every panel
     shaded = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(shaded) == 3
-    assert all(s.y0 == -0.5 and s.y1 == pytest.approx(int(table["tail"].sum()) - 0.5)
-               for s in shaded)
+    assert all(
+        s.y0 == -0.5 and s.y1 == pytest.approx(int(table["tail"].sum()) - 0.5) for s in shaded
+    )
     assert "all 6 labels" in fig.layout.title.text and "tail labels" in fig.layout.title.text
     fig.to_json()
 
@@ -218,8 +230,11 @@ def test_per_label_figure_rows_panels_and_tail():
 def test_per_label_figure_caps_labels_and_says_so():
     n = 100
     table = pd.DataFrame(
-        {"label": [f"l{i}" for i in range(n)], "frequency": np.linspace(0.5, 0.001, n),
-         "F1 A": np.linspace(1, 0, n)}
+        {
+            "label": [f"l{i}" for i in range(n)],
+            "frequency": np.linspace(0.5, 0.001, n),
+            "F1 A": np.linspace(1, 0, n),
+        }
     )
     table.loc[3, "F1 A"] = np.nan  # undefined: left out
     fig = per_label_figure(table, ["A"], max_labels=10)

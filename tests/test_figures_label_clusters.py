@@ -73,7 +73,9 @@ def test_affinity_heatmap_separators_sit_between_groups():
     # one outline per group around its diagonal block, in the group's colour
     rects = [s for s in fig.layout.shapes if s.type == "rect"]
     assert [(r.x0, r.x1, r.y0, r.y1) for r in rects] == [
-        (-0.5, 1.5, -0.5, 1.5), (1.5, 2.5, 1.5, 2.5), (2.5, 5.5, 2.5, 5.5)
+        (-0.5, 1.5, -0.5, 1.5),
+        (1.5, 2.5, 1.5, 2.5),
+        (2.5, 5.5, 2.5, 5.5),
     ]
     assert [r.line.color for r in rects] == [group_colour(g) for g in range(3)]
 

@@ -31,9 +31,7 @@ def test_variance_kept_matches_plst_training_encoding_error():
     X = rng.standard_normal((80, 3))
     model = PLST(n_components=2).fit(X, Y)
     error = model.encoding_error(Y).mean(axis=0)  # M = 0..L
-    assert 1 - error[2] / error[0] == pytest.approx(
-        lesson.variance_kept(model.singular_values_, 2)
-    )
+    assert 1 - error[2] / error[0] == pytest.approx(lesson.variance_kept(model.singular_values_, 2))
 
 
 def test_unseen_labelset_share_by_hand():

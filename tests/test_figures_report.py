@@ -38,8 +38,12 @@ def test_html_report_has_parameters_figures_and_plotly_once():
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert "<title>yeast — PLST</title>" in page and "2026-01-02 03:04 UTC" in page
     rows = re.findall(r"<tr><th>(.*?)</th><td>(.*?)</td></tr>", page)
-    assert rows == [("data set", "yeast"), ("M", "4"), ("methods", "PLST, BR"),
-                    ("alpha", "0.123457")]
+    assert rows == [
+        ("data set", "yeast"),
+        ("M", "4"),
+        ("methods", "PLST, BR"),
+        ("alpha", "0.123457"),
+    ]
     assert "<h2>Spectrum &lt;1&gt;</h2>" in page and "<p>a &lt; b</p>" in page
     assert page.count('class="plotly-graph-div"') == 2
     cdn_script = 'src="https://cdn.plot.ly'

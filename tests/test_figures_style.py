@@ -108,7 +108,10 @@ def test_method_colours_are_fixed_distinct_and_deterministic():
     # the same in a fresh interpreter (Python's own hash() is salted per process)
     code = "from mlviz.figures._style import method_color; print(method_color('my own estimator'))"
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         cwd=FIGURES.parents[1],
     )
     assert out.stdout.strip() == unknown
@@ -133,17 +136,23 @@ def test_every_method_chart_uses_the_fixed_colours_whatever_the_order(order):
     from mlviz.figures.linear import loss_vs_m_figure
 
     summary = pd.DataFrame(
-        [{"method": m, "metric": "accuracy", "mean": 0.5 + i / 10, "sd": 0.01}
-         for i, m in enumerate(order)]
+        [
+            {"method": m, "metric": "accuracy", "mean": 0.5 + i / 10, "sd": 0.01}
+            for i, m in enumerate(order)
+        ]
     )
     sweep = pd.DataFrame(
-        [{"method": m, "d": d, "metric": "accuracy", "value": 0.5} for m in order
-         for d in (1, 2) for _ in range(2)]
+        [
+            {"method": m, "d": d, "metric": "accuracy", "value": 0.5}
+            for m in order
+            for d in (1, 2)
+            for _ in range(2)
+        ]
     )
-    loss = pd.DataFrame([{"method": m, "M": d, "hamming_loss": 0.2} for m in order
-                         for d in (1, 2)])
-    table = pd.DataFrame({"label": ["a", "b"], "frequency": [0.1, 0.5],
-                          **{f"F1 {m}": [0.2, 0.8] for m in order}})
+    loss = pd.DataFrame([{"method": m, "M": d, "hamming_loss": 0.2} for m in order for d in (1, 2)])
+    table = pd.DataFrame(
+        {"label": ["a", "b"], "frequency": [0.1, 0.5], **{f"F1 {m}": [0.2, 0.8] for m in order}}
+    )
     figures = [
         metric_bars(summary),
         metric_vs_param_figure(sweep, "d", "accuracy"),
@@ -155,8 +164,11 @@ def test_every_method_chart_uses_the_fixed_colours_whatever_the_order(order):
         for method in order:
             assert colours[method] == METHOD_COLORS[method], (fig.layout.title.text, method)
     cd = cd_diagram({m: float(i + 1) for i, m in enumerate(order)}, 1.0)
-    label_colours = {a.text.split(" (")[0]: a.font.color for a in cd.layout.annotations
-                     if a.font.color is not None}
+    label_colours = {
+        a.text.split(" (")[0]: a.font.color
+        for a in cd.layout.annotations
+        if a.font.color is not None
+    }
     assert label_colours == {m: METHOD_COLORS[m] for m in order}
     assert np.all([c in METHOD_COLORS.values() for c in label_colours.values()])
 
@@ -164,8 +176,10 @@ def test_every_method_chart_uses_the_fixed_colours_whatever_the_order(order):
 def test_wrap_title_breaks_long_lines_and_keeps_tags():
     from mlviz.figures._style import wrap_title
 
-    title = ("Label space spectrum: how much label variation each principal direction keeps"
-             "<br><sub>largest 31 of 45 shown; the eigengap suggests K = 2 groups here</sub>")
+    title = (
+        "Label space spectrum: how much label variation each principal direction keeps"
+        "<br><sub>largest 31 of 45 shown; the eigengap suggests K = 2 groups here</sub>"
+    )
     wrapped = wrap_title(title, 40)
     lines = wrapped.split("<br>")
     assert len(lines) == 4

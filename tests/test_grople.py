@@ -302,8 +302,9 @@ def test_label_affinity_is_forwarded_to_stage_one(affinity):
     from mlviz.label_clustering import LabelClustering
 
     data = load_source("sample:planted")
-    model = GroPLE(n_components=8, n_groups=4, label_affinity=affinity, max_iter=3,
-                   feature_max_iter=3).fit(data.X, data.Y)
+    model = GroPLE(
+        n_components=8, n_groups=4, label_affinity=affinity, max_iter=3, feature_max_iter=3
+    ).fit(data.X, data.Y)
     assert model.label_clustering_.affinity == affinity
     expected = LabelClustering(4, affinity=affinity).fit(data.Y).labels_
     np.testing.assert_array_equal(model.groups_, expected)

@@ -171,8 +171,15 @@ def test_pca_directions_with_fewer_vertices_than_labels_match_the_scatter_path()
 def test_hypercube_figure_group_ids_are_categories_and_minus_one_is_named():
     vertices = np.array([[0, 0], [1, 0], [0, 1], [1, 1]])
     coords = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    fig = hypercube_figure(coords, vertices, np.ones(4, int), np.array([[0, 1]]), ["a", "b"],
-                           color=np.array([-1, 0, 1, 0]), color_title="cluster")
+    fig = hypercube_figure(
+        coords,
+        vertices,
+        np.ones(4, int),
+        np.array([[0, 1]]),
+        ["a", "b"],
+        color=np.array([-1, 0, 1, 0]),
+        color_title="cluster",
+    )
     nodes = [t for t in fig.data if t.mode == "markers"]
     assert [t.name for t in nodes] == ["−1: empty label set", "cluster 0", "cluster 1"]
     assert all(t.marker.colorscale is None for t in nodes)  # no continuous scale
@@ -184,8 +191,15 @@ def test_hypercube_figure_group_ids_are_categories_and_minus_one_is_named():
 def test_hypercube_biplot_names_only_the_longest_arrows():
     vertices = np.eye(3, dtype=int)
     loadings = np.array([[1.0, 0.0], [0.1, 0.0], [0.0, -2.0]])
-    fig = hypercube_figure(np.zeros((3, 2)), vertices, np.ones(3, int), np.zeros((0, 2), int),
-                           ["a", "b", "c"], loadings=loadings, max_arrow_names=2)
+    fig = hypercube_figure(
+        np.zeros((3, 2)),
+        vertices,
+        np.ones(3, int),
+        np.zeros((0, 2), int),
+        ["a", "b", "c"],
+        loadings=loadings,
+        max_arrow_names=2,
+    )
     text = next(t for t in fig.data if t.mode == "text")
     assert list(text.text) == ["a", "c"]
     assert "2 longest of 3" in text.name

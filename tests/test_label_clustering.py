@@ -189,8 +189,9 @@ def test_correlation_affinity_by_hand():
 
 
 def test_precomputed_affinity_is_used_as_given():
-    A = np.array([[5.0, 0.9, 0.1, 0.0], [0.9, 5.0, 0.0, 0.1], [0.1, 0.0, 5.0, 0.8],
-                  [0.0, 0.1, 0.8, 5.0]])
+    A = np.array(
+        [[5.0, 0.9, 0.1, 0.0], [0.9, 5.0, 0.0, 0.1], [0.1, 0.0, 5.0, 0.8], [0.0, 0.1, 0.8, 5.0]]
+    )
     model = LabelClustering(n_groups=2, affinity="precomputed").fit(A)
     expected = A.copy()
     np.fill_diagonal(expected, 0.0)  # the diagonal is ignored
@@ -311,9 +312,7 @@ def test_group_diagnostics_flags_a_never_cooccurring_group():
         ],
         dtype=np.uint8,
     )
-    table = group_diagnostics(
-        Y, [0, 0, 1, 1, 2], label_names=list("abcde"), tail_threshold=0.3
-    )
+    table = group_diagnostics(Y, [0, 0, 1, 1, 2], label_names=list("abcde"), tail_threshold=0.3)
     assert table["group"].tolist() == [0, 1, 2]
     assert table["n_labels"].tolist() == [2, 2, 1]
     assert table["labels"].tolist() == [["a", "b"], ["c", "d"], ["e"]]
@@ -386,15 +385,28 @@ NOT_LABELS = (
     "and anything else is rejected with a ValueError (the wrapped run below covers them)"
 )
 RAW_EXPECTED_FAILURES = [
-    "check_fit_score_takes_y", "check_estimators_overwrite_params",
-    "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
-    "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
-    "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimator_sparse_tag",
-    "check_estimators_pickle", "check_f_contiguous_array_estimator",
-    "check_methods_sample_order_invariance", "check_methods_subset_invariance",
-    "check_fit2d_1sample", "check_fit2d_1feature", "check_dict_unchanged",
-    "check_fit_idempotent", "check_fit_check_is_fitted", "check_n_features_in",
+    "check_fit_score_takes_y",
+    "check_estimators_overwrite_params",
+    "check_dont_overwrite_parameters",
+    "check_estimators_fit_returns_self",
+    "check_readonly_memmap_input",
+    "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit",
+    "check_estimators_dtypes",
+    "check_dtype_object",
+    "check_pipeline_consistency",
+    "check_estimators_nan_inf",
+    "check_estimator_sparse_tag",
+    "check_estimators_pickle",
+    "check_f_contiguous_array_estimator",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_fit2d_1sample",
+    "check_fit2d_1feature",
+    "check_dict_unchanged",
+    "check_fit_idempotent",
+    "check_fit_check_is_fitted",
+    "check_n_features_in",
     "check_fit2d_predict1d",
 ]
 
@@ -443,8 +455,9 @@ def test_scikit_learn_estimator_checks():
     array-API support).
     """
     wrapped = _check_results(BinarizedLabelClustering(n_groups=2), [])
-    failed = [(r["check_name"], str(r["exception"])[:200]) for r in wrapped
-              if r["status"] == "failed"]
+    failed = [
+        (r["check_name"], str(r["exception"])[:200]) for r in wrapped if r["status"] == "failed"
+    ]
     assert not failed, failed
     assert sum(r["status"] == "passed" for r in wrapped) >= 35
     raw = _check_results(LabelClustering(n_groups=2), RAW_EXPECTED_FAILURES)

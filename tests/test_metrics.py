@@ -502,9 +502,9 @@ def test_tail_metrics_without_tail_or_head_are_nan():
     # tail labels that never occur in the test truth: recall undefined
     rare_absent = T_TAIL.copy()
     rare_absent[:, [1, 3]] = 0
-    assert math.isnan(M.tail_head_scores(rare_absent, P_TAIL, 0.2, Y_train=Y_TRAIN_TAIL)[
-        "tail_recall"
-    ])
+    assert math.isnan(
+        M.tail_head_scores(rare_absent, P_TAIL, 0.2, Y_train=Y_TRAIN_TAIL)["tail_recall"]
+    )
     with pytest.raises(ValueError, match="Y_train has 3 label columns"):
         M.tail_head_scores(T_TAIL, P_TAIL, 0.2, Y_train=Y_TRAIN_TAIL[:, :3])
     with pytest.raises(ValueError, match="threshold must be a fraction"):

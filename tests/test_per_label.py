@@ -81,9 +81,7 @@ def test_plst_table_unrepresented_share():
     X, Y = _data()
     model = PLST(n_components=2).fit(X[:80], Y[:80])
     table = per_label.plst_label_table(model, X[80:], Y[80:], Y[:80], 0.2)
-    np.testing.assert_allclose(
-        table["unrepresented"], table["encoding_error"] / table["variance"]
-    )
+    np.testing.assert_allclose(table["unrepresented"], table["encoding_error"] / table["variance"])
     assert ((table["unrepresented"] >= -1e-12) & (table["unrepresented"] <= 1 + 1e-12)).all()
     np.testing.assert_array_equal(table["predicted"], model.predict(X[80:]).sum(axis=0))
 
@@ -167,8 +165,9 @@ def test_mlknn_table_prior_by_hand():
     pd.testing.assert_frame_equal(given, table)
     tp = (pred & Y[90:]).sum(axis=0)
     support = Y[90:].sum(axis=0)
-    np.testing.assert_allclose(table["recall"], np.where(support > 0, tp / np.maximum(support, 1),
-                                                         np.nan))
+    np.testing.assert_allclose(
+        table["recall"], np.where(support > 0, tp / np.maximum(support, 1), np.nan)
+    )
 
 
 def test_grople_table_beside_the_baseline():

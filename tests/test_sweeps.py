@@ -20,8 +20,9 @@ def _data(seed=0, n=300, d=8, k=6):
 
 def test_sweep_matches_fitting_each_value_by_hand():
     X_tr, Y_tr, X_te, Y_te = _data()
-    df = parameter_sweep({"PLST": lambda m: PLST(n_components=m)}, [1, 3, 6],
-                         X_tr, Y_tr, X_te, Y_te, ideal=True)
+    df = parameter_sweep(
+        {"PLST": lambda m: PLST(n_components=m)}, [1, 3, 6], X_tr, Y_tr, X_te, Y_te, ideal=True
+    )
     for m in (1, 3, 6):
         model = PLST(n_components=m).fit(X_tr, Y_tr)
         learned = df.query("M == @m and kind == 'learned' and metric == 'hamming_loss'")
@@ -37,9 +38,16 @@ def test_ideal_loss_never_exceeds_learned_at_full_rank_and_skips_none():
     X_tr, Y_tr, X_te, Y_te = _data(1)
     calls = []
     df = parameter_sweep(
-        {"PLST": lambda m: PLST(n_components=m), "BR": lambda m: BinaryRelevance() if m == 6
-         else None},
-        [2, 6], X_tr, Y_tr, X_te, Y_te, ideal=True,
+        {
+            "PLST": lambda m: PLST(n_components=m),
+            "BR": lambda m: BinaryRelevance() if m == 6 else None,
+        },
+        [2, 6],
+        X_tr,
+        Y_tr,
+        X_te,
+        Y_te,
+        ideal=True,
         progress=lambda done, total, msg: calls.append((done, total)),
     )
     assert set(df.query("method == 'BR'")["M"]) == {6}
@@ -57,8 +65,15 @@ class _CountingPLST(PLST):
 def test_sweep_over_m_fits_a_truncatable_method_once_and_matches_refitting():
     X_tr, Y_tr, X_te, Y_te = _data(2)
     _CountingPLST.fits = 0
-    df = parameter_sweep({"PLST": lambda m: _CountingPLST(n_components=m)}, [1, 2, 4, 6],
-                         X_tr, Y_tr, X_te, Y_te, ideal=True)
+    df = parameter_sweep(
+        {"PLST": lambda m: _CountingPLST(n_components=m)},
+        [1, 2, 4, 6],
+        X_tr,
+        Y_tr,
+        X_te,
+        Y_te,
+        ideal=True,
+    )
     assert _CountingPLST.fits == 1
     for m in (1, 2, 4, 6):
         model = PLST(n_components=m).fit(X_tr, Y_tr)
@@ -80,10 +95,12 @@ def test_sweep_refits_when_the_estimators_differ_in_more_than_m():
 
 def test_sweep_without_ranking_metrics_has_only_the_bipartition_ones():
     X_tr, Y_tr, X_te, Y_te = _data(4)
-    with_ranking = parameter_sweep({"PLST": lambda m: PLST(n_components=m)}, [2], X_tr, Y_tr,
-                                   X_te, Y_te)
-    without = parameter_sweep({"PLST": lambda m: PLST(n_components=m)}, [2], X_tr, Y_tr,
-                              X_te, Y_te, ranking=False)
+    with_ranking = parameter_sweep(
+        {"PLST": lambda m: PLST(n_components=m)}, [2], X_tr, Y_tr, X_te, Y_te
+    )
+    without = parameter_sweep(
+        {"PLST": lambda m: PLST(n_components=m)}, [2], X_tr, Y_tr, X_te, Y_te, ranking=False
+    )
     assert "macro_auc" in set(with_ranking["metric"])
     assert "macro_auc" not in set(without["metric"])
     shared = with_ranking.merge(without, on=["method", "M", "kind", "metric"])

@@ -206,8 +206,9 @@ def test_sample_data_is_small():
 def test_long_tailed_shape_statistics_on_a_small_configuration():
     from mlviz.synthetic import make_long_tailed
 
-    ds = make_long_tailed(n_samples=2000, n_features=120, n_labels=150, cardinality=6.0,
-                          random_state=1)
+    ds = make_long_tailed(
+        n_samples=2000, n_features=120, n_labels=150, cardinality=6.0, random_state=1
+    )
     assert ds.X.shape == (2000, 120) and ds.Y.shape == (2000, 150)
     assert sp.issparse(ds.X) and set(np.unique(ds.X.data)) == {1.0}
     sizes = ds.Y.sum(axis=1)
@@ -231,8 +232,7 @@ def test_long_tailed_is_deterministic_and_shapes_are_the_papers():
     a = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0)
     b = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0)
     assert np.array_equal(a.Y, b.Y) and (a.X != b.X).nnz == 0
-    c = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0,
-                         random_state=2)
+    c = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0, random_state=2)
     assert not np.array_equal(a.Y, c.Y)
     assert LONG_TAILED_SHAPES["delicious"]["n_labels"] == 983
     assert LONG_TAILED_SHAPES["delicious"]["n_samples"] == 16105

@@ -141,14 +141,14 @@ def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
         needed = 22 + 22 * (len(lines) - small) + 15 * small
         top = fig.layout.margin.t
         fig.update_layout(
-            title=dict(text=text, yref="container", y=1, yanchor="top", pad=dict(t=10),
-                       automargin=False),
+            title=dict(
+                text=text, yref="container", y=1, yanchor="top", pad=dict(t=10), automargin=False
+            ),
             margin=dict(t=max(needed, top or 0)),
         )
     if legend:
         fig.update_layout(
-            legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top",
-                        yref="paper")
+            legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top", yref="paper")
         )
     return fig
 

@@ -104,12 +104,11 @@ def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
         mean = part["mean"].to_numpy(float)
         sd = part["sd"].to_numpy(float) if "sd" in part.columns else np.full(len(part), np.nan)
         defined = np.isfinite(mean)
-        low, high = mean[defined] - np.nan_to_num(sd[defined]), mean[defined] + np.nan_to_num(
-            sd[defined]
+        low, high = (
+            mean[defined] - np.nan_to_num(sd[defined]),
+            mean[defined] + np.nan_to_num(sd[defined]),
         )
-        axis_range, zoomed = (
-            _value_range(low.min(), high.max()) if defined.any() else (None, False)
-        )
+        axis_range, zoomed = _value_range(low.min(), high.max()) if defined.any() else (None, False)
         panels.append((metric, part, axis_range, zoomed))
     titles = [
         metric_title(metric) + ("<br><sub>zoomed axis, not from 0</sub>" if zoomed else "")
@@ -161,15 +160,18 @@ def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
     # title, then the legend, then the panel titles: each in its own band of the top margin
     fig.update_layout(
         title=dict(
-            text="Metrics per method: mean ± sd over folds "
-            "(↑ higher is better, ↓ lower is better)",
+            text="Metrics per method: mean ± sd over folds (↑ higher is better, ↓ lower is better)",
             yref="container",
             y=1 - 10 / height,
             yanchor="top",
         ),
         height=height,
         legend=dict(
-            orientation="h", yref="container", y=1 - 44 / height, yanchor="top", x=0,
+            orientation="h",
+            yref="container",
+            y=1 - 44 / height,
+            yanchor="top",
+            x=0,
             xanchor="left",
         ),
         margin=dict(t=120, b=20),
@@ -377,8 +379,13 @@ def per_label_figure(
             top = float(positions[is_tail].max()) + 0.5
             for panel in range(1, n_panels + 1):
                 fig.add_hrect(
-                    y0=-0.5, y1=top, fillcolor=_TAIL_FILL, line_width=0, layer="below",
-                    row=1, col=panel,
+                    y0=-0.5,
+                    y1=top,
+                    fillcolor=_TAIL_FILL,
+                    line_width=0,
+                    layer="below",
+                    row=1,
+                    col=panel,
                 )
             tail_note = f"; shaded: tail labels (frequency < {100 * tail_threshold:g}%)"
         fig.add_vline(

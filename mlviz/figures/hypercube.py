@@ -105,8 +105,11 @@ def hypercube_figure(
                     mode="markers",
                     marker=dict(
                         size=sizes[rows],
-                        color=(GROUP_COLORS[int(group) % len(GROUP_COLORS)] if group >= 0
-                               else NO_GROUP_COLOR),
+                        color=(
+                            GROUP_COLORS[int(group) % len(GROUP_COLORS)]
+                            if group >= 0
+                            else NO_GROUP_COLOR
+                        ),
                         line=dict(width=0.5, color="white"),
                     ),
                     text=hover[rows],
@@ -145,8 +148,9 @@ def hypercube_figure(
         if equal_aspect:
             fig.update_yaxes(scaleanchor="x", scaleratio=1)
     else:
-        fig.update_scenes(xaxis_title=axis_titles[0], yaxis_title=axis_titles[1],
-                          zaxis_title=axis_titles[2])
+        fig.update_scenes(
+            xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], zaxis_title=axis_titles[2]
+        )
     return legible(fig)
 
 
@@ -158,7 +162,8 @@ def _add_label_arrows(
     named = np.sort(np.argsort(-lengths, kind="stable")[:max_names])
     names = [str(label_names[i]) for i in named]
     names_legend = (
-        "label names" if len(named) == len(loadings)
+        "label names"
+        if len(named) == len(loadings)
         else f"names of the {len(named)} longest of {len(loadings)} arrows"
     )
     xs, ys, zs = [], [], []

@@ -162,9 +162,7 @@ def affinity_heatmap(
         for name, g in zip(ordered_names, ordered_groups, strict=True)
     ]
     customdata = np.broadcast_to(ordered_groups[:, None], (n_labels, n_labels))
-    hover = (
-        "row %{y} (group %{customdata})<br>column %{x}<br>affinity %{z:.3f}<extra></extra>"
-    )
+    hover = "row %{y} (group %{customdata})<br>column %{x}<br>affinity %{z:.3f}<extra></extra>"
     fig = go.Figure(
         go.Heatmap(
             z=affinity[np.ix_(order, order)],
@@ -422,8 +420,7 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
         within-group label pairs that co-occur (trace 1); Ks with groups whose labels never
         co-occur are drawn as red crosses (trace 2) with their number in the hover.
     """
-    needed = {"n_groups", "stability", "stability_std", "cooccurrence_rate",
-              "n_never_cooccurring"}
+    needed = {"n_groups", "stability", "stability_std", "cooccurrence_rate", "n_never_cooccurring"}
     missing = needed - set(sweep.columns)
     if missing:
         raise ValueError(
@@ -434,9 +431,14 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
         raise ValueError("stability_figure: the sweep has no K.")
     ks = sweep["n_groups"].to_numpy()
     fig = make_subplots(
-        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-        subplot_titles=("stability (mean ARI over bootstrap samples)",
-                        "share of within-group label pairs that co-occur"),
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.08,
+        subplot_titles=(
+            "stability (mean ARI over bootstrap samples)",
+            "share of within-group label pairs that co-occur",
+        ),
     )
     fig.add_trace(
         go.Scatter(
@@ -447,7 +449,8 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
             name="stability",
             hovertemplate="K = %{x}<br>mean ARI %{y:.3f}<extra></extra>",
         ),
-        row=1, col=1,
+        row=1,
+        col=1,
     )
     never = sweep["n_never_cooccurring"].to_numpy()
     fig.add_trace(
@@ -461,7 +464,8 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
             hovertemplate="K = %{x}<br>co-occurring pairs %{y:.3f}<br>groups that never "
             "co-occur: %{customdata}<extra></extra>",
         ),
-        row=2, col=1,
+        row=2,
+        col=1,
     )
     flagged = never > 0
     fig.add_trace(
@@ -474,13 +478,15 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
             customdata=never[flagged],
             hovertemplate="K = %{x}: %{customdata} group(s) never co-occur<extra></extra>",
         ),
-        row=2, col=1,
+        row=2,
+        col=1,
     )
     if chosen_k is not None:
         for row in (1, 2):
             fig.add_vline(x=int(chosen_k), line_color="#555555", line_width=1, row=row, col=1)
-    fig.update_yaxes(range=[min(0.0, float(np.nanmin(sweep["stability"])) - 0.05), 1.05],
-                     row=1, col=1)
+    fig.update_yaxes(
+        range=[min(0.0, float(np.nanmin(sweep["stability"])) - 0.05), 1.05], row=1, col=1
+    )
     fig.update_yaxes(range=[-0.05, 1.05], row=2, col=1)
     fig.update_xaxes(title_text="number of groups K", row=2, col=1, dtick=2)
     fig.update_layout(
@@ -514,6 +520,7 @@ def group_table(diagnostics: pd.DataFrame, *, max_names: int = 8) -> pd.DataFram
         string; ``verdict`` says "never co-occur" for a group whose labels never appear
         together, "single label" for a singleton, and is empty otherwise.
     """
+
     def names(labels) -> str:
         shown = ", ".join(str(n) for n in labels[:max_names])
         extra = len(labels) - max_names
@@ -521,9 +528,7 @@ def group_table(diagnostics: pd.DataFrame, *, max_names: int = 8) -> pd.DataFram
 
     never = set(never_cooccurring_groups(diagnostics)["group"])
     verdict = [
-        "never co-occur"
-        if g in never
-        else ("single label" if n == 1 else "")
+        "never co-occur" if g in never else ("single label" if n == 1 else "")
         for g, n in zip(diagnostics["group"], diagnostics["n_labels"], strict=True)
     ]
     return pd.DataFrame(

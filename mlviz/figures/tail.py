@@ -162,8 +162,7 @@ def _frame(
 
 def _hover_frame(data: pd.DataFrame) -> list[str]:
     return [
-        f"{name}<br>training: {count} ({100 * freq:.2f}%)"
-        + (" · tail" if tail else "")
+        f"{name}<br>training: {count} ({100 * freq:.2f}%)" + (" · tail" if tail else "")
         for name, count, freq, tail in zip(
             data["label"], data["train_count"], data["frequency"], data["tail"], strict=True
         )
@@ -206,8 +205,9 @@ def plst_tail_figure(
         predicted there. y is ``unrepresented`` (0 = the M directions represent the label
         fully, 1 = not at all); labels constant in training (no variance) are not drawn.
     """
-    data = _sorted(table, ("unrepresented", "encoding_error", "predicted", "support"),
-                   "plst_tail_figure")
+    data = _sorted(
+        table, ("unrepresented", "encoding_error", "predicted", "support"), "plst_tail_figure"
+    )
     share = data["unrepresented"].to_numpy(dtype=float)
     never = data["predicted"].to_numpy() == 0
     hover = [
@@ -303,8 +303,13 @@ def clems_tail_figure(
     fig = go.Figure()
     for offset, values, name, what, color in (
         (-_DODGE, true, "in the truth (test rows)", "test rows with it", _REFERENCE_COLOR),
-        (+_DODGE, decoded, f"in the sets {method} decoded to", "decoded sets with it",
-         method_color(method)),
+        (
+            +_DODGE,
+            decoded,
+            f"in the sets {method} decoded to",
+            "decoded sets with it",
+            method_color(method),
+        ),
     ):
         fig.add_trace(
             go.Scatter(
@@ -388,8 +393,10 @@ def mlknn_tail_figure(
             mode="markers",
             name=f"{method} test recall",
             marker=dict(size=7, color=method_color(method)),
-            text=[f"{f}<br>{t}" for f, t in zip(np.asarray(frame)[tested],
-                                                np.asarray(test)[tested], strict=True)],
+            text=[
+                f"{f}<br>{t}"
+                for f, t in zip(np.asarray(frame)[tested], np.asarray(test)[tested], strict=True)
+            ],
             hovertemplate="%{text}<br>recall: %{y:.3f}<extra></extra>",
         )
     )
@@ -463,8 +470,9 @@ def grople_tail_figure(
                 y=f1[drawn],
                 mode="markers",
                 name=f"{name} test F1",
-                marker=dict(size=7, symbol="circle" if offset < 0 else "square",
-                            color=method_color(name)),
+                marker=dict(
+                    size=7, symbol="circle" if offset < 0 else "square", color=method_color(name)
+                ),
                 text=np.asarray(text, dtype=object)[drawn],
                 hovertemplate=f"%{{text}}<br>{name} F1: %{{y:.3f}}<extra></extra>",
             )

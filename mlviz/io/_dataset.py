@@ -66,5 +66,3 @@ class Dataset:
             h.update(np.ascontiguousarray(self.X, dtype=np.float64).tobytes())
         h.update(np.ascontiguousarray(self.Y, dtype=np.uint8).tobytes())
         return h.hexdigest()
-
-

@@ -80,4 +80,3 @@ def _looks_like_arff_text(s: str) -> bool:
 
 def _looks_like_xml_text(s: str) -> bool:
     return s.lstrip().startswith("<")
-

@@ -46,7 +46,6 @@ def _unescape(quoted: str) -> str:
     return re.sub(r"\\([0-7]{1,3}|u[0-9a-fA-F]{4}|.)", replace, inner)
 
 
-
 def _binary_meaning(value: str) -> int | None:
     word = value.strip().lower()
     if word in _TRUE_WORDS:
@@ -256,7 +255,6 @@ def _bad_row(row: str, attributes: list[_Attribute], sparse: bool) -> str:
         "cannot parse this row (a quoted value may be unterminated). Quote values that contain "
         "spaces or commas."
     )
-
 
 
 # --------------------------------------------------------------------------- columns
@@ -609,9 +607,7 @@ class _Features:
         codes = _binary_codes(values)
         if codes is None and len(values) == 2:
             codes = {values[0]: 0.0, values[1]: 1.0}
-            self.declaration_order.append(
-                f"'{attribute.name}' ({values[0]}→0, {values[1]}→1)"
-            )
+            self.declaration_order.append(f"'{attribute.name}' ({values[0]}→0, {values[1]}→1)")
         if codes is not None:
             self._add_coded(attribute, column, codes)
             return

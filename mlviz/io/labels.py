@@ -175,4 +175,3 @@ def label_indices(
         notes.append(f"@relation carries '-C {meka}', ignored: n_labels was given.")
     n_labels = int(n_labels)
     return list(range(n_labels)) if location == "first" else list(range(n_attr - n_labels, n_attr))
-
