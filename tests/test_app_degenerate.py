@@ -113,4 +113,5 @@ def test_a_view_that_cannot_be_drawn_is_explained(page, member, explanation):
     at = degenerate_app(page, member)
     _check(at, f"{page} on {member}")
     titles = " ".join(chart.proto.spec for chart in at.get("plotly_chart"))
+    titles = titles.replace("\\u003cbr\\u003e", " ").replace("<br>", " ")  # wrapped titles
     assert explanation in _said(at) + titles, _said(at)[:2000]
