@@ -250,7 +250,7 @@ def instance_view() -> None:
         "line is a Hamming error."
     )
     st.dataframe(
-        figures.decoding_steps_table(h, y_tilde, y_hat, y_true, ds.label_names), hide_index=True
+        figures.decoding_steps_table(y_tilde, y_hat, y_true, ds.label_names), hide_index=True
     )
 
 

@@ -121,21 +121,21 @@ def test_decoding_steps_table_is_consistent_with_plst():
     y_tilde = model.offset_ + h @ model.components_  # Algorithm 8
     y_hat = model.predict(x)[0]
     names = [f"label {j}" for j in range(6)]
-    table = decoding_steps_table(h, y_tilde, y_hat, Y[0], names)
+    table = decoding_steps_table(y_tilde, y_hat, Y[0], names)
     assert list(table.columns) == ["label", "y_tilde", "y_hat", "y_true", "correct"]
     assert table["label"].tolist() == names
     np.testing.assert_allclose(table["y_tilde"], y_tilde)
     # round-based decoding (Eq. 2): ŷ[k] = [ỹ[k] ≥ 1/2]
     np.testing.assert_array_equal(table["y_hat"], (y_tilde >= 0.5).astype(int))
     np.testing.assert_array_equal(table["correct"], y_hat == Y[0])
-    np.testing.assert_array_equal(table.attrs["h"], h)
+    assert not table.attrs  # Streamlit cannot serialise DataFrame.attrs
 
 
 def test_decoding_steps_table_rejects_bad_vectors():
     with pytest.raises(ValueError, match="one value per label"):
-        decoding_steps_table([0.1], [0.2, 0.7], [0, 1, 1], [0, 1], ["a", "b"])
+        decoding_steps_table([0.2, 0.7], [0, 1, 1], [0, 1], ["a", "b"])
     with pytest.raises(ValueError, match="only 0 and 1"):
-        decoding_steps_table([0.1], [0.2, 0.7], [0, 2], [0, 1], ["a", "b"])
+        decoding_steps_table([0.2, 0.7], [0, 2], [0, 1], ["a", "b"])
 
 
 def test_decoding_figure_bars_threshold_and_truth():

@@ -18,8 +18,8 @@ def _table() -> pd.DataFrame:
         {
             "label": ["rock", "jazz", "pop"],
             "count": [8, 0, 5],
-            "prior_pos_likelihood": pos,
-            "prior_neg_likelihood": neg,
+            "score_pos": pos,
+            "score_neg": neg,
             "posterior": pos / (pos + neg),
             "decision": (pos >= neg).astype(np.uint8),  # the tie (pop) is positive
         }
@@ -30,8 +30,8 @@ def test_posterior_figure_plots_the_table():
     table = _table()
     fig = posterior_figure(table)
     has, lacks, posterior = fig.data
-    np.testing.assert_array_equal(has.y, table["prior_pos_likelihood"])
-    np.testing.assert_array_equal(lacks.y, table["prior_neg_likelihood"])
+    np.testing.assert_array_equal(has.y, table["score_pos"])
+    np.testing.assert_array_equal(lacks.y, table["score_neg"])
     np.testing.assert_array_equal(posterior.y, table["posterior"])
     assert posterior.yaxis == "y2"
     assert list(fig.layout.xaxis.ticktext) == ["<b>rock</b>", "jazz", "<b>pop</b>"]

@@ -263,7 +263,6 @@ def _check_label_vectors(where: str, label_names, **vectors) -> tuple[list[str],
 
 
 def decoding_steps_table(
-    h: np.ndarray,
     y_tilde: np.ndarray,
     y_hat: np.ndarray,
     y_true: np.ndarray,
@@ -273,9 +272,6 @@ def decoding_steps_table(
 
     Parameters
     ----------
-    h : ndarray, shape (M,)
-        Regressor outputs r(x) in the M-dimensional flat. They have no per-label meaning, so
-        they are not a column; they are kept in ``table.attrs["h"]`` for the caption.
     y_tilde : ndarray, shape (K,)
         Decoded point ``ỹ = o + Pᵀ h``.
     y_hat : ndarray of 0/1, shape (K,)
@@ -291,7 +287,6 @@ def decoding_steps_table(
     names, arrays = _check_label_vectors(
         "decoding_steps_table", label_names, y_tilde=y_tilde, y_hat=y_hat, y_true=y_true
     )
-    h = _vector(h, "h", "decoding_steps_table")
     y_hat_int = arrays["y_hat"].astype(np.int64)
     y_true_int = arrays["y_true"].astype(np.int64)
     for name, original, as_int in (
@@ -309,7 +304,6 @@ def decoding_steps_table(
             "correct": y_hat_int == y_true_int,
         }
     )
-    table.attrs["h"] = h
     return table
 
 

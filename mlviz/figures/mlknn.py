@@ -20,28 +20,24 @@ from mlviz.figures._style import legible, number_axis
 
 __all__ = ["neighbors_table", "posterior_figure"]
 
-# MLkNN.explain names the two products score_pos / score_neg; both spellings are accepted.
-_ALIASES = {"score_pos": "prior_pos_likelihood", "score_neg": "prior_neg_likelihood"}
 _REQUIRED = (
     "label",
     "count",
-    "prior_pos_likelihood",
-    "prior_neg_likelihood",
+    "score_pos",
+    "score_neg",
     "posterior",
     "decision",
 )
 
 
 def _posterior_table(table: pd.DataFrame) -> pd.DataFrame:
-    renamed = table.rename(columns={k: v for k, v in _ALIASES.items() if v not in table.columns})
-    missing = [c for c in _REQUIRED if c not in renamed.columns]
+    missing = [c for c in _REQUIRED if c not in table.columns]
     if missing:
         raise ValueError(
             f"posterior_figure: the table lacks column(s) {missing}; expected {list(_REQUIRED)} "
-            "(score_pos / score_neg are accepted for the two products), e.g. "
-            "MLkNN.explain(x).table."
+            "e.g. MLkNN.explain(x).table."
         )
-    return renamed
+    return table
 
 
 def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
@@ -50,8 +46,8 @@ def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
     Parameters
     ----------
     table : pandas.DataFrame, one row per label
-        Columns ``label``, ``count`` (C_t(l)), ``prior_pos_likelihood`` (P(H1)P(E|H1)),
-        ``prior_neg_likelihood`` (P(H0)P(E|H0)), ``posterior`` and ``decision`` (0/1);
+        Columns ``label``, ``count`` (C_t(l)), ``score_pos`` (P(H1)P(E|H1)),
+        ``score_neg`` (P(H0)P(E|H0)), ``posterior`` and ``decision`` (0/1);
         ``score_pos`` / ``score_neg`` (the names of ``MLkNN.explain(x).table``) are
         accepted for the two products.
     log_y : bool, default=True
@@ -68,8 +64,8 @@ def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
     data = _posterior_table(table)
     names = [str(n) for n in data["label"]]
     counts = data["count"].to_numpy()
-    pos = data["prior_pos_likelihood"].to_numpy(float)
-    neg = data["prior_neg_likelihood"].to_numpy(float)
+    pos = data["score_pos"].to_numpy(float)
+    neg = data["score_neg"].to_numpy(float)
     posterior = data["posterior"].to_numpy(float)
     decision = data["decision"].to_numpy().astype(bool)
     x = np.arange(len(names))
