@@ -29,6 +29,7 @@ VIEWS = {
     "hypercube": "hypercube",
     "label-clusters": "label_clusters",
     "plst": "plst",
+    "grople": "grople",
     "clems": "clems",
     "mlknn": "mlknn",
     "compare": "compare",
@@ -69,7 +70,13 @@ def main(argv: list[str] | None = None) -> int:
                 pg.get_by_role("button", name="Run cross-validation").click()
                 pg.wait_for_timeout(500)
                 _browser.wait_idle(pg)
-            if path in ("compare", "plst", "hypercube", "clems"):  # the charts, not the form
+            if path in (
+                "compare",
+                "plst",
+                "hypercube",
+                "clems",
+                "grople",
+            ):  # the charts, not the form
                 pg.locator("[data-testid='stMain'] .js-plotly-plot").first.evaluate(
                     "e => { e.scrollIntoView({block: 'start'}); "
                     "document.querySelector('[data-testid=\"stMain\"]').scrollBy(0, -70); }"
