@@ -7,38 +7,19 @@ test skips when chromium is missing; under CI (``MLVIZ_REQUIRE_BROWSER=1``) it f
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
+from mlviz.datasets import default_data_dir
 from tests import _browser
-
-REPO = Path(__file__).resolve().parents[1]
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 pytestmark = pytest.mark.browser
 MAIN_SLIDER = "[data-testid='stMain'] [data-testid='stSlider'] input[type='range']"
+CHROMIUM_FLAGS = _browser.CHROMIUM_FLAGS
 
 
 def _chromium() -> str:
-    path = shutil.which("chromium") or (
-        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
-    )
+    path = _browser.chromium_path()
     if path is None:
         if os.environ.get("MLVIZ_REQUIRE_BROWSER"):
             pytest.fail("MLVIZ_REQUIRE_BROWSER is set but chromium is not installed")
@@ -46,56 +27,15 @@ def _chromium() -> str:
     return path
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server_url():
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            output = proc.stdout.read() if proc.stdout else ""
-            pytest.fail(f"streamlit did not start within 60 s:\n{output[-3000:]}")
-        time.sleep(0.3)
-    yield url
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        server = _browser.streamlit_server()
+        url = server.__enter__()
+    except RuntimeError as err:
+        pytest.fail(str(err))
+    yield url
+    server.__exit__(None, None, None)
 
 
 @pytest.fixture(scope="module")
@@ -119,20 +59,8 @@ def page(browser):
     context.close()
 
 
-def _wait_idle(pg) -> None:
-    """Wait until the page has a title and the app has finished its current run."""
-    pg.wait_for_selector("[data-testid='stMain'] h1")
-    for _ in range(2):  # a rerun can start just after the first idle moment
-        pg.wait_for_function(
-            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-            timeout=90_000,
-        )
-        pg.wait_for_timeout(400)
-
-
-def _assert_no_exception(pg, where: str) -> None:
-    exceptions = pg.locator("[data-testid='stException']")
-    assert exceptions.count() == 0, f"{where}: {exceptions.first.inner_text()[:2000]}"
+_wait_idle = _browser.wait_idle
+_assert_no_exception = _browser.assert_no_exception
 
 
 def _chart_titles(pg) -> list[str]:
@@ -238,8 +166,9 @@ def projector_page(browser):
 
 @pytest.mark.parametrize("dataset", PROJECTOR_DATASETS)
 def test_every_page_legible_at_1280x720(projector_page, server_url, dataset):
-    if dataset == "medical" and not (REPO.parent / "shared/data/mulan/medical.arff").exists():
-        pytest.skip("medical is not in ../shared/data/mulan")
+    data_dir = default_data_dir()
+    if dataset == "medical" and (data_dir is None or not (data_dir / "medical.arff").exists()):
+        pytest.skip(f"medical.arff not found in the data folder ({data_dir}; MLVIZ_DATA_DIR)")
     folder = _browser.screenshot_dir()
     print(f"\nscreenshots of every page on {dataset}: {folder}")
     pg = projector_page
