@@ -338,17 +338,36 @@ def fit_label_embedding(
 def label_correlation_penalty(U: np.ndarray) -> np.ndarray:
     """R = 1 - C with C the Pearson correlation between the columns of U (Eq. 5).
 
-    A constant column of U (zero variance, e.g. a latent dimension no group uses) has no
-    defined correlation: it is treated as uncorrelated with the others (C_ij = 0) and
-    perfectly correlated with itself (C_ii = 1), so R keeps a zero diagonal.
+    C is ``np.corrcoef`` of the columns that vary. A constant column of U (zero variance,
+    e.g. a latent dimension no group uses; "constant" means its standard deviation is at
+    most 1e-12 times the largest one, so rounding noise around a constant counts too) has no
+    defined correlation, and ``np.corrcoef`` would make its row and column NaN: it is treated
+    as uncorrelated with the others (C_ij = 0, so R_ij = 1) and perfectly correlated with
+    itself (C_ii = 1), so R keeps a zero diagonal and the correlation term of Eq. (5) still
+    pulls such a column towards no other.
+
+    Parameters
+    ----------
+    U : ndarray of shape (n_samples, n_components)
+        Label embedding, one latent dimension per column.
+
+    Returns
+    -------
+    R : ndarray of shape (n_components, n_components)
+        Symmetric, zero diagonal, entries in [0, 2].
     """
-    centred = U - U.mean(axis=0)
-    scale = np.linalg.norm(centred, axis=0)
-    constant = scale <= 1e-12 * max(1.0, float(scale.max(initial=0.0)))
-    normalised = np.divide(centred, scale, out=np.zeros_like(centred), where=~constant)
-    correlation = normalised.T @ normalised
+    U = np.asarray(U, dtype=np.float64)
+    n_components = U.shape[1]
+    spread = U.std(axis=0)
+    varies = spread > 1e-12 * max(1.0, float(spread.max(initial=0.0)))
+    correlation = np.zeros((n_components, n_components))
+    if varies.any():
+        # atleast_2d: corrcoef of a single column is the scalar 1.0.
+        correlation[np.ix_(varies, varies)] = np.atleast_2d(
+            np.corrcoef(U[:, varies], rowvar=False)
+        )
     np.fill_diagonal(correlation, 1.0)
-    return 1.0 - np.clip(correlation, -1.0, 1.0)
+    return 1.0 - correlation
 
 
 # Below this share of non-zero entries a dense X is handled as CSR (see _CentredDesign).
