@@ -16,6 +16,7 @@ from mlviz.mds import (
     _classical_mds_truncated,
     _DenseSolver,
     _make_solver,
+    _top_eigenpairs,
     _UniformSolver,
     classical_mds,
     kruskal_stress1,
@@ -169,6 +170,25 @@ def test_classical_mds_paths_agree_with_the_same_signs(n_components):
     np.testing.assert_allclose(full[:, positive], truncated[:, positive], atol=1e-10)
     pivots = np.argmax(np.abs(full[:, positive]), axis=0)
     assert (full[:, positive][pivots, np.arange(positive.sum())] > 0).all()
+
+
+@pytest.mark.parametrize("k", [3, 22, 30, 90, 91, 200])
+def test_every_eigensolver_gives_the_reference_eigenpairs_and_signs(k):
+    """n = 450: ARPACK below n // 20 = 22, MRRR on a subset up to n // 5 = 90, full eigh
+    above; each must return numpy's top-k eigenpairs with the svd_flip sign convention."""
+    delta = _noisy_dissimilarities(450, seed=9)
+    gram = -0.5 * delta**2
+    gram -= gram.mean(axis=0)
+    gram -= gram.mean(axis=1, keepdims=True)
+    values, vectors = _top_eigenpairs(gram, k)
+    order = np.argsort(values)[::-1]
+    reference_values, reference_vectors = np.linalg.eigh(gram)
+    reference_values = reference_values[::-1][:k]
+    reference_vectors = reference_vectors[:, ::-1][:, :k]
+    pivots = np.argmax(np.abs(reference_vectors), axis=0)
+    reference_vectors *= np.sign(reference_vectors[pivots, np.arange(k)])
+    np.testing.assert_allclose(values[order], reference_values, atol=1e-8)
+    np.testing.assert_allclose(vectors[:, order], reference_vectors, atol=1e-6)
 
 
 def test_classical_mds_uses_scikit_learn_for_most_of_the_spectrum(monkeypatch):
