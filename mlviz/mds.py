@@ -27,15 +27,17 @@ Any other connected weight matrix uses the dense pseudo-inverse, computed once p
 Classical MDS (:func:`classical_mds`, SMACOF's start in CLEMS, the hypercube projection) is
 scikit-learn's :class:`~sklearn.manifold.ClassicalMDS` (``metric="precomputed"``, added in
 scikit-learn 1.8, the minimum in ``pyproject.toml``) when more than a fifth of the spectrum is
-wanted, as for CLEMS' start at M = K. ClassicalMDS always runs a full ``eigh`` of the n x n
-matrix, so for a few components of a large matrix a truncated eigensolver is kept
-(:func:`_top_eigenpairs`: ARPACK, or LAPACK's MRRR for a subset). CPU seconds, one BLAS
-thread, on F1-cost dissimilarities of the most frequent label sets of the delicious-shaped set
-(``python benchmarks/bench_classical_mds.py``; docs/BENCHMARKS.md): at n = 2,000 and M = 2
-truncated 0.2 s against 1.6 s for ClassicalMDS, equal (1.6 s) at M >= n / 2; at n = 8,000
-and M = 2 truncated 6 s against 107 s. Both paths give the same signs
-(``sklearn.utils.extmath.svd_flip``: each column's largest-magnitude entry positive) and the
-same zero columns for non-positive eigenvalues.
+wanted, as for CLEMS' start at M = K on its default 1,000 candidates: a full ``eigh`` is the
+right solver there, and ClassicalMDS runs one (LAPACK's MRRR driver, 15-20 % slower than the
+divide-and-conquer one used before). ClassicalMDS always decomposes the whole n x n matrix,
+so for fewer components the truncated solvers of :func:`_top_eigenpairs` (ARPACK, or MRRR on
+a subset) are kept. CPU seconds with one BLAS thread on a shared machine, F1-cost
+dissimilarities of the most frequent label sets of the delicious-shaped set
+(``benchmarks/bench_classical_mds.py``, ``docs/BENCHMARKS.md``): ClassicalMDS 1.5 s at
+n = 2,000 whatever M, the truncated path 0.17 s for M = 2 and 1.0 s for M = 400; at n = 8,000
+ClassicalMDS 89 s, the truncated path 2.1 s for M = 2 and 54 s for M = 983. Both paths give
+the same signs (``sklearn.utils.extmath.svd_flip``: each column's largest-magnitude entry
+positive) and zero columns for non-positive eigenvalues.
 """
 
 from __future__ import annotations
@@ -55,8 +57,9 @@ __all__ = ["classical_mds", "kruskal_stress1", "landmark_mds", "weighted_smacof"
 
 # Below this size a dense partial eigendecomposition is cheap and never fails to converge.
 _DENSE_EIGH_MAX = 400
-# Asked for more than n // 5 eigenpairs, a full eigh costs about as much as a partial one
-# (benchmarks/bench_classical_mds.py), so classical MDS hands the work to scikit-learn.
+# Above n // 5 eigenpairs classical MDS hands the work to scikit-learn's full eigh: at n // 5
+# MRRR on the subset still costs two thirds of it (benchmarks/bench_classical_mds.py), and
+# more eigenpairs than that cost MRRR more than the full decomposition.
 _PARTIAL_SPECTRUM_SHARE = 5
 # ARPACK only for fewer than n // 20 eigenpairs; above, MRRR on a subset is faster (same file).
 _ARPACK_SHARE = 20
