@@ -72,11 +72,12 @@ def label_frequency_table(
         )
     tail = np.zeros(n_labels, dtype=bool)
     tail[tail_labels(Y_train, tail_threshold)] = True
+    counts = label_frequencies(Y_train)  # each call validates the (N, L) matrix: count once
     return pd.DataFrame(
         {
             "label": [str(name) for name in label_names],
-            "train_count": label_frequencies(Y_train),
-            "frequency": label_frequencies(Y_train, relative=True),
+            "train_count": counts,
+            "frequency": counts / Y_train.shape[0],  # = label_frequencies(relative=True)
             "tail": tail,
         }
     )
