@@ -178,6 +178,7 @@ def mlknn_label_table(
     label_names: Sequence[str] | None = None,
     *,
     Y_pred=None,
+    frequencies: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """ML-KNN's prior P(H_1) of every label (Fig. 1 step 2) beside its test recall.
 
@@ -186,6 +187,10 @@ def mlknn_label_table(
     Y_pred : array-like of shape (n_test, n_labels), optional
         ``model.predict(X_test)`` when already computed: ML-KNN predicts by a neighbour
         search over the training set, which is worth doing once.
+    frequencies : pandas.DataFrame, optional
+        ``label_frequency_table(Y_train, tail_threshold, label_names)`` when already
+        computed: it depends on neither k nor s, and validating and counting ~1,000 label
+        columns of the training split is a large part of redrawing the table for a new k.
 
     Returns
     -------
@@ -193,7 +198,16 @@ def mlknn_label_table(
         :func:`label_frequency_table` plus ``prior`` (``model.prior_``) and the test scores
         ``support``, ``predicted``, ``precision``, ``recall``, ``f1``.
     """
-    table = _base(model, Y_train, tail_threshold, label_names)
+    if frequencies is None:
+        table = _base(model, Y_train, tail_threshold, label_names)
+    else:
+        check_is_fitted(model)
+        if len(frequencies) != model.n_labels_:
+            raise ValueError(
+                f"frequencies has {len(frequencies)} label rows but the model was fitted with "
+                f"{model.n_labels_} labels."
+            )
+        table = frequencies.copy()
     table["prior"] = model.prior_
     if Y_pred is None:
         Y_pred = model.predict(X_test)

@@ -16,7 +16,7 @@ from mlviz.metrics import (
     ranking_loss,
 )
 from mlviz.mlknn import MLkNN, MLkNNPath, neighbors_graph
-from mlviz.per_label import mlknn_label_table, tail_summary
+from mlviz.per_label import label_frequency_table, mlknn_label_table, tail_summary
 from pages import _shared as shared
 
 ds = shared.current_dataset()
@@ -115,8 +115,23 @@ st.caption("Test-split metrics of the paper's Table 1 for this k and s.")
 
 st.subheader("Tail labels: a small prior needs many neighbours")
 threshold = shared.tail_threshold()
+frequencies = shared.fit(  # independent of k and s: once per split and threshold
+    "mlknn-label-frequencies",
+    {"threshold": threshold},
+    lambda p: label_frequency_table(split.Y_train, p["threshold"], ds.label_names),
+    label="Label frequencies",
+)
+if frequencies is None:
+    st.stop()
 label_table = mlknn_label_table(
-    model, graph_test, split.Y_test, split.Y_train, threshold, ds.label_names, Y_pred=predicted
+    model,
+    graph_test,
+    split.Y_test,
+    split.Y_train,
+    threshold,
+    ds.label_names,
+    Y_pred=predicted,
+    frequencies=frequencies,
 )
 shared.chart(tail_figures.mlknn_tail_figure(label_table, threshold), key="mlknn_tail")
 tail = tail_summary(label_table)
