@@ -244,9 +244,9 @@ def umap(name):
     from mlviz import hypercube as hc
     ds, *_ = load(name)
     v, c = hc.occupied_vertices(ds.Y, max_vertices=2000)
-    timed("UMAP first call in the process (import + compile + fit)",
-          lambda: hc.project_vertices(v, c, method="umap"))
-    timed("UMAP second call", lambda: hc.project_vertices(v, c, method="umap"))
+    timed_cpu("UMAP first call in the process (import + compile + fit)",
+              lambda: hc.project_vertices(v, c, method="umap"))
+    timed_cpu("UMAP second call", lambda: hc.project_vertices(v, c, method="umap"))
 
 def umap_warm_up(name):
     from mlviz import hypercube as hc
