@@ -10,8 +10,10 @@ computation (for the Euclidean metric one GEMM or sparse product per block of qu
 scikit-learn's formula and rounding; other metrics through
 :func:`sklearn.metrics.pairwise_distances_chunked`, dense or sparse X), a neighbour
 selection that sorts only the few candidates below a cheap per-row bound (no per-row
-``argpartition``), the counts of Eq. (6) as one sparse product, and the count tables of
-Fig. 1 steps 4-10 with :func:`numpy.bincount`.
+``argpartition``), the counts of Eq. (6) as one sparse product, the count tables of
+Fig. 1 steps 4-10 with :func:`numpy.bincount`, and prediction by looking the products of
+Eq. (8) up per count. :class:`MLkNNPath` gives the model of every k <= k_max and every s
+from one neighbour search and one counting pass (an app's k and s sliders).
 """
 
 from __future__ import annotations
@@ -114,7 +116,8 @@ class MLkNN(MultiLabelEstimator):
             MLkNN(k=5, metric="precomputed").fit(G_train, Y_train).predict(G_test)
 
         This is exactly ``MLkNN(k=5).fit(X_train, Y_train).predict(X_test)``
-        (``tests/test_mlknn.py``), at the cost of the tables only.
+        (``tests/test_mlknn.py``), at the cost of the counts and tables only;
+        :class:`MLkNNPath` also counts once for every k.
 
     Attributes
     ----------
