@@ -479,8 +479,6 @@ def coverage(Y_true, Y_score) -> float:
     return float(skm.coverage_error(Y_true[keep], Y_score[keep])) - 1.0
 
 
-# The two helpers below are a verbatim copy of the ones branch `perfplst` added for
-# metrics.Evaluator (the same rank counts); when both branches are merged, keep one copy.
 def _row_ranks(relevant: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, ...]:
     """Every relevant (row, label) pair: its row, its rank, and the relevant labels at or above.
 
