@@ -52,7 +52,6 @@ CHANGES: dict[str, tuple[str, object, str]] = {
     "mlknn.py": ("mlknn_k", 5, "slider k (neighbours and count tables reused, MLkNNPath)"),
     "hypercube.py": ("cube_dim", 3, "2-D -> 3-D (projection of the drawn vertices)"),
 }
-
 # Further changes after the first one, where a second widget has its own cost.
 MORE_CHANGES: dict[str, list[tuple[str, object, str]]] = {
     "mlknn.py": [("mlknn_s", 0.1, "slider s (tables only)")],
@@ -132,7 +131,7 @@ def run(
                     "page": page,
                     "action": "first render",
                     "seconds": time.perf_counter() - start,
-                    "cpu_seconds": time.process_time() - cpu,
+                    "cpu_seconds": round(time.process_time() - cpu, 2),
                     "peak_mib": _peak_mib(),
                     "note": _problems(at),
                 }
@@ -147,7 +146,7 @@ def run(
                         "page": page,
                         "action": "change: " + changed[0],
                         "seconds": changed[1],
-                        "cpu_seconds": changed[2],
+                        "cpu_seconds": round(changed[2], 2),
                         "peak_mib": _peak_mib(),
                         "note": _problems(at),
                     }
@@ -172,7 +171,7 @@ def run(
                         "page": page,
                         "action": f"button: {buttons[0].label}",
                         "seconds": time.perf_counter() - start,
-                        "cpu_seconds": time.process_time() - cpu,
+                        "cpu_seconds": round(time.process_time() - cpu, 2),
                         "peak_mib": _peak_mib(),
                         "note": _problems(at),
                     }
@@ -201,7 +200,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(machine_description(), flush=True)
     table = run(pages, args.n_samples, args.threads, not args.no_buttons)
-    text = markdown_table(table.round({"seconds": 2, "cpu_seconds": 2, "peak_mib": 0}))
+    text = markdown_table(table.round({"seconds": 2, "peak_mib": 0}))
     print(text)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text + "\n")
