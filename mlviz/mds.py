@@ -106,7 +106,7 @@ def classical_mds(dissimilarities: np.ndarray, n_components: int) -> np.ndarray:
 
 
 def _wants_full_spectrum(n: int, n_components: int) -> bool:
-    # The rule _top_eigenpairs uses to switch to a full eigh: past it the two paths cost the same.
+    # The rule _top_eigenpairs uses to switch to a full eigh (see _PARTIAL_SPECTRUM_SHARE).
     return min(n_components, n) > n // _PARTIAL_SPECTRUM_SHARE
 
 
