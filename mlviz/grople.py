@@ -138,9 +138,9 @@ def prox_group_l21(V: np.ndarray, threshold: float, groups: np.ndarray) -> np.nd
 
 def _prox_group_l21(V, threshold: float, groups: np.ndarray, indicator: np.ndarray) -> np.ndarray:
     norms = np.sqrt((V * V) @ indicator)  # (d, G): ||row i of V^k||
-    scale = np.maximum(
-        0.0, 1.0 - np.divide(threshold, norms, out=np.ones_like(norms), where=norms > 0)
-    )
+    # a zero row gives 1 - t/0 = -inf (or NaN when t = 0), which fmax turns into scale 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.fmax(1.0 - threshold / norms, 0.0)
     return V * scale[:, groups]
 
 
@@ -602,8 +602,13 @@ class _CentredDesign:
         image -= self.mean @ Z
         return image
 
-    def rmatmul(self, W: np.ndarray) -> np.ndarray:
-        return np.asarray(self.XT @ W) - np.outer(self.mean, W.sum(axis=0))
+    def rmatmul(self, W: np.ndarray, *, centred: bool = False) -> np.ndarray:
+        """``X_c^T W``; ``centred`` says that W's columns sum to 0 (as ``X_c Z - U_c`` do),
+        so the mean's term ``m 1^T W`` vanishes and is skipped."""
+        product = np.asarray(self.XT @ W)
+        if not centred:
+            product -= np.outer(self.mean, W.sum(axis=0))
+        return product
 
     def gram_matmul(self, Z: np.ndarray) -> np.ndarray:
         if self.gram is not None:
@@ -740,7 +745,8 @@ def fit_feature_embedding(
         # half the gradient at S: X_c^T (X_c S - U) + alpha S R
         search_image = _extrapolate(image, image_previous, extrapolation, image_buffer)
         if gram is None:
-            half_gradient = design.rmatmul(np.subtract(search_image, U_target, out=image_buffer))
+            residual = np.subtract(search_image, U_target, out=image_buffer)
+            half_gradient = design.rmatmul(residual, centred=True)
         else:
             half_gradient = np.subtract(search_image, XtU)
         if Z_R is not None:
