@@ -12,13 +12,14 @@ Three stages (section 3 of the paper):
 Prediction scores are ``X Z V`` (plus the intercept, see :class:`GroPLE`), thresholded at 0
 because the paper's labels are in {-1, 1}.
 
-Speed (``benchmarks/bench_scale.py``, docs/BENCHMARKS.md; the fit limits itself to one BLAS
-thread; shared 2-core AMD EPYC under load from other jobs): all of medical (d = 100, K = 5)
-fits in 1.5-4 s (1.5 s at load average ~2, 4 s at ~7), tmc2007-500's training file (K = 10)
-in 11-19 s, a delicious-shaped set (983 labels) in 55-73 s. Stage 3 reuses the products of
-every iterate with X_c and R for the objective and the next gradient, and starts from the exact
-ridge point (dual N x N system when D > N); stage 2 shares U^T U and U^T Y between the V^k
-APG, its safeguard and Eq. (4).
+Speed (``benchmarks/bench_grople.py``, which gives CPU times per stage; the fit limits itself
+to one BLAS thread, see :class:`GroPLE`): on the shared 2-core AMD EPYC at load average ~8,
+all of medical (d = 100, K = 5) took 1.0 s of CPU, enron 2.5 s, tmc2007-500 1.0 s, and the
+training split of the delicious-shaped set (11,273 x 500, 983 labels) 1.0 s at d = 100 and
+2.2 s at d = 200. Stage 2 works on ``Y^T Y`` (L x L) instead of the (N, d) matrix U, which
+it forms once at the end (:func:`fit_label_embedding`), and each APG step costs one (d, d) x
+(d, L) product; stage 3 reuses the products of every iterate with X_c and R for the objective
+and the next gradient, and starts from the exact ridge point (dual N x N system when D > N).
 
 The proximal operators and the APG loops are written here by hand: scikit-learn has no
 proximal operator for the l2,1 norm of a matrix, no generic proximal-gradient solver, and
@@ -855,6 +856,16 @@ class GroPLE(MultiLabelEstimator):
 
     Notes
     -----
+    ``fit`` runs with one BLAS thread (``threadpoolctl``), whatever the process uses, and
+    restores the setting when it returns. Most of its products are small (d x d by d x L,
+    sparse X by D x d), and with two OpenBLAS threads on the busy 2-core machine ~40 % of the
+    time went into synchronising them (medical: 18-44 s instead of ~2 s before the
+    speed-ups of issue 14). One thread is the choice that never loses much: on an idle 2-core
+    machine a second thread could at most halve the time of the largest products (d = 200 on
+    ~1,000 labels), and it competes with the app's other work (another session, UMAP's
+    compilation). The limit is process-wide while a fit runs, so BLAS calls of other threads
+    in the same process also use one thread during it.
+
     X is converted to float64 (float32 too): stage 3 works on the centred Gram matrix
     ``X^T X - N m m^T`` and on step sizes from its largest eigenvalue, which lose most of their
     digits to cancellation in float32.
@@ -955,9 +966,7 @@ class GroPLE(MultiLabelEstimator):
             )
         n_components = int(self.n_components)
 
-        # One BLAS thread for the whole fit: its products are small (N x d, d x L, D x d), and
-        # two OpenBLAS threads on a busy 2-core machine spent ~40 % of the time synchronising
-        # (medical: 18-44 s instead of ~2 s). The limit is lifted when fit returns.
+        # One BLAS thread for the whole fit (see Notes): the limit is lifted when fit returns.
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit_stages(X, Y, n_components)
 
