@@ -74,7 +74,7 @@ with st.container(border=True):
         c1.slider,
         "Latent dimension d",
         1,
-        200,
+        max(200, half_d),
         default_d,
         key="grople_d",
         persist_state="session",
@@ -89,8 +89,9 @@ with st.container(border=True):
     )
     if default_d < half_d:
         c1.caption(
-            f"d opens at {PAPER_D} (the paper's value), not at about half the {L} labels: "
-            "set d and press **Fit GroPLE** for a larger one (slower)."
+            f"d opens at {PAPER_D} (the paper's value) rather than about half the {L} labels "
+            f"({half_d}), to keep the first fit short: set a larger d and press **Fit GroPLE** "
+            "(slower)."
         )
     n_groups = shared.bound(
         c1.slider,
