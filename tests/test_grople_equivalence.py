@@ -225,3 +225,12 @@ def test_lipschitz_constant_is_the_largest_eigenvalue(size):
     value = _largest_eigenvalue(gram)
     assert value >= expected * (1 - 1e-14)  # never below: the APG step stays valid
     assert value == pytest.approx(expected, rel=1e-9)
+
+
+def test_lipschitz_constant_of_degenerate_matrices_above_the_lanczos_size():
+    # U = 0 gives U^T U = 0 (ARPACK refuses it); a leading eigenvector orthogonal to the
+    # all-ones vector must still be found (a structured start vector would miss it)
+    assert _largest_eigenvalue(np.zeros((300, 300))) == 0.0
+    alternating = np.where(np.arange(300) % 2, -1.0, 1.0)
+    assert _largest_eigenvalue(np.outer(alternating, alternating)) == pytest.approx(300.0)
+    assert _largest_eigenvalue(np.diag(np.r_[np.ones(299), 2.0])) == pytest.approx(2.0)
