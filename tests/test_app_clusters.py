@@ -135,7 +135,7 @@ def test_many_labels_show_the_group_summary_and_drill_down():
     drill = at.selectbox(key="clusters_drill_group")
     drill.set_value(1).run()
     _assert_clean(at, "drill-down")
-    at.button(key="clusters_sweep_button").click().run()
+    at.button(key="clusters_sweep_fit").click().run()
     _assert_clean(at, "sweep on request")
     assert len(at.get("plotly_chart")) == 4
 
