@@ -61,6 +61,10 @@ AFFINITY_NAMES = {
     "correlation": "correlation",
 }
 METHODS = ["BR", "PLST", "GroPLE", "CLEMS", "ML-KNN"]
+# PLST's basis of the label space and the label affinity of steps 3-4 are K x K matrices
+# (8 K^2 bytes, 800 MB at 10,000 labels): above this those steps say so, as the PLST page does.
+MAX_LABELS_SQUARE = 2_000
+SQUARE_IN_LABELS = ("BR", "PLST", "GroPLE")
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
 SHORT_TITLES = {
@@ -216,6 +220,17 @@ def _per_label_legible(fig: Any, n_labels: int, **axis: Any) -> Any:
 def _fit(label: str, name: str, params: dict[str, Any], fn: Callable[[], Any]) -> Any:
     """Fit through the shared cache; on a library error it is shown and None returned."""
     return shared.fit(name, params, lambda _: fn(), label=label)
+
+
+def _too_many_labels(what: str) -> bool:
+    """True, with a note, when ``what`` (a K x K matrix) is too large for the loaded data."""
+    if L <= MAX_LABELS_SQUARE:
+        return False
+    st.warning(
+        f"{what} is a {L:,} × {L:,} matrix, too large for {ds.name}: this step works with up "
+        f"to {MAX_LABELS_SQUARE:,} labels. Steps 1, 5 and 6 work at this size."
+    )
+    return True
 
 
 def _fits_this_data(model: Any) -> bool:
@@ -468,6 +483,8 @@ def step_plst() -> None:
         "regressors r(x) for their coordinates, maps the prediction back to ỹ and rounds each "
         "label at ½ (round-based decoding)."
     )
+    if _too_many_labels("PLST's basis of the label space"):
+        return
     left, right = st.columns(2)
     key = "lesson_plst_m"
     if L >= 2:
@@ -553,6 +570,8 @@ def step_groups() -> None:
             "there is no choice of groups to make and no eigengap to read, so this step has "
             "no figure. Step 4 treats all labels as one group."
         )
+        return
+    if _too_many_labels("The affinity between the labels"):
         return
     k_max = _groups_k_max()
     c1, c2 = st.columns(2)
@@ -641,6 +660,8 @@ def step_grople() -> None:
             else "With fewer than 3 labels all labels form one group."
         )
     )
+    if _too_many_labels("GroPLE's affinity between the labels (stage 1)"):
+        return
     c1, c2 = st.columns(2)
     d_max = _grople_d_max()
     if d_max >= 2:
@@ -986,6 +1007,14 @@ def step_compare() -> None:
     if "ML-KNN" in chosen and _mlknn_k_max() < 1:
         st.warning("ML-KNN is left out: the training split has fewer than two instances.")
         chosen = [m for m in chosen if m != "ML-KNN"]
+    left_out = [m for m in chosen if m in SQUARE_IN_LABELS] if L > MAX_LABELS_SQUARE else []
+    if left_out:
+        st.warning(
+            f"{', '.join(left_out)} left out: a {L:,} × {L:,} matrix of the label space (a basis "
+            f"or the label affinity) is too large for {ds.name}; they run on data sets with up "
+            f"to {MAX_LABELS_SQUARE:,} labels."
+        )
+        chosen = [m for m in chosen if m not in left_out]
     if not chosen:
         st.info("Choose at least one method.")
         return
