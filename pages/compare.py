@@ -66,11 +66,10 @@ def runnable(chosen: list[str]) -> list[str]:
     left_out = [m for m in chosen if m in SQUARE_IN_LABELS]
     if left_out:
         st.warning(
-            f"{', '.join(left_out)} left out: "
-            + ("it holds" if len(left_out) == 1 else "they hold")
-            + f" a {K:,} × {K:,} matrix of the label space (a basis, or GroPLE's label "
-            f"affinity), too large for {ds.name}; they run on data sets with up to "
-            f"{MAX_LABELS_SQUARE:,} labels. ML-KNN, CLEMS and CS run at this size."
+            f"{', '.join(left_out)} left out: each holds a {K:,} × {K:,} matrix of the label "
+            f"space (a basis, or GroPLE's label affinity), too large for {ds.name}; they run "
+            f"on data sets with up to {MAX_LABELS_SQUARE:,} labels. ML-KNN, CLEMS and CS run "
+            "at this size."
         )
     return [m for m in chosen if m not in SQUARE_IN_LABELS]
 

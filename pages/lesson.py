@@ -1010,9 +1010,9 @@ def step_compare() -> None:
     left_out = [m for m in chosen if m in SQUARE_IN_LABELS] if L > MAX_LABELS_SQUARE else []
     if left_out:
         st.warning(
-            f"{', '.join(left_out)} left out: a {L:,} × {L:,} matrix of the label space (a basis "
-            f"or the label affinity) is too large for {ds.name}; they run on data sets with up "
-            f"to {MAX_LABELS_SQUARE:,} labels."
+            f"{', '.join(left_out)} left out: each holds a {L:,} × {L:,} matrix of the label "
+            f"space (a basis, or GroPLE's label affinity), too large for {ds.name}; they run "
+            f"on data sets with up to {MAX_LABELS_SQUARE:,} labels."
         )
         chosen = [m for m in chosen if m not in left_out]
     if not chosen:
