@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -230,6 +231,19 @@ st.caption(
         else "Every group of two or more labels has a pair that co-occurs on the training split."
     )
 )
+absent = np.flatnonzero(~split.Y_train.astype(bool).any(axis=0))
+if absent.size:
+    n_predicted = int(model.predict(split.X_test)[:, absent].any(axis=0).sum())
+    st.caption(
+        f"Labels that never occur in the training split: {absent.size} of {L}. Their columns "
+        "of Y are constant, so GroPLE learns nothing about them ("
+        + (
+            "the heat kernel makes all such labels identical and puts them in one group"
+            if affinity_used == "heat"
+            else "this affinity leaves them unconnected to every other label"
+        )
+        + f"). On the test split GroPLE predicts {n_predicted} of them for at least one instance."
+    )
 
 table = pd.DataFrame(scores).T
 shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]

@@ -100,6 +100,7 @@ def _said(at: AppTest) -> str:
         ("grople.py", "two_rows", "at least 2 training"),
         ("lesson.py", "one_row", "at least 2 instances"),
         ("grople.py", "many_labels", "up to 2,000 labels"),
+        ("grople.py", "label_never_on", "never occur in the training split: 1 of 4"),
         ("label_clusters.py", "many_labels", "labels never occur"),
         ("label_clusters.py", "label_never_on", "1 of the 4 labels never occurs"),
         ("compare.py", "many_labels", "BR, PLST left out"),
