@@ -811,29 +811,6 @@ def _describe(params: dict[str, Any]) -> str:
     return ", ".join(f"{k} = {v}" for k, v in params.items())
 
 
-def cached(name: str, params: dict[str, Any], fn: Callable[[], Any]) -> Any:
-    """For pages not yet on :func:`fit`: ``fn()`` cached with its warnings; errors re-raised."""
-    outcome = _cached_outcome((name, _data_key(True), _params_key(params)), fn)
-    show_warnings(outcome.warnings)
-    if outcome.error is not None:
-        raise ValueError(outcome.error)
-    return outcome.value
-
-
-def run_or_error(label: str, fn: Callable[[], Any], *, state_key: str) -> Any:
-    """For pages not yet on :func:`fit`: ``fn()`` (stored under ``state_key``), or ``st.error``.
-
-    On failure it returns None, never an earlier result: that may belong to another data set.
-    """
-    try:
-        result = fn()
-    except FIT_ERRORS as err:
-        st.error(f"{label} failed: {_error_message(err)}")
-        return None
-    st.session_state[state_key] = result
-    return result
-
-
 #: Pixel width of a numeric column in ``fitted_table``: wide enough for "0.1234" and a short
 #: header (the full header is the column's tooltip).
 NUMBER_COLUMN_PX = 70
@@ -870,6 +847,35 @@ def fitted_table(
             config[label] = st.column_config.TextColumn(width=text_width, help=label)
     config.update(column_config or {})
     st.dataframe(table, column_config=config, width="stretch", **kwargs)
+
+
+def group_table(diagnostics, *, latent_rows_used: np.ndarray | None = None) -> None:
+    """The label groups as a table: one row per group, its verdict, then its labels.
+
+    ``diagnostics`` is :func:`mlviz.label_clustering.group_diagnostics`'s table; the Label
+    clusters and GroPLE pages both show it. ``latent_rows_used`` (GroPLE: latent rows of
+    each group's V^k) becomes a second column.
+    """
+    from mlviz.figures.label_clusters import group_table as display_table
+
+    table = display_table(diagnostics)
+    if latent_rows_used is not None:
+        table.insert(1, "latent rows used", latent_rows_used)
+    formats = {"co-occurring pairs": "%.2f", "mean Jaccard": "%.3f", "tail share": "%.2f"}
+    fitted_table(
+        table,
+        hide_index=True,
+        column_config={
+            **{
+                column: st.column_config.NumberColumn(
+                    format=number_format, width=NUMBER_COLUMN_PX, help=column
+                )
+                for column, number_format in formats.items()
+            },
+            "verdict": st.column_config.TextColumn(width="small", help="verdict"),
+            "labels": st.column_config.TextColumn(width="medium", help="labels"),
+        },
+    )
 
 
 # ----------------------------------------------------------------- links that restore a view

@@ -36,7 +36,8 @@ from mlviz.mlknn import MLkNN
 from pages import _shared as shared
 
 ds = shared.current_dataset()
-split = shared.current_split()
+st.title("Lesson: label embedding in seven steps")
+split = shared.model_split(needs="The lesson")
 L = ds.n_labels
 names = [str(n) for n in ds.label_names]
 n_train, n_test = len(split.Y_train), len(split.Y_test)
@@ -60,6 +61,10 @@ AFFINITY_NAMES = {
     "correlation": "correlation",
 }
 METHODS = ["BR", "PLST", "GroPLE", "CLEMS", "ML-KNN"]
+# PLST's basis of the label space and the label affinity of steps 3-4 are K x K matrices
+# (8 K^2 bytes, 800 MB at 10,000 labels): above this those steps say so, as the PLST page does.
+MAX_LABELS_SQUARE = 2_000
+SQUARE_IN_LABELS = ("BR", "PLST", "GroPLE")
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
 SHORT_TITLES = {
@@ -213,15 +218,24 @@ def _per_label_legible(fig: Any, n_labels: int, **axis: Any) -> Any:
 
 
 def _fit(label: str, name: str, params: dict[str, Any], fn: Callable[[], Any]) -> Any:
-    """Fit through the shared cache; on a library error show it and return None."""
-    return shared.run_or_error(
-        label, lambda: shared.cached(name, params, fn), state_key=f"{name}_result"
+    """Fit through the shared cache; on a library error it is shown and None returned."""
+    return shared.fit(name, params, lambda _: fn(), label=label)
+
+
+def _too_many_labels(what: str) -> bool:
+    """True, with a note, when ``what`` (a K x K matrix) is too large for the loaded data."""
+    if L <= MAX_LABELS_SQUARE:
+        return False
+    st.warning(
+        f"{what} is a {L:,} × {L:,} matrix, too large for {ds.name}: this step works with up "
+        f"to {MAX_LABELS_SQUARE:,} labels. Steps 1, 5 and 6 work at this size."
     )
+    return True
 
 
 def _fits_this_data(model: Any) -> bool:
-    """False for a last good result that belongs to another data set."""
-    return model is not None and getattr(model, "n_labels_", L) == L
+    """False when there is no model: :func:`shared.fit` never returns another data set's."""
+    return model is not None
 
 
 def _instance_picker(key: str) -> int:
@@ -303,9 +317,16 @@ def step_hypercube() -> None:
         "the labels in which two corners differ. A data set occupies only a few of the $2^L$ "
         "corners (PLST paper, §2): the sparsity every label embedding exploits."
     )
-    vertices, counts = shared.cached(
-        "lesson-vertices", {}, lambda: hypercube.occupied_vertices(ds.Y)
+    occupied = shared.fit(
+        "lesson-vertices",
+        {},
+        lambda _: hypercube.occupied_vertices(ds.Y),
+        label="Occupied label sets",
+        uses_split=False,
     )
+    if occupied is None:
+        return
+    vertices, counts = occupied
     n_sets = len(vertices)
     possible = (
         f"$2^{{{L}}}$ = {2**L:,}"
@@ -376,11 +397,16 @@ def step_hypercube() -> None:
         {key: True},
         why_disabled="The axes are drawn." if axes else "",
     )
-    coords, loadings = shared.cached(
+    projection = shared.fit(
         "lesson-vertex-pca",
         {},
-        lambda: hypercube.project_vertices(vertices, counts, method="pca", n_components=2),
+        lambda _: hypercube.project_vertices(vertices, counts, method="pca", n_components=2),
+        label="Projection of the label sets",
+        uses_split=False,
     )
+    if projection is None:
+        return
+    coords, loadings = projection
     shown = min(n_sets, MAX_DRAWN_SETS)
     edges = hypercube.hamming_edges(vertices[:shown])
     title = "Occupied label sets along PLST's first two principal directions"
@@ -457,6 +483,8 @@ def step_plst() -> None:
         "regressors r(x) for their coordinates, maps the prediction back to ỹ and rounds each "
         "label at ½ (round-based decoding)."
     )
+    if _too_many_labels("PLST's basis of the label space"):
+        return
     left, right = st.columns(2)
     key = "lesson_plst_m"
     if L >= 2:
@@ -542,6 +570,8 @@ def step_groups() -> None:
             "there is no choice of groups to make and no eigengap to read, so this step has "
             "no figure. Step 4 treats all labels as one group."
         )
+        return
+    if _too_many_labels("The affinity between the labels"):
         return
     k_max = _groups_k_max()
     c1, c2 = st.columns(2)
@@ -630,6 +660,8 @@ def step_grople() -> None:
             else "With fewer than 3 labels all labels form one group."
         )
     )
+    if _too_many_labels("GroPLE's affinity between the labels (stage 1)"):
+        return
     c1, c2 = st.columns(2)
     d_max = _grople_d_max()
     if d_max >= 2:
@@ -922,7 +954,7 @@ def _compare_settings() -> dict[str, dict[str, Any]]:
     }
 
 
-def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray:
+def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray | None:
     def fit_predict() -> np.ndarray:
         estimator = {
             "BR": lambda: BinaryRelevance(),
@@ -942,7 +974,10 @@ def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray:
         # nan: a label neither present nor predicted has no F1 (not a perfect 1, not a 0)
         return per_label_f1(split.Y_test, predictions, zero_division=np.nan)
 
-    return shared.cached("lesson-per-label-f1", {"method": method, **params}, fit_predict)
+    # one name per method: after a failed fit the last good result is the same method's
+    return shared.fit(
+        f"lesson-per-label-f1-{method}", params, lambda _: fit_predict(), label=f"{method} (F1)"
+    )
 
 
 def step_compare() -> None:
@@ -972,16 +1007,22 @@ def step_compare() -> None:
     if "ML-KNN" in chosen and _mlknn_k_max() < 1:
         st.warning("ML-KNN is left out: the training split has fewer than two instances.")
         chosen = [m for m in chosen if m != "ML-KNN"]
+    left_out = [m for m in chosen if m in SQUARE_IN_LABELS] if L > MAX_LABELS_SQUARE else []
+    if left_out:
+        st.warning(
+            f"{', '.join(left_out)} left out: each holds a {L:,} × {L:,} matrix of the label "
+            f"space (a basis, or GroPLE's label affinity), too large for {ds.name}; they run "
+            f"on data sets with up to {MAX_LABELS_SQUARE:,} labels."
+        )
+        chosen = [m for m in chosen if m not in left_out]
     if not chosen:
         st.info("Choose at least one method.")
         return
     with st.spinner("Fitting the methods…"):
-        f1 = shared.run_or_error(
-            "Per-label F1",
-            lambda: {m: _per_label_f1(m, settings[m]) for m in chosen},
-            state_key="lesson_compare_result",
-        )
-    if f1 is None or any(len(v) != L for v in f1.values()) or set(f1) != set(chosen):
+        fitted = {m: _per_label_f1(m, settings[m]) for m in chosen}
+    f1 = {m: scores for m, scores in fitted.items() if scores is not None}
+    chosen = list(f1)
+    if not chosen:
         return
     frequencies = stats.label_frequencies(split.Y_train, relative=True)
     per_label = pd.DataFrame(
@@ -1052,7 +1093,6 @@ def step_compare() -> None:
 
 
 # -------------------------------------------------------------------------------- page
-st.title("Lesson: label embedding in seven steps")
 st.caption(
     "From the label hypercube to the tail: per step the paper's formula, one figure of a live "
     f"model on **{st.session_state.get(shared.SOURCE_LABEL_KEY, ds.name)}**, a *try this* "
