@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
+from mlviz import stats
 from mlviz.figures import grople as figures
 from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import tail as tail_figures
@@ -182,10 +184,37 @@ model, scores, binary_relevance = result
 if fitted_params != params:
     st.info("The figures show the last fitted settings; press **Fit GroPLE** to apply yours.")
 
-shared.chart(
-    figures.vk_heatmap(model.V_, model.groups_, ds.label_names, row_support=model.row_support_),
-    key="grople_vk",
-)
+if L <= cluster_figures.MAX_NAMED_LABELS:
+    shared.chart(
+        figures.vk_heatmap(model.V_, model.groups_, ds.label_names, row_support=model.row_support_),
+        key="grople_vk",
+    )
+else:  # too many labels to name: one column per group, and one group's labels on request
+    shared.chart(
+        figures.vk_group_heatmap(model.V_, model.groups_, row_support=model.row_support_),
+        key="grople_vk_groups",
+    )
+    group_ids, group_sizes = np.unique(model.groups_, return_counts=True)
+    position = shared.bound(
+        st.selectbox,
+        "Drill down into group",
+        range(len(group_ids)),
+        format_func=lambda p: f"V^{group_ids[p]} ({group_sizes[p]} labels)",
+        key="grople_drill_group",
+    )
+    members, shown_note = cluster_figures.drill_down_members(
+        model.groups_, group_ids[position], stats.label_frequencies(split.Y_train)
+    )
+    shared.chart(
+        figures.vk_heatmap(
+            model.V_[:, members],
+            model.groups_[members],
+            [ds.label_names[j] for j in members],
+            row_support=model.row_support_[[position]],
+            title=f"V<sup>{group_ids[position]}</sup>: {shown_note}",
+        ),
+        key="grople_vk_drill",
+    )
 rows = rows_per_group(model.row_support_)
 users = model.row_support_.sum(axis=0)
 n_latent = model.row_support_.shape[1]

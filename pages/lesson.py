@@ -675,9 +675,16 @@ def step_grople() -> None:
         model = fit_grople(d, lambda2)
     if not _fits_this_data(model):
         return
-    fig = grople_figures.vk_heatmap(model.V_, model.groups_, names, row_support=model.row_support_)
-    if L > 20:
-        fig.update_xaxes(tickangle=-90)  # many names at -60° overlap each other
+    if L <= MAX_BARS:
+        fig = grople_figures.vk_heatmap(
+            model.V_, model.groups_, names, row_support=model.row_support_
+        )
+        if L > 20:
+            fig.update_xaxes(tickangle=-90)  # many names at -60° overlap each other
+    else:  # too many labels to name: one column per group (the GroPLE page drills down)
+        fig = grople_figures.vk_group_heatmap(
+            model.V_, model.groups_, row_support=model.row_support_
+        )
     shared.chart(fig, key="lesson_grople_vk")
     rows = facts.rows_per_group(model.row_support_)
     n_groups = len(rows)

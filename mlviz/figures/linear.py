@@ -19,6 +19,10 @@ from plotly.subplots import make_subplots
 
 from mlviz.figures._current import mark_current
 from mlviz.figures._style import legible, method_color
+from mlviz.figures.lesson import labels_to_show
+
+#: Labels a per-label bar figure names; beyond it the figure shows a stated top-N.
+MAX_NAMED_LABELS = 60
 
 __all__ = [
     "decoding_figure",
@@ -313,6 +317,7 @@ def decoding_figure(
     label_names: Sequence[str],
     *,
     h: np.ndarray | None = None,
+    max_labels: int = MAX_NAMED_LABELS,
 ) -> go.Figure:
     """Bars of ỹ per label with the rounding threshold 1/2 and the true labels marked.
 
@@ -327,6 +332,11 @@ def decoding_figure(
     label_names : sequence of str, length K
     h : ndarray, shape (M,), optional
         The regressor outputs r(x); when given, a left panel shows them as bars.
+    max_labels : int, default=MAX_NAMED_LABELS
+        With more labels than this, only ``max_labels`` bars are drawn, each named: the
+        instance's true and predicted labels first, then the highest ỹ
+        (:func:`mlviz.figures.lesson.labels_to_show`); the title says so. The count of
+        wrong labels in the title is over all K labels.
 
     Returns
     -------
@@ -341,6 +351,10 @@ def decoding_figure(
         raise ValueError("decoding_figure: y_true must hold only 0 and 1.")
     predicted = y_tilde >= 0.5
     wrong = int(np.sum(predicted != (y_true == 1)))
+    n_labels = len(names)
+    shown = labels_to_show(y_tilde, predicted | (y_true == 1), max_labels)
+    names = [names[j] for j in shown]
+    y_tilde, y_true, predicted = y_tilde[shown], y_true[shown], predicted[shown]
     if h is not None:
         h = _vector(h, "h", "decoding_figure")
         fig = make_subplots(
@@ -403,10 +417,22 @@ def decoding_figure(
         annotation_text="round at 1/2",
         annotation_position="top left",
     )
-    fig.update_xaxes(title_text="label", type="category", row=1, col=col)
-    fig.update_yaxes(title_text="ỹ[k] (≥ 0.5 → predicted)", row=1, col=col)
-    fig.update_layout(
-        title=f"One instance decoded step by step: {wrong} of {len(names)} labels wrong",
-        margin=dict(t=70, b=10),
+    # a category axis skips names when crowded: name every bar, upright when many
+    fig.update_xaxes(
+        title_text="label",
+        type="category",
+        tickmode="array",
+        tickvals=names,
+        tickangle=-90 if len(names) > 20 else None,
+        row=1,
+        col=col,
     )
+    fig.update_yaxes(title_text="ỹ[k] (≥ 0.5 → predicted)", row=1, col=col)
+    title = f"One instance decoded step by step: {wrong} of {n_labels} labels wrong"
+    if len(names) < n_labels:
+        title += (
+            f"<br><sup>{len(names)} of {n_labels} labels shown: its true and predicted ones, "
+            "then the highest ỹ</sup>"
+        )
+    fig.update_layout(title=title, margin=dict(t=70, b=10))
     return legible(fig)
