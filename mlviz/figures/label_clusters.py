@@ -429,12 +429,15 @@ def eigenvalue_figure(
         title += "<br><sub>" + "; ".join(notes) + "</sub>"
     fig.update_layout(
         title=dict(text=title, y=0.97),
-        xaxis_title="k (eigenvalues sorted from largest)",
+        xaxis_title="k (largest first)",
         yaxis_title="eigenvalue λ_k",
-        margin=dict(t=50, b=10, l=10, r=10),
-        height=420,
+        # the legend under the axis title: the page draws this figure in a narrow column,
+        # where a legend at the right squeezes the plot and meets the line annotations
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
+        margin=dict(t=50, b=100, l=10, r=10),
+        height=460,
     )
-    return legible(fig)
+    return legible(fig, legend=False)
 
 
 def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.Figure:

@@ -360,8 +360,8 @@ def decoding_figure(
         fig = make_subplots(
             rows=1,
             cols=2,
-            column_widths=[0.2, 0.8],
-            horizontal_spacing=0.08,
+            column_widths=[0.22, 0.78],
+            horizontal_spacing=0.14,  # room for the right panel's y title between the panels
             subplot_titles=(
                 "1. regressor outputs h = r(x)",
                 "2. decoded ỹ = o + Pᵀh, rounded at 1/2",
