@@ -77,14 +77,14 @@ def cooccurrence_figure(
         tickmode="array",
         tickvals=names,
         ticktext=names,
-        tickfont=dict(size=11 if len(names) <= 30 else 9),
+        tickfont=dict(size=11 if len(names) <= 30 else 10),
     )
     fig.update_layout(
         title=title,
         xaxis=axis,
         yaxis=dict(autorange="reversed", **axis),
         margin=dict(t=50, b=10),
-        height=max(450, 250 + 12 * len(names)),
+        height=max(450, 250 + 14 * len(names)),
     )
     return legible(fig, legend=False)
 

@@ -360,7 +360,7 @@ def decoding_figure(
         fig = make_subplots(
             rows=1,
             cols=2,
-            column_widths=[0.22, 0.78],
+            column_widths=[0.18, 0.82],
             horizontal_spacing=0.14,  # room for the right panel's y title between the panels
             subplot_titles=(
                 "1. regressor outputs h = r(x)",
@@ -418,12 +418,14 @@ def decoding_figure(
         annotation_position="top left",
     )
     # a category axis skips names when crowded: name every bar, upright when many
+    many = len(names) > 20
     fig.update_xaxes(
         title_text="label",
         type="category",
         tickmode="array",
         tickvals=names,
-        tickangle=-90 if len(names) > 20 else None,
+        tickangle=-90 if many else None,
+        tickfont=dict(size=10) if len(names) > 30 else None,
         row=1,
         col=col,
     )
@@ -434,5 +436,11 @@ def decoding_figure(
             f"<br><sup>{len(names)} of {n_labels} labels shown: its true and predicted ones, "
             "then the highest ỹ</sup>"
         )
-    fig.update_layout(title=title, margin=dict(t=70, b=10))
-    return legible(fig)
+    fig.update_layout(
+        title=title,
+        # the legend under the names: at the right it would take the width the names need
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
+        margin=dict(t=70, b=80),
+        height=560 if many else 480,
+    )
+    return legible(fig, legend=False)
