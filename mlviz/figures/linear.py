@@ -378,7 +378,7 @@ def decoding_figure(
             row=1,
             col=1,
         )
-        fig.update_xaxes(title_text="direction m", row=1, col=1)
+        fig.update_xaxes(title_text="direction m", dtick=1, row=1, col=1)  # whole m only
         fig.update_yaxes(title_text="h_m", row=1, col=1)
         col = 2
     else:
