@@ -130,7 +130,16 @@ def hypercube_figure(
                     color=color,
                     colorscale="Viridis",
                     # below the legend, in the same column right of the plot
-                    colorbar=dict(title=color_title, y=0, yanchor="bottom", len=0.6),
+                    colorbar=dict(
+                        title=color_title,
+                        y=0,
+                        yanchor="bottom",
+                        len=0.6,
+                        # counts of labels: whole-number ticks ("1.5 labels" reads wrong)
+                        dtick=1
+                        if np.issubdtype(color.dtype, np.integer) and np.ptp(color) <= 12
+                        else None,
+                    ),
                     line=dict(width=0.5, color="white"),
                 ),
                 text=hover,
