@@ -479,6 +479,52 @@ def coverage(Y_true, Y_score) -> float:
     return float(skm.coverage_error(Y_true[keep], Y_score[keep])) - 1.0
 
 
+def _row_ranks(relevant: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Every relevant (row, label) pair: its row, its rank, and the relevant labels at or above.
+
+    For a relevant label k of row i, ``rank = |{j : s_ij >= s_ik}|`` (tied scores share the
+    worst rank, scikit-learn's rule) and ``relevant_at_or_above = |{j relevant : s_ij >=
+    s_ik}|``. Each row is sorted once (unstable sort: only values matter), the relevant scores
+    of each row once more, and both counts come from a binary search of every relevant score
+    in its own row, all rows at once (:func:`_count_below`).
+
+    Returns
+    -------
+    rows, rank, relevant_at_or_above : ndarrays of shape (n_relevant_pairs,)
+    """
+    n_rows, n_labels = scores.shape
+    rows, columns = np.nonzero(relevant)
+    values = scores[rows, columns]
+    ordered = np.sort(scores, axis=1)
+    # the relevant scores of each row, padded with -inf (below every finite score)
+    sizes = np.bincount(rows, minlength=n_rows)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    ordered_relevant = np.full((n_rows, max(1, int(sizes.max()))), -np.inf)
+    ordered_relevant[rows, np.arange(rows.size) - starts[rows]] = values
+    ordered_relevant.sort(axis=1)
+    rank = n_labels - _count_below(ordered, rows, values)
+    relevant_at_or_above = ordered_relevant.shape[1] - _count_below(ordered_relevant, rows, values)
+    return rows, rank, relevant_at_or_above
+
+
+def _count_below(ordered: np.ndarray, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``|{j : ordered[r, j] < v}|`` for each (r, v) in zip(rows, values); rows sorted.
+
+    ``np.searchsorted(ordered[r], v)`` for every pair at once: a binary search run on all
+    pairs together, ~log2(n_columns) vectorised steps instead of one call per row.
+    """
+    low = np.zeros(rows.size, dtype=np.intp)
+    high = np.full(rows.size, ordered.shape[1], dtype=np.intp)
+    while True:
+        searching = low < high
+        if not searching.any():
+            return low
+        middle = (low + high) // 2
+        below = ordered[rows, np.minimum(middle, ordered.shape[1] - 1)] < values
+        low = np.where(searching & below, middle + 1, low)
+        high = np.where(searching & ~below, middle, high)
+
+
 def ranking_loss(Y_true, Y_score) -> float:
     """Average fraction of (relevant, irrelevant) label pairs ordered wrongly (paper 003 Eq. 4).
 
@@ -493,7 +539,19 @@ def ranking_loss(Y_true, Y_score) -> float:
     keep = _rows_with_some_relevant(Y_true, exclude_full=True)
     if not keep.any():
         return float("nan")
-    return float(skm.label_ranking_loss(Y_true[keep], Y_score[keep]))
+    # scikit-learn's label_ranking_loss, with its per-instance sort replaced by _row_ranks
+    # (one sort per row): the same integer pair counts, divisions and mean. The excluded
+    # rows lose their relevant labels instead of being copied out of Y_score.
+    relevant = Y_true.astype(bool)
+    relevant[~keep] = False
+    n_labels = relevant.shape[1]
+    n_relevant = np.count_nonzero(relevant, axis=1)[keep]
+    _, labels_at_least, relevant_at_least = _row_ranks(relevant, Y_score)
+    starts = np.concatenate([[0], np.cumsum(n_relevant)[:-1]])  # each row's first pair
+    wrongly_ordered = np.add.reduceat(labels_at_least - relevant_at_least, starts)
+    loss = wrongly_ordered.astype(np.float64)
+    loss /= (n_labels - n_relevant) * n_relevant
+    return float(np.average(loss))
 
 
 def average_precision(Y_true, Y_score) -> float:
@@ -511,7 +569,26 @@ def average_precision(Y_true, Y_score) -> float:
     keep = _rows_with_some_relevant(Y_true, exclude_full=False)
     if not keep.any():
         return float("nan")
-    return float(skm.label_ranking_average_precision_score(Y_true[keep], Y_score[keep]))
+    # scikit-learn's label_ranking_average_precision_score with its two rankings per instance
+    # replaced by _row_ranks: the same ratios, per-instance means and running sum.
+    # Rows without a relevant label have no entries, so they need not be copied out.
+    relevant = Y_true.astype(bool)
+    n_labels = relevant.shape[1]
+    n_relevant = np.count_nonzero(relevant, axis=1)[keep]
+    _, labels_at_least, relevant_at_least = _row_ranks(relevant, Y_score)
+    ratios = relevant_at_least.astype(np.float64) / labels_at_least.astype(np.float64)
+    # Each instance's mean over its relevant labels, in label order as scikit-learn takes
+    # it; instances with equally many relevant labels at once, one row each (a row-wise
+    # mean adds in the same order as the mean of that row alone).
+    means = np.ones(len(n_relevant))  # every label relevant: 1 under any ranking
+    starts = np.concatenate([[0], np.cumsum(n_relevant)[:-1]])  # each row's first ratio
+    for size in np.unique(n_relevant[n_relevant < n_labels]):
+        rows = np.flatnonzero(n_relevant == size)
+        means[rows] = ratios[starts[rows, None] + np.arange(size)].mean(axis=1)
+    total = 0.0
+    for mean in means.tolist():  # scikit-learn's running sum, in the same order
+        total += mean
+    return total / len(means)
 
 
 def macro_auc(Y_true, Y_score) -> float:

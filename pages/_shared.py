@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import os
 import runpy
 import threading
 import warnings
@@ -158,6 +159,38 @@ def run_router() -> None:
             _ROUTED.reset(token)
     finally:
         _LINK_NOTES.reset(notes)
+        start_umap_warm_up()  # after the page ran: never on the path of the first page
+
+
+# UMAP compiles its numba code on its first call in a process (about a minute): the router
+# starts mlviz.hypercube.warm_up_umap once per server process, after its first page run.
+UMAP_WARM_UP_ENV = "MLVIZ_UMAP_WARM_UP"  # "0" turns the warm-up off (the tests do)
+_umap_warm_up_lock = threading.Lock()
+
+
+@st.cache_resource(show_spinner=False)
+def _umap_warm_up_holder() -> dict[str, Any]:
+    """This server process's warm-up: {"thread": UmapWarmUp or None} once started."""
+    return {}
+
+
+def start_umap_warm_up() -> None:
+    """Start the UMAP warm-up thread unless already started, umap-learn is missing, or
+    ``MLVIZ_UMAP_WARM_UP=0``. Returns at once: the compilation runs in a daemon thread."""
+    holder = _umap_warm_up_holder()
+    with _umap_warm_up_lock:
+        if "thread" in holder:
+            return
+        holder["thread"] = None
+        if os.environ.get(UMAP_WARM_UP_ENV, "1") != "0":
+            from mlviz.hypercube import warm_up_umap
+
+            holder["thread"] = warm_up_umap()
+
+
+def umap_warm_up():
+    """The started warm-up thread (``mlviz.hypercube.UmapWarmUp``), or None if none runs."""
+    return _umap_warm_up_holder().get("thread")
 
 
 def _run_without_router(page_file: Path) -> NoReturn:

@@ -140,20 +140,6 @@ def test_landmark_mds_projection_keeps_the_hamming_geometry_of_a_cube_face():
     np.testing.assert_allclose(d, expected, atol=1e-10)
 
 
-@pytest.mark.slow
-def test_warm_up_umap_compiles_and_reports_its_time():
-    from mlviz.hypercube import warm_up_umap
-
-    seconds = warm_up_umap()
-    assert seconds > 0
-    vertices, counts = occupied_vertices(
-        (np.random.default_rng(1).random((80, 6)) < 0.4).astype(np.uint8)
-    )
-    coords, loadings = project_vertices(vertices, counts, method="umap")
-    assert coords.shape == (len(vertices), 2) and loadings is None
-    assert np.all(np.isfinite(coords))
-
-
 def test_pca_directions_with_fewer_vertices_than_labels_match_the_scatter_path():
     from mlviz.hypercube import _weighted_principal_directions
 
