@@ -6,10 +6,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz import datasets
+from mlviz import stats
 from mlviz.figures import grople as figures
 from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import tail as tail_figures
+from mlviz.figures.lesson import rows_per_group
 from mlviz.grople import GroPLE
 from mlviz.label_clustering import AFFINITIES, LabelClustering, group_diagnostics
 from mlviz.linear import PLST, BinaryRelevance
@@ -205,27 +206,59 @@ if result is None:
     st.stop()
 model, scores, binary_relevance = result
 
-shared.chart(
-    figures.vk_heatmap(model.V_, model.groups_, ds.label_names, row_support=model.row_support_),
-    key="grople_vk",
-)
-rows_used = model.row_support_.sum(axis=1)
-n_dead = int((~model.row_support_.any(axis=0)).sum())
+if L <= cluster_figures.MAX_NAMED_LABELS:
+    shared.chart(
+        figures.vk_heatmap(model.V_, model.groups_, ds.label_names, row_support=model.row_support_),
+        key="grople_vk",
+    )
+else:  # too many labels to name: one column per group, and one group's labels on request
+    shared.chart(
+        figures.vk_group_heatmap(model.V_, model.groups_, row_support=model.row_support_),
+        key="grople_vk_groups",
+    )
+    group_ids, group_sizes = np.unique(model.groups_, return_counts=True)
+    position = shared.bound(
+        st.selectbox,
+        "Drill down into group",
+        range(len(group_ids)),
+        format_func=lambda p: f"V^{group_ids[p]} ({group_sizes[p]} labels)",
+        key="grople_drill_group",
+    )
+    members, shown_note = cluster_figures.drill_down_members(
+        model.groups_, group_ids[position], stats.label_frequencies(split.Y_train)
+    )
+    shared.chart(
+        figures.vk_heatmap(
+            model.V_[:, members],
+            model.groups_[members],
+            [ds.label_names[j] for j in members],
+            row_support=model.row_support_[[position]],
+            title=f"V<sup>{group_ids[position]}</sup>: {shown_note}",
+        ),
+        key="grople_vk_drill",
+    )
+rows = rows_per_group(model.row_support_)
+users = model.row_support_.sum(axis=0)
 n_latent = model.row_support_.shape[1]
+n_dead, n_shared = int((users == 0).sum()), int((users > 1).sum())
+with_own = int((rows["private_rows"] > 0).sum())
 st.caption(
     f"Each column block is one of the {model.n_groups_} label groups' V^k (paper Figure 1), "
     f"headed by the number of latent rows it uses out of d = {n_latent}; rows are the latent "
     "dimensions, and a blank row is exactly zero for every label of its group (the ℓ2,1 "
-    f"penalty switches whole rows off). Here the groups use {rows_used.min()}–"
-    f"{rows_used.max()} rows each"
-    + (f", and {n_dead} row(s) are used by no group." if n_dead else ".")
+    f"penalty switches whole rows off). Here the groups use {rows['rows_used'].min()}–"
+    f"{rows['rows_used'].max()} rows each; {n_shared} row(s) are used by two or more groups, "
+    f"{int((users == 1).sum())} by one group only"
+    + (f", {n_dead} by none" if n_dead else "")
+    + ". "
     + (
-        " Raise λ2 to switch more rows off; on this planted sample the pattern of the "
-        "paper's Figure 1 (each group its own few rows) appears around λ2 = 10."
-        if datasets.known_groups(ds) is not None
-        else " Raise λ2 to switch more rows off; groups that share no rows are modelled "
-        "independently."
+        f"{with_own} of the {model.n_groups_} groups have rows of their own: the pattern of "
+        "the paper's Figure 1."
+        if with_own
+        else "No group has a row of its own: at these settings the groups share every latent "
+        "dimension they use, unlike the paper's Figure 1 (each group its own few rows)."
     )
+    + " Raise λ2 to switch more rows off."
 )
 
 st.subheader("The label groups GroPLE used")

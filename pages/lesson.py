@@ -4,7 +4,9 @@ Each step shows the paper's key formula, one figure of a live model on the loade
 a "try this" button that sets the step's own widgets for the class, and what to notice:
 sentences computed from the figure's data (``mlviz.figures.lesson``), so that they hold on
 whatever data set is loaded. Widgets keep their values across steps (``persist_state``);
-a value that does not fit the loaded data set falls back to the step's default.
+a value that does not fit the loaded data set falls back to the step's default. The step and
+its widgets are bound to the URL (``shared.bound``), so a link reopens the same step with the
+same settings; the other steps' settings are not in the link and open at their defaults.
 """
 
 from __future__ import annotations
@@ -105,6 +107,7 @@ def _mlknn_k_max() -> int:
 
 # every widget of the lesson and its default on the loaded data set
 DEFAULTS: dict[str, Any] = {
+    "lesson_step": STEPS[0],
     "lesson_cube_axes": False,
     "lesson_cube_directions": False,
     "lesson_plst_m": min(2, L),
@@ -130,18 +133,39 @@ def _reset_widgets_for_new_data() -> None:
     on medical's 45) but is not what the step's label and notes promise (d = L).
     """
     if st.session_state.get("lesson_data") != ds.digest:
-        st.session_state.update(DEFAULTS)
+        if "lesson_data" in st.session_state:  # the first data set opens at DEFAULTS anyway
+            st.session_state.update({k: v for k, v in DEFAULTS.items() if k != "lesson_step"})
         st.session_state["lesson_data"] = ds.digest
 
 
 def _ensure(key: str, valid: Callable[[Any], bool]) -> None:
     """Give widget ``key`` its default unless it holds a value valid for this data set.
 
-    Runs before the widget is created, which is when Streamlit allows writing its state;
-    the widget is then created without a ``value`` so the two never disagree.
+    Runs before the widget is created, which is when Streamlit allows writing its state.
+    A widget not yet in the session opens at ``DEFAULTS[key]`` (see :func:`_bound`) or at
+    the link's value, so only a kept value that no longer fits is replaced.
     """
-    if key not in st.session_state or not valid(st.session_state[key]):
+    if key in st.session_state and not valid(st.session_state[key]):
         st.session_state[key] = DEFAULTS[key]
+
+
+def _bound(widget: Callable[..., Any], *args: Any, key: str, **kwargs: Any) -> Any:
+    """A lesson widget bound to the URL (``shared.bound``) that opens at ``DEFAULTS[key]``.
+
+    Streamlit leaves a bound value out of the URL when it equals the widget's own default and
+    reads a link value equal to that default as no value at all, so the widget's default must
+    be the step's default (not the slider's minimum): otherwise a link with M = 1 would reopen
+    at the step's M = 2. ``persist_state`` keeps the value while another step is shown.
+    """
+    default = DEFAULTS[key]
+    kind = getattr(widget, "__name__", "")
+    if kind in ("selectbox", "radio"):
+        kwargs["index"] = list(args[1]).index(default)
+    elif kind == "multiselect":
+        kwargs["default"] = default
+    else:
+        kwargs["value"] = default
+    return shared.bound(widget, *args, key=key, persist_state="session", **kwargs)
 
 
 def _in_range(low: int, high: int) -> Callable[[Any], bool]:
@@ -244,9 +268,7 @@ def _instance_picker(key: str) -> int:
         st.caption("The test split has one instance; it is the one shown.")
         return 0
     return int(
-        st.number_input(
-            f"Test instance (0–{n_test - 1})", 0, n_test - 1, key=key, persist_state="session"
-        )
+        _bound(st.number_input, f"Test instance (0–{n_test - 1})", 0, n_test - 1, key=key)
     )
 
 
@@ -347,9 +369,7 @@ def step_hypercube() -> None:
     if L == 3:
         key = "lesson_cube_directions"
         _ensure(key, lambda v: isinstance(v, bool))
-        draw = st.checkbox(
-            "Draw PLST's two principal directions through o", key=key, persist_state="session"
-        )
+        draw = _bound(st.checkbox, "Draw PLST's two principal directions through o", key=key)
         _try_this(
             "hypercube",
             "draw PLST's principal directions",
@@ -390,7 +410,7 @@ def step_hypercube() -> None:
 
     key = "lesson_cube_axes"
     _ensure(key, lambda v: isinstance(v, bool))
-    axes = st.checkbox("Draw each label's axis (biplot)", key=key, persist_state="session")
+    axes = _bound(st.checkbox, "Draw each label's axis (biplot)", key=key)
     _try_this(
         "hypercube",
         "draw each label's axis",
@@ -490,7 +510,7 @@ def step_plst() -> None:
     if L >= 2:
         _ensure(key, _in_range(1, L))
         with left:
-            m = int(st.slider("Embedding dimension M", 1, L, key=key, persist_state="session"))
+            m = int(_bound(st.slider, "Embedding dimension M", 1, L, key=key))
     else:
         m = 1
         left.caption("One label: M = 1 is the only choice.")
@@ -576,20 +596,16 @@ def step_groups() -> None:
     k_max = _groups_k_max()
     c1, c2 = st.columns(2)
     _ensure("lesson_groups_affinity", lambda v: v in AFFINITY_NAMES)
-    affinity = c1.selectbox(
+    affinity = _bound(
+        c1.selectbox,
         "Affinity",
         list(AFFINITY_NAMES),
         format_func=AFFINITY_NAMES.get,
         key="lesson_groups_affinity",
-        persist_state="session",
     )
     _ensure("lesson_groups_k", _in_range(2, k_max))
     with c2:
-        k = int(
-            st.slider(
-                "Number of groups K", 2, k_max, key="lesson_groups_k", persist_state="session"
-            )
-        )
+        k = int(_bound(st.slider, "Number of groups K", 2, k_max, key="lesson_groups_k"))
     model = fit_clustering(k, affinity)
     if model is None or model.labels_.shape != (L,):
         return
@@ -667,26 +683,18 @@ def step_grople() -> None:
     if d_max >= 2:
         _ensure("lesson_grople_d", _in_range(1, d_max))
         with c1:
-            d = int(
-                st.slider(
-                    "Latent dimension d (≤ L)",
-                    1,
-                    d_max,
-                    key="lesson_grople_d",
-                    persist_state="session",
-                )
-            )
+            d = int(_bound(st.slider, "Latent dimension d (≤ L)", 1, d_max, key="lesson_grople_d"))
     else:
         d = 1
         c1.caption("One label: d = 1 is the only choice.")
     _ensure("lesson_grople_lambda2", lambda v: v in LAMBDA2_GRID)
     with c2:
         lambda2 = float(
-            st.select_slider(
+            _bound(
+                st.select_slider,
                 "λ2 (group sparsity of $V^k$)",
                 LAMBDA2_GRID,
                 key="lesson_grople_lambda2",
-                persist_state="session",
             )
         )
     _try_this(
@@ -699,9 +707,16 @@ def step_grople() -> None:
         model = fit_grople(d, lambda2)
     if not _fits_this_data(model):
         return
-    fig = grople_figures.vk_heatmap(model.V_, model.groups_, names, row_support=model.row_support_)
-    if L > 20:
-        fig.update_xaxes(tickangle=-90)  # many names at -60° overlap each other
+    if L <= MAX_BARS:
+        fig = grople_figures.vk_heatmap(
+            model.V_, model.groups_, names, row_support=model.row_support_
+        )
+        if L > 20:
+            fig.update_xaxes(tickangle=-90)  # many names at -60° overlap each other
+    else:  # too many labels to name: one column per group (the GroPLE page drills down)
+        fig = grople_figures.vk_group_heatmap(
+            model.V_, model.groups_, row_support=model.row_support_
+        )
     shared.chart(fig, key="lesson_grople_vk")
     rows = facts.rows_per_group(model.row_support_)
     n_groups = len(rows)
@@ -750,21 +765,13 @@ def step_clems() -> None:
     )
     c1, c2, c3 = st.columns(3)
     _ensure("lesson_clems_cost", lambda v: v in COSTS)
-    cost = c1.selectbox(
-        "Cost c",
-        list(COSTS),
-        format_func=COSTS.get,
-        key="lesson_clems_cost",
-        persist_state="session",
+    cost = _bound(
+        c1.selectbox, "Cost c", list(COSTS), format_func=COSTS.get, key="lesson_clems_cost"
     )
     m_max = _clems_m_max()
     _ensure("lesson_clems_m", _in_range(1, m_max))
     with c2:
-        m = int(
-            st.slider(
-                "Embedding dimension M", 1, m_max, key="lesson_clems_m", persist_state="session"
-            )
-        )
+        m = int(_bound(st.slider, "Embedding dimension M", 1, m_max, key="lesson_clems_m"))
     with c3:
         index = _instance_picker("lesson_clems_instance")
     _try_this(
@@ -861,7 +868,7 @@ def step_mlknn() -> None:
         _ensure("lesson_mlknn_k", _in_range(1, k_max))
         with c1:
             k = int(
-                st.slider("Neighbours k", 1, k_max, key="lesson_mlknn_k", persist_state="session")
+                _bound(st.slider, "Neighbours k", 1, k_max, key="lesson_mlknn_k")
             )
         _try_this(
             "mlknn",
@@ -994,9 +1001,7 @@ def step_compare() -> None:
         "Each method uses the settings of its step."
     )
     _ensure("lesson_compare_methods", lambda v: isinstance(v, list) and set(v) <= set(METHODS))
-    chosen = st.multiselect(
-        "Methods", METHODS, key="lesson_compare_methods", persist_state="session"
-    )
+    chosen = _bound(st.multiselect, "Methods", METHODS, key="lesson_compare_methods")
     _try_this(
         "compare",
         "add binary relevance (no compression)",
@@ -1107,16 +1112,15 @@ st.caption(
     "(the PLST and CLEMS papers write K for the number of labels)."
 )
 _reset_widgets_for_new_data()
-if st.session_state.get("lesson_step") not in STEPS:
-    st.session_state["lesson_step"] = STEPS[0]
+_ensure("lesson_step", lambda v: v in STEPS)
 # a title formats as itself, so a step can also be chosen by its title (as AppTest does)
-step = st.radio(
+step = _bound(
+    st.radio,
     "Step",
     STEPS,
     format_func=lambda s: SHORT_TITLES.get(s, s),
     horizontal=True,
     key="lesson_step",
-    persist_state="session",
     label_visibility="collapsed",
 )
 st.subheader(TITLES[step])

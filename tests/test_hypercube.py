@@ -189,3 +189,17 @@ def test_hypercube_biplot_names_only_the_longest_arrows():
     text = next(t for t in fig.data if t.mode == "text")
     assert list(text.text) == ["a", "c"]
     assert "2 longest of 3" in text.name
+
+
+def test_hypercube_biplot_scales_the_arrows_to_the_cloud():
+    vertices = np.eye(3, dtype=int)
+    coords = np.array([[4.0, 0.0], [-1.0, 2.0], [0.0, -3.0]])
+    loadings = np.array([[0.5, 0.0], [0.0, 0.25], [0.1, 0.0]])
+    fig = hypercube_figure(
+        coords, vertices, np.ones(3, int), np.zeros((0, 2), int), ["a", "b", "c"],
+        loadings=loadings,
+    )
+    arrows = next(t for t in fig.data if t.name.startswith("label axes"))
+    tips_x = np.asarray(arrows.x, dtype=float)[1::3]  # origin, tip, gap per arrow
+    np.testing.assert_allclose(tips_x, [3.6, 0.0, 0.72])  # × 0.9 · 4 / 0.5 = 7.2
+    assert arrows.name == "label axes (× 7.2)"
