@@ -859,23 +859,24 @@ def group_table(diagnostics, *, latent_rows_used: np.ndarray | None = None) -> N
     from mlviz.figures.label_clusters import group_table as display_table
 
     table = display_table(diagnostics)
+    # Pixel widths wide enough for each header, summing to less than the main area at
+    # 1280 × 720 (~820 px; Streamlit stretches them to fill it): no header is cut, and the
+    # labels (long text, whole on hover) take what is left.
+    widths = {"group": 55, "n_labels": 70, "support": 65}
+    widths |= {"co-occurring pairs": 130, "mean Jaccard": 105, "tail share": 75}
     if latent_rows_used is not None:
         table.insert(1, "latent rows used", latent_rows_used)
+        widths["latent rows used"] = 120
     formats = {"co-occurring pairs": "%.2f", "mean Jaccard": "%.3f", "tail share": "%.2f"}
-    fitted_table(
-        table,
-        hide_index=True,
-        column_config={
-            **{
-                column: st.column_config.NumberColumn(
-                    format=number_format, width=NUMBER_COLUMN_PX, help=column
-                )
-                for column, number_format in formats.items()
-            },
-            "verdict": st.column_config.TextColumn(width="small", help="verdict"),
-            "labels": st.column_config.TextColumn(width="medium", help="labels"),
-        },
-    )
+    config = {
+        column: st.column_config.NumberColumn(format=formats.get(column), width=width, help=column)
+        for column, width in widths.items()
+        if column in table.columns
+    }
+    config["verdict"] = st.column_config.TextColumn(width=115, help="verdict")
+    labels_px = 150 if latent_rows_used is None else 80
+    config["labels"] = st.column_config.TextColumn(width=labels_px, help="labels")
+    fitted_table(table, hide_index=True, column_config=config)
 
 
 # ----------------------------------------------------------------- links that restore a view

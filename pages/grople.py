@@ -242,12 +242,14 @@ users = model.row_support_.sum(axis=0)
 n_latent = model.row_support_.shape[1]
 n_dead, n_shared = int((users == 0).sum()), int((users > 1).sum())
 with_own = int((rows["private_rows"] > 0).sum())
+fewest, most = int(rows["rows_used"].min()), int(rows["rows_used"].max())
+used_range = f"{fewest}" if fewest == most else f"{fewest}–{most}"
 st.caption(
     f"Each column block is one of the {model.n_groups_} label groups' V^k (paper Figure 1), "
     f"headed by the number of latent rows it uses out of d = {n_latent}; rows are the latent "
     "dimensions, and a blank row is exactly zero for every label of its group (the ℓ2,1 "
-    f"penalty switches whole rows off). Here the groups use {rows['rows_used'].min()}–"
-    f"{rows['rows_used'].max()} rows each; {n_shared} row(s) are used by two or more groups, "
+    f"penalty switches whole rows off). Here the groups use {used_range} rows each; "
+    f"{n_shared} row(s) are used by two or more groups, "
     f"{int((users == 1).sum())} by one group only"
     + (f", {n_dead} by none" if n_dead else "")
     + ". "

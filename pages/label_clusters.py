@@ -199,7 +199,8 @@ else:
     )
 
 frequencies = stats.label_frequencies(Y, relative=True)
-left, right = st.columns([3, 2])
+# beyond ~25 names a part-width heatmap cannot name every column legibly (medical's 45 overlap)
+left, right = st.columns([3, 2]) if L <= 25 else (st.container(), st.container())
 with left:
     if L <= figures.MAX_NAMED_LABELS:
         shared.chart(
@@ -209,7 +210,7 @@ with left:
         st.caption(
             "Affinity between labels, rows and columns ordered by group (label names and the "
             "outline of each group's block in the group's colour, most frequent label first). "
-            "A bright block on the diagonal is a group whose labels are alike under this "
+            "A dark block on the diagonal is a group whose labels are alike under this "
             "affinity; a pale block is a group the affinity does not support."
         )
     else:
@@ -302,9 +303,7 @@ if sweep is None and not sweep_automatic:
         "bootstrap samples) takes a while, so it runs on request."
     )
 if sweep is not None:
-    shared.chart(
-        figures.stability_figure(sweep, chosen_k=n_groups), key="clusters_sweep_figure"
-    )
+    shared.chart(figures.stability_figure(sweep, chosen_k=n_groups), key="clusters_sweep_figure")
     best = sweep.loc[sweep["stability"].idxmax()]
     by_k = sweep.set_index("n_groups")
     st.caption(

@@ -87,8 +87,10 @@ def test_vk_caption_counts_the_rows_of_the_model_shown(lambda2):
     users = support.sum(axis=0)
     per_group = support.sum(axis=1)
     caption = _vk_caption(at)
+    fewest, most = per_group.min(), per_group.max()
+    used_range = f"{fewest}" if fewest == most else f"{fewest}–{most}"
     assert (
-        f"use {per_group.min()}–{per_group.max()} rows each; {(users > 1).sum()} row(s) are "
+        f"use {used_range} rows each; {(users > 1).sum()} row(s) are "
         f"used by two or more groups, {(users == 1).sum()} by one group only" in caption
     ), caption
     assert ((users == 0).sum() == 0) == ("by none" not in caption)

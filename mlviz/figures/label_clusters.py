@@ -216,7 +216,12 @@ def affinity_heatmap(
             text=f"{title} ({n_labels} labels, {n_groups} group{'s' if n_groups != 1 else ''})",
             y=0.98,
         ),
-        xaxis=dict(title="label (grouped; group id above)", tickangle=-60, **axis),
+        # upright names beyond 30 labels: slanted ones overlap their neighbours' at this spacing
+        xaxis=dict(
+            title="label (grouped; group id above)",
+            tickangle=-60 if n_labels <= 30 else -90,
+            **axis,
+        ),
         yaxis=dict(title=None, autorange="reversed", **axis),
         margin=dict(t=80, b=10, l=10, r=10),
         height=max(420, 260 + 14 * n_labels),
