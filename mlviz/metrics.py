@@ -693,8 +693,42 @@ class Evaluator:
                 }
             )
         if Y_score is not None:
-            truth, scores = _check_scores(self._Y_true_checked, Y_score)
-            results.update({name: func(truth, scores) for name, func in _RANKING.items()})
+            results.update(self._ranking(Y_score))
+        return results
+
+    def _ranking(self, Y_score) -> dict[str, float]:
+        """The ranking metrics from one sort of each row of the scores (see :func:`_row_ranks`).
+
+        Equal to :func:`one_error`, :func:`coverage`, :func:`ranking_loss`,
+        :func:`average_precision` and :func:`macro_auc` (same exclusions, ties at the worst
+        rank); scikit-learn's ranking loss and average precision loop over the rows in Python.
+        """
+        truth, scores = _check_scores(self._Y_true_checked, Y_score)
+        relevant = self.Y_true
+        n_labels = relevant.shape[1]
+        has_relevant = self.set_sizes > 0
+        results = {"one_error": one_error(truth, scores)}
+        if not has_relevant.any():
+            results.update(coverage=math.nan, ranking_loss=math.nan, average_precision=math.nan)
+        else:
+            rank, relevant_at_or_above = _row_ranks(relevant[has_relevant], scores[has_relevant])
+            sizes = self.set_sizes[has_relevant]
+            # coverage: the worst rank of a relevant label, minus 1 (rank 1 is the top)
+            results["coverage"] = float(np.mean(rank.max(axis=1)) - 1.0)
+            # ranking loss: irrelevant labels scored at or above each relevant one, per pair
+            n_irrelevant = n_labels - sizes
+            has_pairs = n_irrelevant > 0
+            if has_pairs.any():
+                reversed_pairs = (rank - relevant_at_or_above).sum(axis=1)
+                results["ranking_loss"] = float(
+                    np.mean(reversed_pairs[has_pairs] / (sizes * n_irrelevant)[has_pairs])
+                )
+            else:
+                results["ranking_loss"] = math.nan
+            with np.errstate(invalid="ignore", divide="ignore"):
+                precision_at = np.where(rank > 0, relevant_at_or_above / rank, 0.0)
+            results["average_precision"] = float(np.mean(precision_at.sum(axis=1) / sizes))
+        results["macro_auc"] = macro_auc(truth, scores)
         return results
 
     def _per_label_f1(self, tp: np.ndarray, predicted: np.ndarray) -> np.ndarray:
@@ -703,6 +737,36 @@ class Evaluator:
         f1 = np.full(denominator.shape, self.zero_division)
         np.divide(2.0 * tp, denominator, out=f1, where=denominator > 0)
         return f1
+
+
+def _row_ranks(relevant: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per relevant label: its rank in its row, and how many relevant labels rank at or above.
+
+    For a relevant label k of row i, ``rank = |{j : s_ij >= s_ik}|`` (tied scores share the
+    worst rank, scikit-learn's rule) and ``relevant_at_or_above = |{j relevant : s_ij >=
+    s_ik}|``; both are 0 at irrelevant labels. Columns are in each row's descending score
+    order, not in label order: the callers only sum or take maxima along rows. One stable
+    sort per row; the end of each run of tied scores is found from the right with a running
+    minimum.
+    """
+    n_rows, n_labels = scores.shape
+    order = np.argsort(-scores, axis=1, kind="stable")
+    ordered = np.take_along_axis(scores, order, axis=1)
+    ordered_relevant = np.take_along_axis(relevant, order, axis=1)
+    positions = np.broadcast_to(np.arange(n_labels), (n_rows, n_labels))
+    # the last position of each run of equal scores (a run ends where the next score differs)
+    run_ends = np.where(
+        np.concatenate([ordered[:, 1:] != ordered[:, :-1], np.ones((n_rows, 1), bool)], axis=1),
+        positions,
+        n_labels - 1,
+    )
+    last_of_run = np.minimum.accumulate(run_ends[:, ::-1], axis=1)[:, ::-1]
+    relevant_so_far = np.cumsum(ordered_relevant, axis=1)
+    rank = np.where(ordered_relevant, last_of_run + 1, 0)
+    relevant_at_or_above = np.where(
+        ordered_relevant, np.take_along_axis(relevant_so_far, last_of_run, axis=1), 0
+    )
+    return rank, relevant_at_or_above
 
 
 def evaluate(

@@ -651,3 +651,31 @@ def test_evaluator_rejects_bad_predictions_clearly():
         evaluator.score(np.array([["a", "b", "c"]] * 2))
     with pytest.raises(ValueError, match="no rows"):
         M.Evaluator(np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_evaluator_ranking_metrics_equal_the_reference_with_ties_empty_and_full_rows(seed):
+    rng = np.random.default_rng(seed)
+    T = (rng.random((50, 8)) < 0.35).astype(int)
+    T[:4] = 0  # excluded from every ranking metric
+    T[4:7] = 1  # full rows: excluded from ranking loss only
+    S = np.round(rng.normal(size=T.shape) + T, 0)  # few distinct values: many ties
+    S[7] = 0.5  # a row tied throughout
+    got = M.Evaluator(T).score(T, S)
+    for metric in M.EVALUATE_KEYS[6:]:
+        expected = getattr(M, metric)(T, S)
+        np.testing.assert_allclose(got[metric], expected, rtol=1e-12, err_msg=metric)
+    # the same values as the paper loops where scores are distinct
+    T, _, S = _random_problem(seed)
+    got = M.Evaluator(T).score(T, S)
+    for metric, value in _loop_ranking(T, S).items():
+        assert got[metric] == pytest.approx(value), metric
+
+
+def test_evaluator_ranking_metrics_when_nothing_is_defined():
+    empty = M.Evaluator(np.zeros((2, 3), dtype=int)).score(np.zeros((2, 3)), np.ones((2, 3)))
+    for name in M.EVALUATE_KEYS[6:]:
+        assert math.isnan(empty[name]), name
+    full = M.Evaluator(np.ones((2, 3), dtype=int)).score(np.ones((2, 3)), np.ones((2, 3)))
+    assert math.isnan(full["ranking_loss"]) and math.isnan(full["macro_auc"])
+    assert full["average_precision"] == 1.0 and full["coverage"] == 2.0
