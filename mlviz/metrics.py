@@ -481,6 +481,52 @@ def coverage(Y_true, Y_score) -> float:
     return float(skm.coverage_error(Y_true[keep], Y_score[keep])) - 1.0
 
 
+def _row_ranks(relevant: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Every relevant (row, label) pair: its row, its rank, and the relevant labels at or above.
+
+    For a relevant label k of row i, ``rank = |{j : s_ij >= s_ik}|`` (tied scores share the
+    worst rank, scikit-learn's rule) and ``relevant_at_or_above = |{j relevant : s_ij >=
+    s_ik}|``. Each row is sorted once (unstable sort: only values matter), the relevant scores
+    of each row once more, and both counts come from a binary search of every relevant score
+    in its own row, all rows at once (:func:`_count_below`).
+
+    Returns
+    -------
+    rows, rank, relevant_at_or_above : ndarrays of shape (n_relevant_pairs,)
+    """
+    n_rows, n_labels = scores.shape
+    rows, columns = np.nonzero(relevant)
+    values = scores[rows, columns]
+    ordered = np.sort(scores, axis=1)
+    # the relevant scores of each row, padded with -inf (below every finite score)
+    sizes = np.bincount(rows, minlength=n_rows)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    ordered_relevant = np.full((n_rows, max(1, int(sizes.max()))), -np.inf)
+    ordered_relevant[rows, np.arange(rows.size) - starts[rows]] = values
+    ordered_relevant.sort(axis=1)
+    rank = n_labels - _count_below(ordered, rows, values)
+    relevant_at_or_above = ordered_relevant.shape[1] - _count_below(ordered_relevant, rows, values)
+    return rows, rank, relevant_at_or_above
+
+
+def _count_below(ordered: np.ndarray, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``|{j : ordered[r, j] < v}|`` for each (r, v) in zip(rows, values); rows sorted.
+
+    ``np.searchsorted(ordered[r], v)`` for every pair at once: a binary search run on all
+    pairs together, ~log2(n_columns) vectorised steps instead of one call per row.
+    """
+    low = np.zeros(rows.size, dtype=np.intp)
+    high = np.full(rows.size, ordered.shape[1], dtype=np.intp)
+    while True:
+        searching = low < high
+        if not searching.any():
+            return low
+        middle = (low + high) // 2
+        below = ordered[rows, np.minimum(middle, ordered.shape[1] - 1)] < values
+        low = np.where(searching & below, middle + 1, low)
+        high = np.where(searching & ~below, middle, high)
+
+
 def ranking_loss(Y_true, Y_score) -> float:
     """Average fraction of (relevant, irrelevant) label pairs ordered wrongly (paper 003 Eq. 4).
 
@@ -753,52 +799,6 @@ class Evaluator:
         f1 = np.full(denominator.shape, self.zero_division)
         np.divide(2.0 * tp, denominator, out=f1, where=denominator > 0)
         return f1
-
-
-def _row_ranks(relevant: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Every relevant (row, label) pair: its row, its rank, and the relevant labels at or above.
-
-    For a relevant label k of row i, ``rank = |{j : s_ij >= s_ik}|`` (tied scores share the
-    worst rank, scikit-learn's rule) and ``relevant_at_or_above = |{j relevant : s_ij >=
-    s_ik}|``. Each row is sorted once (unstable sort: only values matter), the relevant scores
-    of each row once more, and both counts come from a binary search of every relevant score
-    in its own row, all rows at once (:func:`_count_below`).
-
-    Returns
-    -------
-    rows, rank, relevant_at_or_above : ndarrays of shape (n_relevant_pairs,)
-    """
-    n_rows, n_labels = scores.shape
-    rows, columns = np.nonzero(relevant)
-    values = scores[rows, columns]
-    ordered = np.sort(scores, axis=1)
-    # the relevant scores of each row, padded with -inf (below every finite score)
-    sizes = np.bincount(rows, minlength=n_rows)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    ordered_relevant = np.full((n_rows, max(1, int(sizes.max()))), -np.inf)
-    ordered_relevant[rows, np.arange(rows.size) - starts[rows]] = values
-    ordered_relevant.sort(axis=1)
-    rank = n_labels - _count_below(ordered, rows, values)
-    relevant_at_or_above = ordered_relevant.shape[1] - _count_below(ordered_relevant, rows, values)
-    return rows, rank, relevant_at_or_above
-
-
-def _count_below(ordered: np.ndarray, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``|{j : ordered[r, j] < v}|`` for each (r, v) in zip(rows, values); rows sorted.
-
-    ``np.searchsorted(ordered[r], v)`` for every pair at once: a binary search run on all
-    pairs together, ~log2(n_columns) vectorised steps instead of one call per row.
-    """
-    low = np.zeros(rows.size, dtype=np.intp)
-    high = np.full(rows.size, ordered.shape[1], dtype=np.intp)
-    while True:
-        searching = low < high
-        if not searching.any():
-            return low
-        middle = (low + high) // 2
-        below = ordered[rows, np.minimum(middle, ordered.shape[1] - 1)] < values
-        low = np.where(searching & below, middle + 1, low)
-        high = np.where(searching & ~below, middle, high)
 
 
 def evaluate(
