@@ -25,6 +25,15 @@ from mlviz.mlknn import MLkNN
 from pages import _shared as shared
 
 DASK_SCHEDULER_VARIABLE = "MLVIZ_DASK_SCHEDULER"
+# Cross-validating BR, PLST, ML-KNN and CLEMS on the delicious-shaped set (16,105 instances x
+# 983 labels; benchmarks/bench_scale.py, compare_cv; CPU time, one BLAS thread) took ~47 s with
+# 5 folds and ~35 s with 3, per-label table included: per method and instance-label cell, a
+# fixed part (predicting every instance once, the per-label table) and a part per fold (one
+# fit on (k-1)/k of the data). The page estimates a run from these rates and, when the default
+# 5 folds would exceed BUTTON_SECONDS, opens the folds slider at the most that fit.
+SECONDS_PER_CELL = 0.26e-6
+SECONDS_PER_CELL_AND_FOLD = 0.096e-6
+BUTTON_SECONDS = 30
 
 ds = shared.current_dataset()
 K = ds.n_labels
@@ -53,13 +62,24 @@ methods = shared.bound(
     persist_state="session",
 )
 max_folds = min(10, ds.n_samples)
+
+
+def estimated_seconds(n_methods: int, folds: int) -> float:
+    """Rough run time from the measured rates (BR, PLST, ML-KNN, CLEMS; CS, GroPLE are slower)."""
+    cells = n_methods * ds.n_samples * K
+    return cells * (SECONDS_PER_CELL + SECONDS_PER_CELL_AND_FOLD * folds)
+
+
+default_folds = max(
+    [f for f in range(2, 6) if estimated_seconds(max(1, len(methods)), f) <= BUTTON_SECONDS] or [2]
+)
 if max_folds > 2:
     n_splits = shared.bound(
         c2.slider,
         "Folds",
         2,
         max_folds,
-        min(5, max_folds),
+        min(default_folds, max_folds),
         key="compare_folds",
         persist_state="session",
     )
@@ -165,6 +185,20 @@ params = {
     "tail": tail,
     "scheduler": scheduler,
 }
+if methods and estimated_seconds(len(methods), n_splits) > 10:
+    five = f"; 5 folds ~{estimated_seconds(len(methods), 5):.0f} s" if n_splits != 5 else ""
+    st.caption(
+        f"Rough estimate at this size ({ds.n_samples:,} instances × {K:,} labels): "
+        f"~{estimated_seconds(len(methods), n_splits):.0f} s for {len(methods)} method(s) × "
+        f"{n_splits} folds{five} (rates measured for BR, PLST, ML-KNN and CLEMS on a 2-core "
+        "machine; CS and GroPLE are slower)."
+        + (
+            f" The folds slider opened at {default_folds}, the most estimated to finish within "
+            f"~{BUTTON_SECONDS} s."
+            if default_folds < 5
+            else ""
+        )
+    )
 run = st.button("Run cross-validation", key="compare_fit", type="primary", disabled=not methods)
 
 
@@ -179,7 +213,7 @@ def _cross_validate():
         cv=n_splits,
         progress=progress,
         tail_threshold=tail,
-        return_predictions=True,
+        return_predictions="labels",  # the per-label view shows F1 and recall, not AUC
     )
     bar.empty()
     per_label = None
