@@ -12,5 +12,9 @@ import streamlit as st
 
 from pages import _shared as shared
 
-st.set_page_config(page_title="mlviz: label embedding, visible", page_icon="🧊", layout="wide")
+st.set_page_config(
+    page_title="mlviz: label embedding, visible",
+    page_icon=":material/deployed_code:",
+    layout="wide",
+)
 shared.run_router()

@@ -124,7 +124,10 @@ def make_planted(
        1`` makes labels independent of groups and features);
     5. if ``hierarchical``, the first two core labels of group 0 become an inclusive pair: the
        child is drawn as ``parent ∧ Bernoulli(0.5)`` after the noise step, so child ⇒ parent
-       holds on every instance;
+       holds on every instance. The coin is independent of the features, so
+       P(child | x) = P(parent | x) / 2 <= 1/2: a classifier thresholded at 1/2 rarely predicts
+       the child (its F1 is near 0 for every method), while its scores still rank instances
+       by the parent's;
     6. features ``X = (S + 1.5 Z) A + E`` with ``Z`` the 0/1 group states: each group loads
        (weights ~ U(0.8, 1.2)) on its own block of ``n_features // (2 n_groups)`` features (at
        least one), the remaining features are pure noise; ``E ~ N(0, 0.5²)``; values rounded

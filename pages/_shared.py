@@ -91,17 +91,19 @@ def _load_upload(
 
 # ----------------------------------------------------------------------------- router
 # The navigation every page shares: (file in pages/, title, icon); the first is the default.
+# Material icons ship with Streamlit's frontend; emoji depend on the viewer's fonts (a
+# projector PC or headless chromium without an emoji font shows empty boxes).
 PAGE_DIR = Path(__file__).resolve().parent
 PAGES: tuple[tuple[str, str, str], ...] = (
-    ("data.py", "Data", "📊"),
-    ("lesson.py", "Lesson", "🎓"),
-    ("hypercube.py", "Hypercube", "🧊"),
-    ("label_clusters.py", "Label clusters", "🧩"),
-    ("plst.py", "PLST & linear", "📐"),
-    ("grople.py", "GroPLE", "🔲"),
-    ("clems.py", "CLEMS / MDS", "🗺️"),
-    ("mlknn.py", "ML-KNN", "👥"),
-    ("compare.py", "Compare", "⚖️"),
+    ("data.py", "Data", ":material/table_chart:"),
+    ("lesson.py", "Lesson", ":material/school:"),
+    ("hypercube.py", "Hypercube", ":material/deployed_code:"),
+    ("label_clusters.py", "Label clusters", ":material/hub:"),
+    ("plst.py", "PLST & linear", ":material/straighten:"),
+    ("grople.py", "GroPLE", ":material/grid_view:"),
+    ("clems.py", "CLEMS / MDS", ":material/map:"),
+    ("mlknn.py", "ML-KNN", ":material/group:"),
+    ("compare.py", "Compare", ":material/balance:"),
 )
 # True while the router runs a page: set around ``st.navigation(...).run()`` in this thread's
 # context, so a page can tell whether the router's sidebar was drawn in this script run.
@@ -579,12 +581,12 @@ def show_warnings(messages: Sequence[str]) -> None:
     unique = list(dict.fromkeys(messages))
     if len(unique) <= 3:
         for message in unique:
-            st.warning(message, icon="⚠️")
+            st.warning(message, icon=":material/warning:")
         return
-    st.warning(unique[0], icon="⚠️")
+    st.warning(unique[0], icon=":material/warning:")
     with st.expander(f"{len(unique) - 1} more warnings from the library"):
         for message in unique[1:]:
-            st.warning(message, icon="⚠️")
+            st.warning(message, icon=":material/warning:")
 
 
 @contextmanager
@@ -898,7 +900,7 @@ def _link_mismatch(value: Any, raw: list[str], shown: Callable[[Any], str]) -> s
 def _link_note(message: str) -> None:
     """Show a note about the link at the top of the page (inline when run without router)."""
     notes = _LINK_NOTES.get()
-    (notes if notes is not None else st).warning(message, icon="🔗")
+    (notes if notes is not None else st).warning(message, icon=":material/link:")
 
 
 def bound(widget: Callable[..., T], *args: Any, key: str, **kwargs: Any) -> T:

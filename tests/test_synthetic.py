@@ -94,6 +94,24 @@ def test_inclusive_pair_holds_only_when_planted():
     assert np.any(flat.Y[:, 1] > flat.Y[:, 0])
 
 
+def test_child_is_a_coin_flip_given_the_parent_so_a_threshold_of_half_rarely_predicts_it():
+    """The documented property of the sample's A2: unpredictable by construction, yet ranked."""
+    ds, _ = make_planted(**SAMPLE_PLANTED)
+    parent, child = ds.Y[:, 0].astype(bool), ds.Y[:, 1].astype(bool)
+    # a fair coin given the parent (within three binomial standard errors)
+    n_parent = parent.sum()
+    assert abs(child.sum() / n_parent - 0.5) < 3 * np.sqrt(0.25 / n_parent)
+    ridge = Ridge(alpha=1.0).fit(ds.X[:400], ds.Y[:400])
+    scores = ridge.predict(ds.X[400:])
+    assert np.mean(scores[:, 1] >= 0.5) < 0.05  # rarely predicted at the 0.5 threshold
+    assert metrics.per_label_scores(ds.Y[400:], (scores >= 0.5).astype(np.uint8))["f1"][1] < 0.2
+    assert metrics.per_label_scores(ds.Y[400:], (scores >= 0.5).astype(np.uint8))["f1"][0] > 0.5
+    # the child's scores still rank instances with the parent above those without it
+    from sklearn.metrics import roc_auc_score
+
+    assert roc_auc_score(parent[400:], scores[:, 1]) > 0.8
+
+
 def test_tail_labels_are_rare_and_core_labels_are_not():
     ds, _ = make_planted(n_samples=2000, random_state=3)
     frequencies = stats.label_frequencies(ds, relative=True)
