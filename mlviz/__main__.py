@@ -47,13 +47,13 @@ def _progress(done: int, total: int, message: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the process exit code (0 ok, 1 protocol could not run)."""
     args = _build_parser().parse_args(argv)
-    from mlviz.reproduce import MissingEstimatorError, reproduce, to_markdown
+    from mlviz.reproduce import reproduce, to_markdown
 
     try:
         table = reproduce(
             args.paper, args.data_dir, quick=args.quick, n_jobs=args.n_jobs, progress=_progress
         )
-    except (MissingEstimatorError, FileNotFoundError) as err:
+    except FileNotFoundError as err:
         print(f"mlviz reproduce {args.paper}: {err}", file=sys.stderr)
         return 1
     shown = ["reproduce", args.paper]

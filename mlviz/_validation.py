@@ -131,9 +131,11 @@ def check_multilabel_target(
                     "with sklearn.preprocessing.LabelBinarizer."
                 )
         array = array.reshape(-1, 1)
-    finite = array.astype(np.float64)
-    non_integer = np.isfinite(finite) & (finite != np.round(finite))
-    if non_integer.any():
+    # integer and boolean labels cannot be continuous (skips four passes over N x L)
+    exact = np.issubdtype(array.dtype, np.integer) or array.dtype == bool
+    finite = None if exact else array.astype(np.float64)
+    non_integer = None if exact else np.isfinite(finite) & (finite != np.round(finite))
+    if non_integer is not None and non_integer.any():
         row, col = np.argwhere(non_integer)[0]
         raise ValueError(
             f"{name} has continuous values (e.g. {finite[row, col]:g} at row {row}, label "

@@ -12,13 +12,14 @@ Three stages (section 3 of the paper):
 Prediction scores are ``X Z V`` (plus the intercept, see :class:`GroPLE`), thresholded at 0
 because the paper's labels are in {-1, 1}.
 
-Speed (``benchmarks/bench_scale.py``, docs/BENCHMARKS.md; the fit limits itself to one BLAS
-thread; shared 2-core AMD EPYC under load from other jobs): all of medical (d = 100, K = 5)
-fits in 1.5-4 s (1.5 s at load average ~2, 4 s at ~7), tmc2007-500's training file (K = 10)
-in 11-19 s, a delicious-shaped set (983 labels) in 55-73 s. Stage 3 reuses the products of
-every iterate with X_c and R for the objective and the next gradient, and starts from the exact
-ridge point (dual N x N system when D > N); stage 2 shares U^T U and U^T Y between the V^k
-APG, its safeguard and Eq. (4).
+Speed (``benchmarks/bench_grople.py``, which gives CPU times per stage; the fit limits itself
+to one BLAS thread, see :class:`GroPLE`): on the shared 2-core AMD EPYC at load average ~8,
+all of medical (d = 100, K = 5) took 1.0 s of CPU, enron 2.5 s, tmc2007-500 1.0 s, and the
+training split of the delicious-shaped set (11,273 x 500, 983 labels) 1.0 s at d = 100 and
+2.2 s at d = 200. Stage 2 works on ``Y^T Y`` (L x L) instead of the (N, d) matrix U, which
+it forms once at the end (:func:`fit_label_embedding`), and each APG step costs one (d, d) x
+(d, L) product; stage 3 reuses the products of every iterate with X_c and R for the objective
+and the next gradient, and starts from the exact ridge point (dual N x N system when D > N).
 
 The proximal operators and the APG loops are written here by hand: scikit-learn has no
 proximal operator for the l2,1 norm of a matrix, no generic proximal-gradient solver, and
@@ -32,14 +33,14 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, eigh, solve
-from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh
 from sklearn.base import _fit_context
 from sklearn.utils import TransformerTags
 from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
 from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
-from mlviz.label_clustering import LabelClustering, check_groups
+from mlviz.label_clustering import LabelClustering, _label_counts, check_groups
 
 __all__ = [
     "GroPLE",
@@ -75,7 +76,27 @@ def prox_l21(V: np.ndarray, threshold: float) -> np.ndarray:
 
 def prox_l1(Z: np.ndarray, threshold: float) -> np.ndarray:
     """Proximal operator of ``threshold * ||Z||_1`` (entry-wise soft-threshold)."""
-    return np.sign(Z) * np.maximum(np.abs(Z) - threshold, 0.0)
+    return _soft_threshold(np.asarray(Z, dtype=np.float64), threshold)[0]
+
+
+def _soft_threshold(Z: np.ndarray, threshold: float) -> tuple[np.ndarray, float]:
+    # sign(Z) max(|Z| - t, 0) and its l1 norm, in one new array (no temporaries)
+    out = np.abs(Z)
+    out -= threshold
+    np.maximum(out, 0.0, out=out)
+    l1 = float(out.sum())
+    np.copysign(out, Z, out=out)
+    return out, l1
+
+
+def _extrapolate(current: np.ndarray, previous: np.ndarray, c: float, out: np.ndarray):
+    # current + c (current - previous), written to out (the search point of Eq. A.6)
+    if not c:
+        return current
+    np.subtract(current, previous, out=out)
+    out *= c
+    out += current
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,18 +138,41 @@ def prox_group_l21(V: np.ndarray, threshold: float, groups: np.ndarray) -> np.nd
 
 
 def _prox_group_l21(V, threshold: float, groups: np.ndarray, indicator: np.ndarray) -> np.ndarray:
-    norms = np.sqrt((V**2) @ indicator)  # (d, G): ||row i of V^k||
-    scale = np.maximum(
-        0.0, 1.0 - np.divide(threshold, norms, out=np.ones_like(norms), where=norms > 0)
-    )
+    norms = np.sqrt((V * V) @ indicator)  # (d, G): ||row i of V^k||
+    # a zero row gives 1 - t/0 = -inf (or NaN when t = 0), which fmax turns into scale 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.fmax(1.0 - threshold / norms, 0.0)
     return V * scale[:, groups]
 
 
-def _group_objectives(UtU, UtY, Y_sq_by_group, V, lambda2, indicator) -> np.ndarray:
-    # subproblem objective (A.3) of every group, without forming the (N, L) product
-    smooth = Y_sq_by_group - 2.0 * ((V * UtY).sum(axis=0) @ indicator)
-    smooth += ((V * (UtU @ V)).sum(axis=0)) @ indicator
-    return smooth + lambda2 * np.sqrt((V**2) @ indicator).sum(axis=0)
+def _group_objectives(UtU_V, UtY, Y_sq_by_group, V, lambda2, indicator) -> np.ndarray:
+    # subproblem objective (A.3) of every group from U^T U V, without any (N, .) product:
+    # ||Y^k - U V^k||^2 = ||Y^k||^2 - 2 <U^T Y^k, V^k> + <V^k, U^T U V^k>
+    smooth = Y_sq_by_group + ((V * (UtU_V - 2.0 * UtY)).sum(axis=0) @ indicator)
+    return smooth + lambda2 * np.sqrt((V * V) @ indicator).sum(axis=0)
+
+
+def _largest_eigenvalue(symmetric: np.ndarray) -> float:
+    """Largest eigenvalue of a small symmetric PSD matrix (the Lipschitz constant of A.5).
+
+    Above 256 rows by Lanczos (ARPACK): a few dozen (d, d) matrix-vector products instead of
+    the O(d^3) reduction that even a one-eigenvalue ``eigh`` needs (2x faster at d = 492;
+    slower below ~250). The start vector is a fixed Gaussian draw (deterministic, unlike
+    ARPACK's default, and not orthogonal to the leading eigenvector the way a structured
+    vector such as all ones can be). The Ritz value converges from below, so it is raised by
+    1e-10 relative (far above its error) to stay a valid Lipschitz constant.
+    """
+    n = symmetric.shape[0]
+    if n <= 256:
+        return float(eigh(symmetric, eigvals_only=True, subset_by_index=[n - 1, n - 1])[0])
+    if np.trace(symmetric) <= 0.0:
+        return 0.0  # PSD with zero trace: the zero matrix (U = 0)
+    start = np.random.default_rng(0).standard_normal(n)
+    try:
+        value = eigsh(symmetric, k=1, which="LA", v0=start, tol=1e-12, return_eigenvectors=False)
+    except ArpackError:
+        return float(eigh(symmetric, eigvals_only=True, subset_by_index=[n - 1, n - 1])[0])
+    return float(value[0]) * (1.0 + 1e-10)
 
 
 def solve_group_coefficients(
@@ -170,6 +214,7 @@ def solve_group_coefficients(
     -----
     The step is ``1 / L_g`` with ``L_g = 2 ||U^T U||_2`` (spectral norm): a tighter valid
     Lipschitz constant of the gradient than the paper's Frobenius ``||2 U^T U||_F`` (A.5).
+    Only U^T U and U^T Y enter: each step costs one (d, d) x (d, L) product, whatever N.
 
     Returns
     -------
@@ -179,7 +224,7 @@ def solve_group_coefficients(
     if groups is None:
         groups = np.zeros(Y_signed.shape[1], dtype=np.intp)
     groups = np.asarray(groups)
-    return _apg_group_coefficients(
+    V, n_iter, _, _ = _apg_group_coefficients(
         U.T @ U,
         U.T @ Y_signed,
         lambda2,
@@ -190,44 +235,132 @@ def solve_group_coefficients(
         tol=tol,
         V_init=V_init,
     )
+    return V, n_iter
 
 
 def _apg_group_coefficients(
     UtU, UtY, lambda2, groups, indicator, *, gamma, max_iter, tol, V_init
-) -> tuple[np.ndarray, int]:
-    # solve_group_coefficients on the precomputed U^T U and U^T Y (the outer loop of
-    # Algorithm 1 reuses them for its monotone safeguard)
+) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    # solve_group_coefficients on the precomputed U^T U and U^T Y. Also returns U^T U V of
+    # the result and of the starting point, which Algorithm 1's safeguard needs: every
+    # iterate V_t is multiplied by U^T U once, and the product at the search point
+    # G_t = V_t + c (V_t - V_{t-1}) is the same combination of those products (A.6).
     d = UtU.shape[0]
-    lipschitz = 2.0 * float(eigh(UtU, eigvals_only=True, subset_by_index=[d - 1, d - 1])[0])
-    if lipschitz <= 0.0:
-        # U = 0: the smooth part is constant, so V = 0 is the minimiser
-        return np.zeros((d, UtY.shape[1])), 0
+    lipschitz = 2.0 * _largest_eigenvalue(UtU)
     if V_init is None:
+        if lipschitz <= 0.0:
+            # U = 0: the smooth part is constant, so V = 0 is the minimiser
+            zero = np.zeros((d, UtY.shape[1]))
+            return zero, 0, zero, zero
         V = solve(UtU + gamma * np.eye(d), UtY, assume_a="pos")
     else:
         V = np.array(V_init, dtype=np.float64)
-    V_previous = V
+    UtU_V = UtU @ V
+    start_product = UtU_V
+    if lipschitz <= 0.0:
+        zero = np.zeros_like(V)
+        return zero, 0, zero, start_product
+    V_previous, UtU_V_previous = V, UtU_V
     momentum = 1.0
     n_iter = 0
     while n_iter < max_iter:
         n_iter += 1
         momentum_next = (1.0 + np.sqrt(1.0 + 4.0 * momentum**2)) / 2.0
-        search_point = V + ((momentum - 1.0) / momentum_next) * (V - V_previous)
-        gradient = 2.0 * (UtU @ search_point - UtY)
-        V_previous = V
-        V = _prox_group_l21(
-            search_point - gradient / lipschitz, lambda2 / lipschitz, groups, indicator
-        )
+        extrapolation = (momentum - 1.0) / momentum_next
+        if extrapolation:
+            search_point = V + extrapolation * (V - V_previous)
+            step_point = UtU_V + extrapolation * (UtU_V - UtU_V_previous)
+        else:
+            search_point, step_point = V, UtU_V.copy()
+        # G_t - grad g(G_t) / L_g with grad g(G_t) = 2 (U^T U G_t - U^T Y), in place
+        step_point -= UtY
+        step_point *= -2.0 / lipschitz
+        step_point += search_point
+        V_previous, UtU_V_previous = V, UtU_V
+        V = _prox_group_l21(step_point, lambda2 / lipschitz, groups, indicator)
+        UtU_V = UtU @ V
         momentum = momentum_next
         if np.linalg.norm(V - V_previous) <= tol * max(1.0, np.linalg.norm(V)):
             break
-    return V, n_iter
+    return V, n_iter, UtU_V, start_product
 
 
-def _initial_basis(Y_signed: np.ndarray, n_components: int, init: str, random_state) -> np.ndarray:
-    n_samples = Y_signed.shape[0]
+class _SignedLabels:
+    """The {-1, 1} label matrix ``S`` of Eq. (4), for the products Algorithm 1 needs.
+
+    Built from the 0/1 matrix Y, ``S = 2 Y - 1 1^T`` is never formed: ``S W = 2 Y W - 1 (1^T
+    W)``, ``U^T S = 2 (Y^T U)^T - (U^T 1) 1^T`` go through Y, kept in CSR form when mostly
+    zeros (label sets are: delicious ~2 % ones), and ``S^T S = 4 C - 2 n 1^T - 2 1 n^T + N
+    1 1^T`` from the co-occurrence counts C = Y^T Y and label counts n. Built from a real
+    matrix (the ``Y_signed`` of :func:`fit_label_embedding`), the products use it as it is.
+    """
+
+    def __init__(self, Y, *, signed: bool) -> None:
+        if signed:
+            self.signed = np.asarray(Y, dtype=np.float64)
+            self.binary = None
+            self.shape = self.signed.shape
+            return
+        self.signed = None
+        if sp.issparse(Y) or np.count_nonzero(Y) <= _LABEL_SPARSE_DENSITY * np.size(Y):
+            self.binary = sp.csr_matrix(Y, dtype=np.float64)
+        else:
+            self.binary = np.asarray(Y, dtype=np.float64)
+        self.shape = self.binary.shape
+
+    def product_cost(self) -> int:
+        """Multiply-adds per column of a product with S (stored entries of Y or S)."""
+        if self.binary is not None and sp.issparse(self.binary):
+            return int(self.binary.nnz)
+        return int(np.prod(self.shape))
+
+    def dense(self) -> np.ndarray:
+        if self.signed is not None:
+            return self.signed
+        Y = self.binary.toarray() if sp.issparse(self.binary) else self.binary
+        return 2.0 * Y - 1.0
+
+    def column_sq_norms(self) -> np.ndarray:
+        if self.signed is not None:
+            return (self.signed**2).sum(axis=0)
+        return np.full(self.shape[1], float(self.shape[0]))
+
+    def gram(self) -> np.ndarray:
+        """``S^T S``, (L, L)."""
+        if self.signed is not None:
+            return self.signed.T @ self.signed
+        n_samples, counts, cooc = _label_counts(self.binary)
+        gram = 4.0 * cooc
+        gram -= 2.0 * counts[:, None]
+        gram -= 2.0 * counts[None, :]
+        gram += n_samples
+        return gram
+
+    def matmul(self, W: np.ndarray) -> np.ndarray:
+        """``S W`` for W of shape (L, d)."""
+        if self.signed is not None:
+            return self.signed @ W
+        return 2.0 * np.asarray(self.binary @ W) - W.sum(axis=0)
+
+    def rmatmul(self, U: np.ndarray) -> np.ndarray:
+        """``U^T S`` for U of shape (N, d)."""
+        if self.signed is not None:
+            return U.T @ self.signed
+        if sp.issparse(self.binary):
+            YtU = np.asarray(self.binary.T @ U).T
+        else:
+            YtU = U.T @ self.binary
+        return 2.0 * YtU - U.sum(axis=0)[:, None]
+
+
+# Below this share of ones the 0/1 label matrix of stage 2 is multiplied as CSR.
+_LABEL_SPARSE_DENSITY = 0.05
+
+
+def _initial_basis(labels: _SignedLabels, n_components: int, init: str, random_state) -> np.ndarray:
+    n_samples = labels.shape[0]
     if init == "svd":
-        left, singular, _ = np.linalg.svd(Y_signed, full_matrices=False)
+        left, singular, _ = np.linalg.svd(labels.dense(), full_matrices=False)
         rank = min(n_components, singular.size)
         U = np.zeros((n_samples, n_components))
         U[:, :rank] = left[:, :rank] * np.sqrt(singular[:rank])
@@ -239,16 +372,14 @@ def _initial_basis(Y_signed: np.ndarray, n_components: int, init: str, random_st
     raise ValueError(f"init must be 'random' or 'svd'; got {init!r}.")
 
 
-def _balance_scale(U: np.ndarray, V: np.ndarray, lambda1: float, lambda2: float, groups):
+def _balance_factor(u_sq: float, V: np.ndarray, lambda1: float, lambda2: float, indicator):
     # f(cU, V/c) = const + lambda1 c^2 ||U||^2 + lambda2 ||V||_21 / c is minimised at
     # c^3 = lambda2 ||V||_21 / (2 lambda1 ||U||^2): an exact step along the scale direction,
     # along which alternating U/V steps crawl because only the penalties break the symmetry
-    u_sq = float((U**2).sum())
-    v_l21 = float(np.sqrt((V**2) @ _group_indicator(groups)).sum())
+    v_l21 = float(np.sqrt((V * V) @ indicator).sum())
     if u_sq <= 0.0 or v_l21 <= 0.0 or lambda2 <= 0.0:
-        return U, V
-    c = (lambda2 * v_l21 / (2.0 * lambda1 * u_sq)) ** (1.0 / 3.0)
-    return U * c, V / c
+        return 1.0
+    return (lambda2 * v_l21 / (2.0 * lambda1 * u_sq)) ** (1.0 / 3.0)
 
 
 def fit_label_embedding(
@@ -267,6 +398,7 @@ def fit_label_embedding(
     balance: bool = True,
     warm_start: bool = True,
     random_state=0,
+    use_gram: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[float]]:
     """Algorithm 1: alternate APG on every V^k with the closed form ``U = Y V^T (V V^T +
     lambda1 I)^{-1}`` (Eq. A.2) until the relative change of Eq. (4) is below ``tol``.
@@ -282,24 +414,77 @@ def fit_label_embedding(
     never increases. At a minimiser of Eq. (4) the best c is 1, so balancing changes the
     path, not the fixed points.
 
+    Every step needs U only through ``U^T U`` and ``U^T Y``. After the first U step,
+    ``U = Y P^T`` with ``P = (V V^T + lambda1 I)^{-1} V``, so both follow from the (L, L)
+    Gram matrix ``Y^T Y``: ``U^T Y = P Y^T Y``, ``U^T U = P Y^T Y P^T``, and U itself is
+    formed once, at the end. ``use_gram`` forces (True) or forbids (False) this form; by
+    default it is used when it costs fewer multiply-adds per outer iteration (``d L (L +
+    d)``) than the products with the (N, d) matrix U (``N d^2`` plus two products with Y),
+    i.e. nearly always (L < N). Both forms give the same iterates up to rounding.
+
     Returns
     -------
     U : ndarray (N, d)
     V : ndarray (d, L), columns in the original label order
     history : list of float, Eq. (4) after each outer iteration
     """
+    return _fit_label_embedding(
+        _SignedLabels(Y_signed, signed=True),
+        groups,
+        n_components,
+        lambda1,
+        lambda2,
+        init=init,
+        gamma=gamma,
+        max_iter=max_iter,
+        tol=tol,
+        apg_max_iter=apg_max_iter,
+        apg_tol=apg_tol,
+        balance=balance,
+        warm_start=warm_start,
+        random_state=random_state,
+        use_gram=use_gram,
+    )
+
+
+def _fit_label_embedding(
+    labels: _SignedLabels,
+    groups,
+    n_components: int,
+    lambda1: float,
+    lambda2: float,
+    *,
+    init: str,
+    gamma: float,
+    max_iter: int,
+    tol: float,
+    apg_max_iter: int,
+    apg_tol: float,
+    balance: bool,
+    warm_start: bool,
+    random_state,
+    use_gram: bool | None,
+) -> tuple[np.ndarray, np.ndarray, list[float]]:
     groups = np.asarray(groups)
-    U = _initial_basis(Y_signed, n_components, init, random_state)
+    n_samples, n_labels = labels.shape
+    if use_gram is None:
+        gram_cost = n_components * n_labels * (n_labels + n_components)
+        direct_cost = n_samples * n_components**2 + 2 * n_components * labels.product_cost()
+        use_gram = gram_cost <= direct_cost
+    gram = labels.gram() if use_gram else None
+    U = _initial_basis(labels, n_components, init, random_state)
+    basis = None  # with the Gram matrix, U = S @ basis after the first U step
     V = None
     indicator = _group_indicator(groups)
-    Y_sq_by_group = (Y_signed**2).sum(axis=0) @ indicator
+    Y_sq_by_group = labels.column_sq_norms() @ indicator
+    Y_sq = float(Y_sq_by_group.sum())
     identity = np.eye(n_components)
     history: list[float] = []
     # U^T U and U^T Y of the current U serve the next V step, its safeguard and Eq. (4)
     # itself: ||Y - U V||^2 = ||Y||^2 - 2 <U^T Y, V> + <U^T U, V V^T> (no (N, L) product)
-    UtU, UtY = U.T @ U, U.T @ Y_signed
+    UtU, UtY = U.T @ U, labels.rmatmul(U)
     for _ in range(max_iter):
-        candidate, _ = _apg_group_coefficients(
+        candidate, _, candidate_product, start_product = _apg_group_coefficients(
             UtU,
             UtY,
             lambda2,
@@ -313,20 +498,46 @@ def fit_label_embedding(
         if V is None:
             V = candidate
         else:
-            old = _group_objectives(UtU, UtY, Y_sq_by_group, V, lambda2, indicator)
-            new = _group_objectives(UtU, UtY, Y_sq_by_group, candidate, lambda2, indicator)
+            if not warm_start:
+                start_product = UtU @ V
+            old = _group_objectives(start_product, UtY, Y_sq_by_group, V, lambda2, indicator)
+            new = _group_objectives(
+                candidate_product, UtY, Y_sq_by_group, candidate, lambda2, indicator
+            )
             improved = (new <= old)[groups]
             V = np.where(improved[None, :], candidate, V)
+        VVt = V @ V.T
         # Eq. (A.2) by Cholesky (what solve(assume_a="pos") does, without its overhead)
-        factor = cho_factor(V @ V.T + lambda1 * identity)
-        U = cho_solve(factor, V @ Y_signed.T, overwrite_b=True, check_finite=False).T
+        factor = cho_factor(VVt + lambda1 * identity, check_finite=False)
+        if gram is None:
+            U = cho_solve(factor, labels.matmul(V.T).T, overwrite_b=True, check_finite=False).T
+            UtU, UtY = U.T @ U, labels.rmatmul(U)
+        else:
+            P = cho_solve(factor, V, check_finite=False)
+            basis = P.T
+            UtY = P @ gram
+            UtU = UtY @ basis
+            # exactly symmetric: the eigensolver and the Cholesky factor read one triangle
+            UtU += UtU.T
+            UtU *= 0.5
         if balance:
-            U, V = _balance_scale(U, V, lambda1, lambda2, groups)
-        UtU, UtY = U.T @ U, U.T @ Y_signed
-        group_values = _group_objectives(UtU, UtY, Y_sq_by_group, V, lambda2, indicator)
-        history.append(float(group_values.sum() + lambda1 * np.trace(UtU)))
+            scale = _balance_factor(float(np.trace(UtU)), V, lambda1, lambda2, indicator)
+            if scale != 1.0:
+                V = V / scale
+                VVt /= scale**2
+                UtU *= scale**2
+                UtY *= scale
+                if basis is None:
+                    U = U * scale
+                else:
+                    basis = basis * scale
+        penalty = float(np.sqrt((V * V) @ indicator).sum())
+        smooth = Y_sq - 2.0 * float(np.sum(UtY * V)) + float(np.sum(UtU * VVt))
+        history.append(smooth + lambda2 * penalty + lambda1 * float(np.trace(UtU)))
         if len(history) > 1 and history[-2] - history[-1] <= tol * max(abs(history[-2]), 1e-12):
             break
+    if basis is not None:
+        U = labels.matmul(basis)
     return U, V, history
 
 
@@ -338,17 +549,36 @@ def fit_label_embedding(
 def label_correlation_penalty(U: np.ndarray) -> np.ndarray:
     """R = 1 - C with C the Pearson correlation between the columns of U (Eq. 5).
 
-    A constant column of U (zero variance, e.g. a latent dimension no group uses) has no
-    defined correlation: it is treated as uncorrelated with the others (C_ij = 0) and
-    perfectly correlated with itself (C_ii = 1), so R keeps a zero diagonal.
+    C is ``np.corrcoef`` of the columns that vary. A constant column of U (zero variance,
+    e.g. a latent dimension no group uses; "constant" means its standard deviation is at
+    most 1e-12 times the largest one, so rounding noise around a constant counts too) has no
+    defined correlation, and ``np.corrcoef`` would make its row and column NaN: it is treated
+    as uncorrelated with the others (C_ij = 0, so R_ij = 1) and perfectly correlated with
+    itself (C_ii = 1), so R keeps a zero diagonal and the correlation term of Eq. (5) still
+    pulls such a column towards no other.
+
+    Parameters
+    ----------
+    U : ndarray of shape (n_samples, n_components)
+        Label embedding, one latent dimension per column.
+
+    Returns
+    -------
+    R : ndarray of shape (n_components, n_components)
+        Symmetric, zero diagonal, entries in [0, 2].
     """
-    centred = U - U.mean(axis=0)
-    scale = np.linalg.norm(centred, axis=0)
-    constant = scale <= 1e-12 * max(1.0, float(scale.max(initial=0.0)))
-    normalised = np.divide(centred, scale, out=np.zeros_like(centred), where=~constant)
-    correlation = normalised.T @ normalised
+    U = np.asarray(U, dtype=np.float64)
+    n_components = U.shape[1]
+    spread = U.std(axis=0)
+    varies = spread > 1e-12 * max(1.0, float(spread.max(initial=0.0)))
+    correlation = np.zeros((n_components, n_components))
+    if varies.any():
+        # atleast_2d: corrcoef of a single column is the scalar 1.0.
+        correlation[np.ix_(varies, varies)] = np.atleast_2d(
+            np.corrcoef(U[:, varies], rowvar=False)
+        )
     np.fill_diagonal(correlation, 1.0)
-    return 1.0 - np.clip(correlation, -1.0, 1.0)
+    return 1.0 - correlation
 
 
 # Below this share of non-zero entries a dense X is handled as CSR (see _CentredDesign).
@@ -393,10 +623,17 @@ class _CentredDesign:
         return gram - self.n_samples * np.outer(self.mean, self.mean)
 
     def matmul(self, Z: np.ndarray) -> np.ndarray:
-        return np.asarray(self.X @ Z) - self.mean @ Z
+        image = np.asarray(self.X @ Z)
+        image -= self.mean @ Z
+        return image
 
-    def rmatmul(self, W: np.ndarray) -> np.ndarray:
-        return np.asarray(self.XT @ W) - np.outer(self.mean, W.sum(axis=0))
+    def rmatmul(self, W: np.ndarray, *, centred: bool = False) -> np.ndarray:
+        """``X_c^T W``; ``centred`` says that W's columns sum to 0 (as ``X_c Z - U_c`` do),
+        so the mean's term ``m 1^T W`` vanishes and is skipped."""
+        product = np.asarray(self.XT @ W)
+        if not centred:
+            product -= np.outer(self.mean, W.sum(axis=0))
+        return product
 
     def gram_matmul(self, Z: np.ndarray) -> np.ndarray:
         if self.gram is not None:
@@ -496,51 +733,58 @@ def fit_feature_embedding(
     # objective of Z and the gradient at the next search point S = Z + c (Z - Z_prev) both
     # reuse these products (X_c S = X_c Z + c (X_c Z - X_c Z_prev), likewise G S and S R),
     # so a step costs one product with X_c and one with X_c^T (or one with G) and one with R.
+    # The element-wise work of a step goes through three reused buffers: at medical's size
+    # it costs as much as the products.
     def products(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         image = gram @ Z if gram is not None else design.matmul(Z)
         return image, (Z @ R if alpha else None)
 
-    def objective(Z: np.ndarray, image: np.ndarray, Z_R: np.ndarray | None) -> float:
-        if gram is None:
-            smooth = float(((image - U_target) ** 2).sum())  # image = X_c Z
+    image_buffer = np.empty_like(U_target if gram is None else XtU)
+
+    def objective(Z: np.ndarray, image: np.ndarray, Z_R: np.ndarray | None, l1: float) -> float:
+        if gram is None:  # image = X_c Z
+            residual = np.subtract(image, U_target, out=image_buffer)
+            smooth = float(np.vdot(residual, residual))
         else:  # image = X_c^T X_c Z
-            smooth = float(np.sum(Z * image) - 2.0 * np.sum(Z * XtU) + u_sq)
+            smooth = float(np.vdot(Z, image) - 2.0 * np.vdot(Z, XtU) + u_sq)
         if Z_R is not None:
-            smooth += alpha * float(np.sum(Z * Z_R))
-        return smooth + beta * float(np.abs(Z).sum())
+            smooth += alpha * float(np.vdot(Z, Z_R))
+        return smooth + beta * l1
 
     r_norm = float(np.abs(np.linalg.eigvalsh(R)).max()) if R.size else 0.0
     lipschitz = 2.0 * (max(design.gram_norm(), 0.0) + alpha * r_norm) * (1.0 + 1e-9)
     Z = design.ridge_point(U_target, gamma)
     image, Z_R = products(Z)
-    history = [objective(Z, image, Z_R)]
+    history = [objective(Z, image, Z_R, float(np.abs(Z).sum()))]
     if lipschitz <= 0.0:
         return Z, u_mean - design.mean @ Z, history
     best_Z, best_value = Z, history[0]
     Z_previous, image_previous, Z_R_previous = Z, image, Z_R
+    point_buffer = np.empty_like(Z)
+    R_buffer = np.empty_like(Z) if Z_R is not None else None
     momentum = 1.0
     step = 2.0 / lipschitz
     for _ in range(max_iter):
         momentum_next = (1.0 + np.sqrt(1.0 + 4.0 * momentum**2)) / 2.0
         extrapolation = (momentum - 1.0) / momentum_next
-        if extrapolation:
-            search_point = Z + extrapolation * (Z - Z_previous)
-            search_image = image + extrapolation * (image - image_previous)
-            search_R = None if Z_R is None else Z_R + extrapolation * (Z_R - Z_R_previous)
-        else:
-            search_point, search_image, search_R = Z, image, Z_R
-        # half the gradient: X_c^T (X_c S - U) + alpha S R
+        # half the gradient at S: X_c^T (X_c S - U) + alpha S R
+        search_image = _extrapolate(image, image_previous, extrapolation, image_buffer)
         if gram is None:
-            half_gradient = design.rmatmul(search_image - U_target)
+            residual = np.subtract(search_image, U_target, out=image_buffer)
+            half_gradient = design.rmatmul(residual, centred=True)
         else:
-            half_gradient = search_image - XtU
-        if search_R is not None:
-            half_gradient += alpha * search_R
+            half_gradient = np.subtract(search_image, XtU)
+        if Z_R is not None:
+            search_R = _extrapolate(Z_R, Z_R_previous, extrapolation, R_buffer)
+            half_gradient += np.multiply(search_R, alpha, out=R_buffer)
+        # S - step * half gradient, then the l1 prox
+        half_gradient *= -step
+        half_gradient += _extrapolate(Z, Z_previous, extrapolation, point_buffer)
         Z_previous, image_previous, Z_R_previous = Z, image, Z_R
-        Z = prox_l1(search_point - step * half_gradient, beta / lipschitz)
+        Z, l1 = _soft_threshold(half_gradient, beta / lipschitz)
         momentum = momentum_next
         image, Z_R = products(Z)
-        value = objective(Z, image, Z_R)
+        value = objective(Z, image, Z_R, l1)
         history.append(value)
         if value < best_value:
             best_Z, best_value = Z, value
@@ -636,6 +880,16 @@ class GroPLE(MultiLabelEstimator):
 
     Notes
     -----
+    ``fit`` runs with one BLAS thread (``threadpoolctl``), whatever the process uses, and
+    restores the setting when it returns. Most of its products are small (d x d by d x L,
+    sparse X by D x d), and with two OpenBLAS threads on the busy 2-core machine ~40 % of the
+    time went into synchronising them (medical: 18-44 s instead of ~2 s before the
+    speed-ups of issue 14). One thread is the choice that never loses much: on an idle 2-core
+    machine a second thread could at most halve the time of the largest products (d = 200 on
+    ~1,000 labels), and it competes with the app's other work (another session, UMAP's
+    compilation). The limit is process-wide while a fit runs, so BLAS calls of other threads
+    in the same process also use one thread during it.
+
     X is converted to float64 (float32 too): stage 3 works on the centred Gram matrix
     ``X^T X - N m m^T`` and on step sizes from its largest eigenvalue, which lose most of their
     digits to cancellation in float32.
@@ -736,9 +990,7 @@ class GroPLE(MultiLabelEstimator):
             )
         n_components = int(self.n_components)
 
-        # One BLAS thread for the whole fit: its products are small (N x d, d x L, D x d), and
-        # two OpenBLAS threads on a busy 2-core machine spent ~40 % of the time synchronising
-        # (medical: 18-44 s instead of ~2 s). The limit is lifted when fit returns.
+        # One BLAS thread for the whole fit (see Notes): the limit is lifted when fit returns.
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit_stages(X, Y, n_components)
 
@@ -761,9 +1013,9 @@ class GroPLE(MultiLabelEstimator):
             self.groups_ = check_groups(self.groups, Y.shape[1])
         self.n_groups_ = int(self.groups_.max()) + 1
 
-        Y_signed = 2.0 * Y - 1.0
-        self.U_, self.V_, self.objective_history_ = fit_label_embedding(
-            Y_signed,
+        # labels in {-1, 1} (the paper's), used through products with the 0/1 matrix Y
+        self.U_, self.V_, self.objective_history_ = _fit_label_embedding(
+            _SignedLabels(Y, signed=False),
             self.groups_,
             n_components,
             float(self.lambda1),
@@ -774,7 +1026,10 @@ class GroPLE(MultiLabelEstimator):
             tol=float(self.tol),
             apg_max_iter=int(self.apg_max_iter),
             apg_tol=float(self.apg_tol),
+            balance=True,
+            warm_start=True,
             random_state=self.random_state,
+            use_gram=None,
         )
         self.n_iter_ = len(self.objective_history_)
         self.row_support_ = np.stack(

@@ -14,6 +14,8 @@ ones, and :data:`DEFAULT_MAX_VERTICES` is the cap the app is meant to show and l
 
 from __future__ import annotations
 
+import importlib.util
+import threading
 import time
 from typing import Literal
 
@@ -207,11 +209,12 @@ def project_vertices(
     vertices (squared Euclidean distance between 0/1 vectors *is* the Hamming distance); above
     ``n_landmarks`` vertices it is landmark MDS (:func:`mlviz.mds.landmark_mds`) on MaxMin
     landmarks, linear in the number of vertices.
-    ``"umap"`` uses umap-learn with the Hamming metric (imported only here). Its first call in a
-    process imports umap and compiles numba code: on 2,000 delicious-shaped vertices (983
-    labels) the first call took 67 s and a second one 16 s (``benchmarks/bench_scale.py``,
-    busy 2-core machine), so a progress message should promise about a minute the first time;
-    see :func:`warm_up_umap`.
+    ``"umap"`` uses umap-learn with the Hamming metric (imported only here; the optional extra
+    ``mlviz[umap]``, see :func:`umap_available`). Its first call in a process imports umap
+    and compiles numba code: on 2,000 delicious-shaped vertices (983 labels) the first call
+    took 67 s and a second one 16 s (``benchmarks/bench_scale.py``, busy 2-core machine), so
+    a progress message should promise about a minute the first time; :func:`warm_up_umap`
+    compiles in the background.
 
     Returns
     -------
@@ -240,6 +243,11 @@ def project_vertices(
                 f"UMAP needs more than {n_components + 2} occupied vertices; this data set has "
                 f"{n_vertices}. Use PCA or MDS."
             )
+        if not umap_available():
+            raise ImportError(
+                "The UMAP projection needs umap-learn, which is not installed: "
+                "pip install 'mlviz[umap]' (or umap-learn), or use PCA or MDS."
+            )
         import umap  # lazy: import and numba compilation, see warm_up_umap
 
         reducer = umap.UMAP(
@@ -252,25 +260,61 @@ def project_vertices(
     raise ValueError(f"unknown projection {method!r}; choose 'pca', 'mds' or 'umap'.")
 
 
-def warm_up_umap() -> float:
-    """Import umap-learn and run it once on a tiny random set, so numba compiles now.
+def umap_available() -> bool:
+    """Whether umap-learn (the optional extra ``mlviz[umap]``) is installed; not imported."""
+    return importlib.util.find_spec("umap") is not None
 
-    The first UMAP projection in a process pays the import and the just-in-time compilation
-    of umap's numba code; ``benchmarks/bench_scale.py`` measures that first call against a
-    second one (``docs/BENCHMARKS.md``). An app can call this in a background thread at
-    start-up so that a user's first UMAP view pays only the projection. Never call it on
-    the start-up path itself.
+
+class UmapWarmUp(threading.Thread):
+    """Daemon thread that imports umap-learn and projects a tiny set once, so numba compiles.
+
+    Started by :func:`warm_up_umap`. ``started_at`` is its start (:func:`time.perf_counter`);
+    when it has finished, ``seconds`` holds the time it took and ``error`` the exception it
+    raised, if any (the exception also reaches :func:`threading.excepthook`, i.e. the log).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(name="mlviz-umap-warm-up", daemon=True)
+        self.started_at: float | None = None
+        self.seconds: float | None = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        self.started_at = start = time.perf_counter()
+        rng = np.random.default_rng(0)
+        tiny = (rng.random((40, 12)) < 0.3).astype(np.float64)
+        try:
+            project_vertices(tiny, np.ones(len(tiny)), method="umap")
+        except BaseException as err:
+            self.error = err
+            raise
+        finally:
+            self.seconds = time.perf_counter() - start
+
+
+def warm_up_umap() -> UmapWarmUp | None:
+    """Start compiling UMAP in the background; None (and nothing done) without umap-learn.
+
+    The first UMAP projection in a process pays the import of umap-learn and the just-in-time
+    compilation of its numba code; ``benchmarks/bench_scale.py`` (step ``umap``) measures
+    that first call against a call after this warm-up. An app calls this once when it starts
+    serving, off the path of its first page (``pages/_shared.run_router`` does, after the
+    first page has run), so that a user's first UMAP view pays only the projection. The
+    thread is a daemon: it never keeps the process alive. Compiling holds Python's global
+    interpreter lock for most of its time, so other Python work in the process runs slower
+    until it is done.
 
     Returns
     -------
-    float
-        Seconds spent.
+    UmapWarmUp or None
+        The started thread (``join()`` waits for it), or None when umap-learn is not
+        installed.
     """
-    start = time.perf_counter()
-    rng = np.random.default_rng(0)
-    tiny = (rng.random((40, 12)) < 0.3).astype(np.float64)
-    project_vertices(tiny, np.ones(len(tiny)), method="umap")
-    return time.perf_counter() - start
+    if not umap_available():
+        return None
+    thread = UmapWarmUp()
+    thread.start()
+    return thread
 
 
 def dominant_group(vertices: np.ndarray, groups: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy.linalg import eigh
+from scipy.linalg import LinAlgError, eigh
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
@@ -245,13 +245,18 @@ def _leading_eigenpairs(matrix: np.ndarray, n_pairs: int) -> tuple[np.ndarray, n
     """The ``n_pairs`` largest eigenvalues (descending) of a symmetric matrix and vectors.
 
     LAPACK's ``syevr`` through ``eigh(subset_by_index=...)`` computes only the wanted pairs
-    (deterministic, unlike ARPACK's random start).
+    (deterministic, unlike ARPACK's random start). ``syevr`` can fail ("Internal Error") on a
+    large block of equal eigenvalues, e.g. hundreds of identical all-zero label columns on a
+    handful of rows; ``syevx`` then computes the same pairs.
     """
     n = matrix.shape[0]
     if n_pairs >= n:
         values, vectors = eigh(matrix)
     else:
-        values, vectors = eigh(matrix, subset_by_index=[n - n_pairs, n - 1])
+        try:
+            values, vectors = eigh(matrix, subset_by_index=[n - n_pairs, n - 1])
+        except LinAlgError:
+            values, vectors = eigh(matrix, subset_by_index=[n - n_pairs, n - 1], driver="evx")
     return values[::-1], vectors[:, ::-1]
 
 

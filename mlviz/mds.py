@@ -23,26 +23,64 @@ automatically from the weight matrix:
   computed (a quarter of the full matrix).
 
 Any other connected weight matrix uses the dense pseudo-inverse, computed once per call.
+
+Classical MDS (:func:`classical_mds`, SMACOF's start in CLEMS, the hypercube projection) is
+scikit-learn's :class:`~sklearn.manifold.ClassicalMDS` (``metric="precomputed"``, added in
+scikit-learn 1.8, the minimum in ``pyproject.toml``) when more than a fifth of the spectrum is
+wanted, as for CLEMS' start at M = K on its default 1,000 candidates: a full ``eigh`` is the
+right solver there, and ClassicalMDS runs one (LAPACK's MRRR driver, 15-20 % slower than the
+divide-and-conquer one used before). ClassicalMDS always decomposes the whole n x n matrix,
+so for fewer components the truncated solvers of :func:`_top_eigenpairs` (ARPACK, or MRRR on
+a subset) are kept. CPU seconds with one BLAS thread on a shared machine, F1-cost
+dissimilarities of the most frequent label sets of the delicious-shaped set
+(``benchmarks/bench_classical_mds.py``, ``docs/BENCHMARKS.md``): ClassicalMDS 1.5 s at
+n = 2,000 whatever M, the truncated path 0.17 s for M = 2 and 1.0 s for M = 400; at n = 8,000
+ClassicalMDS 89 s, the truncated path 2.1 s for M = 2 and 54 s for M = 983. Both paths give
+the same signs (``sklearn.utils.extmath.svd_flip``: each column's largest-magnitude entry
+positive) and zero columns for non-positive eigenvalues.
 """
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
+from sklearn.manifold import ClassicalMDS
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils.extmath import svd_flip
 
 __all__ = ["classical_mds", "kruskal_stress1", "landmark_mds", "weighted_smacof"]
 
 # Below this size a dense partial eigendecomposition is cheap and never fails to converge.
 _DENSE_EIGH_MAX = 400
+# Above n // 5 eigenpairs classical MDS hands the work to scikit-learn's full eigh: at n // 5
+# MRRR on the subset still costs two thirds of it (benchmarks/bench_classical_mds.py), and
+# more eigenpairs than that cost MRRR more than the full decomposition.
+_PARTIAL_SPECTRUM_SHARE = 5
+# ARPACK only for fewer than n // 20 eigenpairs; above, MRRR on a subset is faster (same file).
+_ARPACK_SHARE = 20
+
+# scikit-learn's parameter validation (the mechanism behind _parameter_constraints) for the
+# public functions; the checks on array contents (shape, sign, symmetry, connectivity) stay
+# hand-written below because they name the offending entry.
+_POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
 
 
+@validate_params(
+    {"dissimilarities": ["array-like"], "n_components": _POSITIVE_INT},
+    prefer_skip_nested_validation=True,
+)
 def classical_mds(dissimilarities: np.ndarray, n_components: int) -> np.ndarray:
     """Classical (Torgerson) MDS: top eigenvectors of the double-centred squared dissimilarities.
+
+    Runs scikit-learn's :class:`~sklearn.manifold.ClassicalMDS` (``metric="precomputed"``)
+    when more than a fifth of the spectrum is asked for, and a truncated eigensolver
+    otherwise; see the module docstring for why. Both give the same result (same sign
+    convention, ``tests/test_mds.py``).
 
     Parameters
     ----------
@@ -55,26 +93,62 @@ def classical_mds(dissimilarities: np.ndarray, n_components: int) -> np.ndarray:
     -------
     embedding : ndarray of shape (n, n_components)
         Centred coordinates :math:`V_M \\Lambda_M^{1/2}` from :math:`-\\tfrac12 J \\Delta^{(2)} J
-        = V \\Lambda V^T`. Directions with a non-positive eigenvalue (non-Euclidean
+        = V \\Lambda V^T`, each column's largest-magnitude entry positive (scikit-learn's
+        ``svd_flip`` convention). Directions with a non-positive eigenvalue (non-Euclidean
         dissimilarities, or M larger than the Euclidean rank) are returned as zero columns.
         When the dissimilarities are Euclidean distances of a point set of rank <= M, the
         distances of the result reproduce them exactly.
     """
     delta = _check_square(dissimilarities, "dissimilarities")
-    n_components = _check_positive_int(n_components, "n_components")
+    if _wants_full_spectrum(delta.shape[0], n_components):
+        return _classical_mds_full(delta, n_components)
+    return _classical_mds_truncated(delta, n_components)
+
+
+def _wants_full_spectrum(n: int, n_components: int) -> bool:
+    # The rule _top_eigenpairs uses to switch to a full eigh (see _PARTIAL_SPECTRUM_SHARE).
+    return min(n_components, n) > n // _PARTIAL_SPECTRUM_SHARE
+
+
+def _classical_mds_full(delta: np.ndarray, n_components: int) -> np.ndarray:
+    """scikit-learn's ClassicalMDS (full ``eigh``), non-positive eigenvalues made zero columns."""
     n = delta.shape[0]
-    gram = -0.5 * delta**2
-    gram -= gram.mean(axis=0, keepdims=True)
-    gram -= gram.mean(axis=1, keepdims=True)
-    k = min(n_components, n)
-    values, vectors = _top_eigenpairs(gram, k)
-    order = np.argsort(values)[::-1]
-    values, vectors = values[order], vectors[:, order]
+    model = ClassicalMDS(n_components=min(n_components, n), metric="precomputed")
+    with np.errstate(invalid="ignore"):  # sqrt of a negative eigenvalue: handled below
+        coordinates = model.fit_transform(delta)
+    coordinates[:, model.eigenvalues_ <= 0] = 0.0
     embedding = np.zeros((n, n_components))
-    embedding[:, :k] = vectors * np.sqrt(np.clip(values, 0.0, None))
+    embedding[:, : coordinates.shape[1]] = coordinates
     return embedding
 
 
+def _classical_mds_truncated(delta: np.ndarray, n_components: int) -> np.ndarray:
+    """The top eigenpairs only (:func:`_top_eigenpairs`), same conventions as the full path."""
+    n = delta.shape[0]
+    values, vectors = _top_eigenpairs(_double_centred_gram(delta), min(n_components, n))
+    order = np.argsort(values)[::-1]
+    values, vectors = values[order], vectors[:, order]
+    embedding = np.zeros((n, n_components))
+    embedding[:, : len(values)] = vectors * np.sqrt(np.clip(values, 0.0, None))
+    return embedding
+
+
+def _double_centred_gram(delta: np.ndarray) -> np.ndarray:
+    """:math:`-\\tfrac12 J \\Delta^{(2)} J` with :math:`J = I - 11^T/n`."""
+    gram = -0.5 * delta**2
+    gram -= gram.mean(axis=0, keepdims=True)
+    gram -= gram.mean(axis=1, keepdims=True)
+    return gram
+
+
+@validate_params(
+    {
+        "dissimilarities": ["array-like"],
+        "distances": ["array-like"],
+        "weights": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def kruskal_stress1(
     dissimilarities: np.ndarray, distances: np.ndarray, weights: np.ndarray | None = None
 ) -> float:
@@ -128,6 +202,14 @@ def _stress1_from(raw_stress: float, weighted_distance_sq: float, where: str) ->
     )
 
 
+@validate_params(
+    {
+        "landmark_dissimilarities": ["array-like"],
+        "dissimilarities_to_landmarks": ["array-like"],
+        "n_components": _POSITIVE_INT,
+    },
+    prefer_skip_nested_validation=True,
+)
 def landmark_mds(
     landmark_dissimilarities: np.ndarray,
     dissimilarities_to_landmarks: np.ndarray,
@@ -158,7 +240,6 @@ def landmark_mds(
         :func:`classical_mds`.
     """
     delta = _check_square(landmark_dissimilarities, "landmark_dissimilarities")
-    n_components = _check_positive_int(n_components, "n_components")
     to_landmarks = np.asarray(dissimilarities_to_landmarks, dtype=np.float64)
     n_landmarks = delta.shape[0]
     if to_landmarks.ndim != 2 or to_landmarks.shape[1] != n_landmarks:
@@ -169,11 +250,8 @@ def landmark_mds(
     if not np.all(np.isfinite(to_landmarks)) or np.any(to_landmarks < 0):
         raise ValueError("dissimilarities_to_landmarks must be finite and non-negative.")
     squared = delta**2
-    gram = -0.5 * squared
-    gram -= gram.mean(axis=0, keepdims=True)
-    gram -= gram.mean(axis=1, keepdims=True)
     k = min(n_components, n_landmarks)
-    values, vectors = _top_eigenpairs(gram, k)
+    values, vectors = _top_eigenpairs(_double_centred_gram(delta), k)
     order = np.argsort(values)[::-1]
     values, vectors = values[order], vectors[:, order]
     positive = values > 0
@@ -186,32 +264,33 @@ def landmark_mds(
 
 
 def _top_eigenpairs(gram: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The k largest eigenpairs of a symmetric matrix, each vector's largest entry positive.
+    """The k largest eigenpairs of a symmetric matrix, each vector's largest entry positive
+    (the convention of ``sklearn.utils.extmath.svd_flip``, which is applied here).
 
-    Solver by measured speed (``benchmarks/bench_scale.py``, n = 1,000): ARPACK for a few
-    eigenpairs of a large matrix; LAPACK's MRRR (``subset_by_index``) for up to n/5 of them;
-    above that the full divide-and-conquer ``eigh``, which is faster than MRRR when most of
-    the spectrum is wanted (CLEMS' classical start at M = K). Signs are fixed so the result
-    does not depend on which solver ran.
+    Solver by measured CPU time (``benchmarks/bench_classical_mds.py``, n = 1,000 to 8,000):
+    ARPACK for fewer than n/20 eigenpairs of a matrix larger than 400 (its cost grows with k
+    and passes a full ``eigh`` near k = n/10: 144 s against 98 s for k = 983 at n = 8,000);
+    LAPACK's MRRR (``subset_by_index``) for up to n/5 of them (0.8 s against 1.3 s for the
+    full ``eigh`` at n = 2,000, k = 400); above that the full divide-and-conquer ``eigh``,
+    which is faster than MRRR when most of the spectrum is wanted. Signs are fixed so the
+    result does not depend on which solver ran.
     """
     n = gram.shape[0]
     values = vectors = None
     # ARPACK needs k < n and struggles when asked for many (clustered) eigenvalues.
-    if n > _DENSE_EIGH_MAX and k < n // 5:
+    if n > _DENSE_EIGH_MAX and k < n // _ARPACK_SHARE:
         try:
             values, vectors = eigsh(gram, k=k, which="LA", v0=np.ones(n) / np.sqrt(n))
         except (ArpackNoConvergence, ArpackError):
             pass  # fall through to the exact dense solver; nothing is lost but time
     if values is None:
-        if k <= n // 5:
+        if k <= n // _PARTIAL_SPECTRUM_SHARE:
             values, vectors = scipy.linalg.eigh(gram, subset_by_index=[n - k, n - 1])
         else:
             values, vectors = scipy.linalg.eigh(gram, driver="evd")
             values, vectors = values[n - k :], vectors[:, n - k :]
-    pivots = np.argmax(np.abs(vectors), axis=0)
-    signs = np.sign(vectors[pivots, np.arange(vectors.shape[1])])
-    signs[signs == 0] = 1.0
-    return values, vectors * signs
+    vectors, _ = svd_flip(vectors, None)
+    return values, vectors
 
 
 def euclidean_distances(first: np.ndarray, second: np.ndarray | None = None) -> np.ndarray:
@@ -250,6 +329,20 @@ def euclidean_distances(first: np.ndarray, second: np.ndarray | None = None) -> 
     return np.sqrt(squared, out=squared)
 
 
+@validate_params(
+    {
+        "dissimilarities": ["array-like"],
+        "weights": ["array-like", None],
+        "n_components": _POSITIVE_INT,
+        "init": ["array-like", None],
+        "n_init": _POSITIVE_INT,
+        "max_iter": _POSITIVE_INT,
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "relaxation": [Interval(Real, 0, 1, closed="both")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def weighted_smacof(
     dissimilarities: np.ndarray,
     weights: np.ndarray | None,
@@ -307,7 +400,6 @@ def weighted_smacof(
     """
     delta = _check_square(dissimilarities, "dissimilarities")
     n = delta.shape[0]
-    n_components = _check_positive_int(n_components, "n_components")
     if weights is None:
         solver: _Solver = _UniformSolver(delta, 1.0)
     else:
@@ -348,12 +440,11 @@ def _run_smacof(
     random_state,
     relaxation: float,
 ) -> tuple[np.ndarray, float, np.ndarray]:
-    n_init = _check_positive_int(n_init, "n_init")
-    max_iter = _check_positive_int(max_iter, "max_iter")
-    if not isinstance(tol, numbers.Real) or tol < 0:
-        raise ValueError(f"tol must be a non-negative number; got {tol!r}.")
-    if not isinstance(relaxation, numbers.Real) or not 0.0 <= relaxation <= 1.0:
-        raise ValueError(f"relaxation must be a number in [0, 1]; got {relaxation!r}.")
+    """SMACOF runs on a prepared solver; the best one wins.
+
+    The parameters are not checked here: the callers validate them (``weighted_smacof``
+    with ``validate_params``, :class:`mlviz.CLEMS` with its ``_parameter_constraints``).
+    """
     rng = check_random_state(random_state)
     best: tuple[np.ndarray, float, np.ndarray] | None = None
     for run in range(n_init):
@@ -631,9 +722,3 @@ def _check_square(matrix, name: str) -> np.ndarray:
             f"{m[j, i]!r}. For an asymmetric cost use the mirroring trick (mlviz.CLEMS does)."
         )
     return 0.5 * (m + m.T)
-
-
-def _check_positive_int(value, name: str) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}.")
-    return int(value)

@@ -541,7 +541,19 @@ def ranking_loss(Y_true, Y_score) -> float:
     keep = _rows_with_some_relevant(Y_true, exclude_full=True)
     if not keep.any():
         return float("nan")
-    return float(skm.label_ranking_loss(Y_true[keep], Y_score[keep]))
+    # scikit-learn's label_ranking_loss, with its per-instance sort replaced by _row_ranks
+    # (one sort per row): the same integer pair counts, divisions and mean. The excluded
+    # rows lose their relevant labels instead of being copied out of Y_score.
+    relevant = Y_true.astype(bool)
+    relevant[~keep] = False
+    n_labels = relevant.shape[1]
+    n_relevant = np.count_nonzero(relevant, axis=1)[keep]
+    _, labels_at_least, relevant_at_least = _row_ranks(relevant, Y_score)
+    starts = np.concatenate([[0], np.cumsum(n_relevant)[:-1]])  # each row's first pair
+    wrongly_ordered = np.add.reduceat(labels_at_least - relevant_at_least, starts)
+    loss = wrongly_ordered.astype(np.float64)
+    loss /= (n_labels - n_relevant) * n_relevant
+    return float(np.average(loss))
 
 
 def average_precision(Y_true, Y_score) -> float:
@@ -559,7 +571,26 @@ def average_precision(Y_true, Y_score) -> float:
     keep = _rows_with_some_relevant(Y_true, exclude_full=False)
     if not keep.any():
         return float("nan")
-    return float(skm.label_ranking_average_precision_score(Y_true[keep], Y_score[keep]))
+    # scikit-learn's label_ranking_average_precision_score with its two rankings per instance
+    # replaced by _row_ranks: the same ratios, per-instance means and running sum.
+    # Rows without a relevant label have no entries, so they need not be copied out.
+    relevant = Y_true.astype(bool)
+    n_labels = relevant.shape[1]
+    n_relevant = np.count_nonzero(relevant, axis=1)[keep]
+    _, labels_at_least, relevant_at_least = _row_ranks(relevant, Y_score)
+    ratios = relevant_at_least.astype(np.float64) / labels_at_least.astype(np.float64)
+    # Each instance's mean over its relevant labels, in label order as scikit-learn takes
+    # it; instances with equally many relevant labels at once, one row each (a row-wise
+    # mean adds in the same order as the mean of that row alone).
+    means = np.ones(len(n_relevant))  # every label relevant: 1 under any ranking
+    starts = np.concatenate([[0], np.cumsum(n_relevant)[:-1]])  # each row's first ratio
+    for size in np.unique(n_relevant[n_relevant < n_labels]):
+        rows = np.flatnonzero(n_relevant == size)
+        means[rows] = ratios[starts[rows, None] + np.arange(size)].mean(axis=1)
+    total = 0.0
+    for mean in means.tolist():  # scikit-learn's running sum, in the same order
+        total += mean
+    return total / len(means)
 
 
 def macro_auc(Y_true, Y_score) -> float:

@@ -10,12 +10,15 @@ computation (for the Euclidean metric one GEMM or sparse product per block of qu
 scikit-learn's formula and rounding; other metrics through
 :func:`sklearn.metrics.pairwise_distances_chunked`, dense or sparse X), a neighbour
 selection that sorts only the few candidates below a cheap per-row bound (no per-row
-``argpartition``), the counts of Eq. (6) as one sparse product, and the count tables of
-Fig. 1 steps 4-10 with :func:`numpy.bincount`.
+``argpartition``), the counts of Eq. (6) as one sparse product, the count tables of
+Fig. 1 steps 4-10 with :func:`numpy.bincount`, and prediction by looking the products of
+Eq. (8) up per count. :class:`MLkNNPath` gives the model of every k <= k_max and every s
+from one neighbour search and one counting pass (an app's k and s sliders).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -23,7 +26,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import _fit_context
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.metrics import pairwise_distances_chunked
 from sklearn.metrics.pairwise import check_pairwise_arrays
 from sklearn.utils._param_validation import Interval
@@ -33,7 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 from mlviz._validation import check_features
 from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
 
-__all__ = ["MLkNN", "MLkNNExplanation", "neighbors_graph"]
+__all__ = ["MLkNN", "MLkNNExplanation", "MLkNNPath", "neighbors_graph"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,7 +116,8 @@ class MLkNN(MultiLabelEstimator):
             MLkNN(k=5, metric="precomputed").fit(G_train, Y_train).predict(G_test)
 
         This is exactly ``MLkNN(k=5).fit(X_train, Y_train).predict(X_test)``
-        (``tests/test_mlknn.py``), at the cost of the tables only.
+        (``tests/test_mlknn.py``), at the cost of the counts and tables only;
+        :class:`MLkNNPath` also counts once for every k.
 
     Attributes
     ----------
@@ -222,8 +226,9 @@ class MLkNN(MultiLabelEstimator):
         k, s = self._check_params(n_samples)
         labels = Y.astype(np.uint8)
 
-        self.k_, self.metric_ = k, self.metric
+        self.metric_ = self.metric
         self.train_features_ = X
+        self.train_labels_ = labels
         _, neighbors = _k_nearest(X, X, k, self.metric, exclude_self=True)  # step 3
         counts = _neighbour_label_counts(neighbors, labels)
 
@@ -234,25 +239,47 @@ class MLkNN(MultiLabelEstimator):
         n_cells = (k + 1) * n_labels
         count_pos = np.bincount(cell[has_label], minlength=n_cells).reshape(k + 1, n_labels)
         count_neg = np.bincount(cell[~has_label], minlength=n_cells).reshape(k + 1, n_labels)
+        self._set_estimates(counts, count_pos, count_neg, s)
+        return self
 
+    def _set_estimates(
+        self, counts: np.ndarray, count_pos: np.ndarray, count_neg: np.ndarray, s: float
+    ) -> None:
+        """Fig. 1 steps 2 and 11-13 from the count tables (int64, shape (k + 1, L)).
+
+        Shared by :meth:`fit` and :meth:`MLkNNPath.estimator`, so that both compute the
+        floating-point estimates with the same operations.
+        """
         n_pos = count_pos.sum(axis=0)  # = sum_i y_i(l)
         n_neg = count_neg.sum(axis=0)
-        self.prior_ = (s + n_pos) / (2 * s + n_samples)  # step 2
+        k = count_pos.shape[0] - 1
+        self.k_ = k
+        self.prior_ = (s + n_pos) / (2 * s + counts.shape[0])  # step 2
         self.cond_pos_ = (s + count_pos) / (s * (k + 1) + n_pos)  # step 12
         self.cond_neg_ = (s + count_neg) / (s * (k + 1) + n_neg)  # step 13
         self.count_pos_ = count_pos.astype(np.int32)
         self.count_neg_ = count_neg.astype(np.int32)
-        self.train_labels_ = labels
         self.train_counts_ = counts
-        return self
 
     # --------------------------------------------------------------- prediction
-    def _map_terms(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The two products of Eq. (8) for count matrix ``counts`` (n, L)."""
-        columns = np.arange(self.n_labels_)
-        score_pos = self.prior_ * self.cond_pos_[counts, columns]
-        score_neg = (1.0 - self.prior_) * self.cond_neg_[counts, columns]
-        return score_pos, score_neg
+    def _map_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """The two products of Eq. (8) for every count j = 0..k and label: (k + 1, L) each.
+
+        Prediction looks them up by count (:meth:`_per_count`) instead of multiplying per
+        instance: the same products of the same numbers, computed k + 1 times per label
+        instead of once per instance and label.
+        """
+        return self.prior_ * self.cond_pos_, (1.0 - self.prior_) * self.cond_neg_
+
+    @staticmethod
+    def _per_count(table: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """``table[counts[i, l], l]`` for every instance i and label l: shape (n, L)."""
+        return np.take_along_axis(table, counts, axis=0)
+
+    def _posterior_table(self) -> np.ndarray:
+        """r(l) of Fig. 1 step 18 for every count j = 0..k and label: (k + 1, L)."""
+        score_pos, score_neg = self._map_tables()
+        return score_pos / (score_pos + score_neg)
 
     def kneighbors(self, X=None) -> tuple[np.ndarray, np.ndarray]:
         """The k nearest training instances N(x), nearest first, ties by lower index.
@@ -290,8 +317,8 @@ class MLkNN(MultiLabelEstimator):
             The probability of each label (scikit-learn's multi-label convention). When
             fitted on a 1-D y: shape (n_samples, 2), the probabilities of classes 0 and 1.
         """
-        score_pos, score_neg = self._map_terms(self._query_counts(X)[0])
-        posterior = score_pos / (score_pos + score_neg)
+        counts = self._query_counts(X)[0]  # checks fitted first
+        posterior = self._per_count(self._posterior_table(), counts)
         if self._target_is_1d:
             return np.column_stack([1.0 - posterior[:, 0], posterior[:, 0]])
         return posterior
@@ -308,8 +335,9 @@ class MLkNN(MultiLabelEstimator):
         -------
         ndarray of float64, shape (n_samples, L) (1-D when fitted on a 1-D y)
         """
-        score_pos, score_neg = self._map_terms(self._query_counts(X)[0])
-        return self._format_scores(score_pos / (score_pos + score_neg) - 0.5)
+        counts = self._query_counts(X)[0]  # checks fitted first
+        posterior = self._per_count(self._posterior_table(), counts)
+        return self._format_scores(posterior - 0.5)
 
     def predict(self, X) -> np.ndarray:
         """MAP label vector of Eq. (8), ties predicted positive.
@@ -318,8 +346,9 @@ class MLkNN(MultiLabelEstimator):
         -------
         ndarray of shape (n_samples, L), in the dtype of the y passed to fit
         """
-        score_pos, score_neg = self._map_terms(self._query_counts(X)[0])
-        return self._format_labels(score_pos >= score_neg)
+        counts = self._query_counts(X)[0]  # checks fitted first
+        score_pos, score_neg = self._map_tables()
+        return self._format_labels(self._per_count(score_pos >= score_neg, counts))
 
     def explain(self, x_row, label_names: Sequence[str] | None = None) -> MLkNNExplanation:
         """Every quantity behind the prediction for one instance.
@@ -356,7 +385,7 @@ class MLkNN(MultiLabelEstimator):
                     f"{self.n_labels_} labels."
                 )
         counts, neighbors, distances = self._query_counts(x_row)
-        score_pos, score_neg = self._map_terms(counts)
+        score_pos, score_neg = (self._per_count(t, counts) for t in self._map_tables())
         columns = np.arange(self.n_labels_)
         count_row = counts[0]
         table = pd.DataFrame(
@@ -374,6 +403,119 @@ class MLkNN(MultiLabelEstimator):
             }
         )
         return MLkNNExplanation(neighbors=neighbors[0], distances=distances[0], table=table)
+
+
+class MLkNNPath(BaseEstimator):
+    """ML-KNN for every k <= ``k_max`` and every s from one neighbour search and one pass.
+
+    Moving k or s in an app should cost the tables of Fig. 1, not the neighbour search nor
+    the counting. The k nearest neighbours are the first k of the ``k_max`` nearest (same
+    order, same tie rule, see :class:`MLkNN`), and adding the (r+1)-th neighbour of x_i
+    raises C_{x_i}(l) (Eq. 6) by one for each label l that neighbour carries: instance i
+    moves from cell (r_j, l) to (r_j + 1, l) of the table c (if x_i has l) or c' (Fig. 1
+    steps 4-10). ``fit`` walks the neighbour ranks once and records the tables after each,
+    one :func:`numpy.bincount` of the moves per rank (about m times the label cardinality
+    entries) instead of a recount of the (m, L) count matrix per k. Everything that depends
+    on s (prior and likelihoods, steps 2 and 11-13) is left to :meth:`estimator`.
+
+    ``MLkNNPath(k_max, metric=metric).fit(X, y).estimator(k, s)`` is, attribute for
+    attribute and prediction for prediction, ``MLkNN(k, s, metric=metric).fit(X, y)``
+    (``tests/test_mlknn.py``).
+
+    Parameters
+    ----------
+    k_max : int, default=50
+        The largest k that :meth:`estimator` will be asked for.
+    metric : str or callable, default="euclidean"
+        As :class:`MLkNN`'s ``metric``, including ``"precomputed"`` with a neighbours graph
+        of at least ``k_max`` neighbours per row (:func:`neighbors_graph`).
+
+    Attributes
+    ----------
+    k_max_ : int
+    train_neighbors_ : ndarray of int64, shape (m, k_max)
+        N(x_i) of Fig. 1 step 3 for ``k_max``, nearest first, ties by lower index, the
+        instance itself excluded; the first k columns are N(x_i) for k.
+    count_pos_path_, count_neg_path_ : ndarray of int32, shape (k_max + 1, k_max + 1, L)
+        Entry [k, j, l] is c[j] (c'[j]) of Fig. 1 steps 9-10 for label l when N has k
+        members; rows j > k are 0. ``count_pos_path_[k, : k + 1]`` is
+        ``MLkNN(k).fit(X, y).count_pos_``.
+    """
+
+    _parameter_constraints: dict = {
+        "k_max": [Interval(Integral, 1, None, closed="left")],
+        "metric": [str, callable],
+    }
+
+    def __init__(self, k_max: int = 50, metric: str | Callable = "euclidean") -> None:
+        self.k_max = k_max
+        self.metric = metric
+
+    # not skipped: the nested MLkNN validation checks the metric name, as in MLkNN.fit
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y) -> MLkNNPath:
+        """Find the ``k_max`` nearest neighbours and the count tables of every k <= k_max.
+
+        Parameters
+        ----------
+        X : array-like or scipy sparse matrix, shape (m, n_features)
+            Or a neighbours graph with ``metric="precomputed"``.
+        y : array-like, shape (m, L)
+            0/1 label matrix (1-D: a single label).
+
+        Returns
+        -------
+        self : MLkNNPath
+        """
+        template = MLkNN(k=self.k_max, metric=self.metric)
+        X, Y = template._validate_fit(X, y)
+        k_max, _ = template._check_params(Y.shape[0])
+        template.metric_ = self.metric
+        template.train_features_ = X
+        template.train_labels_ = Y.astype(np.uint8)
+        _, neighbors = _k_nearest(X, X, k_max, self.metric, exclude_self=True)
+        self.count_pos_path_, self.count_neg_path_ = _count_tables_every_k(
+            neighbors, template.train_labels_
+        )
+        self.train_neighbors_ = neighbors
+        self.k_max_ = k_max
+        self._template = template  # validated data, without tables: see estimator()
+        return self
+
+    def estimator(self, k: int, s: float = 1.0) -> MLkNN:
+        """The fitted ``MLkNN(k, s, metric)``, from the stored neighbours and tables.
+
+        Costs the counts C_{x_i}(l) of the training instances for this k (one sparse
+        product, the ``train_counts_`` attribute) and the estimates of Fig. 1 steps 2 and
+        11-13; the training data and labels are shared with this object, not copied.
+
+        Parameters
+        ----------
+        k : int, 1 <= k <= ``k_max_``
+        s : float > 0, default=1.0
+
+        Returns
+        -------
+        MLkNN
+        """
+        check_is_fitted(self)
+        model = copy.copy(self._template)
+        model.set_params(k=k, s=s)
+        model._validate_params()  # the types and ranges of k and s, as MLkNN.fit checks them
+        if k > self.k_max_:
+            raise ValueError(
+                f"k={k} is larger than k_max={self.k_max_}, the number of neighbours this "
+                f"path was fitted for. Use a k <= {self.k_max_} or refit with a larger k_max."
+            )
+        k, s = int(k), float(s)
+        counts = _neighbour_label_counts(self.train_neighbors_[:, :k], model.train_labels_)
+        model._set_estimates(
+            counts,
+            self.count_pos_path_[k, : k + 1].astype(np.int64),
+            self.count_neg_path_[k, : k + 1].astype(np.int64),
+            s,
+        )
+        return model
 
 
 # Memory for one block of query-to-training distances (plus a few same-sized temporaries);
@@ -512,11 +654,27 @@ def _select_from_graph(graph, k: int, exclude_self: bool) -> tuple[np.ndarray, n
             f"{row}{' besides the row itself' if exclude_self else ''}, but k={k}. Compute the "
             "graph for at least k neighbours (e.g. neighbors_graph(..., n_neighbors=k))."
         )
-    order = np.lexsort((cols, values, rows))
     first = np.zeros(graph.shape[0], dtype=np.intp)
     np.cumsum(per_row[:-1], out=first[1:])
-    pick = order[first[:, None] + np.arange(k)]
+    pick = first[:, None] + np.arange(k)
+    if not _rows_in_order(rows, values, cols):
+        pick = np.lexsort((cols, values, rows))[pick]
     return values[pick], cols[pick].astype(np.int64)
+
+
+def _rows_in_order(rows: np.ndarray, values: np.ndarray, cols: np.ndarray) -> bool:
+    """Whether the entries are already sorted by (row, value, column), non-strictly.
+
+    Graphs from :func:`neighbors_graph` are: their rows store the neighbours nearest first,
+    ties by lower column. Checking costs one pass; the sort it saves (``lexsort`` of every
+    stored entry) cost as much as the rest of ``fit`` on the delicious-shaped set. For such
+    entries the stable sort is the identity, so skipping it selects the same neighbours. NaN
+    distances compare false and fall back to the sort.
+    """
+    same_row = rows[1:] == rows[:-1]  # rows are nondecreasing by construction (CSR order)
+    before, after = values[:-1], values[1:]
+    in_order = (before < after) | ((before == after) & (cols[:-1] <= cols[1:]))
+    return bool(np.all(in_order | ~same_row))
 
 
 def neighbors_graph(
@@ -576,6 +734,47 @@ def neighbors_graph(
         ),
         shape=(n_rows, train.shape[0]),
     )
+
+
+def _count_tables_every_k(
+    neighbors: np.ndarray, labels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """c and c' of Fig. 1 steps 9-10 for every k <= k_max, in one pass over the ranks.
+
+    ``neighbors`` (m, k_max) holds N(x_i) nearest first, ``labels`` (m, L) the 0/1 labels.
+    Adding the neighbours of rank r raises C_{x_i}(l) by one exactly where that neighbour
+    carries l: those (i, l) move from cell C_{x_i}(l) to C_{x_i}(l) + 1 of c (when x_i has
+    l) or c'. The running counts are an (m, L) matrix of small integers; each rank touches
+    only its moves (about m times the label cardinality).
+
+    Returns
+    -------
+    count_pos_path, count_neg_path : ndarray of int32, shape (k_max + 1, k_max + 1, L)
+        [k, j, l] = c[j] (c'[j]) for label l with k neighbours; rows j > k are 0.
+    """
+    n_samples, k_max = neighbors.shape
+    n_labels = labels.shape[1]
+    counts = np.zeros((n_samples, n_labels), dtype=np.uint8 if k_max <= 255 else np.uint16)
+    has_label = labels.astype(bool)
+    carried = sp.csr_matrix(labels)  # row a: the labels neighbour a carries
+    n_pos = np.count_nonzero(has_label, axis=0)
+    # tables[k, b, j, l]: instances with (b = 1) or without (b = 0) label l and C = j
+    current = np.zeros((2, k_max + 1, n_labels), dtype=np.int64)
+    current[0, 0], current[1, 0] = n_samples - n_pos, n_pos  # k = 0: every count is 0
+    tables = np.empty((k_max + 1, 2, k_max + 1, n_labels), dtype=np.int32)
+    tables[0] = current
+    for rank in range(k_max):
+        moves = carried[neighbors[:, rank]]
+        rows = np.repeat(np.arange(n_samples), np.diff(moves.indptr))
+        cols = moves.indices
+        before = counts[rows, cols]
+        cell = (has_label[rows, cols] * (k_max + 1) + before) * n_labels + cols
+        moved = np.bincount(cell, minlength=current.size).reshape(current.shape)
+        current -= moved
+        current[:, 1:] += moved[:, :-1]  # a count never exceeds rank < k_max before a move
+        counts[rows, cols] = before + 1  # (row, label) pairs are distinct within a rank
+        tables[rank + 1] = current
+    return tables[:, 1], tables[:, 0]
 
 
 def _neighbour_label_counts(neighbors: np.ndarray, labels: np.ndarray) -> np.ndarray:

@@ -72,11 +72,12 @@ def label_frequency_table(
         )
     tail = np.zeros(n_labels, dtype=bool)
     tail[tail_labels(Y_train, tail_threshold)] = True
+    counts = label_frequencies(Y_train)  # each call validates the (N, L) matrix: count once
     return pd.DataFrame(
         {
             "label": [str(name) for name in label_names],
-            "train_count": label_frequencies(Y_train),
-            "frequency": label_frequencies(Y_train, relative=True),
+            "train_count": counts,
+            "frequency": counts / Y_train.shape[0],  # = label_frequencies(relative=True)
             "tail": tail,
         }
     )
@@ -177,6 +178,7 @@ def mlknn_label_table(
     label_names: Sequence[str] | None = None,
     *,
     Y_pred=None,
+    frequencies: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """ML-KNN's prior P(H_1) of every label (Fig. 1 step 2) beside its test recall.
 
@@ -185,6 +187,10 @@ def mlknn_label_table(
     Y_pred : array-like of shape (n_test, n_labels), optional
         ``model.predict(X_test)`` when already computed: ML-KNN predicts by a neighbour
         search over the training set, which is worth doing once.
+    frequencies : pandas.DataFrame, optional
+        ``label_frequency_table(Y_train, tail_threshold, label_names)`` when already
+        computed: it depends on neither k nor s, and validating and counting ~1,000 label
+        columns of the training split is a large part of redrawing the table for a new k.
 
     Returns
     -------
@@ -192,7 +198,16 @@ def mlknn_label_table(
         :func:`label_frequency_table` plus ``prior`` (``model.prior_``) and the test scores
         ``support``, ``predicted``, ``precision``, ``recall``, ``f1``.
     """
-    table = _base(model, Y_train, tail_threshold, label_names)
+    if frequencies is None:
+        table = _base(model, Y_train, tail_threshold, label_names)
+    else:
+        check_is_fitted(model)
+        if len(frequencies) != model.n_labels_:
+            raise ValueError(
+                f"frequencies has {len(frequencies)} label rows but the model was fitted with "
+                f"{model.n_labels_} labels."
+            )
+        table = frequencies.copy()
     table["prior"] = model.prior_
     if Y_pred is None:
         Y_pred = model.predict(X_test)

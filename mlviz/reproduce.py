@@ -39,14 +39,16 @@ import scipy.sparse as sp
 
 import mlviz
 from mlviz import datasets
+from mlviz.clems import CLEMS
 from mlviz.evaluation import ProgressCallback, aggregate, cross_validate, repeated_splits
+from mlviz.grople import GroPLE
+from mlviz.linear import CPLST, PLST, BinaryRelevance, CompressedSensing
+from mlviz.mlknn import MLkNN
 
 __all__ = [
     "PAPERS",
-    "MissingEstimatorError",
     "Reference",
     "default_data_dir",
-    "missing_estimators",
     "reproduce",
     "to_markdown",
 ]
@@ -64,10 +66,6 @@ TABLE_COLUMNS = (
     "difference",
     "within_spread",
 )
-
-
-class MissingEstimatorError(ImportError):
-    """A protocol needs an estimator that ``mlviz`` does not (yet) provide."""
 
 
 @dataclass(frozen=True)
@@ -88,8 +86,6 @@ class Protocol:
     source: str
     description: str
     spread: str  # "sd" or "se": what the paper's ± means
-    estimators: tuple[str, ...]  # names in mlviz that must exist
-    optional_estimators: tuple[str, ...]
     run: Callable[..., pd.DataFrame]
 
 
@@ -101,29 +97,6 @@ def default_data_dir() -> Path:
     ``../shared/data/mulan`` beside the repository), or that fallback path when neither exists
     (so the error names where the data was looked for)."""
     return datasets.default_data_dir() or datasets.REPO_ROOT.parent / "shared" / "data" / "mulan"
-
-
-def _estimator_class(name: str):
-    try:
-        return getattr(mlviz, name)
-    except (ImportError, AttributeError) as err:
-        raise MissingEstimatorError(
-            f"mlviz.{name} is not available ({type(err).__name__}: {err}); this protocol "
-            "cannot run until it is implemented."
-        ) from err
-
-
-def missing_estimators(paper: str, *, include_optional: bool = False) -> list[str]:
-    """Names of the estimators ``paper``'s protocol needs that cannot be imported from mlviz."""
-    protocol = _protocol(paper)
-    names = protocol.estimators + (protocol.optional_estimators if include_optional else ())
-    missing = []
-    for name in names:
-        try:
-            _estimator_class(name)
-        except MissingEstimatorError:
-            missing.append(name)
-    return missing
 
 
 @lru_cache(maxsize=16)
@@ -234,7 +207,6 @@ MLKNN_REFERENCES = [
 
 
 def _run_mlknn(data_dir, *, quick, n_jobs, progress, notes) -> pd.DataFrame:
-    MLkNN = _estimator_class("MLkNN")
     n_folds = 5 if quick else 10
     metrics = ["hamming_loss", "one_error", "coverage", "ranking_loss", "average_precision"]
     frames, settings = [], {}
@@ -298,13 +270,6 @@ def _reseeded_per_partition(make_estimator, name, X, Y, splitter, **kwargs) -> p
 
 
 def _run_plst(data_dir, *, quick, n_jobs, progress, notes) -> pd.DataFrame:
-    BinaryRelevance = _estimator_class("BinaryRelevance")
-    PLST = _estimator_class("PLST")
-    try:
-        CompressedSensing = _estimator_class("CompressedSensing")
-    except MissingEstimatorError:
-        CompressedSensing = None
-        notes.append("CS rows not run: mlviz.CompressedSensing is not available.")
     n_repeats = 5 if quick else 20
     splits = repeated_splits(n_repeats, test_size=0.1, random_state=0)
     frames, settings = [], {}
@@ -325,8 +290,6 @@ def _run_plst(data_dir, *, quick, n_jobs, progress, notes) -> pd.DataFrame:
                 **common,
             )
         )
-        if CompressedSensing is None:
-            continue
         for method, decoder in (("CS", "cosamp"), ("CS (OMP)", "omp")):
             sparsity = "s = max training label count" + (", at most M" if decoder == "omp" else "")
             settings[(name, method)] = f"M={m}, Hadamard, {decoder}, {sparsity}"
@@ -343,12 +306,11 @@ def _run_plst(data_dir, *, quick, n_jobs, progress, notes) -> pd.DataFrame:
                 )
             )
     notes.append("features used raw (not standardised), as the paper's MATLAB ridge did.")
-    if CompressedSensing is not None:
-        notes.append(
-            "CS: a new random Hadamard projection per partition (seeded with the partition's "
-            "index), as the authors' cs_encode.m draws one per run. The paper decoded with "
-            "CoSaMP (method CS); CS (OMP) is compared with the same published row."
-        )
+    notes.append(
+        "CS: a new random Hadamard projection per partition (seeded with the partition's "
+        "index), as the authors' cs_encode.m draws one per run. The paper decoded with "
+        "CoSaMP (method CS); CS (OMP) is compared with the same published row."
+    )
     if quick:
         notes.append("quick run: 5 random partitions instead of the paper's 20.")
     return _compare(pd.concat(frames), PLST_REFERENCES, "se", settings)
@@ -369,8 +331,6 @@ def _forest(quick: bool):
 
 
 def _run_clems(data_dir, *, quick, n_jobs, progress, notes, datasets=None) -> pd.DataFrame:
-    CLEMS = _estimator_class("CLEMS")
-    PLST = _estimator_class("PLST")
     names = datasets or (CLEMS_DATASETS_QUICK if quick else CLEMS_DATASETS_FULL)
     n_repeats = 3 if quick else 20
     frames, settings, claims = [], {}, []
@@ -460,9 +420,6 @@ GROPLE_REFERENCES = [
 def _run_grople(data_dir, *, quick, n_jobs, progress, notes) -> pd.DataFrame:
     from sklearn.linear_model import Ridge
 
-    GroPLE = _estimator_class("GroPLE")
-    PLST = _estimator_class("PLST")
-    CPLST = _estimator_class("CPLST")
     names = ["medical"] if quick else list(_GROPLE_TABLE2)
     frames, settings = [], {}
     for name, data in _datasets(data_dir, names, notes):
@@ -523,8 +480,6 @@ PAPERS: dict[str, Protocol] = {
         "../shared/papers/003_c185b3d2437bdbdd.txt, Table 1 (k = 10)",
         "yeast, ten-fold cross-validation (shuffled, seed 0), ML-KNN k = 10, s = 1",
         "sd",
-        ("MLkNN",),
-        (),
         _run_mlknn,
     ),
     "plst": Protocol(
@@ -534,8 +489,6 @@ PAPERS: dict[str, Protocol] = {
         "20 random 90/10 partitions (seed 0), ridge regression λ = 0.01, raw features, test "
         "Hamming loss of BR, PLST and CS at M* (yeast 4, emotions 2)",
         "se",
-        ("BinaryRelevance", "PLST"),
-        ("CompressedSensing",),
         _run_plst,
     ),
     "clems": Protocol(
@@ -545,8 +498,6 @@ PAPERS: dict[str, Protocol] = {
         "20 random 50/50 partitions (seed 0), M = K, random-forest regressor; example F1 and "
         "accuracy of CLEMS (cost = the metric) and PLST",
         "sd",
-        ("CLEMS", "PLST"),
-        (),
         _run_clems,
     ),
     "grople": Protocol(
@@ -556,8 +507,6 @@ PAPERS: dict[str, Protocol] = {
         "five-fold cross-validation (shuffled, seed 0) on genbase and medical; accuracy, "
         "example F1, macro F1, micro F1 of GroPLE (default parameters), PLST and CPLST",
         "sd",
-        ("GroPLE", "PLST", "CPLST"),
-        (),
         _run_grople,
     ),
 }
@@ -602,14 +551,10 @@ def reproduce(
 
     Raises
     ------
-    MissingEstimatorError
-        An estimator the protocol needs is not available in mlviz.
     FileNotFoundError
         No data set of the protocol is in ``data_dir``.
     """
     protocol = _protocol(paper)
-    for name in protocol.estimators:
-        _estimator_class(name)
     notes: list[str] = []
     table = protocol.run(
         Path(data_dir) if data_dir is not None else default_data_dir(),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import os
 import runpy
 import threading
 import warnings
@@ -158,6 +159,38 @@ def run_router() -> None:
             _ROUTED.reset(token)
     finally:
         _LINK_NOTES.reset(notes)
+        start_umap_warm_up()  # after the page ran: never on the path of the first page
+
+
+# UMAP compiles its numba code on its first call in a process (about a minute): the router
+# starts mlviz.hypercube.warm_up_umap once per server process, after its first page run.
+UMAP_WARM_UP_ENV = "MLVIZ_UMAP_WARM_UP"  # "0" turns the warm-up off (the tests do)
+_umap_warm_up_lock = threading.Lock()
+
+
+@st.cache_resource(show_spinner=False)
+def _umap_warm_up_holder() -> dict[str, Any]:
+    """This server process's warm-up: {"thread": UmapWarmUp or None} once started."""
+    return {}
+
+
+def start_umap_warm_up() -> None:
+    """Start the UMAP warm-up thread unless already started, umap-learn is missing, or
+    ``MLVIZ_UMAP_WARM_UP=0``. Returns at once: the compilation runs in a daemon thread."""
+    holder = _umap_warm_up_holder()
+    with _umap_warm_up_lock:
+        if "thread" in holder:
+            return
+        holder["thread"] = None
+        if os.environ.get(UMAP_WARM_UP_ENV, "1") != "0":
+            from mlviz.hypercube import warm_up_umap
+
+            holder["thread"] = warm_up_umap()
+
+
+def umap_warm_up():
+    """The started warm-up thread (``mlviz.hypercube.UmapWarmUp``), or None if none runs."""
+    return _umap_warm_up_holder().get("thread")
 
 
 def _run_without_router(page_file: Path) -> NoReturn:
@@ -778,29 +811,6 @@ def _describe(params: dict[str, Any]) -> str:
     return ", ".join(f"{k} = {v}" for k, v in params.items())
 
 
-def cached(name: str, params: dict[str, Any], fn: Callable[[], Any]) -> Any:
-    """For pages not yet on :func:`fit`: ``fn()`` cached with its warnings; errors re-raised."""
-    outcome = _cached_outcome((name, _data_key(True), _params_key(params)), fn)
-    show_warnings(outcome.warnings)
-    if outcome.error is not None:
-        raise ValueError(outcome.error)
-    return outcome.value
-
-
-def run_or_error(label: str, fn: Callable[[], Any], *, state_key: str) -> Any:
-    """For pages not yet on :func:`fit`: ``fn()`` (stored under ``state_key``), or ``st.error``.
-
-    On failure it returns None, never an earlier result: that may belong to another data set.
-    """
-    try:
-        result = fn()
-    except FIT_ERRORS as err:
-        st.error(f"{label} failed: {_error_message(err)}")
-        return None
-    st.session_state[state_key] = result
-    return result
-
-
 #: Pixel width of a numeric column in ``fitted_table``: wide enough for "0.1234" and a short
 #: header (the full header is the column's tooltip).
 NUMBER_COLUMN_PX = 70
@@ -837,6 +847,35 @@ def fitted_table(
             config[label] = st.column_config.TextColumn(width=text_width, help=label)
     config.update(column_config or {})
     st.dataframe(table, column_config=config, width="stretch", **kwargs)
+
+
+def group_table(diagnostics, *, latent_rows_used: np.ndarray | None = None) -> None:
+    """The label groups as a table: one row per group, its verdict, then its labels.
+
+    ``diagnostics`` is :func:`mlviz.label_clustering.group_diagnostics`'s table; the Label
+    clusters and GroPLE pages both show it. ``latent_rows_used`` (GroPLE: latent rows of
+    each group's V^k) becomes a second column.
+    """
+    from mlviz.figures.label_clusters import group_table as display_table
+
+    table = display_table(diagnostics)
+    if latent_rows_used is not None:
+        table.insert(1, "latent rows used", latent_rows_used)
+    formats = {"co-occurring pairs": "%.2f", "mean Jaccard": "%.3f", "tail share": "%.2f"}
+    fitted_table(
+        table,
+        hide_index=True,
+        column_config={
+            **{
+                column: st.column_config.NumberColumn(
+                    format=number_format, width=NUMBER_COLUMN_PX, help=column
+                )
+                for column, number_format in formats.items()
+            },
+            "verdict": st.column_config.TextColumn(width="small", help="verdict"),
+            "labels": st.column_config.TextColumn(width="medium", help="labels"),
+        },
+    )
 
 
 # ----------------------------------------------------------------- links that restore a view

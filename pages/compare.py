@@ -37,6 +37,11 @@ SECONDS_PER_CELL_AND_FOLD = 0.097e-6
 # issue 14's budget for a button is 30 s; the margin covers the page's own work and the
 # estimate's error (3 folds, estimated 29 s, took 33 s through AppTest at load 2)
 BUTTON_SECONDS = 25
+# BR, PBR, PLST and CPLST hold a K x K basis of the label space and GroPLE a K x K label
+# affinity (8 K^2 bytes each, 800 MB at 10,000 labels); above this many labels they are left
+# out with a note, as the PLST page stops there. ML-KNN, CLEMS and CS run at any size.
+MAX_LABELS_SQUARE = 2_000
+SQUARE_IN_LABELS = ("BR", "PBR", "PLST", "CPLST", "GroPLE")
 
 ds = shared.current_dataset()
 K = ds.n_labels
@@ -64,6 +69,24 @@ methods = shared.bound(
     key="compare_methods",
     persist_state="session",
 )
+
+
+def runnable(chosen: list[str]) -> list[str]:
+    """The chosen methods that run on this data set; the others are named in a warning."""
+    if K <= MAX_LABELS_SQUARE:
+        return chosen
+    left_out = [m for m in chosen if m in SQUARE_IN_LABELS]
+    if left_out:
+        st.warning(
+            f"{', '.join(left_out)} left out: each holds a {K:,} × {K:,} matrix of the label "
+            f"space (a basis, or GroPLE's label affinity), too large for {ds.name}; they run "
+            f"on data sets with up to {MAX_LABELS_SQUARE:,} labels. ML-KNN, CLEMS and CS run "
+            "at this size."
+        )
+    return [m for m in chosen if m not in SQUARE_IN_LABELS]
+
+
+methods = runnable(methods)
 max_folds = min(10, ds.n_samples)
 
 
@@ -124,19 +147,22 @@ with st.expander("Method parameters"):
     )
 
 
-def make(name: str, dimension: int | None = None):
-    """A fresh estimator for a method name; ``dimension`` overrides M (or d for GroPLE)."""
-    m = M if dimension is None else min(dimension, K)
+def make(name: str, params: dict, dimension: int | None = None):
+    """A fresh estimator for a method name.
+
+    ``params`` holds the page's M, k, cost and d; ``dimension`` overrides M (or d for GroPLE).
+    """
+    m = params["M"] if dimension is None else min(dimension, K)
     return {
         "BR": lambda: BinaryRelevance(),
         "PLST": lambda: PLST(n_components=m),
         "PBR": lambda: PBR(n_components=m),
         "CPLST": lambda: CPLST(n_components=m),
         "CS": lambda: CompressedSensing(n_components=m, random_state=0),
-        "ML-KNN": lambda: MLkNN(k=k),
-        "CLEMS": lambda: CLEMS(n_components=m, cost=cost, random_state=0),
+        "ML-KNN": lambda: MLkNN(k=params["k"]),
+        "CLEMS": lambda: CLEMS(n_components=m, cost=params["cost"], random_state=0),
         "GroPLE": lambda: GroPLE(
-            n_components=d if dimension is None else dimension, n_groups=min(10, K)
+            n_components=params["d"] if dimension is None else dimension, n_groups=min(10, K)
         ),
     }[name]()
 
@@ -202,30 +228,26 @@ if methods and estimated_seconds(len(methods), n_splits) > 10:
             else ""
         )
     )
-run = st.button("Run cross-validation", key="compare_fit", type="primary", disabled=not methods)
 
 
-def _cross_validate():
-    bar = st.progress(0.0, text="Starting…")
-
-    def progress(done, total, message):
-        bar.progress(done / max(total, 1), text=f"{done}/{total} fits — {message}")
-
+def _cross_validate(params: dict, progress) -> dict:
     result = run_cross_validation(
-        {m: make(m) for m in methods},
-        cv=n_splits,
-        progress=progress,
-        tail_threshold=tail,
+        {m: make(m, params) for m in params["methods"]},
+        cv=params["folds"],
+        progress=lambda done, total, message: progress(
+            done, total, f"{done}/{total} fits — {message}"
+        ),
+        tail_threshold=params["tail"],
         return_predictions="labels",  # the per-label view shows F1 and recall, not AUC
     )
-    bar.empty()
     per_label = None
     if result.predictions:
         per_label = per_label_comparison(
-            result.predictions, ds.Y, label_names=ds.label_names, tail_threshold=tail
+            result.predictions, ds.Y, label_names=ds.label_names, tail_threshold=params["tail"]
         )
     # the out-of-fold predictions themselves are not kept: n × L per method
     return {
+        "params": params,
         "results": result.results,
         "failures": result.failures,
         "per_label": per_label,
@@ -233,21 +255,23 @@ def _cross_validate():
     }
 
 
-if run:
-    outcome = shared.run_or_error(
-        "Cross-validation",
-        lambda: shared.cached("compare-cv", params, _cross_validate),
-        state_key="compare_results",
-    )
-    if outcome is not None:
-        st.session_state["compare_for"] = (ds.digest, params)
-outcome = st.session_state.get("compare_results")
-if outcome is None or st.session_state.get("compare_for", ("",))[0] != ds.digest:
-    st.info("Choose methods and press **Run cross-validation**.")
+if not methods:
+    st.info("Choose at least one method to run the cross-validation.")
     st.stop()
-run_params = st.session_state["compare_for"][1]
-if run_params != params:
-    st.caption("Showing the last run; press the button to run with the current settings.")
+# the whole data set in folds, not the sidebar's split
+outcome = shared.fit(
+    "compare",
+    params,
+    _cross_validate,
+    on="button",
+    label="Run cross-validation",
+    progress=True,
+    uses_split=False,
+    first_fit_automatic=False,
+)
+if outcome is None:
+    st.stop()
+run_params = outcome["params"]
 
 results, failures = outcome["results"], outcome["failures"]
 show_failures(failures, run_params["folds"])
@@ -352,34 +376,39 @@ SWEEP_FOLDS = min(3, ds.n_samples)  # a curve needs many fits: three folds per p
 dims = np.unique(np.round(np.linspace(1, K, num=min(K, 6))).astype(int))
 
 
-def _dimension_sweep():
-    bar = st.progress(0.0, text="Starting…")
+def _dimension_sweep(params: dict, progress) -> tuple[pd.DataFrame, pd.DataFrame]:
     parts, failed = [], []
-    for i, dim in enumerate(dims):
+    for i, dim in enumerate(params["dims"]):
+        progress(i, len(params["dims"]), f"dimension {dim}")
         result = run_cross_validation(
-            {m: make(m, int(dim)) for m in sweep_methods}, cv=SWEEP_FOLDS, metrics=[sweep_metric]
+            {m: make(m, params, int(dim)) for m in params["sweep"]},
+            cv=SWEEP_FOLDS,
+            metrics=[params["metric"]],
         )
         parts.append(result.results.assign(dimension=int(dim)))
         failed.append(result.failures.assign(dimension=int(dim)))
-        bar.progress((i + 1) / len(dims), text=f"dimension {dim}")
-    bar.empty()
     return pd.concat(parts, ignore_index=True), pd.concat(failed, ignore_index=True)
 
 
-if st.button("Run the dimension sweep", key="compare_sweep_fit", disabled=not sweep_methods):
-    sweep = shared.run_or_error(
-        "Dimension sweep",
-        lambda: shared.cached(
-            "compare-sweep",
-            {**params, "sweep": tuple(sweep_methods), "metric": sweep_metric},
-            _dimension_sweep,
-        ),
-        state_key="compare_sweep",
+sweep = None
+sweep_methods = runnable(sweep_methods)
+if sweep_methods:
+    sweep = shared.fit(
+        "compare_sweep",
+        {
+            **params,
+            "sweep": tuple(sweep_methods),
+            "metric": sweep_metric,
+            "dims": tuple(dims.tolist()),
+        },
+        _dimension_sweep,
+        on="button",
+        label="Run the dimension sweep",
+        progress=True,
+        uses_split=False,
+        first_fit_automatic=False,
     )
-    if sweep is not None:
-        st.session_state["compare_sweep_for"] = ds.digest
-sweep = st.session_state.get("compare_sweep")
-if sweep is not None and st.session_state.get("compare_sweep_for") == ds.digest:
+if sweep is not None:
     curves, sweep_failures = sweep
     for dim, part in sweep_failures.groupby("dimension"):
         show_failures(part, SWEEP_FOLDS, where=f" at dimension {dim}")

@@ -68,7 +68,9 @@ st.caption(
     "rare labels — watch how they fare on the Compare page."
 )
 
-left, right = st.columns(2)
+shown = np.sort(np.argsort(-frequencies, kind="stable")[:MAX_COOCCURRENCE_LABELS])
+# beyond ~25 names a half-width heatmap cannot name every row and column legibly
+left, right = st.columns(2) if len(shown) <= 25 else (st.container(), st.container())
 with left:
     normalize = shared.bound(
         st.radio,
@@ -79,7 +81,6 @@ with left:
         persist_state="session",
         help="conditional: row label's share of instances that also carry the column label.",
     )
-    shown = np.sort(np.argsort(-frequencies, kind="stable")[:MAX_COOCCURRENCE_LABELS])
     names = [ds.label_names[i] for i in shown]
     matrix = stats.cooccurrence(
         ds.Y[:, shown], normalize=None if normalize == "counts" else normalize

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz import datasets
+from mlviz import stats
 from mlviz.figures import grople as figures
 from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import tail as tail_figures
+from mlviz.figures.lesson import rows_per_group
 from mlviz.grople import GroPLE
 from mlviz.label_clustering import AFFINITIES, LabelClustering, group_diagnostics
 from mlviz.linear import PLST, BinaryRelevance
@@ -16,8 +18,11 @@ from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import grople_label_table, tail_summary
 from pages import _shared as shared
 
+# Stage 1 holds several L x L matrices (8 L^2 bytes each, 32 MB at 2,000 labels); beyond that
+# the page says so instead of filling memory, as the PLST page does.
+MAX_LABELS = 2_000
+
 ds = shared.current_dataset()
-split = shared.current_split()
 L = ds.n_labels
 st.title("GroPLE: group-preserving label embedding")
 st.markdown(
@@ -26,11 +31,21 @@ st.markdown(
     "by none, so each group picks its own few latent dimensions. A sparse linear map Z then "
     "predicts U from the features (Eq. 5); scores are X Z V."
 )
+if L > MAX_LABELS:
+    shared.explain_and_stop(
+        f"GroPLE's first stage compares every pair of labels (a {L:,} × {L:,} affinity and its "
+        f"eigenvectors), and V holds d × {L:,} entries: too large for {ds.name}. This page "
+        f"fits data sets with up to {MAX_LABELS:,} labels; the Data, Hypercube and ML-KNN "
+        "pages work at this size."
+    )
+# stage 1 and the latent factors need two training instances (GroPLE says so)
+split = shared.model_split(min_train=2, needs="GroPLE")
 
 LOG_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0]
 POSITIVE_GRID = LOG_GRID[1:]  # λ1 > 0 keeps V Vᵀ + λ1 I invertible (Eq. A.2)
 WIDE_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3, 1e4]
 k_max = L + 2 if L <= 28 else 30
+PAPER_D = 100  # the paper's latent dimension for every data set (Table 2)
 AFFINITY_LABELS = {
     "heat": "heat kernel (paper)",
     "cooccurrence": "co-occurrence (Jaccard)",
@@ -49,34 +64,46 @@ with st.container(border=True):
         "the groups each choice gives). The paper uses the heat kernel.",
     )
     suggested = (
-        shared.run_or_error(
-            "Label spectrum",
-            lambda: shared.cached(
-                "grople-suggested-k",
-                {"affinity": affinity, "k_max": k_max},
-                lambda: (
-                    LabelClustering(n_groups=min(k_max, L), affinity=affinity)
-                    .fit(split.Y_train)
-                    .suggest_n_groups(max_groups=min(k_max, L))
-                ),
+        shared.fit(
+            "grople-suggested-k",
+            {"affinity": affinity, "k_max": k_max},
+            lambda p: (
+                LabelClustering(n_groups=min(p["k_max"], L), affinity=p["affinity"])
+                .fit(split.Y_train)
+                .suggest_n_groups(max_groups=min(p["k_max"], L))
             ),
-            state_key="grople_suggested_k",
+            label="Label spectrum",
         )
         if L >= 3
         else L
     )
-    default_d = max(1, (L + 1) // 2)
+    half_d = max(1, (L + 1) // 2)
+    # above 200 labels the page opens at the paper's d = 100: an APG step of Eq. (4) costs
+    # d^2 L, so d = L / 2 is too slow for a first view at ~1,000 labels (docs/GROPLE.md)
+    default_d = min(half_d, PAPER_D)
     d = shared.bound(
         c1.slider,
         "Latent dimension d",
         1,
-        200,
+        max(200, half_d),
         default_d,
         key="grople_d",
         persist_state="session",
-        help=f"Opens at d = {default_d}, about half the {L} labels: d ≥ L would not compress "
-        "(PLST at d ≥ L is binary relevance).",
+        help=f"Opens at d = {default_d}, "
+        + (
+            f"about half the {L} labels: d ≥ L would not compress "
+            "(PLST at d ≥ L is binary relevance)."
+            if default_d == half_d
+            else f"the paper's value for every data set, rather than about half the {L} "
+            f"labels ({half_d}), to keep the first fit short."
+        ),
     )
+    if default_d < half_d:
+        c1.caption(
+            f"d opens at {PAPER_D} (the paper's value) rather than about half the {L} labels "
+            f"({half_d}), to keep the first fit short: set a larger d and press **Fit GroPLE** "
+            "(slower)."
+        )
     n_groups = shared.bound(
         c1.slider,
         "Label groups K",
@@ -135,23 +162,13 @@ with st.container(border=True):
         "alpha": alpha,
         "beta": beta,
     }
-    fit_clicked = st.button("Fit GroPLE", key="grople_fit", type="primary")
-    st.caption(
-        "GroPLE is fitted when you press the button (a fit takes seconds); fits are "
-        "cached, so going back to earlier settings is instant."
-    )
-
-if fit_clicked or "grople_params" not in st.session_state:
-    st.session_state["grople_params"] = params
-fitted_params = st.session_state["grople_params"]
 
 
-def _fit():
-    p = fitted_params
+def _fit(p: dict):
     model = GroPLE(
         n_components=p["d"],
         n_groups=p["K"],
-        label_affinity=p.get("affinity", "heat"),
+        label_affinity=p["affinity"],
         lambda1=p["lambda1"],
         lambda2=p["lambda2"],
         alpha=p["alpha"],
@@ -165,71 +182,92 @@ def _fit():
             split.X_train, split.Y_train
         ),
     }
+    # bipartition metrics only (the table shows no ranking metric; those cost seconds at
+    # ~1,000 labels)
     scores = {
-        name: evaluate(split.Y_test, est.predict(split.X_test), est.decision_function(split.X_test))
-        for name, est in baselines.items()
+        name: evaluate(split.Y_test, est.predict(split.X_test)) for name, est in baselines.items()
     }
     return model, scores, baselines["BR"]
 
 
-with st.spinner("Fitting GroPLE: label groups, then U and V^k, then Z…"):
-    result = shared.run_or_error(
-        "GroPLE", lambda: shared.cached("grople", fitted_params, _fit), state_key="grople_result"
-    )
-if result is None or result[0].n_labels_ != L:
+result = shared.fit(
+    "grople",
+    params,
+    _fit,
+    on="button",
+    label="Fit GroPLE",
+    spinner="Fitting GroPLE: label groups, then U and V^k, then Z…",
+)
+st.caption(
+    "GroPLE is fitted when you press the button (a fit takes seconds); fits are "
+    "cached, so going back to earlier settings is instant."
+)
+if result is None:
     st.stop()
 model, scores, binary_relevance = result
-if fitted_params != params:
-    st.info("The figures show the last fitted settings; press **Fit GroPLE** to apply yours.")
 
-shared.chart(
-    figures.vk_heatmap(model.V_, model.groups_, ds.label_names, row_support=model.row_support_),
-    key="grople_vk",
-)
-rows_used = model.row_support_.sum(axis=1)
-n_dead = int((~model.row_support_.any(axis=0)).sum())
+if L <= cluster_figures.MAX_NAMED_LABELS:
+    shared.chart(
+        figures.vk_heatmap(model.V_, model.groups_, ds.label_names, row_support=model.row_support_),
+        key="grople_vk",
+    )
+else:  # too many labels to name: one column per group, and one group's labels on request
+    shared.chart(
+        figures.vk_group_heatmap(model.V_, model.groups_, row_support=model.row_support_),
+        key="grople_vk_groups",
+    )
+    group_ids, group_sizes = np.unique(model.groups_, return_counts=True)
+    position = shared.bound(
+        st.selectbox,
+        "Drill down into group",
+        range(len(group_ids)),
+        format_func=lambda p: f"V^{group_ids[p]} ({group_sizes[p]} labels)",
+        key="grople_drill_group",
+    )
+    members, shown_note = cluster_figures.drill_down_members(
+        model.groups_, group_ids[position], stats.label_frequencies(split.Y_train)
+    )
+    shared.chart(
+        figures.vk_heatmap(
+            model.V_[:, members],
+            model.groups_[members],
+            [ds.label_names[j] for j in members],
+            row_support=model.row_support_[[position]],
+            title=f"V<sup>{group_ids[position]}</sup>: {shown_note}",
+        ),
+        key="grople_vk_drill",
+    )
+rows = rows_per_group(model.row_support_)
+users = model.row_support_.sum(axis=0)
 n_latent = model.row_support_.shape[1]
+n_dead, n_shared = int((users == 0).sum()), int((users > 1).sum())
+with_own = int((rows["private_rows"] > 0).sum())
 st.caption(
     f"Each column block is one of the {model.n_groups_} label groups' V^k (paper Figure 1), "
     f"headed by the number of latent rows it uses out of d = {n_latent}; rows are the latent "
     "dimensions, and a blank row is exactly zero for every label of its group (the ℓ2,1 "
-    f"penalty switches whole rows off). Here the groups use {rows_used.min()}–"
-    f"{rows_used.max()} rows each"
-    + (f", and {n_dead} row(s) are used by no group." if n_dead else ".")
+    f"penalty switches whole rows off). Here the groups use {rows['rows_used'].min()}–"
+    f"{rows['rows_used'].max()} rows each; {n_shared} row(s) are used by two or more groups, "
+    f"{int((users == 1).sum())} by one group only"
+    + (f", {n_dead} by none" if n_dead else "")
+    + ". "
     + (
-        " Raise λ2 to switch more rows off; on this planted sample the pattern of the "
-        "paper's Figure 1 (each group its own few rows) appears around λ2 = 10."
-        if datasets.known_groups(ds) is not None
-        else " Raise λ2 to switch more rows off; groups that share no rows are modelled "
-        "independently."
+        f"{with_own} of the {model.n_groups_} groups have rows of their own: the pattern of "
+        "the paper's Figure 1."
+        if with_own
+        else "No group has a row of its own: at these settings the groups share every latent "
+        "dimension they use, unlike the paper's Figure 1 (each group its own few rows)."
     )
+    + " Raise λ2 to switch more rows off."
 )
 
 st.subheader("The label groups GroPLE used")
 groups_used = group_diagnostics(
     split.Y_train, model.groups_, label_names=ds.label_names, tail_threshold=shared.tail_threshold()
 )
-groups_table = cluster_figures.group_table(groups_used)
-groups_table.insert(1, "latent rows used", model.row_support_.sum(axis=1))
-shared.fitted_table(
-    groups_table,
-    hide_index=True,
-    column_config={
-        "co-occurring pairs": st.column_config.NumberColumn(
-            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="co-occurring pairs"
-        ),
-        "mean Jaccard": st.column_config.NumberColumn(
-            format="%.3f", width=shared.NUMBER_COLUMN_PX, help="mean Jaccard"
-        ),
-        "tail share": st.column_config.NumberColumn(
-            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="tail share"
-        ),
-        "verdict": st.column_config.TextColumn(width="small", help="verdict"),
-        "labels": st.column_config.TextColumn(width="medium", help="labels"),
-    },
-)
+shared.group_table(groups_used, latent_rows_used=model.row_support_.sum(axis=1))
 never_used = cluster_figures.never_cooccurring_groups(groups_used)
-affinity_used = fitted_params.get("affinity", "heat")
+affinity_used = model.label_affinity
 st.caption(
     f"Stage 1 grouped the training labels with the {affinity_used} affinity "
     f"({AFFINITIES[affinity_used]}) into {model.n_groups_} groups; each row lists a group's "
@@ -243,6 +281,19 @@ st.caption(
         else "Every group of two or more labels has a pair that co-occurs on the training split."
     )
 )
+absent = np.flatnonzero(~split.Y_train.astype(bool).any(axis=0))
+if absent.size:
+    n_predicted = int(model.predict(split.X_test)[:, absent].any(axis=0).sum())
+    st.caption(
+        f"Labels that never occur in the training split: {absent.size} of {L}. Their columns "
+        "of Y are constant, so GroPLE learns nothing about them ("
+        + (
+            "the heat kernel makes all such labels identical and puts them in one group"
+            if affinity_used == "heat"
+            else "this affinity leaves them unconnected to every other label"
+        )
+        + f"). On the test split GroPLE predicts {n_predicted} of them for at least one instance."
+    )
 
 table = pd.DataFrame(scores).T
 shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 from sklearn.metrics import adjusted_rand_score
 
@@ -21,23 +22,41 @@ AUTO_SWEEP_MAX_LABELS = 100  # larger label sets compute the K sweep on request
 N_RESAMPLES = 10
 
 ds = shared.current_dataset()
-L = ds.n_labels
-names = ds.label_names
 st.title("Label clusters")
 st.markdown(
     "GroPLE's first stage (Kumar et al., §3) groups labels by spectral clustering: an "
     "affinity between label columns, the leading eigenvectors of the normalised affinity "
     "D^-1/2 A D^-1/2, then k-means. Each group later gets its own sparse latent rows."
 )
+# A label that never occurs carries no evidence about groups: every such column is the same
+# all-zero column (the heat kernel sees them as identical, co-occurrence and correlation as
+# unconnected), so grouping them would only report the data's gaps. The page groups the rest.
+occurring = np.flatnonzero(np.asarray(ds.Y.sum(axis=0)).ravel() > 0)
+Y = ds.Y[:, occurring]
+L = occurring.size
+names = [ds.label_names[j] for j in occurring]
+never_occurring = [ds.label_names[j] for j in np.setdiff1d(np.arange(ds.n_labels), occurring)]
+if never_occurring:
+    listed = ", ".join(str(n) for n in never_occurring[:5])
+    more = f" and {len(never_occurring) - 5:,} more" if len(never_occurring) > 5 else ""
+    st.info(
+        f"{len(never_occurring):,} of the {ds.n_labels:,} labels never "
+        + ("occurs" if len(never_occurring) == 1 else "occur")
+        + f" in {ds.name} "
+        f"({listed}{more}). A label that never occurs carries no evidence about groups (an "
+        "all-zero column: the heat kernel sees all of them as identical, co-occurrence and "
+        f"correlation as unconnected), so this page groups the {L:,} labels that occur."
+    )
 
 if L < MIN_LABELS:
     st.warning(
-        f"Label clusters needs at least {MIN_LABELS} labels; this data set has {L}. "
-        "With fewer there is no choice of groups to make (and no eigengap to read)."
+        f"Label clusters needs at least {MIN_LABELS} labels; this data set has {L}"
+        + (" that occur" if never_occurring else "")
+        + ". With fewer there is no choice of groups to make (and no eigengap to read)."
     )
     if L == 2:
-        both = int((ds.Y[:, 0].astype(bool) & ds.Y[:, 1].astype(bool)).sum())
-        jaccard = stats.cooccurrence(ds.Y, normalize="jaccard")[0, 1]
+        both = int((Y[:, 0].astype(bool) & Y[:, 1].astype(bool)).sum())
+        jaccard = stats.cooccurrence(Y, normalize="jaccard")[0, 1]
         st.markdown(
             f"What the data does say: **{names[0]}** and **{names[1]}** occur together on "
             f"{both} of {ds.n_samples} instances (Jaccard co-occurrence {jaccard:.3f})."
@@ -67,17 +86,21 @@ affinity = shared.bound(
 )
 
 
-def _spectrum() -> LabelClustering:
+def _spectrum(params: dict) -> LabelClustering:
     # fitted at the largest K offered, so that the spectrum holds every gap up to k_max
-    return LabelClustering(n_groups=k_max, affinity=affinity).fit(ds.Y)
+    return LabelClustering(n_groups=params["k_max"], affinity=params["affinity"]).fit(Y)
 
 
-spectrum_model = shared.run_or_error(
-    "Label spectrum",
-    lambda: shared.cached("label-spectrum", {"affinity": affinity, "k_max": k_max}, _spectrum),
-    state_key="clusters_spectrum",
+# the whole data set, not the split: this page describes the labels, it predicts nothing
+spectrum_model = shared.fit(
+    "label-spectrum",
+    {"affinity": affinity, "k_max": k_max},
+    _spectrum,
+    label="Label spectrum",
+    spinner="Affinity between the labels and its leading eigenvalues…",
+    uses_split=False,
 )
-if spectrum_model is None or spectrum_model.labels_.shape != (L,):
+if spectrum_model is None:
     st.stop()
 suggested = spectrum_model.suggest_n_groups(max_groups=k_max)
 n_groups = shared.bound(
@@ -93,31 +116,35 @@ n_groups = shared.bound(
 tail = shared.tail_threshold()
 
 
-def _fit() -> LabelClustering:
-    return LabelClustering(n_groups=n_groups, affinity=affinity).fit(ds.Y)
+def _fit(params: dict) -> LabelClustering:
+    return LabelClustering(n_groups=params["K"], affinity=params["affinity"]).fit(Y)
 
 
-model = shared.run_or_error(
-    "Label clustering",
-    lambda: shared.cached("label-clustering", {"K": n_groups, "affinity": affinity}, _fit),
-    state_key="clusters_model",
+model = shared.fit(
+    "label-clustering",
+    {"K": n_groups, "affinity": affinity},
+    _fit,
+    label="Label clustering",
+    spinner=f"Clustering {L} labels into K = {n_groups} groups…",
+    uses_split=False,
 )
-if model is None or model.labels_.shape != (L,):
+if model is None:
     st.stop()
 
-diagnostics = shared.run_or_error(
-    "Group diagnostics",
-    lambda: shared.cached(
-        "label-groups",
-        {"K": n_groups, "affinity": affinity, "tail": tail},
-        lambda: group_diagnostics(ds.Y, model.labels_, label_names=names, tail_threshold=tail),
-    ),
-    state_key="clusters_diagnostics",
+diagnostics = shared.fit(
+    "label-groups",
+    # keyed by the model's own settings: after a failed fit ``model`` is the last one that worked
+    {"K": model.n_groups, "affinity": model.affinity, "tail": tail},
+    lambda p: group_diagnostics(Y, model.labels_, label_names=names, tail_threshold=p["tail"]),
+    label="Group diagnostics",
+    uses_split=False,
 )
-if diagnostics is None or int(diagnostics["n_labels"].sum()) != L:
+if diagnostics is None:
     st.stop()
 never = figures.never_cooccurring_groups(diagnostics)
 truth = datasets.known_groups(ds)
+if truth is not None:
+    truth = truth[occurring]
 
 st.markdown(f"**{AFFINITY_LABELS[affinity].capitalize()}**: {AFFINITIES[affinity]}.")
 cols = st.columns(4)
@@ -171,7 +198,7 @@ else:
         f"(K = {n_groups}, {AFFINITY_LABELS[affinity]})."
     )
 
-frequencies = stats.label_frequencies(ds.Y, relative=True)
+frequencies = stats.label_frequencies(Y, relative=True)
 left, right = st.columns([3, 2])
 with left:
     if L <= figures.MAX_NAMED_LABELS:
@@ -248,72 +275,56 @@ st.subheader("Choosing K from evidence")
 sweep_ks = list(range(2, min(k_max, L - 1) + 1))
 
 
-def _sweep():
+def _sweep(params: dict):
     return clustering_stability(
-        ds.Y, sweep_ks, affinity=affinity, n_resamples=N_RESAMPLES, random_state=0
+        Y,
+        list(range(params["ks"][0], params["ks"][1] + 1)),
+        affinity=params["affinity"],
+        n_resamples=params["B"],
+        random_state=0,
     )
 
 
-sweep_params = {"affinity": affinity, "ks": (sweep_ks[0], sweep_ks[-1]), "B": N_RESAMPLES}
-run_sweep = L <= AUTO_SWEEP_MAX_LABELS or st.session_state.get("clusters_sweep_for") == (
-    ds.digest,
-    affinity,
+sweep_automatic = L <= AUTO_SWEEP_MAX_LABELS
+sweep = shared.fit(
+    "clusters_sweep",
+    {"affinity": affinity, "ks": (sweep_ks[0], sweep_ks[-1]), "B": N_RESAMPLES},
+    _sweep,
+    on="change" if sweep_automatic else "button",
+    label="Compute the K sweep",
+    spinner=f"Clustering {N_RESAMPLES} bootstrap samples at K = 2..{sweep_ks[-1]}…",
+    uses_split=False,
+    first_fit_automatic=False,
 )
-if not run_sweep:
+if sweep is None and not sweep_automatic:
     st.caption(
         f"With {L} labels the sweep ({len(sweep_ks)} values of K × {N_RESAMPLES} "
         "bootstrap samples) takes a while, so it runs on request."
     )
-    if st.button("Compute the K sweep", key="clusters_sweep_button"):
-        st.session_state["clusters_sweep_for"] = (ds.digest, affinity)
-        run_sweep = True
-if run_sweep:
-    with st.spinner(f"Clustering {N_RESAMPLES} bootstrap samples at K = 2..{sweep_ks[-1]}…"):
-        sweep = shared.run_or_error(
-            "K sweep",
-            lambda: shared.cached("label-clusters-sweep", sweep_params, _sweep),
-            state_key="clusters_sweep",
+if sweep is not None:
+    shared.chart(
+        figures.stability_figure(sweep, chosen_k=n_groups), key="clusters_sweep_figure"
+    )
+    best = sweep.loc[sweep["stability"].idxmax()]
+    by_k = sweep.set_index("n_groups")
+    st.caption(
+        f"Top: how reproducible the groups are when the instances are resampled "
+        f"({N_RESAMPLES} bootstrap samples; mean adjusted Rand index with the full-data "
+        f"groups, bars ± 1 sd). Bottom: share of label pairs inside groups that occur "
+        f"together at least once; red crosses mark K with groups whose labels never "
+        f"co-occur. Here the most stable K is {int(best['n_groups'])} "
+        f"(ARI {best['stability']:.2f})"
+        + (
+            f"; at the chosen K = {n_groups} the stability is "
+            f"{by_k.loc[n_groups, 'stability']:.2f} and "
+            f"{by_k.loc[n_groups, 'cooccurrence_rate']:.0%} of within-group pairs co-occur."
+            if n_groups in by_k.index
+            else f". K = {L} (every label alone) is not swept: it is trivially stable."
         )
-    if sweep is not None and int(sweep["n_groups"].max()) == sweep_ks[-1]:
-        shared.chart(
-            figures.stability_figure(sweep, chosen_k=n_groups), key="clusters_sweep_figure"
-        )
-        best = sweep.loc[sweep["stability"].idxmax()]
-        by_k = sweep.set_index("n_groups")
-        st.caption(
-            f"Top: how reproducible the groups are when the instances are resampled "
-            f"({N_RESAMPLES} bootstrap samples; mean adjusted Rand index with the full-data "
-            f"groups, bars ± 1 sd). Bottom: share of label pairs inside groups that occur "
-            f"together at least once; red crosses mark K with groups whose labels never "
-            f"co-occur. Here the most stable K is {int(best['n_groups'])} "
-            f"(ARI {best['stability']:.2f})"
-            + (
-                f"; at the chosen K = {n_groups} the stability is "
-                f"{by_k.loc[n_groups, 'stability']:.2f} and "
-                f"{by_k.loc[n_groups, 'cooccurrence_rate']:.0%} of within-group pairs co-occur."
-                if n_groups in by_k.index
-                else f". K = {L} (every label alone) is not swept: it is trivially stable."
-            )
-        )
+    )
 
 st.subheader("The groups")
-shared.fitted_table(
-    figures.group_table(diagnostics),
-    hide_index=True,
-    column_config={
-        "co-occurring pairs": st.column_config.NumberColumn(
-            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="co-occurring pairs"
-        ),
-        "mean Jaccard": st.column_config.NumberColumn(
-            format="%.3f", width=shared.NUMBER_COLUMN_PX, help="mean Jaccard"
-        ),
-        "tail share": st.column_config.NumberColumn(
-            format="%.2f", width=shared.NUMBER_COLUMN_PX, help="tail share"
-        ),
-        "verdict": st.column_config.TextColumn(width="small", help="verdict"),
-        "labels": st.column_config.TextColumn(width="medium", help="labels"),
-    },
-)
+shared.group_table(diagnostics)
 st.caption(
     "One row per group: support = instances carrying any of its labels; co-occurring pairs = "
     "share of its label pairs that occur together at least once (None for a single label); "

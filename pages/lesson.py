@@ -4,7 +4,9 @@ Each step shows the paper's key formula, one figure of a live model on the loade
 a "try this" button that sets the step's own widgets for the class, and what to notice:
 sentences computed from the figure's data (``mlviz.figures.lesson``), so that they hold on
 whatever data set is loaded. Widgets keep their values across steps (``persist_state``);
-a value that does not fit the loaded data set falls back to the step's default.
+a value that does not fit the loaded data set falls back to the step's default. The step and
+its widgets are bound to the URL (``shared.bound``), so a link reopens the same step with the
+same settings; the other steps' settings are not in the link and open at their defaults.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ from mlviz.mlknn import MLkNN
 from pages import _shared as shared
 
 ds = shared.current_dataset()
-split = shared.current_split()
+st.title("Lesson: label embedding in seven steps")
+split = shared.model_split(needs="The lesson")
 L = ds.n_labels
 names = [str(n) for n in ds.label_names]
 n_train, n_test = len(split.Y_train), len(split.Y_test)
@@ -60,6 +63,10 @@ AFFINITY_NAMES = {
     "correlation": "correlation",
 }
 METHODS = ["BR", "PLST", "GroPLE", "CLEMS", "ML-KNN"]
+# PLST's basis of the label space and the label affinity of steps 3-4 are K x K matrices
+# (8 K^2 bytes, 800 MB at 10,000 labels): above this those steps say so, as the PLST page does.
+MAX_LABELS_SQUARE = 2_000
+SQUARE_IN_LABELS = ("BR", "PLST", "GroPLE")
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
 SHORT_TITLES = {
@@ -100,6 +107,7 @@ def _mlknn_k_max() -> int:
 
 # every widget of the lesson and its default on the loaded data set
 DEFAULTS: dict[str, Any] = {
+    "lesson_step": STEPS[0],
     "lesson_cube_axes": False,
     "lesson_cube_directions": False,
     "lesson_plst_m": min(2, L),
@@ -125,18 +133,39 @@ def _reset_widgets_for_new_data() -> None:
     on medical's 45) but is not what the step's label and notes promise (d = L).
     """
     if st.session_state.get("lesson_data") != ds.digest:
-        st.session_state.update(DEFAULTS)
+        if "lesson_data" in st.session_state:  # the first data set opens at DEFAULTS anyway
+            st.session_state.update({k: v for k, v in DEFAULTS.items() if k != "lesson_step"})
         st.session_state["lesson_data"] = ds.digest
 
 
 def _ensure(key: str, valid: Callable[[Any], bool]) -> None:
     """Give widget ``key`` its default unless it holds a value valid for this data set.
 
-    Runs before the widget is created, which is when Streamlit allows writing its state;
-    the widget is then created without a ``value`` so the two never disagree.
+    Runs before the widget is created, which is when Streamlit allows writing its state.
+    A widget not yet in the session opens at ``DEFAULTS[key]`` (see :func:`_bound`) or at
+    the link's value, so only a kept value that no longer fits is replaced.
     """
-    if key not in st.session_state or not valid(st.session_state[key]):
+    if key in st.session_state and not valid(st.session_state[key]):
         st.session_state[key] = DEFAULTS[key]
+
+
+def _bound(widget: Callable[..., Any], *args: Any, key: str, **kwargs: Any) -> Any:
+    """A lesson widget bound to the URL (``shared.bound``) that opens at ``DEFAULTS[key]``.
+
+    Streamlit leaves a bound value out of the URL when it equals the widget's own default and
+    reads a link value equal to that default as no value at all, so the widget's default must
+    be the step's default (not the slider's minimum): otherwise a link with M = 1 would reopen
+    at the step's M = 2. ``persist_state`` keeps the value while another step is shown.
+    """
+    default = DEFAULTS[key]
+    kind = getattr(widget, "__name__", "")
+    if kind in ("selectbox", "radio"):
+        kwargs["index"] = list(args[1]).index(default)
+    elif kind == "multiselect":
+        kwargs["default"] = default
+    else:
+        kwargs["value"] = default
+    return shared.bound(widget, *args, key=key, persist_state="session", **kwargs)
 
 
 def _in_range(low: int, high: int) -> Callable[[Any], bool]:
@@ -213,15 +242,24 @@ def _per_label_legible(fig: Any, n_labels: int, **axis: Any) -> Any:
 
 
 def _fit(label: str, name: str, params: dict[str, Any], fn: Callable[[], Any]) -> Any:
-    """Fit through the shared cache; on a library error show it and return None."""
-    return shared.run_or_error(
-        label, lambda: shared.cached(name, params, fn), state_key=f"{name}_result"
+    """Fit through the shared cache; on a library error it is shown and None returned."""
+    return shared.fit(name, params, lambda _: fn(), label=label)
+
+
+def _too_many_labels(what: str) -> bool:
+    """True, with a note, when ``what`` (a K x K matrix) is too large for the loaded data."""
+    if L <= MAX_LABELS_SQUARE:
+        return False
+    st.warning(
+        f"{what} is a {L:,} × {L:,} matrix, too large for {ds.name}: this step works with up "
+        f"to {MAX_LABELS_SQUARE:,} labels. Steps 1, 5 and 6 work at this size."
     )
+    return True
 
 
 def _fits_this_data(model: Any) -> bool:
-    """False for a last good result that belongs to another data set."""
-    return model is not None and getattr(model, "n_labels_", L) == L
+    """False when there is no model: :func:`shared.fit` never returns another data set's."""
+    return model is not None
 
 
 def _instance_picker(key: str) -> int:
@@ -230,9 +268,7 @@ def _instance_picker(key: str) -> int:
         st.caption("The test split has one instance; it is the one shown.")
         return 0
     return int(
-        st.number_input(
-            f"Test instance (0–{n_test - 1})", 0, n_test - 1, key=key, persist_state="session"
-        )
+        _bound(st.number_input, f"Test instance (0–{n_test - 1})", 0, n_test - 1, key=key)
     )
 
 
@@ -303,9 +339,16 @@ def step_hypercube() -> None:
         "the labels in which two corners differ. A data set occupies only a few of the $2^L$ "
         "corners (PLST paper, §2): the sparsity every label embedding exploits."
     )
-    vertices, counts = shared.cached(
-        "lesson-vertices", {}, lambda: hypercube.occupied_vertices(ds.Y)
+    occupied = shared.fit(
+        "lesson-vertices",
+        {},
+        lambda _: hypercube.occupied_vertices(ds.Y),
+        label="Occupied label sets",
+        uses_split=False,
     )
+    if occupied is None:
+        return
+    vertices, counts = occupied
     n_sets = len(vertices)
     possible = (
         f"$2^{{{L}}}$ = {2**L:,}"
@@ -326,9 +369,7 @@ def step_hypercube() -> None:
     if L == 3:
         key = "lesson_cube_directions"
         _ensure(key, lambda v: isinstance(v, bool))
-        draw = st.checkbox(
-            "Draw PLST's two principal directions through o", key=key, persist_state="session"
-        )
+        draw = _bound(st.checkbox, "Draw PLST's two principal directions through o", key=key)
         _try_this(
             "hypercube",
             "draw PLST's principal directions",
@@ -369,18 +410,23 @@ def step_hypercube() -> None:
 
     key = "lesson_cube_axes"
     _ensure(key, lambda v: isinstance(v, bool))
-    axes = st.checkbox("Draw each label's axis (biplot)", key=key, persist_state="session")
+    axes = _bound(st.checkbox, "Draw each label's axis (biplot)", key=key)
     _try_this(
         "hypercube",
         "draw each label's axis",
         {key: True},
         why_disabled="The axes are drawn." if axes else "",
     )
-    coords, loadings = shared.cached(
+    projection = shared.fit(
         "lesson-vertex-pca",
         {},
-        lambda: hypercube.project_vertices(vertices, counts, method="pca", n_components=2),
+        lambda _: hypercube.project_vertices(vertices, counts, method="pca", n_components=2),
+        label="Projection of the label sets",
+        uses_split=False,
     )
+    if projection is None:
+        return
+    coords, loadings = projection
     shown = min(n_sets, MAX_DRAWN_SETS)
     edges = hypercube.hamming_edges(vertices[:shown])
     title = "Occupied label sets along PLST's first two principal directions"
@@ -457,12 +503,14 @@ def step_plst() -> None:
         "regressors r(x) for their coordinates, maps the prediction back to ỹ and rounds each "
         "label at ½ (round-based decoding)."
     )
+    if _too_many_labels("PLST's basis of the label space"):
+        return
     left, right = st.columns(2)
     key = "lesson_plst_m"
     if L >= 2:
         _ensure(key, _in_range(1, L))
         with left:
-            m = int(st.slider("Embedding dimension M", 1, L, key=key, persist_state="session"))
+            m = int(_bound(st.slider, "Embedding dimension M", 1, L, key=key))
     else:
         m = 1
         left.caption("One label: M = 1 is the only choice.")
@@ -543,23 +591,21 @@ def step_groups() -> None:
             "no figure. Step 4 treats all labels as one group."
         )
         return
+    if _too_many_labels("The affinity between the labels"):
+        return
     k_max = _groups_k_max()
     c1, c2 = st.columns(2)
     _ensure("lesson_groups_affinity", lambda v: v in AFFINITY_NAMES)
-    affinity = c1.selectbox(
+    affinity = _bound(
+        c1.selectbox,
         "Affinity",
         list(AFFINITY_NAMES),
         format_func=AFFINITY_NAMES.get,
         key="lesson_groups_affinity",
-        persist_state="session",
     )
     _ensure("lesson_groups_k", _in_range(2, k_max))
     with c2:
-        k = int(
-            st.slider(
-                "Number of groups K", 2, k_max, key="lesson_groups_k", persist_state="session"
-            )
-        )
+        k = int(_bound(st.slider, "Number of groups K", 2, k_max, key="lesson_groups_k"))
     model = fit_clustering(k, affinity)
     if model is None or model.labels_.shape != (L,):
         return
@@ -630,31 +676,25 @@ def step_grople() -> None:
             else "With fewer than 3 labels all labels form one group."
         )
     )
+    if _too_many_labels("GroPLE's affinity between the labels (stage 1)"):
+        return
     c1, c2 = st.columns(2)
     d_max = _grople_d_max()
     if d_max >= 2:
         _ensure("lesson_grople_d", _in_range(1, d_max))
         with c1:
-            d = int(
-                st.slider(
-                    "Latent dimension d (≤ L)",
-                    1,
-                    d_max,
-                    key="lesson_grople_d",
-                    persist_state="session",
-                )
-            )
+            d = int(_bound(st.slider, "Latent dimension d (≤ L)", 1, d_max, key="lesson_grople_d"))
     else:
         d = 1
         c1.caption("One label: d = 1 is the only choice.")
     _ensure("lesson_grople_lambda2", lambda v: v in LAMBDA2_GRID)
     with c2:
         lambda2 = float(
-            st.select_slider(
+            _bound(
+                st.select_slider,
                 "λ2 (group sparsity of $V^k$)",
                 LAMBDA2_GRID,
                 key="lesson_grople_lambda2",
-                persist_state="session",
             )
         )
     _try_this(
@@ -667,9 +707,16 @@ def step_grople() -> None:
         model = fit_grople(d, lambda2)
     if not _fits_this_data(model):
         return
-    fig = grople_figures.vk_heatmap(model.V_, model.groups_, names, row_support=model.row_support_)
-    if L > 20:
-        fig.update_xaxes(tickangle=-90)  # many names at -60° overlap each other
+    if L <= MAX_BARS:
+        fig = grople_figures.vk_heatmap(
+            model.V_, model.groups_, names, row_support=model.row_support_
+        )
+        if L > 20:
+            fig.update_xaxes(tickangle=-90)  # many names at -60° overlap each other
+    else:  # too many labels to name: one column per group (the GroPLE page drills down)
+        fig = grople_figures.vk_group_heatmap(
+            model.V_, model.groups_, row_support=model.row_support_
+        )
     shared.chart(fig, key="lesson_grople_vk")
     rows = facts.rows_per_group(model.row_support_)
     n_groups = len(rows)
@@ -718,21 +765,13 @@ def step_clems() -> None:
     )
     c1, c2, c3 = st.columns(3)
     _ensure("lesson_clems_cost", lambda v: v in COSTS)
-    cost = c1.selectbox(
-        "Cost c",
-        list(COSTS),
-        format_func=COSTS.get,
-        key="lesson_clems_cost",
-        persist_state="session",
+    cost = _bound(
+        c1.selectbox, "Cost c", list(COSTS), format_func=COSTS.get, key="lesson_clems_cost"
     )
     m_max = _clems_m_max()
     _ensure("lesson_clems_m", _in_range(1, m_max))
     with c2:
-        m = int(
-            st.slider(
-                "Embedding dimension M", 1, m_max, key="lesson_clems_m", persist_state="session"
-            )
-        )
+        m = int(_bound(st.slider, "Embedding dimension M", 1, m_max, key="lesson_clems_m"))
     with c3:
         index = _instance_picker("lesson_clems_instance")
     _try_this(
@@ -829,7 +868,7 @@ def step_mlknn() -> None:
         _ensure("lesson_mlknn_k", _in_range(1, k_max))
         with c1:
             k = int(
-                st.slider("Neighbours k", 1, k_max, key="lesson_mlknn_k", persist_state="session")
+                _bound(st.slider, "Neighbours k", 1, k_max, key="lesson_mlknn_k")
             )
         _try_this(
             "mlknn",
@@ -922,7 +961,7 @@ def _compare_settings() -> dict[str, dict[str, Any]]:
     }
 
 
-def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray:
+def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray | None:
     def fit_predict() -> np.ndarray:
         estimator = {
             "BR": lambda: BinaryRelevance(),
@@ -942,7 +981,10 @@ def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray:
         # nan: a label neither present nor predicted has no F1 (not a perfect 1, not a 0)
         return per_label_f1(split.Y_test, predictions, zero_division=np.nan)
 
-    return shared.cached("lesson-per-label-f1", {"method": method, **params}, fit_predict)
+    # one name per method: after a failed fit the last good result is the same method's
+    return shared.fit(
+        f"lesson-per-label-f1-{method}", params, lambda _: fit_predict(), label=f"{method} (F1)"
+    )
 
 
 def step_compare() -> None:
@@ -959,9 +1001,7 @@ def step_compare() -> None:
         "Each method uses the settings of its step."
     )
     _ensure("lesson_compare_methods", lambda v: isinstance(v, list) and set(v) <= set(METHODS))
-    chosen = st.multiselect(
-        "Methods", METHODS, key="lesson_compare_methods", persist_state="session"
-    )
+    chosen = _bound(st.multiselect, "Methods", METHODS, key="lesson_compare_methods")
     _try_this(
         "compare",
         "add binary relevance (no compression)",
@@ -972,16 +1012,22 @@ def step_compare() -> None:
     if "ML-KNN" in chosen and _mlknn_k_max() < 1:
         st.warning("ML-KNN is left out: the training split has fewer than two instances.")
         chosen = [m for m in chosen if m != "ML-KNN"]
+    left_out = [m for m in chosen if m in SQUARE_IN_LABELS] if L > MAX_LABELS_SQUARE else []
+    if left_out:
+        st.warning(
+            f"{', '.join(left_out)} left out: each holds a {L:,} × {L:,} matrix of the label "
+            f"space (a basis, or GroPLE's label affinity), too large for {ds.name}; they run "
+            f"on data sets with up to {MAX_LABELS_SQUARE:,} labels."
+        )
+        chosen = [m for m in chosen if m not in left_out]
     if not chosen:
         st.info("Choose at least one method.")
         return
     with st.spinner("Fitting the methods…"):
-        f1 = shared.run_or_error(
-            "Per-label F1",
-            lambda: {m: _per_label_f1(m, settings[m]) for m in chosen},
-            state_key="lesson_compare_result",
-        )
-    if f1 is None or any(len(v) != L for v in f1.values()) or set(f1) != set(chosen):
+        fitted = {m: _per_label_f1(m, settings[m]) for m in chosen}
+    f1 = {m: scores for m, scores in fitted.items() if scores is not None}
+    chosen = list(f1)
+    if not chosen:
         return
     frequencies = stats.label_frequencies(split.Y_train, relative=True)
     per_label = pd.DataFrame(
@@ -1052,7 +1098,6 @@ def step_compare() -> None:
 
 
 # -------------------------------------------------------------------------------- page
-st.title("Lesson: label embedding in seven steps")
 st.caption(
     "From the label hypercube to the tail: per step the paper's formula, one figure of a live "
     f"model on **{st.session_state.get(shared.SOURCE_LABEL_KEY, ds.name)}**, a *try this* "
@@ -1067,16 +1112,15 @@ st.caption(
     "(the PLST and CLEMS papers write K for the number of labels)."
 )
 _reset_widgets_for_new_data()
-if st.session_state.get("lesson_step") not in STEPS:
-    st.session_state["lesson_step"] = STEPS[0]
+_ensure("lesson_step", lambda v: v in STEPS)
 # a title formats as itself, so a step can also be chosen by its title (as AppTest does)
-step = st.radio(
+step = _bound(
+    st.radio,
     "Step",
     STEPS,
     format_func=lambda s: SHORT_TITLES.get(s, s),
     horizontal=True,
     key="lesson_step",
-    persist_state="session",
     label_visibility="collapsed",
 )
 st.subheader(TITLES[step])

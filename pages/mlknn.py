@@ -15,8 +15,8 @@ from mlviz.metrics import (
     one_error,
     ranking_loss,
 )
-from mlviz.mlknn import MLkNN, neighbors_graph
-from mlviz.per_label import mlknn_label_table, tail_summary
+from mlviz.mlknn import MLkNN, MLkNNPath, neighbors_graph
+from mlviz.per_label import label_frequency_table, mlknn_label_table, tail_summary
 from pages import _shared as shared
 
 ds = shared.current_dataset()
@@ -31,8 +31,8 @@ st.markdown(
 # a training instance is not its own neighbour, so k counts from the other training rows
 split = shared.model_split(min_train=2, needs="ML-KNN")
 n_train = len(split.Y_train)
-# Every k on the slider is a prefix of the k_max nearest (same order, same ties), so moving k
-# or s refits only the counts (Eq. 6-8), never the neighbour search.
+# Every k on the slider is a prefix of the k_max nearest (same order, same ties): one neighbour
+# search and one counting pass (MLkNNPath) serve every k and s, which then cost only the tables.
 k_max = min(50, n_train - 1)
 
 c1, c2 = st.columns(2)
@@ -56,32 +56,30 @@ s = shared.bound(
 )
 
 
-def _graphs(params: dict):
-    """The k_max nearest training rows of every training and test row, once per split."""
+def _neighbours(params: dict) -> tuple[MLkNNPath, object]:
+    """The k_max nearest training rows of every training and test row and the count tables
+    of every k, once per split."""
     k_max = params["k_max"]
-    return (
-        neighbors_graph(split.X_train, split.X_train, k_max, exclude_self=True),
-        neighbors_graph(split.X_test, split.X_train, k_max),
-    )
+    graph_train = neighbors_graph(split.X_train, split.X_train, k_max, exclude_self=True)
+    path = MLkNNPath(k_max=k_max, metric="precomputed").fit(graph_train, split.Y_train)
+    return path, neighbors_graph(split.X_test, split.X_train, k_max)
 
 
-graphs = shared.fit(
+search = shared.fit(
     "mlknn-neighbours",
     {"k_max": k_max},
-    _graphs,
+    _neighbours,
     label="Neighbour search",
-    spinner=f"Finding the {k_max} nearest training neighbours of every instance (once per "
-    "split; every k and s reuses them)…",
+    spinner=f"Finding the {k_max} nearest training neighbours of every instance and counting "
+    "their labels for every k (once per split; every k and s reuses them)…",
 )
-if graphs is None:
+if search is None:
     st.stop()
-graph_train, graph_test = graphs
+path, graph_test = search
 
 
 def _fit(params: dict) -> tuple[MLkNN, dict, np.ndarray]:
-    model = MLkNN(k=params["k"], s=params["s"], metric="precomputed").fit(
-        graph_train, split.Y_train
-    )
+    model = path.estimator(params["k"], params["s"])  # = MLkNN(k, s).fit(...), tables only
     # only the five metrics shown below: evaluate() would add macro AUC and the bipartition
     # metrics, seconds more with ~1,000 labels
     Y_score = model.predict_proba(graph_test)
@@ -117,8 +115,23 @@ st.caption("Test-split metrics of the paper's Table 1 for this k and s.")
 
 st.subheader("Tail labels: a small prior needs many neighbours")
 threshold = shared.tail_threshold()
+frequencies = shared.fit(  # independent of k and s: once per split and threshold
+    "mlknn-label-frequencies",
+    {"threshold": threshold},
+    lambda p: label_frequency_table(split.Y_train, p["threshold"], ds.label_names),
+    label="Label frequencies",
+)
+if frequencies is None:
+    st.stop()
 label_table = mlknn_label_table(
-    model, graph_test, split.Y_test, split.Y_train, threshold, ds.label_names, Y_pred=predicted
+    model,
+    graph_test,
+    split.Y_test,
+    split.Y_train,
+    threshold,
+    ds.label_names,
+    Y_pred=predicted,
+    frequencies=frequencies,
 )
 shared.chart(tail_figures.mlknn_tail_figure(label_table, threshold), key="mlknn_tail")
 tail = tail_summary(label_table)

@@ -238,7 +238,41 @@ def assert_no_exception(pg, where: str) -> None:
     assert exceptions.count() == 0, f"{where}: {exceptions.first.inner_text()[:2000]}"
 
 
-def shoot(pg, path: Path, *, full_page: bool = True) -> None:
-    """A screenshot of the page as it is now (charts drawn, runs finished)."""
+#: Height of everything Streamlit draws: its main area and sidebar scroll inside themselves,
+#: so the document is never taller than the window and ``full_page`` alone shows one screen.
+_CONTENT_HEIGHT = """() => Math.ceil(Math.max(window.innerHeight,
+  ...Array.from(document.querySelectorAll(
+      '[data-testid="stMain"], [data-testid="stSidebarContent"]'))
+    .map(e => e.getBoundingClientRect().top + e.scrollHeight)))"""
+#: Tallest screenshot taken (px): chromium refuses larger surfaces.
+MAX_SHOT_HEIGHT = 16_000
+
+
+def shoot(pg, path: Path | None, *, full_page: bool = True, clip_sidebar: bool = False) -> bytes:
+    """A screenshot of the page as it is now (charts drawn, runs finished); returns the PNG.
+
+    With ``full_page`` the whole page, every chart below the first screen included: the
+    window is made as tall as Streamlit's content for the shot (the width, and with it the
+    layout the projector check measures, stays) and restored afterwards. With
+    ``clip_sidebar`` only the main area is kept.
+    """
     pg.wait_for_timeout(300)
-    pg.screenshot(path=str(path), full_page=full_page)
+    viewport = dict(pg.viewport_size)
+    if full_page:
+        for _ in range(3):  # charts may grow once they are laid out at the new height
+            height = min(pg.evaluate(_CONTENT_HEIGHT), MAX_SHOT_HEIGHT)
+            if height <= pg.viewport_size["height"]:
+                break
+            pg.set_viewport_size({"width": viewport["width"], "height": height})
+            pg.wait_for_timeout(700)
+    try:
+        clip = None
+        if clip_sidebar:
+            left = pg.locator("[data-testid='stSidebar']").bounding_box()["width"]
+            size = pg.viewport_size
+            clip = dict(x=left, y=0, width=size["width"] - left, height=size["height"])
+        return pg.screenshot(path=str(path) if path else None, clip=clip)
+    finally:
+        if pg.viewport_size != viewport:
+            pg.set_viewport_size(viewport)
+            pg.wait_for_timeout(500)

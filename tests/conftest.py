@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,9 @@ from threadpoolctl import threadpool_limits
 from mlviz.datasets import DATA_DIR_ENV, default_data_dir
 
 REPO = Path(__file__).resolve().parents[1]
+# No background UMAP compilation in app tests (a minute of CPU per test process); the tests of
+# the warm-up itself turn it on where they need it. Servers started by tests inherit this.
+os.environ.setdefault("MLVIZ_UMAP_WARM_UP", "0")
 # The one resolver the app and `python -m mlviz reproduce` use: $MLVIZ_DATA_DIR, else
 # ../shared/data/mulan next to the repository (shown in skip reasons when absent).
 MULAN_DIR = default_data_dir() or REPO.parent / "shared" / "data" / "mulan"

@@ -6,9 +6,11 @@ Run from the repository root (needs Debian's chromium, as the browser test does)
     python -m tests.screenshots --out /tmp/shots --dataset yeast
 
 It uses the browser test's code path (``tests/_browser.py``): the app runs headless, chromium
-opens each view through the sidebar at 1280 × 720, and the visible main area is saved, then
-downscaled to 960 px wide and quantised to a 256-colour PNG so each image stays small
-(about 150 KB at most). Re-run it when a view changes and commit the images.
+opens each view through the sidebar at 1280 px wide, and the whole main area (every chart,
+not only the first 720 px: ``_browser.shoot``) is saved, then downscaled to 960 px wide and
+quantised to a 256-colour PNG so each image stays small. ``--first-screen`` saves only what
+a 1280 × 720 screen shows first, scrolled to the first chart where a form comes before it
+(the README's tour). Re-run it when a view changes and commit the images.
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=_browser.REPO / "docs" / "images")
     parser.add_argument("--dataset", default="planted", help="part of the picker's name")
+    parser.add_argument(
+        "--first-screen",
+        action="store_true",
+        help="only the first 1280 × 720 screen of each view (default: the whole page)",
+    )
     args = parser.parse_args(argv)
     executable = _browser.chromium_path()
     if executable is None:
@@ -70,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
                 pg.get_by_role("button", name="Run cross-validation").click()
                 pg.wait_for_timeout(500)
                 _browser.wait_idle(pg)
-            if path in (
+            if args.first_screen and path in (
                 "compare",
                 "plst",
                 "hypercube",
@@ -83,15 +90,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
             _browser.assert_no_exception(pg, name)
             pg.wait_for_timeout(800)
-            # the view, not the sidebar
-            left = pg.locator("[data-testid='stSidebar']").bounding_box()["width"]
-            view = dict(
-                x=left,
-                y=0,
-                width=_browser.PROJECTOR["width"] - left,
-                height=_browser.PROJECTOR["height"],
-            )
-            size = _small_png(pg.screenshot(clip=view), args.out / f"{name}.png")
+            png = _browser.shoot(
+                pg, None, full_page=not args.first_screen, clip_sidebar=True
+            )  # the view, not the sidebar
+            size = _small_png(png, args.out / f"{name}.png")
             print(f"{args.out / f'{name}.png'}: {size / 1024:.0f} KB")
         browser.close()
     return 0

@@ -14,7 +14,9 @@ from conftest import mulan_path
 from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
+from mlviz.grople import GroPLE
 from mlviz.io import Dataset
+from mlviz.label_clustering import LabelClustering
 from mlviz.synthetic import make_planted
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,8 +46,8 @@ def _metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
-def _small(n_labels: int) -> Dataset:
-    rng = np.random.default_rng(0)
+def _small(n_labels: int, seed: int = 0) -> Dataset:
+    rng = np.random.default_rng(seed)
     Y = (rng.random((50, n_labels)) < 0.4).astype(np.uint8)
     Y[:5] = 1  # the labels co-occur on the first 5 rows at least
     X = rng.standard_normal((50, 3))
@@ -135,7 +137,7 @@ def test_many_labels_show_the_group_summary_and_drill_down():
     drill = at.selectbox(key="clusters_drill_group")
     drill.set_value(1).run()
     _assert_clean(at, "drill-down")
-    at.button(key="clusters_sweep_button").click().run()
+    at.button(key="clusters_sweep_fit").click().run()
     _assert_clean(at, "sweep on request")
     assert len(at.get("plotly_chart")) == 4
 
@@ -154,3 +156,27 @@ def test_grople_page_every_affinity(source):
         groups_table = at.dataframe[0].value
         assert "latent rows used" in groups_table.columns
         assert groups_table["n_labels"].sum() == at.session_state["dataset"].n_labels
+
+
+@pytest.mark.parametrize(
+    ("page", "estimator"), [("label_clusters.py", LabelClustering), ("grople.py", GroPLE)]
+)
+def test_a_failed_fit_after_a_data_set_change_never_shows_the_previous_model(
+    page, estimator, monkeypatch
+):
+    at = _app(page, _small(4)).run()
+    _assert_clean(at, "first data set")
+    assert at.get("plotly_chart")
+    # same name and label count, other content (seed 7 is used nowhere else: the failure
+    # below is cached for this content)
+    other = _small(4, seed=7)
+    at.session_state["dataset"] = other
+
+    def fail(self, *args, **kwargs):
+        raise ValueError("planted failure")
+
+    monkeypatch.setattr(estimator, "fit", fail)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("planted failure" in e.value for e in at.error)
+    assert not at.get("plotly_chart"), "a figure of the previous data set is shown"

@@ -108,7 +108,7 @@ def test_notices_state_what_the_data_shows():
     assert "planted sample" in at.caption[0].value
 
     _go(at, "plst")
-    model = at.session_state["lesson-plst_result"]  # the fitted model
+    model = at.session_state["_fit_last_good:lesson-plst"][2]  # the fitted model
     sigma = np.sort(model.singular_values_)[::-1]
     share = (sigma[:2] ** 2).sum() / (sigma**2).sum()
     assert f"retains **{share:.0%}**" in _notice(at)
@@ -120,7 +120,7 @@ def test_medical_has_no_planted_notes_and_names_never_predicted_labels():
     _go(at, "groups")
     assert "Planted sample" not in _notice(at)
     _go(at, "mlknn")
-    model = at.session_state["lesson-mlknn_result"]
+    model = at.session_state["_fit_last_good:lesson-mlknn"][2]
     assert model.k_ == 10
     match = re.search(r"never predicts \*\*(\d+)\*\* of 45 labels", _notice(at))
     assert match, _notice(at)

@@ -143,3 +143,71 @@ def test_clems_opens_at_m_2_with_the_full_m_metrics_and_stress1():
     deltas = [m.proto.body for m in at.metric if "(M = 2)" in m.label]
     assert deltas
     assert all(" at M = K = " in m.delta for m in at.metric if "(M = 2)" in m.label)
+
+
+# ---------------------------------------------------------------------------------- lesson
+# the step radio's options as the URL carries them (their visible titles)
+LESSON_PLST, LESSON_GROPLE, LESSON_COMPARE = "2 · PLST", "4 · GroPLE", "7 · Compare & tail"
+
+
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        # M = 1 is the slider's minimum but not the step's default (M = 2): it must survive
+        (
+            {"lesson_step": LESSON_PLST, "lesson_plst_m": "1", "lesson_plst_instance": "3"},
+            {"lesson_step": "plst", "lesson_plst_m": 1, "lesson_plst_instance": 3},
+        ),
+        (
+            {"lesson_step": LESSON_GROPLE, "lesson_grople_d": "5", "lesson_grople_lambda2": "10.0"},
+            {"lesson_step": "grople", "lesson_grople_d": 5, "lesson_grople_lambda2": 10.0},
+        ),
+        (
+            {"lesson_step": LESSON_COMPARE, "lesson_compare_methods": ["BR", "GroPLE"]},
+            {"lesson_step": "compare", "lesson_compare_methods": ["BR", "GroPLE"]},
+        ),
+    ],
+    ids=["plst", "grople", "compare"],
+)
+def test_lesson_link_round_trip(params, expected):
+    at = open_link("lesson.py", params)
+    assert_no_failure(at)
+    assert not link_notes(at)
+    for key, value in expected.items():
+        assert at.session_state[key] == value, key
+    widgets = {w.key: w.value for w in at.main if getattr(w, "key", None) in expected}
+    assert widgets == expected
+
+
+def test_lesson_malformed_link_falls_back_with_notes():
+    bad = {
+        "lesson_step": LESSON_GROPLE,
+        "lesson_grople_d": "many",
+        "lesson_grople_lambda2": "7",
+    }
+    at = open_link("lesson.py", bad)
+    assert_no_failure(at)
+    notes = link_notes(at)
+    assert any("`lesson_grople_d=many`" in n and "not a number" in n for n in notes), notes
+    assert any("`lesson_grople_lambda2=7`" in n for n in notes), notes
+    L = at.session_state["dataset"].n_labels
+    assert at.slider(key="lesson_grople_d").value == L  # the step's default d = L
+    assert at.select_slider(key="lesson_grople_lambda2").value == 1.0
+    unknown_step = open_link("lesson.py", {"lesson_step": "8 · Deep learning"})
+    assert_no_failure(unknown_step)
+    assert any("`lesson_step=8 · Deep learning`" in n for n in link_notes(unknown_step))
+    assert unknown_step.radio(key="lesson_step").value == "hypercube"
+
+
+def test_lesson_try_this_button_moves_the_link_along():
+    at = open_link("lesson.py", {"lesson_step": LESSON_GROPLE})
+    assert_no_failure(at)
+    assert "lesson_grople_lambda2" not in at.query_params  # the default stays out of the URL
+    at.button(key="lesson_try_grople").click().run()
+    assert_no_failure(at)
+    assert at.select_slider(key="lesson_grople_lambda2").value == 10.0
+    assert at.query_params["lesson_grople_lambda2"] == "10.0"
+    reopened = open_link("lesson.py", dict(at.query_params))
+    assert_no_failure(reopened)
+    assert reopened.radio(key="lesson_step").value == "grople"
+    assert reopened.select_slider(key="lesson_grople_lambda2").value == 10.0

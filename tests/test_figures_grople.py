@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_multilabel_classification
 
-from mlviz.figures.grople import objective_figure, vk_column_layout, vk_heatmap
+from mlviz.figures.grople import objective_figure, vk_column_layout, vk_group_heatmap, vk_heatmap
 from mlviz.grople import GroPLE
 
 NAMES = ["a", "b", "c", "d", "e"]
@@ -128,3 +128,28 @@ def test_objective_figure_single_panel_and_empty_history():
     assert len(fig.data) == 1 and fig.layout.yaxis.type == "linear"
     with pytest.raises(ValueError, match="empty"):
         objective_figure([])
+
+
+def test_vk_group_heatmap_by_hand():
+    V = _planted_v()
+    fig = vk_group_heatmap(V, GROUPS)
+    z = np.asarray(fig.data[0].z, dtype=float)
+    assert z.shape == (4, 3)
+    # group 0 = labels b, d (columns 1, 3), rows 1 and 3 used: RMS of the two entries
+    assert np.isnan(z[[0, 2], 0]).all()
+    assert z[1, 0] == pytest.approx(np.sqrt((V[1, 1] ** 2 + V[1, 3] ** 2) / 2))
+    assert z[3, 0] == pytest.approx(np.sqrt((V[3, 1] ** 2 + V[3, 3] ** 2) / 2))
+    # group 1 = a, c: row 1 is zero; group 2 = e: only row 3, value 0.5
+    assert np.isnan(z[1, 1]) and np.isfinite(z[[0, 2, 3], 1]).all()
+    assert np.isnan(z[:3, 2]).all() and z[3, 2] == pytest.approx(0.5)
+    assert list(fig.data[0].x) == ["V<sup>0</sup> (2)", "V<sup>1</sup> (2)", "V<sup>2</sup> (1)"]
+    assert list(fig.layout.xaxis.ticktext) == list(fig.data[0].x)
+    title = fig.layout.title.text.replace("<br>", " ")
+    assert "one column per group" in title and "5 labels in 3 groups" in title
+    assert "6 of 12 group rows used" in title
+
+
+def test_vk_group_heatmap_checks_row_support():
+    V = _planted_v()
+    with pytest.raises(ValueError, match="row_support"):
+        vk_group_heatmap(V, GROUPS, row_support=np.ones((3, 4), dtype=bool))

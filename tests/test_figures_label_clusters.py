@@ -265,3 +265,18 @@ def test_group_table_verdicts_and_never_cooccurring_groups():
     assert table["labels"].tolist() == ["a … (+1 more)", "c … (+1 more)", "e"]
     assert table["verdict"].tolist()[1].startswith("never co-occur")
     assert table["verdict"].tolist()[0] == "" and table["verdict"].tolist()[2] == "single label"
+
+
+def test_drill_down_members_names_all_or_the_most_frequent():
+    from mlviz.figures.label_clusters import drill_down_members
+
+    groups = np.array([0, 1, 0, 0, 1, 0])
+    frequencies = np.array([0.1, 0.9, 0.4, 0.4, 0.2, 0.3])
+    members, note = drill_down_members(groups, 1, frequencies, max_labels=3)
+    assert members.tolist() == [1, 4] and note == "all 2 labels"
+    members, note = drill_down_members(groups, 0, frequencies, max_labels=3)
+    # the three most frequent of 0, 2, 3, 5 (ties keep the lower index), ascending
+    assert members.tolist() == [2, 3, 5]
+    assert note == "the 3 most frequent of its 4 labels"
+    with pytest.raises(ValueError, match="no label is in group 7"):
+        drill_down_members(groups, 7, frequencies)

@@ -191,3 +191,17 @@ def test_current_marker_rejects_non_numbers(bad):
 
     with pytest.raises(ValueError, match="spectrum_figure: current="):
         mark_current(spectrum_figure(np.array([2.0, 1.0])), bad, "M", where="spectrum_figure")
+
+
+def test_decoding_figure_beyond_max_labels_shows_a_stated_top_n():
+    y_tilde = np.array([0.1, 0.9, 0.3, 0.2, 0.45, 0.05])
+    y_true = np.array([1, 0, 0, 0, 0, 0])
+    names = ["a", "b", "c", "d", "e", "f"]
+    fig = decoding_figure(y_tilde, y_true, names, max_labels=3)
+    # truth a and prediction b first, then the highest remaining ỹ (e), in label order
+    assert list(fig.data[0].x) == ["a", "b", "e"]
+    assert list(fig.layout.xaxis.tickvals) == ["a", "b", "e"]
+    title = fig.layout.title.text.replace("<br>", " ")
+    assert "2 of 6 labels wrong" in title  # counted over every label
+    assert "3 of 6 labels shown" in title
+    assert "shown" not in decoding_figure(y_tilde, y_true, names).layout.title.text

@@ -41,7 +41,8 @@ def test_posterior_figure_plots_the_table():
     assert "jazz: 0 of k neighbours" in has.customdata[1]
     assert fig.layout.yaxis.type == "log"
     assert fig.layout.yaxis.dtick == 1  # powers of ten only, not "5, 2, 0.1, 5, 2"
-    assert fig.layout.legend.x > 1  # right of the plot, off the rotated label names
+    # under the names, at the figure's lower edge: at the right it took the names' width
+    assert fig.layout.legend.yref == "container" and fig.layout.legend.y == 0
     assert fig.layout.barmode == "group"
     assert "2 of 3 labels predicted" in fig.layout.title.text.replace("<br>", " ")
 
@@ -100,3 +101,26 @@ def test_neighbors_table_empty_set_and_errors():
         neighbors_table([4, 2], [0.0, 1.0], np.full((2, 2), 2), ["x", "y"])
     with pytest.raises(ValueError, match="collide"):
         neighbors_table([4, 2], [0.0, 1.0], np.zeros((2, 2)), ["rank", "y"])
+
+
+def test_posterior_figure_beyond_max_labels_shows_a_stated_top_n():
+    import pandas as pd
+
+    from mlviz.figures.mlknn import posterior_figure
+
+    table = pd.DataFrame(
+        {
+            "label": list("abcde"),
+            "count": [0, 3, 1, 0, 2],
+            "score_pos": [0.01, 0.3, 0.05, 0.02, 0.2],
+            "score_neg": [0.5, 0.1, 0.3, 0.4, 0.25],
+            "posterior": [0.02, 0.75, 0.14, 0.05, 0.44],
+            "decision": [0, 1, 0, 0, 0],
+        }
+    )
+    fig = posterior_figure(table, max_labels=2)
+    # the predicted label b first, then the highest posterior (e), in label order
+    assert list(fig.layout.xaxis.ticktext) == ["<b>b</b>", "e"]
+    title = fig.layout.title.text.replace("<br>", " ")
+    assert "(1 of 5 labels predicted)" in title and "2 of 5 labels shown" in title
+    assert "shown" not in posterior_figure(table).layout.title.text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -166,8 +168,41 @@ def test_planted_groups_recovered_and_supports_differ():
 
 def test_correlation_penalty_guards_constant_columns():
     U = np.column_stack([np.arange(5.0), np.ones(5), -np.arange(5.0)])
-    R = label_correlation_penalty(U)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NaN division warning leaks from np.corrcoef
+        R = label_correlation_penalty(U)
     np.testing.assert_allclose(R, [[0, 1, 2], [1, 0, 1], [2, 1, 0]], atol=1e-12)
+
+
+def test_correlation_penalty_is_one_minus_pearson_on_varying_columns():
+    rng = np.random.default_rng(11)
+    U = rng.standard_normal((40, 5)) @ rng.standard_normal((5, 5)) + 3.0
+    # Eq. (5)'s R from the formula: 1 - (centred, unit-norm columns)^T (same)
+    centred = U - U.mean(axis=0)
+    unit = centred / np.linalg.norm(centred, axis=0)
+    np.testing.assert_allclose(label_correlation_penalty(U), 1.0 - unit.T @ unit, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "U",
+    [np.full((6, 3), 0.1), np.ones((1, 4)), np.arange(6.0)[:, None]],
+    ids=["all-constant", "one-row", "one-column"],
+)
+def test_correlation_penalty_degenerate_shapes(U):
+    """No variation anywhere (or one column): R is 1 off the diagonal, 0 on it, never NaN."""
+    n_components = U.shape[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        R = label_correlation_penalty(U)
+    np.testing.assert_array_equal(R, 1.0 - np.eye(n_components))
+
+
+def test_correlation_penalty_treats_rounding_noise_around_a_constant_as_constant():
+    base = np.linspace(-1.0, 1.0, 7)
+    U = np.column_stack([base, 0.1 + 1e-15 * base[::-1], base**2])
+    R = label_correlation_penalty(U)
+    assert R[0, 1] == R[1, 0] == R[1, 2] == 1.0
+    assert np.isfinite(R).all()
 
 
 @pytest.mark.parametrize("sparse", [False, True])

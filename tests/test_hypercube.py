@@ -140,20 +140,6 @@ def test_landmark_mds_projection_keeps_the_hamming_geometry_of_a_cube_face():
     np.testing.assert_allclose(d, expected, atol=1e-10)
 
 
-@pytest.mark.slow
-def test_warm_up_umap_compiles_and_reports_its_time():
-    from mlviz.hypercube import warm_up_umap
-
-    seconds = warm_up_umap()
-    assert seconds > 0
-    vertices, counts = occupied_vertices(
-        (np.random.default_rng(1).random((80, 6)) < 0.4).astype(np.uint8)
-    )
-    coords, loadings = project_vertices(vertices, counts, method="umap")
-    assert coords.shape == (len(vertices), 2) and loadings is None
-    assert np.all(np.isfinite(coords))
-
-
 def test_pca_directions_with_fewer_vertices_than_labels_match_the_scatter_path():
     from mlviz.hypercube import _weighted_principal_directions
 
@@ -203,3 +189,17 @@ def test_hypercube_biplot_names_only_the_longest_arrows():
     text = next(t for t in fig.data if t.mode == "text")
     assert list(text.text) == ["a", "c"]
     assert "2 longest of 3" in text.name
+
+
+def test_hypercube_biplot_scales_the_arrows_to_the_cloud():
+    vertices = np.eye(3, dtype=int)
+    coords = np.array([[4.0, 0.0], [-1.0, 2.0], [0.0, -3.0]])
+    loadings = np.array([[0.5, 0.0], [0.0, 0.25], [0.1, 0.0]])
+    fig = hypercube_figure(
+        coords, vertices, np.ones(3, int), np.zeros((0, 2), int), ["a", "b", "c"],
+        loadings=loadings,
+    )
+    arrows = next(t for t in fig.data if t.name.startswith("label axes"))
+    tips_x = np.asarray(arrows.x, dtype=float)[1::3]  # origin, tip, gap per arrow
+    np.testing.assert_allclose(tips_x, [3.6, 0.0, 0.72])  # × 0.9 · 4 / 0.5 = 7.2
+    assert arrows.name == "label axes (× 7.2)"

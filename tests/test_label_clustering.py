@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from degenerate import degenerate_corpus
 from sklearn.metrics import adjusted_rand_score
 
 from mlviz.label_clustering import (
@@ -273,6 +274,18 @@ def test_large_label_sets_compute_only_the_leading_eigenvalues():
     assert model.suggest_n_groups() <= 30
     wide = LabelClustering(n_groups=40, affinity="cooccurrence").fit(Y)
     assert wide.eigenvalues_.shape == (41,)
+
+
+def test_many_identical_empty_labels_on_few_rows_fit():
+    # 1,500 labels on 14 rows (1% ones): ~1,200 identical all-zero columns give a huge block
+    # of equal eigenvalues, on which LAPACK's syevr raised "Internal Error" (OpenBLAS here)
+    Y = degenerate_corpus()["many_labels"].Y[:14, :1_500]
+    model = LabelClustering(n_groups=10).fit(Y)
+    full = np.sort(np.linalg.eigvalsh(model.normalized_affinity_))[::-1]
+    np.testing.assert_allclose(model.eigenvalues_, full[:31], atol=1e-8)
+    assert model.labels_.shape == (1_500,)
+    empty = Y.sum(axis=0) == 0
+    assert np.unique(model.labels_[empty]).size == 1  # identical columns share a group
 
 
 def test_delicious_shaped_label_matrix_fits():

@@ -6,13 +6,17 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 from sklearn.manifold import smacof
+from sklearn.utils._param_validation import InvalidParameterError
 
 from mlviz import weighted_smacof
 from mlviz.mds import (
     _AdditiveSolver,
     _BipartiteSolver,
+    _classical_mds_full,
+    _classical_mds_truncated,
     _DenseSolver,
     _make_solver,
+    _top_eigenpairs,
     _UniformSolver,
     classical_mds,
     kruskal_stress1,
@@ -140,6 +144,76 @@ def test_classical_mds_large_uses_top_eigenpairs():
     np.testing.assert_allclose(cdist(embedding, embedding), delta, atol=1e-8)
 
 
+@pytest.mark.parametrize("n_components", [1, 3, 8, 20, 45])
+def test_classical_mds_paths_agree_with_the_same_signs(n_components):
+    """scikit-learn's ClassicalMDS path and the truncated path: same embedding, same signs
+    (largest-magnitude entry of each column positive), same zero columns for non-positive
+    eigenvalues (the noisy dissimilarities are not Euclidean; 45 > n pads with zeros)."""
+    delta = _noisy_dissimilarities(40, seed=7)
+    full = _classical_mds_full(delta, n_components)
+    truncated = _classical_mds_truncated(delta, n_components)
+    assert full.shape == truncated.shape == (40, n_components)
+    assert np.isfinite(full).all()
+    gram = -0.5 * delta**2
+    gram -= gram.mean(axis=0)
+    gram -= gram.mean(axis=1, keepdims=True)
+    eigenvalues = np.full(n_components, -np.inf)  # beyond n: no direction at all
+    top = np.sort(np.linalg.eigvalsh(gram))[::-1][:n_components]
+    eigenvalues[: len(top)] = top
+    positive, negative = eigenvalues > 1e-10, eigenvalues < -1e-10
+    assert positive.any() and (n_components < 40 or negative.any())  # not a trivial case
+    for embedding in (full, truncated):
+        np.testing.assert_allclose(np.sum(embedding**2, axis=0)[positive], eigenvalues[positive])
+        assert not embedding[:, negative].any()  # exact zero columns
+        # the centring null direction (eigenvalue ~ 1e-16) is rounding noise in both paths
+        assert np.abs(embedding[:, ~positive & ~negative]).max(initial=0.0) < 1e-6
+    np.testing.assert_allclose(full[:, positive], truncated[:, positive], atol=1e-10)
+    pivots = np.argmax(np.abs(full[:, positive]), axis=0)
+    assert (full[:, positive][pivots, np.arange(positive.sum())] > 0).all()
+
+
+@pytest.mark.parametrize("k", [3, 22, 30, 90, 91, 200])
+def test_every_eigensolver_gives_the_reference_eigenpairs_and_signs(k):
+    """n = 450: ARPACK below n // 20 = 22, MRRR on a subset up to n // 5 = 90, full eigh
+    above; each must return numpy's top-k eigenpairs with the svd_flip sign convention."""
+    delta = _noisy_dissimilarities(450, seed=9)
+    gram = -0.5 * delta**2
+    gram -= gram.mean(axis=0)
+    gram -= gram.mean(axis=1, keepdims=True)
+    values, vectors = _top_eigenpairs(gram, k)
+    order = np.argsort(values)[::-1]
+    reference_values, reference_vectors = np.linalg.eigh(gram)
+    reference_values = reference_values[::-1][:k]
+    reference_vectors = reference_vectors[:, ::-1][:, :k]
+    pivots = np.argmax(np.abs(reference_vectors), axis=0)
+    reference_vectors *= np.sign(reference_vectors[pivots, np.arange(k)])
+    np.testing.assert_allclose(values[order], reference_values, atol=1e-8)
+    np.testing.assert_allclose(vectors[:, order], reference_vectors, atol=1e-6)
+
+
+def test_classical_mds_uses_scikit_learn_for_most_of_the_spectrum(monkeypatch):
+    import mlviz.mds
+
+    calls = []
+    monkeypatch.setattr(
+        mlviz.mds, "_classical_mds_full", lambda d, m: calls.append(("full", m)) or 0
+    )
+    monkeypatch.setattr(
+        mlviz.mds, "_classical_mds_truncated", lambda d, m: calls.append(("truncated", m)) or 0
+    )
+    delta = _noisy_dissimilarities(50, seed=8)
+    for m in (2, 10, 11, 50, 60):
+        classical_mds(delta, m)
+    # more than n // 5 = 10 components: the full eigh of ClassicalMDS
+    assert calls == [
+        ("truncated", 2),
+        ("truncated", 10),
+        ("full", 11),
+        ("full", 50),
+        ("full", 60),
+    ]
+
+
 def test_smacof_from_classical_start_keeps_exact_embedding():
     labels = (np.random.default_rng(4).random((30, 5)) < 0.5).astype(float)
     delta = np.sqrt(cdist(labels, labels, "cityblock"))
@@ -196,14 +270,43 @@ def test_disconnected_weights_are_rejected():
         weighted_smacof(delta, weights, 2)
 
 
-def test_bad_init_and_parameters():
+def test_bad_init_is_explained():
     delta = _noisy_dissimilarities(6, 0)
-    with pytest.raises(ValueError, match="init must be"):
+    with pytest.raises(ValueError, match=r"init must be a finite array of shape \(6, 2\)"):
         weighted_smacof(delta, None, 2, init=np.zeros((6, 3)))
-    with pytest.raises(ValueError, match="n_components"):
-        weighted_smacof(delta, None, 0)
-    with pytest.raises(ValueError, match="relaxation"):
-        weighted_smacof(delta, None, 2, relaxation=1.5)
+
+
+_IN_1_INF = "must be an int in the range [1, inf)"
+
+
+@pytest.mark.parametrize(
+    "function, arguments, message",
+    [
+        (weighted_smacof, {"n_components": 0}, f"'n_components' parameter of {{}} {_IN_1_INF}"),
+        (weighted_smacof, {"n_init": 2.5}, f"'n_init' parameter of {{}} {_IN_1_INF}. Got 2.5"),
+        (weighted_smacof, {"max_iter": 0}, f"'max_iter' parameter of {{}} {_IN_1_INF}. Got 0"),
+        (weighted_smacof, {"tol": -1e-3}, "'tol' parameter of {} must be a float in the range [0"),
+        (weighted_smacof, {"relaxation": 1.5}, "'relaxation' parameter of {} must be a float in"),
+        (weighted_smacof, {"relaxation": 1.5}, "the range [0.0, 1.0]. Got 1.5 instead"),
+        (weighted_smacof, {"random_state": "seven"}, "'random_state' parameter of {} must be"),
+        (weighted_smacof, {"weights": "uniform"}, "'weights' parameter of {} must be an array"),
+        (classical_mds, {"n_components": "2"}, "'n_components' parameter of {} must be an int"),
+        (landmark_mds, {"n_components": -1}, f"'n_components' parameter of {{}} {_IN_1_INF}"),
+    ],
+)
+def test_bad_parameter_is_named_with_its_valid_range(function, arguments, message):
+    delta = _noisy_dissimilarities(6, 0)
+    call = {
+        weighted_smacof: lambda **kw: weighted_smacof(
+            delta, kw.pop("weights", None), kw.pop("n_components", 2), **kw
+        ),
+        classical_mds: lambda **kw: classical_mds(delta, **kw),
+        landmark_mds: lambda **kw: landmark_mds(delta, delta, **kw),
+    }[function]
+    with pytest.raises(InvalidParameterError) as raised:
+        call(**arguments)
+    assert isinstance(raised.value, ValueError)  # callers catching ValueError still do
+    assert message.format(function.__name__) in str(raised.value)
 
 
 def test_landmark_mds_with_every_point_a_landmark_is_classical_mds():

@@ -589,3 +589,164 @@ def test_many_labels_with_uint8_counts_give_the_reference_tables():
     np.testing.assert_allclose(model.cond_pos_, reference["cond_pos"], rtol=1e-12)
     np.testing.assert_allclose(model.cond_neg_, reference["cond_neg"], rtol=1e-12)
     np.testing.assert_array_equal(model.predict(X[120:]), reference["predict"])
+
+
+# ------------------------------------------------- every k and s from one pass (MLkNNPath)
+FITTED_ATTRIBUTES = (
+    "k_",
+    "metric_",
+    "n_features_in_",
+    "n_labels_",
+    "classes_",
+    "prior_",
+    "cond_pos_",
+    "cond_neg_",
+    "count_pos_",
+    "count_neg_",
+    "train_counts_",
+    "train_labels_",
+)
+
+
+def assert_same_model(fast: MLkNN, fresh: MLkNN, X_test) -> None:
+    """Attribute for attribute (values and dtypes) and prediction for prediction."""
+    for name in FITTED_ATTRIBUTES:
+        a, b = getattr(fast, name), getattr(fresh, name)
+        assert np.asarray(a).dtype == np.asarray(b).dtype, name
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    for method in ("predict", "predict_proba", "decision_function"):
+        np.testing.assert_array_equal(
+            getattr(fast, method)(X_test), getattr(fresh, method)(X_test), err_msg=method
+        )
+    np.testing.assert_array_equal(fast.kneighbors()[1], fresh.kneighbors()[1])
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "precomputed", "manhattan"])
+def test_path_gives_the_fresh_fit_of_every_k_and_s(metric):
+    from mlviz.mlknn import MLkNNPath, neighbors_graph
+
+    rng = np.random.default_rng(31)
+    X = np.round(rng.normal(size=(150, 5)))  # integer features: many tied distances
+    Y = (rng.random((150, 30)) < 0.15).astype(np.uint8)
+    Y[:, 3] = 0  # a label nobody carries
+    X_train, Y_train, X_test = X[:110], Y[:110], X[110:]
+    k_max = 14
+    if metric == "precomputed":
+        X_train = neighbors_graph(X[:110], X[:110], k_max, exclude_self=True)
+        X_test = neighbors_graph(X[110:], X[:110], k_max)
+    path = MLkNNPath(k_max=k_max, metric=metric).fit(X_train, Y_train)
+    assert path.count_pos_path_.shape == (k_max + 1, k_max + 1, 30)
+    for k in (1, 2, 9, k_max):
+        for s in (1.0, 0.25, 7.0):
+            fresh = MLkNN(k=k, s=s, metric=metric).fit(X_train, Y_train)
+            assert_same_model(path.estimator(k, s), fresh, X_test)
+
+
+def test_path_tables_count_every_instance_once_for_every_k():
+    from mlviz.mlknn import MLkNNPath
+
+    rng = np.random.default_rng(32)
+    X = rng.normal(size=(90, 4))
+    Y = (rng.random((90, 12)) < 0.3).astype(np.uint8)
+    path = MLkNNPath(k_max=10).fit(X, Y)
+    n_pos = Y.sum(axis=0)
+    for k in range(11):
+        np.testing.assert_array_equal(path.count_pos_path_[k].sum(axis=0), n_pos)
+        np.testing.assert_array_equal(path.count_neg_path_[k].sum(axis=0), 90 - n_pos)
+        assert not path.count_pos_path_[k, k + 1 :].any()  # C(l) <= k
+    # with no neighbour every count is 0
+    np.testing.assert_array_equal(path.count_pos_path_[0, 0], n_pos)
+    # the rank-r neighbours of fig1's counting: the path's table for k is the plain count
+    neighbours = path.train_neighbors_
+    for k in (1, 4, 10):
+        counts = Y[neighbours[:, :k]].sum(axis=1)
+        for j in range(k + 1):
+            np.testing.assert_array_equal(
+                path.count_pos_path_[k, j], ((counts == j) & (Y == 1)).sum(axis=0)
+            )
+            np.testing.assert_array_equal(
+                path.count_neg_path_[k, j], ((counts == j) & (Y == 0)).sum(axis=0)
+            )
+
+
+def test_path_with_a_one_dimensional_target_and_shared_data():
+    from mlviz.mlknn import MLkNNPath
+
+    rng = np.random.default_rng(33)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    path = MLkNNPath(k_max=6).fit(X, y)
+    fast, fresh = path.estimator(4, 0.5), MLkNN(k=4, s=0.5).fit(X, y)
+    assert_same_model(fast, fresh, X[:10])
+    assert fast.predict(X[:10]).shape == (10,)
+    # two estimators from one path do not share their tables
+    other = path.estimator(2)
+    assert other.k_ == 2 and fast.k_ == 4 and fast.cond_pos_.shape == (5, 1)
+
+
+def test_path_bad_parameters_raise_clear_errors():
+    from mlviz.mlknn import MLkNNPath
+
+    X = np.random.default_rng(34).normal(size=(20, 3))
+    Y = (X > 0).astype(np.uint8)
+    path = MLkNNPath(k_max=5).fit(X, Y)
+    with pytest.raises(ValueError, match="k=6 is larger than k_max=5"):
+        path.estimator(6)
+    with pytest.raises(ValueError, match="'k' parameter"):
+        path.estimator(0)
+    with pytest.raises(ValueError, match="'s' parameter"):
+        path.estimator(3, s=0.0)
+    with pytest.raises(ValueError, match="k=20 is too large for n_samples = 20"):
+        MLkNNPath(k_max=20).fit(X, Y)
+    with pytest.raises(ValueError, match="'k_max' parameter"):
+        MLkNNPath(k_max=0).fit(X, Y)
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        MLkNNPath().estimator(3)
+
+
+def test_prediction_is_the_map_rule_per_instance_exactly():
+    """Prediction looks the products of Eq. (8) up per count; they equal the per-instance ones."""
+    rng = np.random.default_rng(35)
+    X = rng.normal(size=(120, 4))
+    Y = (rng.random((120, 25)) < 0.2).astype(np.uint8)
+    model = MLkNN(k=6, s=0.3).fit(X[:90], Y[:90])
+    distances, neighbours = model.kneighbors(X[90:])
+    counts = Y[:90][neighbours].sum(axis=1)
+    columns = np.arange(25)
+    score_pos = model.prior_ * model.cond_pos_[counts, columns]
+    score_neg = (1.0 - model.prior_) * model.cond_neg_[counts, columns]
+    np.testing.assert_array_equal(model.predict_proba(X[90:]), score_pos / (score_pos + score_neg))
+    np.testing.assert_array_equal(model.predict(X[90:]), (score_pos >= score_neg).astype(np.uint8))
+    table = model.explain(X[90]).table
+    np.testing.assert_array_equal(table["score_pos"], score_pos[0])
+    np.testing.assert_array_equal(table["score_neg"], score_neg[0])
+
+
+def test_graph_rows_in_any_stored_order_give_the_same_neighbours():
+    """Rows stored nearest first skip the sort; any other order is sorted, same result."""
+    from mlviz.mlknn import neighbors_graph
+
+    rng = np.random.default_rng(36)
+    X = np.round(rng.normal(size=(80, 3)))  # ties: the column order decides
+    Y = (rng.random((80, 6)) < 0.4).astype(np.uint8)
+    G = neighbors_graph(X, X, 9, exclude_self=True)
+    shuffled = G.copy()
+    for row in range(G.shape[0]):
+        part = slice(G.indptr[row], G.indptr[row + 1])
+        order = rng.permutation(part.stop - part.start)
+        shuffled.indices[part] = G.indices[part][order]
+        shuffled.data[part] = G.data[part][order]
+    from mlviz.mlknn import _rows_in_order
+
+    def stored(graph):
+        rows = np.repeat(np.arange(graph.shape[0]), np.diff(graph.indptr))
+        return rows, graph.data, graph.indices
+
+    assert _rows_in_order(*stored(G)) and not _rows_in_order(*stored(shuffled))
+    ordered = MLkNN(k=7, metric="precomputed").fit(G, Y)
+    unordered = MLkNN(k=7, metric="precomputed").fit(shuffled, Y)
+    np.testing.assert_array_equal(ordered.kneighbors()[1], unordered.kneighbors()[1])
+    np.testing.assert_array_equal(ordered.kneighbors()[1], MLkNN(k=7).fit(X, Y).kneighbors()[1])
+    np.testing.assert_array_equal(ordered.train_counts_, unordered.train_counts_)

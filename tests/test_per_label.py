@@ -163,6 +163,16 @@ def test_mlknn_table_prior_by_hand():
     pred = model.predict(X[90:])
     given = per_label.mlknn_label_table(model, None, Y[90:], Y[:90], 0.2, Y_pred=pred)
     pd.testing.assert_frame_equal(given, table)
+    frequencies = per_label.label_frequency_table(Y[:90], 0.2)
+    reused = per_label.mlknn_label_table(
+        model, None, Y[90:], Y[:90], 0.2, Y_pred=pred, frequencies=frequencies
+    )
+    pd.testing.assert_frame_equal(reused, table)
+    assert "prior" not in frequencies  # the given table is not modified
+    with pytest.raises(ValueError, match="frequencies has 3 label rows"):
+        per_label.mlknn_label_table(
+            model, None, Y[90:], Y[:90], 0.2, Y_pred=pred, frequencies=frequencies[:3]
+        )
     tp = (pred & Y[90:]).sum(axis=0)
     support = Y[90:].sum(axis=0)
     np.testing.assert_allclose(

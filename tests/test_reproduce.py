@@ -1,8 +1,7 @@
 """Tests of mlviz.reproduce and the ``python -m mlviz reproduce`` command (quick variants).
 
 The full protocols are documented commands (docs/REPRODUCTION.md); here the quick variants
-run on the real MULAN data when it is present, and each paper is skipped with a reason when
-an estimator it needs is not in mlviz.
+run on the real MULAN data when it is present.
 """
 
 from __future__ import annotations
@@ -20,9 +19,6 @@ _CACHE: dict[str, pd.DataFrame] = {}
 
 
 def quick(paper: str, data_dir) -> pd.DataFrame:
-    missing = rep.missing_estimators(paper)
-    if missing:
-        pytest.skip(f"{paper} protocol needs mlviz.{', mlviz.'.join(missing)}, not available yet")
     if paper not in _CACHE:
         _CACHE[paper] = rep.reproduce(paper, data_dir, quick=True)
     return _CACHE[paper]
@@ -77,16 +73,15 @@ def test_compare_by_hand():
     assert not table_tight["within_spread"].iloc[0]
 
 
-def test_unknown_paper_and_missing_estimator(tmp_path):
+def test_unknown_paper(tmp_path, capsys):
     with pytest.raises(ValueError, match="unknown paper 'knn'"):
         rep.reproduce("knn", tmp_path)
-    with pytest.raises(rep.MissingEstimatorError, match="mlviz.NoSuchModel is not available"):
-        rep._estimator_class("NoSuchModel")
+    with pytest.raises(SystemExit):  # argparse rejects it before any protocol runs
+        main(["reproduce", "knn", "--data-dir", str(tmp_path)])
+    assert "invalid choice: 'knn'" in capsys.readouterr().err
 
 
 def test_cli_reports_missing_data(tmp_path, capsys):
-    if rep.missing_estimators("mlknn"):
-        pytest.skip("needs mlviz.MLkNN")
     assert main(["reproduce", "mlknn", "--data-dir", str(tmp_path / "nowhere")]) == 1
     assert "does not exist" in capsys.readouterr().err
     assert main(["reproduce", "mlknn", "--data-dir", str(tmp_path)]) == 1
@@ -94,8 +89,6 @@ def test_cli_reports_missing_data(tmp_path, capsys):
 
 
 def test_mlknn_quick(mulan_dir, tmp_path, capsys):
-    if rep.missing_estimators("mlknn"):
-        pytest.skip("mlknn protocol needs mlviz.MLkNN, not available yet")
     out = tmp_path / "report.md"
     assert (
         main(["reproduce", "mlknn", "--quick", "--data-dir", str(mulan_dir), "--output", str(out)])

@@ -231,10 +231,12 @@ def embedding_figure(
         title=title,
         xaxis_title="embedding coordinate 1",
         yaxis_title="embedding coordinate 2" if m > 1 else "(M = 1: one coordinate only)",
-        margin=dict(t=50, b=10),
+        # the legend below the axis title: at the right it would cover the colour bar
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
+        margin=dict(t=50, b=110),
     )
     fig.update_yaxes(scaleanchor="x", scaleratio=1)
-    return legible(fig)
+    return legible(fig, legend=False)
 
 
 def shepard_pairs(n: int, mirrored: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -55,18 +55,37 @@ def label_frequency_figure(
 def cooccurrence_figure(
     matrix: np.ndarray, label_names: Sequence[str], *, title: str = "Label co-occurrence"
 ) -> go.Figure:
-    """Heatmap of a label × label co-occurrence matrix (counts or a normalised version)."""
+    """Heatmap of a label × label co-occurrence matrix (counts or a normalised version).
+
+    Every row and column is named (a category axis would skip names when crowded), so pass
+    no more labels than can be read (the Data page passes the most frequent 50 and says so
+    in ``title``); the figure grows with the number of labels.
+    """
     matrix = np.asarray(matrix, dtype=float)
+    names = [str(n) for n in label_names]
     fig = go.Figure(
         go.Heatmap(
             z=matrix,
-            x=list(label_names),
-            y=list(label_names),
+            x=names,
+            y=names,
             colorscale="Blues",
             hovertemplate="%{y} & %{x}: %{z:.3g}<extra></extra>",
         )
     )
-    fig.update_layout(title=title, yaxis_autorange="reversed", margin=dict(t=50, b=10))
+    axis = dict(
+        type="category",
+        tickmode="array",
+        tickvals=names,
+        ticktext=names,
+        tickfont=dict(size=11 if len(names) <= 30 else 10),
+    )
+    fig.update_layout(
+        title=title,
+        xaxis=axis,
+        yaxis=dict(autorange="reversed", **axis),
+        margin=dict(t=50, b=10),
+        height=max(450, 250 + 14 * len(names)),
+    )
     return legible(fig, legend=False)
 
 

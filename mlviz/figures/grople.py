@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 
 from mlviz.figures._style import legible, number_axis
 
-__all__ = ["objective_figure", "vk_column_layout", "vk_heatmap"]
+__all__ = ["objective_figure", "vk_column_layout", "vk_group_heatmap", "vk_heatmap"]
 
 # Group names are written above the heatmap only while they stay legible.
 _MAX_ANNOTATED_GROUPS = 30
@@ -94,6 +94,7 @@ def vk_heatmap(
     row_support: Sequence[np.ndarray] | np.ndarray | None = None,
     *,
     absolute: bool = False,
+    title: str | None = None,
 ) -> go.Figure:
     """The latent factor matrix V, columns grouped into the V^k blocks (paper 001, Figure 1).
 
@@ -114,6 +115,9 @@ def vk_heatmap(
         Draw |V| on a sequential scale instead of V on a diverging scale centred at 0. The
         diverging scale is grey, not white, at 0, so a tiny non-zero entry never looks like
         the white of a blank (exactly zero) row.
+    title : str, optional
+        Replaces the title's first part ("Group sparsity of V: blank rows are exactly zero");
+        the count of group rows used is always appended.
 
     Returns
     -------
@@ -197,7 +201,7 @@ def vk_heatmap(
     used = int(support.sum())
     fig.update_layout(
         title=dict(
-            text=f"Group sparsity of V: blank rows are exactly zero "
+            text=f"{title or 'Group sparsity of V: blank rows are exactly zero'} "
             f"({used} of {support.size} group rows used)",
             y=0.98,
         ),
@@ -270,5 +274,88 @@ def objective_figure(
         title="GroPLE convergence: the objective should only go down",
         showlegend=False,
         margin=dict(t=70, b=10),
+    )
+    return legible(fig, legend=False)
+
+
+def vk_group_heatmap(
+    V: np.ndarray,
+    groups: np.ndarray,
+    row_support: Sequence[np.ndarray] | np.ndarray | None = None,
+) -> go.Figure:
+    """V aggregated by group: one column per V^k, for more labels than can be named.
+
+    With hundreds of labels :func:`vk_heatmap` cannot name its columns; the pattern it shows
+    (which latent rows each group uses) needs only one column per group. Cell (i, k) is the
+    root mean square of row i of V^k over the group's labels, blank when that row is exactly
+    zero, so the blank rows are those of :func:`vk_heatmap`.
+
+    Parameters
+    ----------
+    V : ndarray, shape (d, n_labels)
+        ``GroPLE.V_``.
+    groups : ndarray of int, shape (n_labels,)
+        ``GroPLE.groups_``.
+    row_support : sequence of boolean arrays or ndarray (n_groups, d), optional
+        ``GroPLE.row_support_``, checked against V as in :func:`vk_heatmap`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heatmap trace, ``z`` of shape (d, n_groups) in ascending group id order, every
+        column named "V^k (n labels)"; the title states the aggregation.
+    """
+    V = np.asarray(V, dtype=float)
+    if V.ndim != 2:
+        raise ValueError(
+            f"vk_group_heatmap: V must be a 2-D (d, n_labels) matrix; got shape {V.shape}."
+        )
+    d, n_labels = V.shape
+    groups = np.asarray(groups)
+    if groups.shape != (n_labels,) or not np.issubdtype(groups.dtype, np.integer):
+        raise ValueError(
+            f"vk_group_heatmap: groups must be one integer group id per label column of V "
+            f"({n_labels}); got shape {groups.shape}, dtype {groups.dtype}."
+        )
+    support = _row_support(V, groups, row_support)
+    group_ids, sizes = np.unique(groups, return_counts=True)
+    rms = np.stack(
+        [np.sqrt(np.mean(V[:, groups == gid] ** 2, axis=1)) for gid in group_ids], axis=1
+    )
+    z = np.where(support.T, rms, np.nan)
+    names = [f"V<sup>{gid}</sup> ({size})" for gid, size in zip(group_ids, sizes, strict=True)]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=names,
+            y=np.arange(1, d + 1),
+            hoverongaps=False,
+            colorscale="Viridis",
+            zmin=0,
+            colorbar=dict(title="RMS"),
+            hovertemplate="%{x} labels<br>latent dimension %{y}<br>RMS of the row "
+            "%{z:.3g}<extra></extra>",
+        )
+    )
+    used = int(support.sum())
+    fig.update_layout(
+        title=dict(
+            text=f"Group sparsity of V, one column per group ({used} of {support.size} group "
+            "rows used)<br><sup>"
+            f"{n_labels} labels in {len(group_ids)} groups: each cell is the RMS of a latent "
+            "row over the group's labels; blank rows are exactly zero</sup>",
+            y=0.98,
+        ),
+        xaxis=dict(
+            title="group V<sup>k</sup> (number of labels)",
+            type="category",
+            tickmode="array",
+            tickvals=names,
+            ticktext=names,
+            tickangle=-60 if len(group_ids) > 12 else 0,
+        ),
+        yaxis=dict(title="latent dimension", autorange="reversed"),
+        plot_bgcolor="white",
+        margin=dict(t=90, b=10),
     )
     return legible(fig, legend=False)

@@ -65,7 +65,10 @@ def hypercube_figure(
         with -1 named "empty label set".
     loadings : ndarray, shape (n_labels, 2 or 3), optional
         Direction of each label axis in the projection, drawn as arrows from the origin
-        (a biplot) when given.
+        (a biplot) when given. As in a biplot the arrows are scaled together so that the
+        longest reaches 90 % of the farthest vertex coordinate (unit-length loadings
+        under a cloud several units wide would pile their names on the origin); the legend
+        states the factor.
     axis_titles : sequence of str
         Titles of the projection's axes.
     equal_aspect : bool, default=False
@@ -127,7 +130,16 @@ def hypercube_figure(
                     color=color,
                     colorscale="Viridis",
                     # below the legend, in the same column right of the plot
-                    colorbar=dict(title=color_title, y=0, yanchor="bottom", len=0.6),
+                    colorbar=dict(
+                        title=color_title,
+                        y=0,
+                        yanchor="bottom",
+                        len=0.6,
+                        # counts of labels: whole-number ticks ("1.5 labels" reads wrong)
+                        dtick=1
+                        if np.issubdtype(color.dtype, np.integer) and np.ptp(color) <= 12
+                        else None,
+                    ),
                     line=dict(width=0.5, color="white"),
                 ),
                 text=hover,
@@ -136,7 +148,10 @@ def hypercube_figure(
             )
         )
     if loadings is not None:
-        _add_label_arrows(fig, np.asarray(loadings, dtype=float), label_names, max_arrow_names)
+        loadings = np.asarray(loadings, dtype=float)
+        longest, reach = np.linalg.norm(loadings, axis=1).max(), np.abs(coords).max()
+        scale = 0.9 * reach / longest if longest > 0 and reach > 0 else 1.0
+        _add_label_arrows(fig, scale * loadings, label_names, max_arrow_names, scale)
     fig.update_layout(
         title=title,
         showlegend=True,
@@ -155,7 +170,11 @@ def hypercube_figure(
 
 
 def _add_label_arrows(
-    fig: go.Figure, loadings: np.ndarray, label_names: Sequence[str], max_names: int
+    fig: go.Figure,
+    loadings: np.ndarray,
+    label_names: Sequence[str],
+    max_names: int,
+    scale: float = 1.0,
 ) -> None:
     dim = loadings.shape[1]
     lengths = np.linalg.norm(loadings, axis=1)
@@ -166,6 +185,7 @@ def _add_label_arrows(
         if len(named) == len(loadings)
         else f"names of the {len(named)} longest of {len(loadings)} arrows"
     )
+    axes_legend = "label axes" + (f" (× {scale:.2g})" if abs(scale - 1) > 0.01 else "")
     xs, ys, zs = [], [], []
     for tip in loadings:
         tips = np.vstack([np.zeros(dim), tip])
@@ -180,7 +200,7 @@ def _add_label_arrows(
                 y=ys,
                 z=zs,
                 mode="lines",
-                name="label axes",
+                name=axes_legend,
                 line=dict(color="#d62728", width=3),
                 hoverinfo="skip",
             )
@@ -202,7 +222,7 @@ def _add_label_arrows(
                 x=xs,
                 y=ys,
                 mode="lines",
-                name="label axes",
+                name=axes_legend,
                 line=dict(color="#d62728", width=1.5),
                 hoverinfo="skip",
             )

@@ -25,6 +25,7 @@ __all__ = [
     "affinity_heatmap",
     "cluster_order",
     "cluster_table",
+    "drill_down_members",
     "eigenvalue_figure",
     "group_affinity",
     "group_affinity_heatmap",
@@ -223,6 +224,42 @@ def affinity_heatmap(
     return legible(fig, legend=False)
 
 
+def drill_down_members(
+    groups: np.ndarray,
+    group: int,
+    frequencies: np.ndarray,
+    max_labels: int = MAX_NAMED_LABELS,
+) -> tuple[np.ndarray, str]:
+    """The labels a per-group drill-down names: all of ``group``'s, or its most frequent.
+
+    Parameters
+    ----------
+    groups : ndarray of int, shape (n_labels,)
+    group : int
+        The group drilled into.
+    frequencies : ndarray, shape (n_labels,)
+        Picks the ``max_labels`` most frequent labels of a larger group (ties: lower index).
+    max_labels : int, default=MAX_NAMED_LABELS
+
+    Returns
+    -------
+    members : ndarray of int
+        Label indices, ascending.
+    note : str
+        What the drill-down shows, for its title: "all 12 labels" or "the 60 most frequent
+        of its 140 labels".
+    """
+    groups = np.asarray(groups)
+    members = np.flatnonzero(groups == group)
+    if members.size == 0:
+        raise ValueError(f"drill_down_members: no label is in group {group}.")
+    if members.size <= max_labels:
+        return members, f"all {members.size} label{'s' if members.size != 1 else ''}"
+    frequencies = np.asarray(frequencies, dtype=float)
+    kept = members[np.argsort(-frequencies[members], kind="stable")[:max_labels]]
+    return np.sort(kept), f"the {max_labels} most frequent of its {members.size} labels"
+
+
 def group_affinity(affinity: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Mean affinity between (and within) groups, shape (n_groups, n_groups).
 
@@ -392,12 +429,15 @@ def eigenvalue_figure(
         title += "<br><sub>" + "; ".join(notes) + "</sub>"
     fig.update_layout(
         title=dict(text=title, y=0.97),
-        xaxis_title="k (eigenvalues sorted from largest)",
+        xaxis_title="k (largest first)",
         yaxis_title="eigenvalue λ_k",
-        margin=dict(t=50, b=10, l=10, r=10),
-        height=420,
+        # the legend under the axis title: the page draws this figure in a narrow column,
+        # where a legend at the right squeezes the plot and meets the line annotations
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
+        margin=dict(t=50, b=100, l=10, r=10),
+        height=460,
     )
-    return legible(fig)
+    return legible(fig, legend=False)
 
 
 def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.Figure:

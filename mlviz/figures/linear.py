@@ -19,6 +19,10 @@ from plotly.subplots import make_subplots
 
 from mlviz.figures._current import mark_current
 from mlviz.figures._style import legible, method_color
+from mlviz.figures.lesson import labels_to_show
+
+#: Labels a per-label bar figure names; beyond it the figure shows a stated top-N.
+MAX_NAMED_LABELS = 60
 
 __all__ = [
     "decoding_figure",
@@ -313,6 +317,7 @@ def decoding_figure(
     label_names: Sequence[str],
     *,
     h: np.ndarray | None = None,
+    max_labels: int = MAX_NAMED_LABELS,
 ) -> go.Figure:
     """Bars of ỹ per label with the rounding threshold 1/2 and the true labels marked.
 
@@ -327,6 +332,11 @@ def decoding_figure(
     label_names : sequence of str, length K
     h : ndarray, shape (M,), optional
         The regressor outputs r(x); when given, a left panel shows them as bars.
+    max_labels : int, default=MAX_NAMED_LABELS
+        With more labels than this, only ``max_labels`` bars are drawn, each named: the
+        instance's true and predicted labels first, then the highest ỹ
+        (:func:`mlviz.figures.lesson.labels_to_show`); the title says so. The count of
+        wrong labels in the title is over all K labels.
 
     Returns
     -------
@@ -341,13 +351,17 @@ def decoding_figure(
         raise ValueError("decoding_figure: y_true must hold only 0 and 1.")
     predicted = y_tilde >= 0.5
     wrong = int(np.sum(predicted != (y_true == 1)))
+    n_labels = len(names)
+    shown = labels_to_show(y_tilde, predicted | (y_true == 1), max_labels)
+    names = [names[j] for j in shown]
+    y_tilde, y_true, predicted = y_tilde[shown], y_true[shown], predicted[shown]
     if h is not None:
         h = _vector(h, "h", "decoding_figure")
         fig = make_subplots(
             rows=1,
             cols=2,
-            column_widths=[0.2, 0.8],
-            horizontal_spacing=0.08,
+            column_widths=[0.18, 0.82],
+            horizontal_spacing=0.14,  # room for the right panel's y title between the panels
             subplot_titles=(
                 "1. regressor outputs h = r(x)",
                 "2. decoded ỹ = o + Pᵀh, rounded at 1/2",
@@ -364,7 +378,7 @@ def decoding_figure(
             row=1,
             col=1,
         )
-        fig.update_xaxes(title_text="direction m", row=1, col=1)
+        fig.update_xaxes(title_text="direction m", dtick=1, row=1, col=1)  # whole m only
         fig.update_yaxes(title_text="h_m", row=1, col=1)
         col = 2
     else:
@@ -403,10 +417,30 @@ def decoding_figure(
         annotation_text="round at 1/2",
         annotation_position="top left",
     )
-    fig.update_xaxes(title_text="label", type="category", row=1, col=col)
-    fig.update_yaxes(title_text="ỹ[k] (≥ 0.5 → predicted)", row=1, col=col)
-    fig.update_layout(
-        title=f"One instance decoded step by step: {wrong} of {len(names)} labels wrong",
-        margin=dict(t=70, b=10),
+    # a category axis skips names when crowded: name every bar, upright when many
+    many = len(names) > 20
+    fig.update_xaxes(
+        title_text="label",
+        type="category",
+        tickmode="array",
+        tickvals=names,
+        tickangle=-90 if many else None,
+        tickfont=dict(size=10) if len(names) > 30 else None,
+        row=1,
+        col=col,
     )
-    return legible(fig)
+    fig.update_yaxes(title_text="ỹ[k] (≥ 0.5 → predicted)", row=1, col=col)
+    title = f"One instance decoded step by step: {wrong} of {n_labels} labels wrong"
+    if len(names) < n_labels:
+        title += (
+            f"<br><sup>{len(names)} of {n_labels} labels shown: its true and predicted ones, "
+            "then the highest ỹ</sup>"
+        )
+    fig.update_layout(
+        title=title,
+        # the legend under the names: at the right it would take the width the names need
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
+        margin=dict(t=70, b=80),
+        height=560 if many else 480,
+    )
+    return legible(fig, legend=False)

@@ -17,6 +17,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mlviz.figures._style import legible, number_axis
+from mlviz.figures.lesson import labels_to_show
+
+#: Labels the per-label figure names; beyond it the figure shows a stated top-N.
+MAX_NAMED_LABELS = 60
 
 __all__ = ["neighbors_table", "posterior_figure"]
 
@@ -40,7 +44,9 @@ def _posterior_table(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
+def posterior_figure(
+    table: pd.DataFrame, *, log_y: bool = True, max_labels: int = MAX_NAMED_LABELS
+) -> go.Figure:
     """Both MAP products per label as grouped bars, the posterior as markers (paper 003, Eq. 8).
 
     Parameters
@@ -53,6 +59,10 @@ def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
     log_y : bool, default=True
         Log scale for the products (they span orders of magnitude for rare labels) when
         they are positive and span a decade; linear otherwise.
+    max_labels : int, default=MAX_NAMED_LABELS
+        With more labels than this, only ``max_labels`` are drawn, each named: the predicted
+        ones first, then the highest posterior (:func:`mlviz.figures.lesson.labels_to_show`);
+        the title says so and still counts the predicted labels over all of them.
 
     Returns
     -------
@@ -62,6 +72,11 @@ def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
         positive are shaded and their names bold.
     """
     data = _posterior_table(table)
+    n_labels, n_predicted = len(data), int(data["decision"].to_numpy().astype(bool).sum())
+    shown = labels_to_show(
+        data["posterior"].to_numpy(float), data["decision"].to_numpy().astype(bool), max_labels
+    )
+    data = data.iloc[shown]
     names = [str(n) for n in data["label"]]
     counts = data["count"].to_numpy()
     pos = data["score_pos"].to_numpy(float)
@@ -128,7 +143,8 @@ def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
         tickmode="array",
         tickvals=x,
         ticktext=ticktext,
-        tickangle=-45,
+        tickangle=-90 if len(names) > 20 else -45,  # at -45° many names overlap
+        tickfont=dict(size=10) if len(names) > 30 else None,
     )
     # powers of ten only: plotly's own log ticks read "5, 2, 0.1, 5, 2"
     axis = number_axis(np.concatenate([pos, neg])) if log_y else number_axis([])
@@ -146,13 +162,24 @@ def posterior_figure(table: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
         secondary_y=True,
         showgrid=False,
     )
-    fig.update_layout(
-        title=f"ML-KNN per label: predicted when green ≥ grey "
-        f"({int(decision.sum())} of {len(names)} labels predicted)",
-        barmode="group",
-        margin=dict(t=50, b=10),
+    title = (
+        f"ML-KNN per label: predicted when green ≥ grey ({n_predicted} of {n_labels} labels "
+        "predicted)"
     )
-    return legible(fig)
+    if len(names) < n_labels:
+        title += (
+            f"<br><sup>{len(names)} of {n_labels} labels shown: the predicted ones, then the "
+            "highest posterior</sup>"
+        )
+    fig.update_layout(
+        title=title,
+        barmode="group",
+        # the legend under the names: at the right it would take the width the names need
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
+        margin=dict(t=50, b=80),
+        height=560 if len(names) > 20 else 480,
+    )
+    return legible(fig, legend=False)
 
 
 def neighbors_table(
