@@ -451,9 +451,15 @@ class CLEMS(MultiLabelEstimator):
         for start in range(0, z.shape[0], _CHUNK_ROWS):
             dist = cdist(z[start : start + _CHUNK_ROWS], self.embedding_pred_)
             farthest = dist.max(axis=1)
+            nearest = dist.argmin(axis=1)
             for k in range(self.n_labels_):
                 with_k = _masked_min(dist, has_label[:, k], farthest)
-                without_k = _masked_min(dist, ~has_label[:, k], farthest)
+                # the nearest candidate lacks k unless it is one of its few labels: only those
+                # rows need the minimum over the (many) candidates without k
+                without_k = dist[np.arange(len(dist)), nearest]
+                rows = has_label[nearest, k]
+                if rows.any():
+                    without_k[rows] = _masked_min(dist[rows], ~has_label[:, k], farthest[rows])
                 scores[start : start + _CHUNK_ROWS, k] = without_k - with_k
         return self._format_scores(scores)
 

@@ -159,7 +159,7 @@ class OutOfFoldPredictions:
         Hard 0/1 predictions; row i comes from the fold in which i was a test instance.
     Y_score : ndarray of shape (n_samples, n_labels) or None
         Real-valued scores (``decision_function``, else ``predict_proba``); None when the
-        method has neither.
+        method has neither, or when ``cross_validate`` was asked for labels only.
     """
 
     Y_pred: np.ndarray
@@ -217,7 +217,7 @@ def _fit_and_score(
     metrics: Sequence[str] | None,
     zero_division: float,
     tail_threshold: float | None,
-    keep_predictions: bool,
+    keep_predictions: bool | str,
     collect_errors: bool,
 ) -> _FoldOutcome:
     stage = "fit"
@@ -254,6 +254,8 @@ def _fit_and_score(
         scores = {m: scores.get(m, np.nan) for m in metrics}
     if not keep_predictions:
         Y_pred = Y_score = None
+    elif keep_predictions == "labels":
+        Y_score = None
     return _FoldOutcome(name, fold, scores, fit_time, predict_time, Y_pred, Y_score)
 
 
@@ -268,29 +270,38 @@ def _check_partition(splits: list[tuple[np.ndarray, np.ndarray]], n_samples: int
         )
 
 
-def _out_of_fold(
-    names: Sequence[str],
-    outcomes: list[_FoldOutcome],
-    splits: list[tuple[np.ndarray, np.ndarray]],
-    shape: tuple[int, int],
-    failed: set[str],
-) -> dict[str, OutOfFoldPredictions]:
-    by_method: dict[str, list[_FoldOutcome]] = {name: [] for name in names if name not in failed}
-    for outcome in outcomes:
-        if outcome.name in by_method:
-            by_method[outcome.name].append(outcome)
-    predictions = {}
-    for name, parts in by_method.items():
-        Y_pred = np.zeros(shape, dtype=np.int8)
-        has_scores = all(part.Y_score is not None for part in parts)
-        Y_score = np.empty(shape, dtype=np.float64) if has_scores else None
-        for part in parts:
-            test = splits[part.fold][1]
-            Y_pred[test] = part.Y_pred
-            if Y_score is not None:
-                Y_score[test] = part.Y_score
-        predictions[name] = OutOfFoldPredictions(Y_pred, Y_score)
-    return predictions
+class _OutOfFold:
+    """Out-of-fold predictions filled in as each (method, fold) arrives.
+
+    Each fold's arrays are copied into one (n_samples, n_labels) array per method and then
+    dropped, so the peak holds one copy of the predictions, not the folds' and the assembled
+    ones side by side (~130 MB per method for float64 scores at 16,000 × 1,000).
+    """
+
+    def __init__(self, splits: list[tuple[np.ndarray, np.ndarray]], shape: tuple[int, int]):
+        self.splits, self.shape = splits, shape
+        self.labels: dict[str, np.ndarray] = {}
+        self.scores: dict[str, np.ndarray | None] = {}
+
+    def add(self, outcome: _FoldOutcome) -> None:
+        test = self.splits[outcome.fold][1]
+        if outcome.name not in self.labels:
+            self.labels[outcome.name] = np.zeros(self.shape, dtype=np.int8)
+            has_scores = outcome.Y_score is not None
+            self.scores[outcome.name] = np.empty(self.shape) if has_scores else None
+        self.labels[outcome.name][test] = outcome.Y_pred
+        scores = self.scores[outcome.name]
+        if scores is not None and outcome.Y_score is None:
+            self.scores[outcome.name] = None  # a fold without scores: no scores at all
+        elif scores is not None:
+            scores[test] = outcome.Y_score
+
+    def predictions(self, names: Sequence[str], failed: set[str]) -> dict:
+        return {
+            name: OutOfFoldPredictions(self.labels[name], self.scores[name])
+            for name in names
+            if name in self.labels and name not in failed
+        }
 
 
 def cross_validate(
@@ -306,7 +317,7 @@ def cross_validate(
     dataset: str | None = None,
     zero_division: float = 0,
     tail_threshold: float | None = None,
-    return_predictions: bool = False,
+    return_predictions: bool | Literal["labels"] = False,
     on_error: Literal["raise", "collect"] = "raise",
 ) -> pd.DataFrame | CrossValidationResult:
     """Fit and score several multi-label estimators on the same folds.
@@ -348,11 +359,12 @@ def cross_validate(
         Adds ``tail_macro_f1``, ``head_macro_f1`` and ``tail_recall``
         (:func:`mlviz.metrics.tail_head_scores`), the tail being the labels below this
         relative frequency in each fold's *training* labels.
-    return_predictions : bool, default=False
+    return_predictions : bool or "labels", default=False
         Also return every method's out-of-fold predictions and scores
         (:class:`OutOfFoldPredictions`), e.g. for :func:`mlviz.metrics.per_label_scores` over
         the whole data set. Needs a splitter that tests every instance exactly once (k-fold).
-        Memory: one int8 and one float64 (n_samples, n_labels) array per method.
+        Memory: one int8 and one float64 (n_samples, n_labels) array per method; "labels"
+        keeps the hard predictions only (``Y_score`` None), for per-label views without AUC.
     on_error : {"raise", "collect"}, default="raise"
         "raise": the first failing (method, fold) raises :class:`EvaluationError`. "collect":
         failures are recorded in :attr:`CrossValidationResult.failures` and the other runs
@@ -383,6 +395,10 @@ def cross_validate(
     for name, est in estimators.items():
         if not hasattr(est, "fit") or not hasattr(est, "predict"):
             raise ValueError(f"estimator {name!r} has no fit/predict methods: got {est!r}.")
+    if return_predictions not in (True, False, "labels"):
+        raise ValueError(
+            f'return_predictions must be True, False or "labels"; got {return_predictions!r}.'
+        )
     if on_error not in ("raise", "collect"):
         raise ValueError(f"on_error must be 'raise' or 'collect'; got {on_error!r}.")
     if metrics is not None:
@@ -439,7 +455,8 @@ def cross_validate(
         # Backends such as multiprocessing or Ray cannot stream results back.
         runner = Parallel(n_jobs=n_jobs, return_as="list")
 
-    records, outcomes, failures = [], [], []
+    records, failures = [], []
+    out_of_fold = _OutOfFold(splits, Y.shape) if return_predictions else None
     for done, outcome in enumerate(runner(tasks), 1):
         if outcome.scores is None:
             failures.append((outcome.name, outcome.fold, outcome.stage, outcome.error))
@@ -456,7 +473,8 @@ def cross_validate(
                 )
                 for metric, value in outcome.scores.items()
             ]
-            outcomes.append(outcome)
+            if out_of_fold is not None:
+                out_of_fold.add(outcome)
             status = "done"
         if progress is not None:
             progress(done, total, f"{outcome.name}: fold {outcome.fold + 1}/{len(splits)} {status}")
@@ -478,8 +496,8 @@ def cross_validate(
         ["method", "fold"], key=lambda c: c.map(method_rank) if c.name == "method" else c
     ).reset_index(drop=True)
     predictions = (
-        _out_of_fold(list(estimators), outcomes, splits, Y.shape, set(failed["method"]))
-        if return_predictions
+        out_of_fold.predictions(list(estimators), set(failed["method"]))
+        if out_of_fold is not None
         else {}
     )
     return CrossValidationResult(df, failed, predictions)
@@ -548,8 +566,12 @@ def per_label_comparison(
     if tail_threshold is not None:
         table["tail"] = False
         table.loc[tail_labels(Y, tail_threshold), "tail"] = True
+    # the per-label AUC ranks every score column (seconds at 16k x 1,000): only when asked
+    with_auc = "auc" in metrics
     scores = {
-        method: per_label_scores(Y, oof.Y_pred, oof.Y_score, zero_division=zero_division)
+        method: per_label_scores(
+            Y, oof.Y_pred, oof.Y_score if with_auc else None, zero_division=zero_division
+        )
         for method, oof in predictions.items()
     }
     for metric in metrics:

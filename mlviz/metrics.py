@@ -46,14 +46,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from sklearn import metrics as skm
 
 from mlviz._validation import check_label_matrix
-from mlviz.costs import paired_costs
+from mlviz.costs import _cost_from_counts, paired_costs
 from mlviz.stats import tail_labels
 
 __all__ = [
     "EVALUATE_KEYS",
+    "Evaluator",
     "METRICS",
     "MetricInfo",
     "TAIL_KEYS",
@@ -610,36 +612,37 @@ def macro_auc(Y_true, Y_score) -> float:
 def _per_label_auc(Y_true: np.ndarray, Y_score: np.ndarray) -> np.ndarray:
     """ROC AUC of every label column at once; NaN where a column has a single class.
 
-    The Mann-Whitney form ``(R+ - n+(n+ + 1)/2) / (n+ n-)`` with ``R+`` the sum of the
-    positives' mid-ranks equals ``roc_auc_score`` (ties count 1/2) exactly. One ranking of
-    the score matrix replaces scikit-learn's per-label loop, which took ~20 s per call at
-    1,000 labels (benchmarks/bench_scale.py).
+    The Mann-Whitney form: a positive wins against each negative scored below it and half
+    wins against each tied one. Counted with one sort of each score column and two binary
+    searches of its positives' scores: over the positives, (#scores below + #scores at or
+    below) / 2 counts every comparison once (ties and itself half), and the positives'
+    comparisons among themselves add exactly n+²/2, so ``AUC = (that sum − n+²/2) / (n+ n−)``.
+    The counts are half-integers, exact in float64, so this equals ``roc_auc_score`` (and the
+    mid-rank formula) exactly. scikit-learn's per-label loop took ~20 s per call at 1,000
+    labels, a mid-rank ``rankdata`` of the whole matrix ~0.6 s at 3,221 × 983
+    (benchmarks/bench_scale.py).
     """
-    from scipy.stats import rankdata
-
     positive = Y_true.astype(bool)
-    n_positive = positive.sum(axis=0).astype(np.float64)
+    n_positive = np.count_nonzero(positive, axis=0)
     n_negative = Y_true.shape[0] - n_positive
-    defined = (n_positive > 0) & (n_negative > 0)
+    defined = np.flatnonzero((n_positive > 0) & (n_negative > 0))
     auc = np.full(Y_true.shape[1], np.nan)
-    if defined.any():
-        ranks = rankdata(Y_score[:, defined], axis=0, method="average")
-        rank_sum = (ranks * positive[:, defined]).sum(axis=0)
-        n_pos, n_neg = n_positive[defined], n_negative[defined]
-        auc[defined] = (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+    if defined.size == 0:
+        return auc
+    columns = np.ascontiguousarray(Y_score[:, defined].T)  # one row per label
+    ordered = np.sort(columns, axis=1)
+    positive_columns = np.ascontiguousarray(positive[:, defined].T)
+    for row, label in enumerate(defined):
+        scores = columns[row, positive_columns[row]]
+        below = np.searchsorted(ordered[row], scores, side="left").sum()
+        at_or_below = np.searchsorted(ordered[row], scores, side="right").sum()
+        n_pos, n_neg = float(n_positive[label]), float(n_negative[label])
+        auc[label] = ((below + at_or_below) / 2 - n_pos * n_pos / 2) / (n_pos * n_neg)
     return auc
 
 
 # --------------------------------------------------------------------------- all at once
 
-_BIPARTITION = {
-    "hamming_loss": hamming_loss,
-    "subset_accuracy": subset_accuracy,
-    "accuracy": accuracy,
-    "example_f1": example_f1,
-    "micro_f1": micro_f1,
-    "macro_f1": macro_f1,
-}
 _RANKING = {
     "one_error": one_error,
     "coverage": coverage,
@@ -647,6 +650,190 @@ _RANKING = {
     "average_precision": average_precision,
     "macro_auc": macro_auc,
 }
+
+
+class Evaluator:
+    """The metrics of :func:`evaluate` for many predictions of one truth, truth checked once.
+
+    A sweep scores a dozen values of M per method against the same test labels, and
+    cross-validation scores every method against the same fold; :func:`evaluate` is
+    ``Evaluator(Y_true, ...).score(Y_pred, Y_score)``.
+
+    Why the bipartition metrics are counted here and not by scikit-learn: each of
+    scikit-learn's ``f1_score``, ``hamming_loss``, ``accuracy_score`` call re-validates both
+    matrices (target-type detection, label unions) and rebuilds the multi-label confusion
+    matrix: ~0.5 s of CPU per :func:`evaluate` at 3,221 × 983 (1.4 s under load at 4,832 ×
+    983, issue 14), against ~0.01 s here (benchmarks/bench_scale.py, ``plst_sweep``). Every
+    bipartition metric is a function of four counts, taken here in one pass over
+    ``Y_true ∧ Y_pred``: per label TP_j, predicted_j (FP_j = predicted_j − TP_j) and
+    positives_j (FN_j = positives_j − TP_j); per instance |y_i ∧ ŷ_i|, |ŷ_i| and |y_i|.
+    The single-metric functions (:func:`micro_f1`, :func:`macro_f1`, :func:`hamming_loss`,
+    :func:`subset_accuracy`) stay scikit-learn's and are the reference:
+    ``tests/test_metrics.py`` checks that both agree with scikit-learn on random and
+    degenerate data. Of the ranking metrics, coverage, ranking loss and average precision
+    come from one sort of each score row (:func:`_row_ranks`) instead of scikit-learn's
+    per-instance loops, checked against the functions of the same name, ties included;
+    one-error and macro AUC are those functions.
+
+    Parameters
+    ----------
+    Y_true : array-like of shape (n_samples, n_labels)
+        0/1 truth.
+    zero_division : {0, 1, nan}, default=0
+        As in :func:`evaluate`.
+    tail_threshold : float in (0, 1], optional
+        As in :func:`evaluate`: adds the tail metrics (:func:`tail_head_scores`).
+    Y_train : array-like of shape (n_train, n_labels), optional
+        Training labels that define the tail (default ``Y_true``); only with
+        ``tail_threshold``.
+
+    Attributes
+    ----------
+    Y_true : ndarray of bool, shape (n_samples, n_labels)
+    positives : ndarray of int64, shape (n_labels,)
+        Positive instances per label (TP + FN).
+    set_sizes : ndarray of int64, shape (n_samples,)
+        Labels per instance, |y_i|.
+    is_tail : ndarray of bool, shape (n_labels,) or None
+        The tail labels, with ``tail_threshold``.
+    """
+
+    def __init__(
+        self,
+        Y_true,
+        *,
+        zero_division: float = 0,
+        tail_threshold: float | None = None,
+        Y_train=None,
+    ) -> None:
+        self.zero_division = _check_zero_division(zero_division)
+        checked = check_label_matrix(Y_true, name="Y_true")
+        if checked.shape[0] == 0:
+            raise ValueError("Y_true has no rows: there is nothing to evaluate.")
+        self._Y_true_checked = checked
+        self.Y_true = checked.astype(bool)
+        self.positives = np.count_nonzero(self.Y_true, axis=0)
+        self.set_sizes = np.count_nonzero(self.Y_true, axis=1)
+        self.is_tail = None
+        if tail_threshold is not None:
+            reference = checked
+            if Y_train is not None:
+                reference = check_label_matrix(Y_train, name="Y_train")
+                if reference.shape[1] != checked.shape[1]:
+                    raise ValueError(
+                        f"Y_train has {reference.shape[1]} label columns but Y_true has "
+                        f"{checked.shape[1]}; give the training labels of the same problem."
+                    )
+            self.is_tail = np.zeros(checked.shape[1], dtype=bool)
+            self.is_tail[tail_labels(reference, tail_threshold)] = True
+
+    def _check_prediction(self, Y_pred) -> np.ndarray:
+        """Y_pred as a bool matrix of the truth's shape; 0/1 checked without a float copy."""
+        if sp.issparse(Y_pred):
+            Y_pred = Y_pred.toarray()
+        array = np.asarray(Y_pred)
+        if not (array.ndim == 2 and (array.dtype == bool or array.dtype.kind in "iuf")):
+            array = check_label_matrix(array, name="Y_pred")  # raises the specific error
+        elif array.dtype != bool and np.any((array != 0) & (array != 1)):
+            check_label_matrix(array, name="Y_pred")  # raises, naming the first bad cell
+        if array.shape != self.Y_true.shape:
+            raise ValueError(
+                f"Y_true and Y_pred must have the same shape; got {self.Y_true.shape} and "
+                f"{array.shape}."
+            )
+        return array.astype(bool, copy=False)
+
+    def score(self, Y_pred, Y_score=None) -> dict[str, float]:
+        """All metrics of ``Y_pred`` (and ``Y_score``), keyed and ordered as :func:`evaluate`."""
+        predicted = self._check_prediction(Y_pred)
+        hits = self.Y_true & predicted
+        tp = np.count_nonzero(hits, axis=0)
+        predicted_per_label = np.count_nonzero(predicted, axis=0)
+        both = np.count_nonzero(hits, axis=1)
+        predicted_sizes = np.count_nonzero(predicted, axis=1)
+        n_samples, n_labels = self.Y_true.shape
+        n_true, n_predicted, n_hits = self.positives.sum(), predicted_per_label.sum(), tp.sum()
+        results = {
+            "hamming_loss": float((n_true + n_predicted - 2 * n_hits) / (n_samples * n_labels)),
+            "subset_accuracy": float(np.mean((both == self.set_sizes) & (both == predicted_sizes))),
+            "accuracy": float(
+                1.0
+                - _cost_from_counts(
+                    "accuracy", both, self.set_sizes, predicted_sizes, n_labels
+                ).mean()
+            ),
+            "example_f1": float(
+                1.0
+                - _cost_from_counts("f1", both, self.set_sizes, predicted_sizes, n_labels).mean()
+            ),
+            # 2TP / (2TP + FP + FN) = 2TP / (positives + predicted); 1 when both are 0
+            "micro_f1": float(2 * n_hits / (n_true + n_predicted)) if n_true + n_predicted else 1.0,
+        }
+        f1 = self._per_label_f1(tp, predicted_per_label)
+        results["macro_f1"] = _mean_defined(f1)
+        if self.is_tail is not None:
+            tail_positives = self.positives[self.is_tail].sum()
+            results.update(
+                {
+                    "tail_macro_f1": _mean_defined(f1[self.is_tail]),
+                    "head_macro_f1": _mean_defined(f1[~self.is_tail]),
+                    "tail_recall": float(tp[self.is_tail].sum() / tail_positives)
+                    if tail_positives
+                    else math.nan,
+                }
+            )
+        if Y_score is not None:
+            results.update(self._ranking(Y_score))
+        return results
+
+    def _ranking(self, Y_score) -> dict[str, float]:
+        """The ranking metrics from one sort of each row of the scores (see :func:`_row_ranks`).
+
+        Equal to :func:`one_error`, :func:`coverage`, :func:`ranking_loss`,
+        :func:`average_precision` and :func:`macro_auc` (same exclusions, ties at the worst
+        rank); scikit-learn's ranking loss and average precision loop over the rows in Python.
+        """
+        truth, scores = _check_scores(self._Y_true_checked, Y_score)
+        relevant = self.Y_true
+        n_labels = relevant.shape[1]
+        has_relevant = self.set_sizes > 0
+        results = {"one_error": one_error(truth, scores)}
+        if not has_relevant.any():
+            results.update(coverage=math.nan, ranking_loss=math.nan, average_precision=math.nan)
+        else:
+            kept = relevant[has_relevant]
+            rows, rank, relevant_at_or_above = _row_ranks(kept, scores[has_relevant])
+            sizes = self.set_sizes[has_relevant]
+            n_kept = len(sizes)
+            # coverage: the worst rank of a relevant label, minus 1 (rank 1 is the top)
+            worst = np.zeros(n_kept, dtype=np.intp)
+            np.maximum.at(worst, rows, rank)
+            results["coverage"] = float(np.mean(worst) - 1.0)
+            # ranking loss: irrelevant labels scored at or above each relevant one, per pair
+            n_irrelevant = n_labels - sizes
+            has_pairs = n_irrelevant > 0
+            if has_pairs.any():
+                reversed_pairs = np.bincount(
+                    rows, weights=rank - relevant_at_or_above, minlength=n_kept
+                )
+                results["ranking_loss"] = float(
+                    np.mean(reversed_pairs[has_pairs] / (sizes * n_irrelevant)[has_pairs])
+                )
+            else:
+                results["ranking_loss"] = math.nan
+            precision_sums = np.bincount(
+                rows, weights=relevant_at_or_above / rank, minlength=n_kept
+            )
+            results["average_precision"] = float(np.mean(precision_sums / sizes))
+        results["macro_auc"] = macro_auc(truth, scores)
+        return results
+
+    def _per_label_f1(self, tp: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+        """2TP_j / (positives_j + predicted_j), ``zero_division`` where both are 0."""
+        denominator = (self.positives + predicted).astype(np.float64)
+        f1 = np.full(denominator.shape, self.zero_division)
+        np.divide(2.0 * tp, denominator, out=f1, where=denominator > 0)
+        return f1
 
 
 def evaluate(
@@ -683,19 +870,12 @@ def evaluate(
     dict of str to float
         Bipartition metrics always; then the tail metrics (:data:`TAIL_KEYS`) only with a
         threshold; then the ranking metrics only with scores. Directions and display labels
-        are in :data:`METRICS`. Undefined metrics (see their docstrings) are ``nan``.
+        are in :data:`METRICS`. Undefined metrics (see their docstrings) are ``nan``. The
+        values equal the single-metric functions (:func:`hamming_loss`, ...); they are
+        computed from shared counts (see :class:`Evaluator`, which scores many predictions
+        of one truth).
     """
-    zero_division = _check_zero_division(zero_division)
-    Y_true, Y_pred = _check_pair(Y_true, Y_pred)
-    results = {name: func(Y_true, Y_pred) for name, func in _BIPARTITION.items()}
-    results["macro_f1"] = macro_f1(Y_true, Y_pred, zero_division=zero_division)
-    if tail_threshold is not None:  # next to macro F1, which they split
-        results.update(
-            tail_head_scores(
-                Y_true, Y_pred, tail_threshold, Y_train=Y_train, zero_division=zero_division
-            )
-        )
-    if Y_score is not None:
-        Y_true_checked, Y_score = _check_scores(Y_true, Y_score)
-        results.update({name: func(Y_true_checked, Y_score) for name, func in _RANKING.items()})
-    return results
+    evaluator = Evaluator(
+        Y_true, zero_division=zero_division, tail_threshold=tail_threshold, Y_train=Y_train
+    )
+    return evaluator.score(Y_pred, Y_score)

@@ -15,7 +15,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from mlviz.linear import is_truncatable
-from mlviz.metrics import evaluate
+from mlviz.metrics import Evaluator
 
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -120,6 +120,8 @@ def parameter_sweep(
     """
     values = list(values)
     total = len(values) * len(factories)
+    # every (method, value) is scored against the same test labels: check and count them once
+    evaluator = Evaluator(Y_test)
     rows: list[dict[str, Any]] = []
     done = 0
     for method, factory in factories.items():
@@ -139,13 +141,13 @@ def parameter_sweep(
             else:
                 estimator.fit(X_train, Y_train)
             label_scores = _scores(estimator, X_test) if ranking else None
-            scores = evaluate(Y_test, estimator.predict(X_test), label_scores)
+            scores = evaluator.score(estimator.predict(X_test), label_scores)
             rows += [
                 {"method": method, param: value, "kind": "learned", "metric": k, "value": v}
                 for k, v in scores.items()
             ]
             if ideal and hasattr(estimator, "transform_labels"):
-                ideal_scores = evaluate(Y_test, ideal_decoding(estimator, Y_test))
+                ideal_scores = evaluator.score(ideal_decoding(estimator, Y_test))
                 rows += [
                     {"method": method, param: value, "kind": "ideal", "metric": k, "value": v}
                     for k, v in ideal_scores.items()

@@ -25,6 +25,18 @@ from mlviz.mlknn import MLkNN
 from pages import _shared as shared
 
 DASK_SCHEDULER_VARIABLE = "MLVIZ_DASK_SCHEDULER"
+# Cross-validating BR, PLST, ML-KNN and CLEMS on the delicious-shaped set (16,105 instances x
+# 983 labels; benchmarks/bench_scale.py, compare_cv; CPU time, one BLAS thread, load 2-4) took
+# 41 s with 5 folds, 30 s with 3 and 23 s with 2, per-label table included: per method and
+# instance-label cell, a fixed part (predicting every instance once, the per-label table) and a
+# part per fold (one fit on (k-1)/k of the data). The page estimates a run from these rates
+# and, when the default 5 folds would exceed BUTTON_SECONDS, opens the folds slider at the most
+# that fit.
+SECONDS_PER_CELL = 0.17e-6
+SECONDS_PER_CELL_AND_FOLD = 0.097e-6
+# issue 14's budget for a button is 30 s; the margin covers the page's own work and the
+# estimate's error (3 folds, estimated 29 s, took 33 s through AppTest at load 2)
+BUTTON_SECONDS = 25
 # BR, PBR, PLST and CPLST hold a K x K basis of the label space and GroPLE a K x K label
 # affinity (8 K^2 bytes each, 800 MB at 10,000 labels); above this many labels they are left
 # out with a note, as the PLST page stops there. ML-KNN, CLEMS and CS run at any size.
@@ -76,13 +88,24 @@ def runnable(chosen: list[str]) -> list[str]:
 
 methods = runnable(methods)
 max_folds = min(10, ds.n_samples)
+
+
+def estimated_seconds(n_methods: int, folds: int) -> float:
+    """Rough run time from the measured rates (BR, PLST, ML-KNN, CLEMS; CS, GroPLE are slower)."""
+    cells = n_methods * ds.n_samples * K
+    return cells * (SECONDS_PER_CELL + SECONDS_PER_CELL_AND_FOLD * folds)
+
+
+default_folds = max(
+    [f for f in range(2, 6) if estimated_seconds(max(1, len(methods)), f) <= BUTTON_SECONDS] or [2]
+)
 if max_folds > 2:
     n_splits = shared.bound(
         c2.slider,
         "Folds",
         2,
         max_folds,
-        min(5, max_folds),
+        min(default_folds, max_folds),
         key="compare_folds",
         persist_state="session",
     )
@@ -191,6 +214,20 @@ params = {
     "tail": tail,
     "scheduler": scheduler,
 }
+if methods and estimated_seconds(len(methods), n_splits) > 10:
+    five = f"; 5 folds ~{estimated_seconds(len(methods), 5):.0f} s" if n_splits != 5 else ""
+    st.caption(
+        f"Rough estimate at this size ({ds.n_samples:,} instances × {K:,} labels): "
+        f"~{estimated_seconds(len(methods), n_splits):.0f} s for {len(methods)} method(s) × "
+        f"{n_splits} folds{five} (rates measured for BR, PLST, ML-KNN and CLEMS on a 2-core "
+        "machine; CS and GroPLE are slower)."
+        + (
+            f" The folds slider opened at {default_folds}, the most estimated to finish within "
+            f"~{BUTTON_SECONDS} s."
+            if default_folds < 5
+            else ""
+        )
+    )
 
 
 def _cross_validate(params: dict, progress) -> dict:
@@ -201,7 +238,7 @@ def _cross_validate(params: dict, progress) -> dict:
             done, total, f"{done}/{total} fits — {message}"
         ),
         tail_threshold=params["tail"],
-        return_predictions=True,
+        return_predictions="labels",  # the per-label view shows F1 and recall, not AUC
     )
     per_label = None
     if result.predictions:

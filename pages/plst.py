@@ -198,8 +198,9 @@ def _sweep(params: dict, progress) -> pd.DataFrame:
     )
 
 
-# Scoring the sweep costs ~ test rows x labels per (method, M): on a delicious-sized set that
-# is tens of seconds, so there it waits for a press instead of delaying the first render.
+# The sweep fits each method once and predicts and scores every M (test rows x labels each):
+# ~9 s of CPU on the delicious-shaped set (benchmarks/bench_scale.py, plst_sweep), too much to
+# add to the first render, so on large sets it waits for a press.
 SWEEP_AUTOMATIC_SIZE = 500_000
 sweep_automatic = len(split.Y_test) * K <= SWEEP_AUTOMATIC_SIZE
 
@@ -217,8 +218,8 @@ if methods:
     if not sweep_automatic and sweep is None:
         st.caption(
             f"With {len(split.Y_test):,} test instances × {K:,} labels the sweep fits each "
-            f"method once and scores {len(grid)} values of M: tens of seconds, so it runs when "
-            "you press the button."
+            f"method once and predicts and scores {len(grid)} values of M: seconds rather than "
+            "a moment, so it runs when you press the button."
         )
     if sweep is not None and not sweep.empty:
         wide = sweep.query("metric == @metric").rename(columns={"value": metric})

@@ -174,3 +174,29 @@ def test_an_unreachable_dask_scheduler_is_an_error_not_a_traceback(monkeypatch):
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "tcp://127.0.0.1:1" in errors[0]
     assert "MLVIZ_DASK_SCHEDULER" in errors[0]
+
+
+def test_a_large_data_set_opens_at_fewer_folds_and_states_the_estimate_before_running():
+    # 12,000 x 1,000 labels: the default four methods x 5 folds are estimated above the 30 s
+    # budget, so the page opens the slider at fewer folds and says why, before any run
+    rng = np.random.default_rng(0)
+    n, n_labels = 12_000, 1_000
+    large = Dataset(
+        name="large",
+        X=rng.normal(size=(n, 3)),
+        Y=(rng.random((n, n_labels)) < 0.02).astype(np.uint8),
+        feature_names=("a", "b", "c"),
+        label_names=tuple(f"l{j}" for j in range(n_labels)),
+    )
+    at = AppTest.from_file(str(REPO / "pages" / "compare.py"), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = large
+    at.session_state["dataset_label"] = large.name
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    folds = at.slider(key="compare_folds").value
+    assert 2 <= folds < 5
+    captions = " ".join(c.value for c in at.caption)
+    assert f"× {folds} folds" in captions and "Rough estimate" in captions
+    assert f"The folds slider opened at {folds}" in captions
+    # nothing ran: the estimate comes before the button
+    assert not at.dataframe

@@ -407,3 +407,24 @@ def test_stress1_is_kruskal_stress1_of_the_embedding(cost, weights, mirror):
         expected = kruskal_stress1(delta, euclidean_distances(model.embedding_truth_), w)
     assert model.stress1_ == pytest.approx(expected, rel=1e-8)
     assert 0 < model.stress1_ < 1
+
+
+def test_decision_function_equals_its_definition_label_by_label():
+    # the score of label k: distance to the nearest candidate without k minus the distance to
+    # the nearest with k, the farthest candidate standing in when no candidate has (lacks) k
+    rng = np.random.default_rng(8)
+    Y = _labels(seed=8)
+    Y[:, 0] = 1  # every candidate has label 0: no candidate lacks it
+    X = Y + rng.normal(scale=0.7, size=Y.shape)
+    clems = CLEMS(cost="f1", random_state=0).fit(X, Y)
+    dist = cdist(clems.predict_embedding(X), clems.embedding_pred_)
+    farthest = dist.max(axis=1)
+    has = clems.candidates_.astype(bool)
+    expected = np.column_stack(
+        [
+            (dist[:, ~has[:, k]].min(axis=1) if (~has[:, k]).any() else farthest)
+            - (dist[:, has[:, k]].min(axis=1) if has[:, k].any() else farthest)
+            for k in range(Y.shape[1])
+        ]
+    )
+    np.testing.assert_array_equal(clems.decision_function(X), expected)

@@ -447,6 +447,15 @@ def test_out_of_fold_predictions_equal_a_manual_fold_loop(data):
     )
     with pytest.raises(ValueError, match="exactly one test fold"):
         cross_validate(estimators, X, Y, cv=ShuffleSplit(3, test_size=0.2), return_predictions=True)
+    # labels only: the same hard predictions, no scores kept
+    labels_only = cross_validate(
+        estimators, X, Y, cv=4, random_state=5, return_predictions="labels"
+    )
+    for name in estimators:
+        np.testing.assert_array_equal(labels_only.predictions[name].Y_pred, expected_pred[name])
+        assert labels_only.predictions[name].Y_score is None
+    with pytest.raises(ValueError, match='return_predictions must be True, False or "labels"'):
+        cross_validate(estimators, X, Y, return_predictions="scores")
 
 
 def test_collected_failures_per_method_and_fold_keep_the_other_methods():

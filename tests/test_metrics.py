@@ -551,3 +551,131 @@ def test_per_label_auc_equals_scikit_learn_with_ties(seed):
     expected = [roc_auc_score(Y_true[:, j], Y_score[:, j]) for j in range(2, 12)]
     np.testing.assert_allclose(auc[2:], expected, rtol=0, atol=1e-12)
     assert M.macro_auc(Y_true, Y_score) == pytest.approx(np.mean(expected), abs=1e-12)
+
+
+# --------------------------------------------------------------------------- Evaluator
+
+
+def _degenerate_cases():
+    """(name, truth, prediction) pairs where the counts hit their special cases."""
+    rng = np.random.default_rng(11)
+    T = (rng.random((40, 9)) < 0.3).astype(np.int8)
+    P = np.where(rng.random(T.shape) < 0.85, T, 1 - T).astype(np.int8)
+    T[:5] = 0  # empty truths ...
+    P[:3] = 0  # ... some predicted empty too (both empty), some not
+    T[:, 0] = 0  # a label never present ...
+    P[:, 0] = 0  # ... nor predicted (zero_division decides)
+    T[:, 1] = 0  # never present but predicted
+    P[:, 1] = 1
+    P[:, 2] = 0  # present but never predicted
+    zeros = np.zeros((6, 4), dtype=np.int8)
+    ones = np.ones((6, 4), dtype=np.int8)
+    return [
+        ("mixed degenerate", T, P),
+        ("all zero", zeros, zeros),
+        ("all one", ones, ones),
+        ("all zero truth, all one prediction", zeros, ones),
+        ("all one truth, all zero prediction", ones, zeros),
+        ("one label column", T[:, 3:4], P[:, 3:4]),
+    ]
+
+
+def _sklearn_reference(T, P, zero_division):
+    """The metrics as scikit-learn computes them (the reference of Evaluator's counts)."""
+    from sklearn.metrics import accuracy_score, f1_score, jaccard_score
+    from sklearn.metrics import hamming_loss as sk_hamming_loss
+
+    # an (N, 1) matrix is a binary target to scikit-learn: ask for the positive class only
+    labels = {"labels": [1]} if T.shape[1] == 1 else {}
+    true, pred = (T[:, 0], P[:, 0]) if T.shape[1] == 1 else (T, P)
+    samples = {}
+    if T.shape[1] > 1:  # scikit-learn refuses average="samples" on a binary target
+        samples = {
+            "accuracy": jaccard_score(T, P, average="samples", zero_division=1),
+            "example_f1": f1_score(T, P, average="samples", zero_division=1),
+        }
+    return {
+        "hamming_loss": sk_hamming_loss(T, P),
+        "subset_accuracy": accuracy_score(T, P),
+        "micro_f1": f1_score(true, pred, average="micro", zero_division=1, **labels),
+        "macro_f1": f1_score(true, pred, average="macro", zero_division=zero_division, **labels),
+        **samples,
+    }
+
+
+@pytest.mark.parametrize("zero_division", [0, 1, np.nan])
+@pytest.mark.parametrize("case", range(9))
+def test_evaluator_counts_equal_scikit_learn(case, zero_division):
+    cases = _degenerate_cases() + [("random", *_random_problem(seed)[:2]) for seed in (0, 1, 2)]
+    name, T, P = cases[case]
+    expected = _sklearn_reference(T, P, zero_division)
+    got = M.Evaluator(T, zero_division=zero_division).score(P)
+    assert list(got) == list(M.EVALUATE_KEYS[:6])
+    for metric, value in expected.items():
+        # both sides may be nan (macro F1 with zero_division=nan and no defined label)
+        np.testing.assert_allclose(got[metric], value, rtol=1e-12, atol=1e-15, err_msg=name)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_evaluator_scores_many_predictions_like_evaluate_and_the_single_functions(seed):
+    T, P, S = _random_problem(seed)
+    rng = np.random.default_rng(seed)
+    Y_train = (rng.random((200, T.shape[1])) < np.linspace(0.01, 0.5, T.shape[1])).astype(int)
+    evaluator = M.Evaluator(T, tail_threshold=0.1, Y_train=Y_train)
+    for predicted in (P, 1 - P, T, np.zeros_like(P), P.astype(bool), P.astype(float)):
+        got = evaluator.score(predicted, S)
+        assert list(got) == list(M.EVALUATE_KEYS[:6] + M.TAIL_KEYS + M.EVALUATE_KEYS[6:])
+        tail = M.tail_head_scores(T, predicted, 0.1, Y_train=Y_train)
+        for metric, value in got.items():
+            if metric in M.TAIL_KEYS:
+                expected = tail[metric]
+            elif M.METRICS[metric].needs_scores:
+                expected = getattr(M, metric)(T, S)
+            else:
+                expected = getattr(M, metric)(T, predicted)
+            np.testing.assert_allclose(value, expected, rtol=1e-12, atol=1e-15, err_msg=metric)
+            assert isinstance(value, float)
+
+
+def test_evaluator_rejects_bad_predictions_clearly():
+    evaluator = M.Evaluator(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="same shape"):
+        evaluator.score(np.zeros((2, 4)))
+    with pytest.raises(ValueError, match=r"only 0 and 1; found 2 at row 1, label column 2"):
+        evaluator.score(np.array([[0, 1, 0], [0, 0, 2]]))
+    with pytest.raises(ValueError, match="NaN"):
+        evaluator.score(np.array([[0, 1, 0], [0, 0, np.nan]]))
+    with pytest.raises(ValueError, match="1-D"):
+        evaluator.score(np.zeros(3))
+    with pytest.raises(ValueError, match="numeric 0/1"):
+        evaluator.score(np.array([["a", "b", "c"]] * 2))
+    with pytest.raises(ValueError, match="no rows"):
+        M.Evaluator(np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_evaluator_ranking_metrics_equal_the_reference_with_ties_empty_and_full_rows(seed):
+    rng = np.random.default_rng(seed)
+    T = (rng.random((50, 8)) < 0.35).astype(int)
+    T[:4] = 0  # excluded from every ranking metric
+    T[4:7] = 1  # full rows: excluded from ranking loss only
+    S = np.round(rng.normal(size=T.shape) + T, 0)  # few distinct values: many ties
+    S[7] = 0.5  # a row tied throughout
+    got = M.Evaluator(T).score(T, S)
+    for metric in M.EVALUATE_KEYS[6:]:
+        expected = getattr(M, metric)(T, S)
+        np.testing.assert_allclose(got[metric], expected, rtol=1e-12, err_msg=metric)
+    # the same values as the paper loops where scores are distinct
+    T, _, S = _random_problem(seed)
+    got = M.Evaluator(T).score(T, S)
+    for metric, value in _loop_ranking(T, S).items():
+        assert got[metric] == pytest.approx(value), metric
+
+
+def test_evaluator_ranking_metrics_when_nothing_is_defined():
+    empty = M.Evaluator(np.zeros((2, 3), dtype=int)).score(np.zeros((2, 3)), np.ones((2, 3)))
+    for name in M.EVALUATE_KEYS[6:]:
+        assert math.isnan(empty[name]), name
+    full = M.Evaluator(np.ones((2, 3), dtype=int)).score(np.ones((2, 3)), np.ones((2, 3)))
+    assert math.isnan(full["ranking_loss"]) and math.isnan(full["macro_auc"])
+    assert full["average_precision"] == 1.0 and full["coverage"] == 2.0
