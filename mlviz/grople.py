@@ -574,9 +574,7 @@ def label_correlation_penalty(U: np.ndarray) -> np.ndarray:
     correlation = np.zeros((n_components, n_components))
     if varies.any():
         # atleast_2d: corrcoef of a single column is the scalar 1.0.
-        correlation[np.ix_(varies, varies)] = np.atleast_2d(
-            np.corrcoef(U[:, varies], rowvar=False)
-        )
+        correlation[np.ix_(varies, varies)] = np.atleast_2d(np.corrcoef(U[:, varies], rowvar=False))
     np.fill_diagonal(correlation, 1.0)
     return 1.0 - correlation
 

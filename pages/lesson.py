@@ -267,9 +267,7 @@ def _instance_picker(key: str) -> int:
     if n_test == 1:
         st.caption("The test split has one instance; it is the one shown.")
         return 0
-    return int(
-        _bound(st.number_input, f"Test instance (0–{n_test - 1})", 0, n_test - 1, key=key)
-    )
+    return int(_bound(st.number_input, f"Test instance (0–{n_test - 1})", 0, n_test - 1, key=key))
 
 
 def _groups_settings() -> tuple[int, str]:
@@ -867,9 +865,7 @@ def step_mlknn() -> None:
     if k_max >= 2:
         _ensure("lesson_mlknn_k", _in_range(1, k_max))
         with c1:
-            k = int(
-                _bound(st.slider, "Neighbours k", 1, k_max, key="lesson_mlknn_k")
-            )
+            k = int(_bound(st.slider, "Neighbours k", 1, k_max, key="lesson_mlknn_k"))
         _try_this(
             "mlknn",
             "set k = 1 (one neighbour decides)",

@@ -196,7 +196,11 @@ def test_hypercube_biplot_scales_the_arrows_to_the_cloud():
     coords = np.array([[4.0, 0.0], [-1.0, 2.0], [0.0, -3.0]])
     loadings = np.array([[0.5, 0.0], [0.0, 0.25], [0.1, 0.0]])
     fig = hypercube_figure(
-        coords, vertices, np.ones(3, int), np.zeros((0, 2), int), ["a", "b", "c"],
+        coords,
+        vertices,
+        np.ones(3, int),
+        np.zeros((0, 2), int),
+        ["a", "b", "c"],
         loadings=loadings,
     )
     arrows = next(t for t in fig.data if t.name.startswith("label axes"))
