@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import threading
 import time
+import warnings
 from typing import Literal
 
 import numpy as np
@@ -248,16 +249,27 @@ def project_vertices(
                 "The UMAP projection needs umap-learn, which is not installed: "
                 "pip install 'mlviz[umap]' (or umap-learn), or use PCA or MDS."
             )
-        import umap  # lazy: import and numba compilation, see warm_up_umap
-
-        reducer = umap.UMAP(
-            n_components=n_components,
-            metric="hamming",
-            n_neighbors=min(15, n_vertices - 1),
-            random_state=random_state,
-        )
-        return reducer.fit_transform(V), None
+        with warnings.catch_warnings():
+            # umap-learn warns on every Hamming fit that inverse_transform is unavailable (no
+            # gradient for the metric); mlviz never inverts, so the page would show noise
+            warnings.filterwarnings(
+                "ignore", message="gradient function is not yet implemented", category=UserWarning
+            )
+            return _umap_embedding(V, n_components, random_state), None
     raise ValueError(f"unknown projection {method!r}; choose 'pca', 'mds' or 'umap'.")
+
+
+def _umap_embedding(V: np.ndarray, n_components: int, random_state: int) -> np.ndarray:
+    import umap  # lazy: import and numba compilation, see warm_up_umap
+
+    reducer = umap.UMAP(
+        n_components=n_components,
+        metric="hamming",
+        n_neighbors=min(15, len(V) - 1),
+        random_state=random_state,
+        n_jobs=1,  # a seeded UMAP runs single-threaded anyway; said here, it does not warn
+    )
+    return reducer.fit_transform(V)
 
 
 def umap_available() -> bool:
@@ -284,7 +296,8 @@ class UmapWarmUp(threading.Thread):
         rng = np.random.default_rng(0)
         tiny = (rng.random((40, 12)) < 0.3).astype(np.float64)
         try:
-            project_vertices(tiny, np.ones(len(tiny)), method="umap")
+            # not project_vertices: its catch_warnings would race the page threads' own
+            _umap_embedding(tiny, 2, random_state=0)
         except BaseException as err:
             self.error = err
             raise
