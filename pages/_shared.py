@@ -159,11 +159,13 @@ def run_router() -> None:
             _ROUTED.reset(token)
     finally:
         _LINK_NOTES.reset(notes)
-        start_umap_warm_up()  # after the page ran: never on the path of the first page
 
 
-# UMAP compiles its numba code on its first call in a process (about a minute): the router
-# starts mlviz.hypercube.warm_up_umap once per server process, after its first page run.
+# UMAP compiles its numba code on its first call in a process (about a minute). The Hypercube
+# page (the only one offering UMAP) starts mlviz.hypercube.warm_up_umap once per server
+# process, after its first run has drawn. Not at app start: numba holds the GIL while it
+# compiles, and started after the first page it delayed that page's first chart from 4.6 s to
+# 7.3 s and the next pages' first visits by ~1-2 s (benchmarks/bench_app.py, idle machine).
 UMAP_WARM_UP_ENV = "MLVIZ_UMAP_WARM_UP"  # "0" turns the warm-up off (the tests do)
 _umap_warm_up_lock = threading.Lock()
 

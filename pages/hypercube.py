@@ -122,7 +122,8 @@ dim = shared.bound(
 )
 # UMAP on 2,000 label sets of 983 labels (delicious-shaped), benchmarks/bench_scale.py step
 # "umap" on a busy 2-core machine: the first call in a process (import + numba compilation)
-# and a call once compiled. The warm-up thread of shared.start_umap_warm_up compiles early.
+# and a call once compiled. The warm-up thread of shared.start_umap_warm_up, started when this
+# page has first drawn, compiles meanwhile.
 UMAP_MEASURED = (
     "measured by benchmarks/bench_scale.py on a busy 2-core machine: 67 s for a first UMAP of "
     "2,000 label sets of 983 labels in a fresh process, 16 s once compiled"
@@ -199,7 +200,7 @@ def _umap_spinner() -> str:
     warm_up = shared.umap_warm_up()
     if _umap_compiled():  # by the warm-up: no UMAP has run on this server yet
         return (
-            f"{head} Its code was compiled in the background when the server started (in "
+            f"{head} Its code was compiled in the background after this page first opened (in "
             f"{warm_up.seconds:.0f} s); {UMAP_MEASURED}."
         )
     if warm_up is not None and warm_up.is_alive() and warm_up.started_at is not None:
@@ -294,3 +295,4 @@ st.caption(
 )
 
 shared.report_button("Hypercube")
+shared.start_umap_warm_up()  # after this page has drawn: UMAP may be chosen next
