@@ -8,6 +8,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from mlviz import datasets, stats
 from mlviz.figures import label_clusters as figures
+from mlviz.figures._style import TITLE_CHARS, WIDE_TITLE_CHARS
 from mlviz.label_clustering import (
     AFFINITIES,
     LabelClustering,
@@ -18,6 +19,9 @@ from pages import _shared as shared
 
 MIN_LABELS = 3  # below this there is no eigengap to read and no partition to choose
 MAX_K = 30
+# beyond ~25 names a part-width heatmap cannot name every column legibly (medical's 45 overlap),
+# so the heatmap and the spectrum stand one below the other, each across the page
+SIDE_BY_SIDE_MAX_LABELS = 25
 AUTO_SWEEP_MAX_LABELS = 100  # larger label sets compute the K sweep on request
 N_RESAMPLES = 10
 
@@ -199,8 +203,8 @@ else:
     )
 
 frequencies = stats.label_frequencies(Y, relative=True)
-# beyond ~25 names a part-width heatmap cannot name every column legibly (medical's 45 overlap)
-left, right = st.columns([3, 2]) if L <= 25 else (st.container(), st.container())
+side_by_side = L <= SIDE_BY_SIDE_MAX_LABELS
+left, right = st.columns([3, 2]) if side_by_side else (st.container(), st.container())
 with left:
     if L <= figures.MAX_NAMED_LABELS:
         shared.chart(
@@ -256,7 +260,12 @@ with right:
     shown = min(MAX_K + 1, spectrum_model.eigenvalues_.size)
     shared.chart(
         figures.eigenvalue_figure(
-            spectrum_model.eigenvalues_, suggested, chosen_k=n_groups, max_shown=shown, n_labels=L
+            spectrum_model.eigenvalues_,
+            suggested,
+            chosen_k=n_groups,
+            max_shown=shown,
+            n_labels=L,
+            title_width=TITLE_CHARS if side_by_side else WIDE_TITLE_CHARS,
         ),
         key="clusters_eigen",
     )

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from mlviz.figures._style import TITLE_CHARS, WIDE_TITLE_CHARS
 from mlviz.figures.label_clusters import (
     MAX_NAMED_LABELS,
     affinity_heatmap,
@@ -222,6 +225,19 @@ def test_eigenvalue_figure_marks_the_chosen_k_and_says_when_truncated():
         eigenvalue_figure(values, chosen_k=32, max_shown=31)
     untruncated = eigenvalue_figure(values[:5], chosen_k=5)
     assert "of" not in untruncated.layout.title.text.split("affinity")[1]
+
+
+def test_eigenvalue_figure_title_wraps_by_the_width_it_gets():
+    values = np.linspace(1.0, 0.0, 50)
+    # subtitle "largest 31 of 50 shown; the eigengap suggests K = 3 groups": 58 characters
+    narrow = eigenvalue_figure(values, 3, max_shown=31, n_labels=50).layout.title.text
+    wide = eigenvalue_figure(
+        values, 3, max_shown=31, n_labels=50, title_width=WIDE_TITLE_CHARS
+    ).layout.title.text
+    assert narrow.count("<br>") == 2  # the subtitle broken in two at 48 characters
+    assert wide.count("<br>") == 1  # title and subtitle, each on one line
+    assert "the eigengap suggests K = 3 groups" in wide
+    assert all(len(line) <= TITLE_CHARS for line in re.sub("</?sub>", "", narrow).split("<br>"))
 
 
 def test_stability_figure_plots_the_sweep_and_flags_never_cooccurring_k():

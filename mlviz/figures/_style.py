@@ -23,6 +23,7 @@ __all__ = [
     "METHOD_COLORS",
     "NO_GROUP_COLOR",
     "TITLE_CHARS",
+    "WIDE_TITLE_CHARS",
     "number_axis",
     "legible",
     "method_color",
@@ -97,6 +98,10 @@ def method_colors(names) -> dict[str, str]:
 #: Characters of a title line that fit a half-width column at 1280 x 720 (about 400 px of plot
 #: at plotly's 17 px title font; measured by ``tests/test_browser.py``'s projector check).
 TITLE_CHARS = 48
+
+#: Characters of a title line that fit a figure spanning the page's full width at 1280 x 720
+#: (twice the half-width column's, with the same margin of safety).
+WIDE_TITLE_CHARS = 2 * TITLE_CHARS
 
 _TAGGED = re.compile(r"^\s*<(sub|sup|b|i)>(.*)</\1>\s*$", re.DOTALL)
 

@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import GROUP_COLORS, legible
+from mlviz.figures._style import GROUP_COLORS, TITLE_CHARS, legible
 
 __all__ = [
     "MAX_NAMED_LABELS",
@@ -344,6 +344,7 @@ def eigenvalue_figure(
     chosen_k: int | None = None,
     max_shown: int | None = None,
     n_labels: int | None = None,
+    title_width: int = TITLE_CHARS,
 ) -> go.Figure:
     """Spectrum of the normalised affinity with the eigengap's suggestion and the chosen K.
 
@@ -364,6 +365,10 @@ def eigenvalue_figure(
     n_labels : int, optional
         Size of the full spectrum; when more than the values shown, the title says how many
         are shown.
+    title_width : int, default=TITLE_CHARS
+        Characters per title line (:func:`mlviz.figures._style.wrap_title`): the default fits
+        a half-width column; a page drawing the figure across its full width passes
+        ``WIDE_TITLE_CHARS``, so the title does not wrap as if in a narrow column.
 
     Returns
     -------
@@ -442,7 +447,7 @@ def eigenvalue_figure(
         margin=dict(t=50, b=100, l=10, r=10),
         height=460,
     )
-    return legible(fig, legend=False)
+    return legible(fig, title_width=title_width, legend=False)
 
 
 def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.Figure:
