@@ -9,6 +9,7 @@ import pytest
 from mlviz.figures._style import method_color
 from mlviz.figures.tail import (
     MAX_NAMED,
+    UPRIGHT_BEYOND,
     clems_tail_figure,
     grople_tail_figure,
     mlknn_tail_figure,
@@ -146,6 +147,27 @@ def test_a_thousand_labels_name_a_spaced_top_n_and_say_so():
     assert f"axis names {ticks.size} of the {n_tail} tail labels" in note
     assert "hover names all 1000 labels" in note
     assert len(fig.data[0].text) == 1000  # every label has its hover text
+
+
+@pytest.mark.parametrize(
+    ("n_labels", "angle"), [(UPRIGHT_BEYOND, -60), (UPRIGHT_BEYOND + 1, -90), (45, -90)]
+)
+def test_names_stand_upright_beyond_thirty(n_labels, angle):
+    frequency = np.linspace(0.5, 0.001, n_labels)
+    table = _frame(frequency, 0.05).assign(prior=frequency, recall=0.5, support=1, predicted=1)
+    fig = mlknn_tail_figure(table, 0.05)
+    assert len(fig.layout.xaxis.tickvals) == n_labels  # every label named
+    assert fig.layout.xaxis.tickangle == angle
+
+
+def test_a_few_spaced_names_of_many_labels_stay_slanted_and_say_top_n():
+    # 1,000 labels, 99 in the tail: names 17 positions apart leave room for slanted names
+    frequency = np.linspace(0.5, 0.001, 1000)
+    table = _frame(frequency, 0.05).assign(prior=frequency, recall=0.5, support=1, predicted=1)
+    fig = mlknn_tail_figure(table, 0.05)
+    named = len(fig.layout.xaxis.tickvals)
+    assert named <= UPRIGHT_BEYOND and fig.layout.xaxis.tickangle == -60
+    assert f"axis names {named} of the 99 tail labels" in fig.layout.annotations[0].text
 
 
 def test_missing_columns_are_named():
