@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_multilabel_classification
 
-from mlviz.figures.grople import objective_figure, vk_column_layout, vk_group_heatmap, vk_heatmap
+from mlviz.figures.grople import (
+    UPRIGHT_BEYOND,
+    objective_figure,
+    vk_column_layout,
+    vk_group_heatmap,
+    vk_heatmap,
+)
 from mlviz.grople import GroPLE
 
 NAMES = ["a", "b", "c", "d", "e"]
@@ -49,6 +55,14 @@ def test_vk_heatmap_values_gaps_and_blank_rows():
     assert fig.data[0].zmid == 0  # diverging scale centred at zero
     assert "a (group 1)" in fig.data[0].customdata[0][3]
     fig.to_json()  # serialisable for st.plotly_chart
+
+
+@pytest.mark.parametrize(("n_labels", "angle"), [(UPRIGHT_BEYOND, -60), (UPRIGHT_BEYOND + 1, -90)])
+def test_vk_heatmap_names_stand_upright_beyond_thirty_labels(n_labels, angle):
+    groups = np.arange(n_labels) % 3
+    fig = vk_heatmap(np.ones((2, n_labels)), groups, [f"label {j}" for j in range(n_labels)])
+    assert len(fig.layout.xaxis.ticktext) == n_labels  # every label named
+    assert fig.layout.xaxis.tickangle == angle
 
 
 def test_exact_zero_entry_in_a_used_row_is_not_blank():

@@ -21,6 +21,8 @@ __all__ = ["objective_figure", "vk_column_layout", "vk_group_heatmap", "vk_heatm
 
 # Group names are written above the heatmap only while they stay legible.
 _MAX_ANNOTATED_GROUPS = 30
+# Label names stand upright beyond this many: slanted at -60° medical's 45 overlap each other.
+UPRIGHT_BEYOND = 30
 
 # Red-blue with a grey (not white) middle: a tiny but non-zero entry must not look like the
 # white of an exactly-zero (blank) row.
@@ -210,7 +212,7 @@ def vk_heatmap(
             tickmode="array",
             tickvals=columns_x[~is_gap],
             ticktext=column_names[~is_gap].tolist(),
-            tickangle=-60,
+            tickangle=-60 if int((~is_gap).sum()) <= UPRIGHT_BEYOND else -90,
         ),
         yaxis=dict(title="latent dimension", autorange="reversed"),
         plot_bgcolor="white",
