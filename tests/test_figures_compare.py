@@ -8,7 +8,7 @@ import pytest
 from sklearn.metrics import f1_score
 
 from mlviz.evaluation import OutOfFoldPredictions, aggregate, per_label_comparison
-from mlviz.figures._style import METHOD_COLORS
+from mlviz.figures._style import METHOD_COLORS, WIDE_TITLE_CHARS, title_height
 from mlviz.figures.compare import (
     metric_bars,
     metric_title,
@@ -248,6 +248,24 @@ def test_per_label_figure_caps_labels_and_says_so():
         per_label_figure(table, ["B"])
     with pytest.raises(ValueError, match="no methods"):
         per_label_figure(table, [])
+
+
+def test_per_label_figure_title_stands_clear_of_the_panel_titles():
+    n = 100
+    table = pd.DataFrame(
+        {"label": [f"l{i}" for i in range(n)], "frequency": np.linspace(0.5, 0.001, n)}
+    ).assign(**{"F1 A": 0.5, "F1 B": 0.5})
+    fig = per_label_figure(table, ["A", "B"], tail_threshold=0.05, max_labels=10)
+    title = fig.layout.title
+    # wrapped at the page's width: the 103-character subtitle (with a bare "<") in two lines
+    lines = title.text.split("<br>")
+    assert len(lines) == 3 and lines[1].startswith("<sub>") and lines[2].startswith("<sub>")
+    assert all(len(line) <= WIDE_TITLE_CHARS + len("<sub></sub>") for line in lines)
+    # the title hangs from the top; the panel titles get a band of >= 25 px below its lines
+    assert (title.yref, title.y, title.yanchor) == ("container", 1, "top")
+    assert fig.layout.margin.t - title_height(title.text) >= 25
+    panel_titles = [a for a in fig.layout.annotations if a.text in ("frequency", "A", "B")]
+    assert len(panel_titles) == 3 and all(a.yanchor == "bottom" for a in panel_titles)
 
 
 def test_metric_vs_param_marks_the_current_dimension():

@@ -189,6 +189,19 @@ def test_wrap_title_breaks_long_lines_and_keeps_tags():
     assert wrap_title("short", 40) == "short"
 
 
+def test_wrap_title_wraps_a_line_with_a_bare_less_than_sign():
+    from mlviz.figures._style import wrap_title
+
+    line = "shaded: tail labels (frequency < 5%), the rarest at the top of every panel"
+    assert wrap_title(f"<sub>{line}</sub>", 40) == (
+        "<sub>shaded: tail labels (frequency < 5%),</sub><br>"
+        "<sub>the rarest at the top of every panel</sub>"
+    )
+    # a tag in the middle of a line is still left alone (breaking inside it shows the markup)
+    tagged = "the decoded point o + P<sup>T</sup>h per label, rounded at one half"
+    assert wrap_title(tagged, 40) == tagged
+
+
 def test_legible_puts_the_legend_right_of_the_plot():
     import plotly.graph_objects as go
 

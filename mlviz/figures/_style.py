@@ -26,6 +26,7 @@ __all__ = [
     "WIDE_TITLE_CHARS",
     "number_axis",
     "legible",
+    "title_height",
     "method_color",
     "method_colors",
     "wrap_title",
@@ -103,6 +104,8 @@ TITLE_CHARS = 48
 #: (twice the half-width column's, with the same margin of safety).
 WIDE_TITLE_CHARS = 2 * TITLE_CHARS
 
+# a markup tag such as <b> or </sub>; a bare "<" (as in "frequency < 5%") is text
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _TAGGED = re.compile(r"^\s*<(sub|sup|b|i)>(.*)</\1>\s*$", re.DOTALL)
 
 
@@ -117,12 +120,23 @@ def wrap_title(title: str, width: int = TITLE_CHARS) -> str:
     for line in re.split(r"<br\s*/?>", str(title)):
         tagged = _TAGGED.match(line)
         tag, inner = (tagged.group(1), tagged.group(2)) if tagged else (None, line)
-        if "<" in inner or len(inner) <= width:
+        if _TAG.search(inner) or len(inner) <= width:
             lines.append(line)
             continue
         pieces = textwrap.wrap(inner, width=width, break_long_words=False)
         lines += [f"<{tag}>{piece}</{tag}>" if tag else piece for piece in pieces]
     return "<br>".join(lines)
+
+
+def title_height(text: str) -> int:
+    """Pixels of top margin a title of these lines takes, placed as :func:`legible` does.
+
+    plotly places a multi-line title by its first line, so its lower lines fall on the plot;
+    the top margin is sized from the lines instead (``<sub>``/``<sup>`` lines are smaller).
+    """
+    lines = re.split(r"<br\s*/?>", str(text))
+    small = sum(1 for line in lines if re.match(r"\s*<su[bp]>", line))
+    return 22 + 22 * (len(lines) - small) + 15 * small
 
 
 def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
@@ -139,11 +153,7 @@ def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
     title = fig.layout.title.text
     if title:
         text = wrap_title(title, title_width)
-        # plotly places a multi-line title by its first line, so its lower lines fall on the
-        # plot; the top margin is sized here from the lines instead (sub/sup lines are smaller)
-        lines = re.split(r"<br\s*/?>", text)
-        small = sum(1 for line in lines if re.match(r"\s*<su[bp]>", line))
-        needed = 22 + 22 * (len(lines) - small) + 15 * small
+        needed = title_height(text)
         top = fig.layout.margin.t
         fig.update_layout(
             title=dict(

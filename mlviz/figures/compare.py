@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mlviz.figures._current import mark_current
-from mlviz.figures._style import legible, method_color
+from mlviz.figures._style import WIDE_TITLE_CHARS, legible, method_color, title_height
 from mlviz.metrics import METRICS
 
 __all__ = ["metric_bars", "metric_title", "metric_vs_param_figure", "per_label_figure"]
@@ -27,6 +27,8 @@ __all__ = ["metric_bars", "metric_title", "metric_vs_param_figure", "per_label_f
 # largest one; then it is zoomed to the values (and says so), or 0.196 and 0.204 look equal.
 _ZOOM_BELOW = 0.25
 _TAIL_FILL = "rgba(214, 39, 40, 0.10)"
+# pixels above a row of subplots that their titles (plotly annotations) take, with a gap
+_PANEL_TITLE_BAND = 30
 
 
 def metric_title(metric: str) -> str:
@@ -414,8 +416,12 @@ def per_label_figure(
         ),
         height=int(150 + 20 * len(tick_vals)),
         bargap=0.25,
-        margin=dict(t=90, b=30, l=10, r=10),
+        margin=dict(t=0, b=30, l=10, r=10),
         plot_bgcolor="white",
     )
     fig.update_xaxes(showgrid=True, gridcolor="#eeeeee", zeroline=False)
+    # the page draws this figure across its width; the panel titles stand in a band of their
+    # own under the title's lines, so the subtitle never touches them
+    legible(fig, title_width=WIDE_TITLE_CHARS, legend=False)
+    fig.update_layout(margin_t=title_height(fig.layout.title.text) + _PANEL_TITLE_BAND)
     return fig
