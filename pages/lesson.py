@@ -30,6 +30,7 @@ from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import lesson as facts
 from mlviz.figures import linear as linear_figures
 from mlviz.figures import mlknn as mlknn_figures
+from mlviz.figures._style import WIDE_TITLE_CHARS
 from mlviz.grople import GroPLE
 from mlviz.label_clustering import LabelClustering, group_diagnostics
 from mlviz.linear import PLST, BinaryRelevance
@@ -530,19 +531,13 @@ def step_plst() -> None:
     y_hat = model.predict(x_row)[0].astype(int)
     y_true = split.Y_test[index].astype(int)
     wrong = int((y_hat != y_true).sum())
-    shown = facts.labels_to_show(y_tilde, (y_true == 1) | (y_hat == 1), MAX_BARS)
+    # the builder names the instance's true and predicted labels and the highest ỹ beyond
+    # MAX_BARS labels, and says so; the figure spans the page, so its title may too
     fig = linear_figures.decoding_figure(
-        y_tilde[shown], y_true[shown], [names[j] for j in shown], h=h
+        y_tilde, y_true, names, h=h, max_labels=MAX_BARS, title_width=WIDE_TITLE_CHARS
     )
-    if len(shown) < L:
-        fig.update_layout(
-            title=f"One test instance decoded: {wrong} of {L} labels wrong<br>"
-            f"<sup>{len(shown)} of {L} labels shown: its true and predicted "
-            "ones, then the highest ỹ</sup>"
-        )
-    # a category axis skips every other name when crowded: name every bar
-    fig.update_xaxes(tickmode="array", tickvals=[names[j] for j in shown], col=2)
-    shared.chart(_per_label_legible(fig, len(shown), col=2), key="lesson_plst_decoding")
+    shown = len(fig.data[1].x)
+    shared.chart(_per_label_legible(fig, shown, col=2), key="lesson_plst_decoding")
     kept = facts.variance_kept(model.singular_values_, m)
     loss = hamming_loss(split.Y_test, model.predict(split.X_test))
     _notice(

@@ -8,6 +8,7 @@ import streamlit as st
 
 from mlviz.figures import linear as figures
 from mlviz.figures import tail as tail_figures
+from mlviz.figures._style import WIDE_TITLE_CHARS
 from mlviz.figures.lesson import variance_kept
 from mlviz.linear import CPLST, PBR, PLST, BinaryRelevance, CompressedSensing
 from mlviz.metrics import METRICS
@@ -244,7 +245,12 @@ def instance_view() -> None:
     y_tilde = model.predict_decoded(x_row)[0]
     y_hat = model.predict(x_row)[0]
     y_true = split.Y_test[index]
-    shared.chart(figures.decoding_figure(y_tilde, y_true, ds.label_names, h=h), key="plst_decoding")
+    shared.chart(
+        figures.decoding_figure(
+            y_tilde, y_true, ds.label_names, h=h, title_width=WIDE_TITLE_CHARS
+        ),  # drawn across the page
+        key="plst_decoding",
+    )
     st.caption(
         "Left: the M regressor outputs h. Right: the decoded point ỹ = o + Pᵀh per label; labels "
         "above the ½ line are predicted. Markers show the truth: a bar on the wrong side of the "

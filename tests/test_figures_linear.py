@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mlviz.figures._style import WIDE_TITLE_CHARS, title_height
 from mlviz.figures.linear import (
     decoding_figure,
     decoding_steps_table,
@@ -159,6 +160,23 @@ def test_decoding_figure_with_h_panel():
     np.testing.assert_array_equal(fig.data[0].y, [0.3, -0.1, 2.0])
     assert fig.data[1].xaxis == "x2"
     fig.to_json()  # serialisable for st.plotly_chart
+
+
+def test_decoding_figure_panel_titles_clear_the_top_tick_and_the_title():
+    names = [f"Class-{j}-786_{j:02d}" for j in range(45)]
+    y_tilde, y_true = np.linspace(-0.2, 0.9, 45), (np.arange(45) % 7 == 0).astype(int)
+    fig = decoding_figure(y_tilde, y_true, names, h=[0.4, -0.1], max_labels=30)
+    panels = [a for a in fig.layout.annotations if a.yref == "paper" and a.y == 1.0]
+    assert len(panels) == 2
+    # lifted off the plot's top edge, where the top tick label ("0.4") reaches up ~6 px
+    assert all(a.yanchor == "bottom" and a.yshift >= 8 for a in panels)
+    # under the title's lines (title + "shown" subtitle) with room for themselves
+    assert fig.layout.margin.t >= title_height(fig.layout.title.text) + panels[0].yshift + 20
+    narrow = fig.layout.title.text
+    wide = decoding_figure(
+        y_tilde, y_true, names, h=[0.4, -0.1], max_labels=30, title_width=WIDE_TITLE_CHARS
+    ).layout.title.text
+    assert narrow.count("<br>") > wide.count("<br>") == 1  # title and subtitle, one line each
 
 
 def _current_markers(fig):

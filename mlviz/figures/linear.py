@@ -18,11 +18,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mlviz.figures._current import mark_current
-from mlviz.figures._style import legible, method_color
+from mlviz.figures._style import TITLE_CHARS, legible, method_color, title_height
 from mlviz.figures.lesson import labels_to_show
 
 #: Labels a per-label bar figure names; beyond it the figure shows a stated top-N.
 MAX_NAMED_LABELS = 60
+# pixels by which subplot titles are lifted off the plot's top edge, clear of its top tick label
+_PANEL_TITLE_LIFT = 10
 
 __all__ = [
     "decoding_figure",
@@ -318,6 +320,7 @@ def decoding_figure(
     *,
     h: np.ndarray | None = None,
     max_labels: int = MAX_NAMED_LABELS,
+    title_width: int = TITLE_CHARS,
 ) -> go.Figure:
     """Bars of ỹ per label with the rounding threshold 1/2 and the true labels marked.
 
@@ -337,6 +340,9 @@ def decoding_figure(
         instance's true and predicted labels first, then the highest ỹ
         (:func:`mlviz.figures.lesson.labels_to_show`); the title says so. The count of
         wrong labels in the title is over all K labels.
+    title_width : int, default=TITLE_CHARS
+        Characters per title line: the default fits a half-width column; a page drawing the
+        figure across its width passes ``WIDE_TITLE_CHARS``.
 
     Returns
     -------
@@ -440,7 +446,13 @@ def decoding_figure(
         title=title,
         # the legend under the names: at the right it would take the width the names need
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
-        margin=dict(t=70, b=80),
+        margin=dict(t=0, b=80),
         height=560 if many else 480,
     )
-    return legible(fig, legend=False)
+    legible(fig, title_width=title_width, legend=False)
+    if h is not None:
+        # the panel titles stand clear of the top tick label (half of which rises above the
+        # plot) and in a band of their own under the title's lines
+        fig.update_annotations(yshift=_PANEL_TITLE_LIFT, selector=dict(yref="paper", y=1.0))
+        fig.update_layout(margin_t=title_height(fig.layout.title.text) + 40)
+    return fig
