@@ -262,6 +262,26 @@ def test_stability_figure_plots_the_sweep_and_flags_never_cooccurring_k():
         stability_figure(sweep.drop(columns="stability"))
 
 
+def test_stability_figure_lower_panel_title_has_room_between_the_panels():
+    sweep = pd.DataFrame(
+        {
+            "n_groups": [2, 3],
+            "stability": [0.7, 0.9],
+            "stability_std": [0.1, 0.05],
+            "cooccurrence_rate": [1.0, 0.5],
+            "n_never_cooccurring": [0, 1],
+        }
+    )
+    fig = stability_figure(sweep)
+    layout = fig.layout
+    plot_height = layout.height - layout.margin.t - layout.margin.b
+    gap = (layout.yaxis.domain[0] - layout.yaxis2.domain[1]) * plot_height
+    # a panel title (~18 px) lifted 8 px, plus half a tick label above and below it
+    assert gap >= 50
+    titles = [a for a in layout.annotations if a.text.startswith(("stability", "share"))]
+    assert len(titles) == 2 and all(a.yshift >= 8 for a in titles)
+
+
 def test_stability_figure_agrees_with_clustering_stability():
     rng = np.random.default_rng(0)
     base = rng.random((200, 3)) < 0.3
