@@ -30,7 +30,7 @@ from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import lesson as facts
 from mlviz.figures import linear as linear_figures
 from mlviz.figures import mlknn as mlknn_figures
-from mlviz.figures._style import WIDE_TITLE_CHARS
+from mlviz.figures._style import WIDE_TITLE_CHARS, legible
 from mlviz.grople import GroPLE
 from mlviz.label_clustering import LabelClustering, group_diagnostics
 from mlviz.linear import PLST, BinaryRelevance
@@ -882,7 +882,7 @@ def step_mlknn() -> None:
         (table["decision"] == 1).to_numpy() | (table["truth"] == 1).to_numpy(),
         MAX_BARS,
     )
-    fig = mlknn_figures.posterior_figure(table.iloc[shown])
+    fig = mlknn_figures.posterior_figure(table.iloc[shown], title_width=WIDE_TITLE_CHARS)
     if len(shown) < L:
         fig.update_layout(
             title=f"ML-KNN per label: predicted when green ≥ grey "
@@ -890,6 +890,7 @@ def step_mlknn() -> None:
             f"<sup>{len(shown)} of {L} labels shown: the instance's true and "
             "predicted ones, then the highest posterior</sup>"
         )
+        legible(fig, title_width=WIDE_TITLE_CHARS, legend=False)  # wrap the new title
     shared.chart(_per_label_legible(fig, len(shown)), key="lesson_mlknn_posterior")
     predictions = model.predict(split.X_test)
     never, missed = facts.never_predicted(predictions, split.Y_test)

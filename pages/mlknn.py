@@ -7,6 +7,7 @@ import streamlit as st
 
 from mlviz.figures import mlknn as figures
 from mlviz.figures import tail as tail_figures
+from mlviz.figures._style import WIDE_TITLE_CHARS, legible
 from mlviz.metrics import (
     METRICS,
     average_precision,
@@ -166,12 +167,13 @@ def instance_view() -> None:
     full = explanation.table.assign(truth=split.Y_test[index])
     shown = np.sort(np.argsort(-full["posterior"].to_numpy(), kind="stable")[:MAX_LABELS_SHOWN])
     table = full.iloc[shown]
-    figure = figures.posterior_figure(table)
+    figure = figures.posterior_figure(table, title_width=WIDE_TITLE_CHARS)  # across the page
     if len(shown) < len(full):
         figure.update_layout(
             title=f"The {len(shown)} of {len(full):,} labels with the highest posterior "
             f"({int(full['decision'].sum())} of {len(full):,} labels predicted)"
         )
+        legible(figure, title_width=WIDE_TITLE_CHARS, legend=False)  # wrap the new title
     shared.chart(figure, key="mlknn_posterior")
     st.caption(
         "Per label, the two prior × likelihood products (log scale): the label is predicted when "

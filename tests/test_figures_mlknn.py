@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.datasets import make_multilabel_classification
 
+from mlviz.figures._style import WIDE_TITLE_CHARS
 from mlviz.figures.mlknn import neighbors_table, posterior_figure
 from mlviz.mlknn import MLkNN
 
@@ -45,6 +46,16 @@ def test_posterior_figure_plots_the_table():
     assert fig.layout.legend.yref == "container" and fig.layout.legend.y == 0
     assert fig.layout.barmode == "group"
     assert "2 of 3 labels predicted" in fig.layout.title.text.replace("<br>", " ")
+
+
+def test_posterior_figure_right_axis_title_fits_and_title_wraps_by_width():
+    fig = posterior_figure(_table())
+    # the right axis's title is inside the figure: plotly grows the right margin for it
+    assert fig.layout.yaxis2.title.text == "posterior P(H₁|E)" and fig.layout.yaxis2.automargin
+    # "ML-KNN per label: predicted when green ≥ grey (2 of 3 labels predicted)": 70 characters
+    assert fig.layout.title.text.count("<br>") == 1  # two lines in a half-width column
+    wide = posterior_figure(_table(), title_width=WIDE_TITLE_CHARS)
+    assert "<br>" not in wide.layout.title.text  # one line across the page
 
 
 def test_posterior_figure_linear_scale_option():

@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import legible, number_axis
+from mlviz.figures._style import TITLE_CHARS, legible, number_axis
 from mlviz.figures.lesson import labels_to_show
 
 #: Labels the per-label figure names; beyond it the figure shows a stated top-N.
@@ -45,7 +45,11 @@ def _posterior_table(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def posterior_figure(
-    table: pd.DataFrame, *, log_y: bool = True, max_labels: int = MAX_NAMED_LABELS
+    table: pd.DataFrame,
+    *,
+    log_y: bool = True,
+    max_labels: int = MAX_NAMED_LABELS,
+    title_width: int = TITLE_CHARS,
 ) -> go.Figure:
     """Both MAP products per label as grouped bars, the posterior as markers (paper 003, Eq. 8).
 
@@ -63,6 +67,9 @@ def posterior_figure(
         With more labels than this, only ``max_labels`` are drawn, each named: the predicted
         ones first, then the highest posterior (:func:`mlviz.figures.lesson.labels_to_show`);
         the title says so and still counts the predicted labels over all of them.
+    title_width : int, default=TITLE_CHARS
+        Characters per title line: the default fits a half-width column; a page drawing the
+        figure across its width passes ``WIDE_TITLE_CHARS``.
 
     Returns
     -------
@@ -161,6 +168,7 @@ def posterior_figure(
         tickvals=[0, 0.25, 0.5, 0.75, 1],
         secondary_y=True,
         showgrid=False,
+        automargin=True,  # the right margin grows to hold this title (it was cut at the edge)
     )
     title = (
         f"ML-KNN per label: predicted when green ≥ grey ({n_predicted} of {n_labels} labels "
@@ -179,7 +187,7 @@ def posterior_figure(
         margin=dict(t=50, b=80),
         height=560 if len(names) > 20 else 480,
     )
-    return legible(fig, legend=False)
+    return legible(fig, title_width=title_width, legend=False)
 
 
 def neighbors_table(
