@@ -34,6 +34,9 @@ _REQUIRED = (
 )
 
 
+_RIGHT_AXIS_MARGIN = 100
+
+
 def _posterior_table(table: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in _REQUIRED if c not in table.columns]
     if missing:
@@ -168,7 +171,6 @@ def posterior_figure(
         tickvals=[0, 0.25, 0.5, 0.75, 1],
         secondary_y=True,
         showgrid=False,
-        automargin=True,  # the right margin grows to hold this title (it was cut at the edge)
     )
     title = (
         f"ML-KNN per label: predicted when green ≥ grey ({n_predicted} of {n_labels} labels "
@@ -184,7 +186,9 @@ def posterior_figure(
         barmode="group",
         # the legend under the names: at the right it would take the width the names need
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
-        margin=dict(t=50, b=80),
+        # the right axis's ticks and title need ~90 px: at plotly's 80 the title was cut at
+        # the figure's edge (automargin on that axis did not widen it in chromium)
+        margin=dict(t=50, b=80, r=_RIGHT_AXIS_MARGIN),
         height=560 if len(names) > 20 else 480,
     )
     return legible(fig, title_width=title_width, legend=False)
