@@ -146,6 +146,19 @@ def _label_scores(estimator, X) -> np.ndarray | None:
     return np.asarray(scores, dtype=np.float64)
 
 
+def _predict_with_scores(estimator, X) -> tuple[np.ndarray, np.ndarray | None]:
+    """Hard predictions and the scores of :func:`_label_scores`.
+
+    An estimator with ``predict_with_scores`` (:meth:`mlviz.MLkNN.predict_with_scores`)
+    gives both from one pass over the test set (for ML-KNN, one neighbour search instead of
+    two); it must return ``(predict(X), decision_function(X))``.
+    """
+    if hasattr(estimator, "predict_with_scores") and hasattr(estimator, "decision_function"):
+        labels, scores = estimator.predict_with_scores(X)
+        return np.asarray(labels), np.asarray(scores, dtype=np.float64)
+    return np.asarray(estimator.predict(X)), _label_scores(estimator, X)
+
+
 # ----------------------------------------------------------------------------- cross-validation
 
 
@@ -228,8 +241,7 @@ def _fit_and_score(
         fit_time = time.perf_counter() - start
         stage = "predict"
         start = time.perf_counter()
-        Y_pred = np.asarray(model.predict(X[test]))
-        Y_score = _label_scores(model, X[test])
+        Y_pred, Y_score = _predict_with_scores(model, X[test])
         predict_time = time.perf_counter() - start
         stage = "evaluate"
         scores = evaluate(
@@ -328,7 +340,8 @@ def cross_validate(
         Display name -> unfitted estimator with ``fit(X, Y)`` / ``predict(X)``. Each is
         cloned per fold. When it has ``decision_function`` (or else ``predict_proba``),
         those scores feed the ranking metrics (one-error, coverage, ranking loss, average
-        precision, macro AUC).
+        precision, macro AUC). An estimator with ``predict_with_scores`` (ML-KNN) gives
+        the predictions and the decision scores from one call instead.
     X : array-like or sparse matrix of shape (n_samples, n_features)
     Y : array-like of shape (n_samples, n_labels)
         0/1 label matrix.

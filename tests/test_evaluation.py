@@ -110,6 +110,44 @@ def test_cross_validate_matches_a_hand_written_loop(data):
     assert (df["fit_time"] >= 0).all() and (df["predict_time"] >= 0).all()
 
 
+def test_mlknn_folds_search_the_test_neighbours_once_and_score_as_before(data, monkeypatch):
+    import mlviz.mlknn
+    from mlviz.metrics import evaluate
+    from mlviz.mlknn import MLkNN
+
+    X, Y = data
+    folds = list(KFold(n_splits=3, shuffle=True, random_state=2).split(X))
+    expected, expected_pred = [], np.full(Y.shape, -1)
+    for fold, (train, test) in enumerate(folds):
+        model = MLkNN(k=4).fit(X[train], Y[train])
+        expected_pred[test] = model.predict(X[test])
+        scores = evaluate(
+            Y[test], model.predict(X[test]), model.decision_function(X[test]), Y_train=Y[train]
+        )
+        expected += [(fold, metric, value) for metric, value in scores.items()]
+    searches = []
+    k_nearest = mlviz.mlknn._k_nearest
+    monkeypatch.setattr(
+        mlviz.mlknn,
+        "_k_nearest",
+        lambda X_query, *a, **kw: searches.append(len(X_query)) or k_nearest(X_query, *a, **kw),
+    )
+    result = cross_validate(
+        {"ML-KNN": MLkNN(k=4)},
+        X,
+        Y,
+        cv=KFold(3, shuffle=True, random_state=2),
+        return_predictions=True,
+    )
+    # per fold one search for the training neighbours (fit) and one for the test instances
+    assert sorted(searches) == sorted([len(train) for train, _ in folds] + [40, 40, 40])
+    table = result.results
+    assert list(zip(table["fold"], table["metric"], table["value"], strict=True)) == sorted(
+        expected, key=lambda row: (row[0], list(scores).index(row[1]))
+    )
+    np.testing.assert_array_equal(result.predictions["ML-KNN"].Y_pred, expected_pred)
+
+
 def test_same_folds_for_every_method_and_metric_selection(data):
     X, Y = data
     estimators = {"strong": RidgeBR(alpha=0.1), "weak": RidgeBR(alpha=1e6)}

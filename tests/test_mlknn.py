@@ -724,6 +724,42 @@ def test_prediction_is_the_map_rule_per_instance_exactly():
     np.testing.assert_array_equal(table["score_neg"], score_neg[0])
 
 
+@pytest.mark.parametrize("one_dimensional", [False, True])
+def test_predict_with_scores_is_predict_and_decision_function_from_one_search(
+    one_dimensional, monkeypatch
+):
+    X, Y, X_test, _ = random_problem(seed=12)
+    y = Y[:, 0] if one_dimensional else Y
+    model = MLkNN(k=5, s=0.7).fit(X, y)
+    searches = []
+    k_nearest = mlviz.mlknn._k_nearest
+    monkeypatch.setattr(
+        mlviz.mlknn, "_k_nearest", lambda *a, **kw: searches.append(1) or k_nearest(*a, **kw)
+    )
+    labels, scores = model.predict_with_scores(X_test)
+    assert len(searches) == 1
+    np.testing.assert_array_equal(labels, model.predict(X_test))
+    assert labels.dtype == model.predict(X_test).dtype
+    np.testing.assert_array_equal(scores, model.decision_function(X_test))
+
+
+def test_predict_with_scores_keeps_the_map_rule_where_the_posterior_rounds_to_one_half():
+    """The labels are not ``posterior >= 0.5``: one ulp below a tie the division can give 0.5."""
+    cond_neg = np.random.default_rng(3).uniform(0.2, 0.8, 2000)
+    cond_pos = np.nextafter(cond_neg, 0.0)  # P(E|H1) one ulp below P(E|H0): not a tie
+    rounds_up = cond_pos / (cond_pos + cond_neg) == 0.5
+    assert rounds_up.any()
+    below, above = cond_pos[rounds_up][0], cond_neg[rounds_up][0]
+    X = np.arange(6.0)[:, None]
+    model = MLkNN(k=1).fit(X, np.array([[1], [0], [1], [0], [1], [0]]))
+    model.prior_ = np.array([0.5])  # the products of Eq. (8) are then exact halves
+    model.cond_pos_ = np.array([[below], [below]])
+    model.cond_neg_ = np.array([[above], [above]])
+    labels, scores = model.predict_with_scores(X[:1])
+    assert model.predict_proba(X[:1])[0, 0] == 0.5 and scores[0, 0] == 0.0
+    assert labels[0, 0] == 0 == model.predict(X[:1])[0, 0]  # score_pos < score_neg: negative
+
+
 def test_graph_rows_in_any_stored_order_give_the_same_neighbours():
     """Rows stored nearest first skip the sort; any other order is sorted, same result."""
     from mlviz.mlknn import neighbors_graph
