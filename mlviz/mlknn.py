@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.metrics import pairwise_distances_chunked
 from sklearn.metrics.pairwise import check_pairwise_arrays
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
@@ -704,6 +704,17 @@ def _rows_in_order(rows: np.ndarray, values: np.ndarray, cols: np.ndarray) -> bo
     return bool(np.all(in_order | ~same_row))
 
 
+@validate_params(
+    {
+        "X_query": ["array-like", "sparse matrix"],
+        "X_train": ["array-like", "sparse matrix"],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "metric": [str, callable],
+        "exclude_self": ["boolean"],
+    },
+    # not skipped: scikit-learn's pairwise distances check a metric name (as in MLkNN.fit)
+    prefer_skip_nested_validation=False,
+)
 def neighbors_graph(
     X_query,
     X_train,
@@ -735,8 +746,6 @@ def neighbors_graph(
     scipy.sparse.csr_matrix of shape (n, m)
         ``n_neighbors`` stored distances per row (explicit zeros for duplicates included).
     """
-    if not isinstance(n_neighbors, Integral) or isinstance(n_neighbors, bool):
-        raise ValueError(f"n_neighbors must be a positive integer; got {n_neighbors!r}.")
     query, train = check_features(X_query), check_features(X_train, name="X_train")
     if exclude_self and query.shape != train.shape:
         raise ValueError(
@@ -744,7 +753,7 @@ def neighbors_graph(
             f"shapes {query.shape} and {train.shape}."
         )
     limit = train.shape[0] - (1 if exclude_self else 0)
-    if not 1 <= n_neighbors <= limit:
+    if n_neighbors > limit:
         raise ValueError(
             f"n_neighbors must be between 1 and {limit} for {train.shape[0]} training rows; "
             f"got {n_neighbors}."

@@ -568,6 +568,30 @@ def test_too_small_a_neighbour_graph_is_a_clear_error():
         neighbors_graph(X, X, 30, exclude_self=True)
 
 
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"n_neighbors": 0}, "'n_neighbors' parameter of neighbors_graph must be an int in the"),
+        ({"n_neighbors": 2.5}, "range [1, inf). Got 2.5 instead"),
+        ({"exclude_self": "yes"}, "'exclude_self' parameter of neighbors_graph must be an inst"),
+        ({"metric": 3}, "'metric' parameter of neighbors_graph must be an instance of 'str' or"),
+        # a metric name is checked by scikit-learn's pairwise distances (nested validation)
+        ({"metric": "no-such-metric"}, "'metric' parameter of neighbors_graph must be a str among"),
+    ],
+)
+def test_neighbors_graph_names_a_bad_parameter_with_its_valid_range(arguments, message):
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from mlviz.mlknn import neighbors_graph
+
+    X = np.random.default_rng(23).normal(size=(30, 3))
+    arguments = {"n_neighbors": 3} | arguments
+    with pytest.raises(InvalidParameterError) as raised:
+        neighbors_graph(X, X, **arguments)
+    assert isinstance(raised.value, ValueError)  # callers catching ValueError still do
+    assert message in str(raised.value)
+
+
 def test_count_tables_are_small_exact_integers():
     rng = np.random.default_rng(24)
     X = rng.normal(size=(80, 4))
