@@ -10,6 +10,7 @@ from mlviz import stats
 from mlviz.figures import grople as figures
 from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import tail as tail_figures
+from mlviz.figures._style import WIDE_TITLE_CHARS
 from mlviz.figures.lesson import rows_per_group
 from mlviz.grople import GroPLE
 from mlviz.label_clustering import AFFINITIES, LabelClustering, group_diagnostics
@@ -208,7 +209,13 @@ model, scores, binary_relevance = result
 
 if L <= cluster_figures.MAX_NAMED_LABELS:
     shared.chart(
-        figures.vk_heatmap(model.V_, model.groups_, ds.label_names, row_support=model.row_support_),
+        figures.vk_heatmap(
+            model.V_,
+            model.groups_,
+            ds.label_names,
+            row_support=model.row_support_,
+            title_width=WIDE_TITLE_CHARS,  # drawn across the page
+        ),
         key="grople_vk",
     )
 else:  # too many labels to name: one column per group, and one group's labels on request
@@ -234,6 +241,7 @@ else:  # too many labels to name: one column per group, and one group's labels o
             [ds.label_names[j] for j in members],
             row_support=model.row_support_[[position]],
             title=f"V<sup>{group_ids[position]}</sup>: {shown_note}",
+            title_width=WIDE_TITLE_CHARS,
         ),
         key="grople_vk_drill",
     )

@@ -224,7 +224,12 @@ if methods:
         )
     if sweep is not None and not sweep.empty:
         wide = sweep.query("metric == @metric").rename(columns={"value": metric})
-        shared.chart(figures.loss_vs_m_figure(wide, metric=metric, current=M), key="plst_loss_vs_m")
+        shared.chart(
+            figures.loss_vs_m_figure(
+                wide, metric=metric, current=M, title_width=WIDE_TITLE_CHARS
+            ),  # drawn across the page
+            key="plst_loss_vs_m",
+        )
         st.caption(
             "Solid lines: learned regressors; dashed: the ideal learner that predicts the code "
             "exactly. The gap between them is the regression (prediction) error; the dashed "

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_multilabel_classification
 
+from mlviz.figures._style import WIDE_TITLE_CHARS
 from mlviz.figures.grople import (
     UPRIGHT_BEYOND,
     objective_figure,
@@ -63,6 +64,14 @@ def test_vk_heatmap_names_stand_upright_beyond_thirty_labels(n_labels, angle):
     fig = vk_heatmap(np.ones((2, n_labels)), groups, [f"label {j}" for j in range(n_labels)])
     assert len(fig.layout.xaxis.ticktext) == n_labels  # every label named
     assert fig.layout.xaxis.tickangle == angle
+
+
+def test_vk_heatmap_title_wraps_by_the_width_it_gets():
+    V = _planted_v()
+    # "Group sparsity of V: blank rows are exactly zero (6 of 12 group rows used)": 74 chars
+    assert vk_heatmap(V, GROUPS, NAMES).layout.title.text.count("<br>") == 1
+    wide = vk_heatmap(V, GROUPS, NAMES, title_width=WIDE_TITLE_CHARS).layout.title.text
+    assert "<br>" not in wide and "group rows used" in wide
 
 
 def test_exact_zero_entry_in_a_used_row_is_not_blank():

@@ -179,6 +179,14 @@ def test_decoding_figure_panel_titles_clear_the_top_tick_and_the_title():
     assert narrow.count("<br>") > wide.count("<br>") == 1  # title and subtitle, one line each
 
 
+def test_loss_vs_m_title_wraps_by_the_width_it_gets():
+    df = pd.DataFrame({"method": "PLST", "M": [1, 2], "hamming_loss": [0.2, 0.1]})
+    # "Test hamming loss against the number of regressors M": 52 characters
+    assert loss_vs_m_figure(df).layout.title.text.count("<br>") == 1
+    wide = loss_vs_m_figure(df, title_width=WIDE_TITLE_CHARS).layout.title.text
+    assert "<br>" not in wide and "number of regressors M" in wide
+
+
 def _current_markers(fig):
     """(x, label) of each "you are here" line: the vline shapes and their annotations."""
     lines = [s.x0 for s in fig.layout.shapes if s.line.dash == "dash"]

@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import legible, number_axis
+from mlviz.figures._style import TITLE_CHARS, legible, number_axis
 
 __all__ = ["objective_figure", "vk_column_layout", "vk_group_heatmap", "vk_heatmap"]
 
@@ -97,6 +97,7 @@ def vk_heatmap(
     *,
     absolute: bool = False,
     title: str | None = None,
+    title_width: int = TITLE_CHARS,
 ) -> go.Figure:
     """The latent factor matrix V, columns grouped into the V^k blocks (paper 001, Figure 1).
 
@@ -120,6 +121,9 @@ def vk_heatmap(
     title : str, optional
         Replaces the title's first part ("Group sparsity of V: blank rows are exactly zero");
         the count of group rows used is always appended.
+    title_width : int, default=TITLE_CHARS
+        Characters per title line: the default fits a half-width column; a page drawing the
+        figure across its width passes ``WIDE_TITLE_CHARS``.
 
     Returns
     -------
@@ -218,7 +222,7 @@ def vk_heatmap(
         plot_bgcolor="white",
         margin=dict(t=80, b=10),
     )
-    return legible(fig, legend=False)
+    return legible(fig, title_width=title_width, legend=False)
 
 
 def objective_figure(

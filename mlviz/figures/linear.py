@@ -189,7 +189,11 @@ def encoding_error_figure(
 
 
 def loss_vs_m_figure(
-    df: pd.DataFrame, *, metric: str = "hamming_loss", current: int | None = None
+    df: pd.DataFrame,
+    *,
+    metric: str = "hamming_loss",
+    current: int | None = None,
+    title_width: int = TITLE_CHARS,
 ) -> go.Figure:
     """Test loss against M, one line per method (paper 004, Figs. 2 and 9).
 
@@ -203,6 +207,9 @@ def loss_vs_m_figure(
         Column holding the loss.
     current : int, optional
         The M in use, marked "you are here".
+    title_width : int, default=TITLE_CHARS
+        Characters per title line: the default fits a half-width column; a page drawing the
+        figure across its width passes ``WIDE_TITLE_CHARS``.
 
     Returns
     -------
@@ -253,7 +260,7 @@ def loss_vs_m_figure(
     )
     if current is not None:
         mark_current(fig, current, "M", where="loss_vs_m_figure")
-    return legible(fig)
+    return legible(fig, title_width=title_width)
 
 
 def _check_label_vectors(where: str, label_names, **vectors) -> tuple[list[str], dict]:
