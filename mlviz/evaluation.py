@@ -21,11 +21,11 @@ the same code on a cluster (see ``docs/SCALING.md``).
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any, Literal
 
 import numpy as np
@@ -35,6 +35,13 @@ from joblib import Parallel, delayed
 from scipy import stats
 from sklearn.base import clone
 from sklearn.model_selection import KFold, ShuffleSplit
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    Options,
+    StrOptions,
+    validate_params,
+)
 
 from mlviz._validation import check_features, check_label_matrix
 from mlviz.metrics import METRICS, TAIL_KEYS, evaluate, per_label_scores
@@ -68,9 +75,24 @@ class EvaluationError(RuntimeError):
     """An estimator failed inside :func:`cross_validate`; the message names method and fold."""
 
 
+# scikit-learn's parameter validation (as for the estimators' _parameter_constraints) for the
+# public functions' parameters; checks that need the data or the contents of a collection
+# (metric names, label counts) stay hand-written below.
+_SHARE = Interval(Real, 0, 1, closed="right")  # a tail threshold: a share of the instances
+_ALPHA = Interval(Real, 0, 1, closed="neither")
+_ZERO_DIVISION = [Options(Real, {0, 1}), "nan"]
+
 # ----------------------------------------------------------------------------- splitting
 
 
+@validate_params(
+    {
+        "n_repeats": [Interval(Integral, 1, None, closed="left")],
+        "test_size": [Interval(Real, 0, 1, closed="neither")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def repeated_splits(
     n_repeats: int = 20, test_size: float = 0.1, random_state: int | None = 0
 ) -> ShuffleSplit:
@@ -91,26 +113,14 @@ def repeated_splits(
     sklearn.model_selection.ShuffleSplit
         A splitter accepted by ``cross_validate(cv=...)`` (or any scikit-learn tool).
     """
-    if not isinstance(n_repeats, numbers.Integral) or n_repeats < 1:
-        raise ValueError(f"n_repeats must be a positive integer; got {n_repeats!r}.")
-    if not 0.0 < float(test_size) < 1.0:
-        raise ValueError(
-            f"test_size must be a fraction strictly between 0 and 1; got {test_size!r}."
-        )
     return ShuffleSplit(n_splits=int(n_repeats), test_size=test_size, random_state=random_state)
 
 
 def _resolve_cv(cv: Any, random_state: int | None):
-    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
-        if cv < 2:
-            raise ValueError(f"cv={cv}: k-fold cross-validation needs at least 2 folds.")
+    # cv is an int >= 2 or has split() (validate_params of cross_validate)
+    if isinstance(cv, Integral):
         return KFold(n_splits=int(cv), shuffle=True, random_state=random_state)
-    if hasattr(cv, "split"):
-        return cv
-    raise ValueError(
-        f"cv must be an int (number of shuffled k-fold folds) or a scikit-learn splitter with a "
-        f"split(X, Y) method such as repeated_splits(...); got {cv!r}."
-    )
+    return cv
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -144,6 +154,19 @@ def _label_scores(estimator, X) -> np.ndarray | None:
     if sp.issparse(scores):
         scores = scores.toarray()
     return np.asarray(scores, dtype=np.float64)
+
+
+def _predict_with_scores(estimator, X) -> tuple[np.ndarray, np.ndarray | None]:
+    """Hard predictions and the scores of :func:`_label_scores`.
+
+    An estimator with ``predict_with_scores`` (:meth:`mlviz.MLkNN.predict_with_scores`)
+    gives both from one pass over the test set (for ML-KNN, one neighbour search instead of
+    two); it must return ``(predict(X), decision_function(X))``.
+    """
+    if hasattr(estimator, "predict_with_scores") and hasattr(estimator, "decision_function"):
+        labels, scores = estimator.predict_with_scores(X)
+        return np.asarray(labels), np.asarray(scores, dtype=np.float64)
+    return np.asarray(estimator.predict(X)), _label_scores(estimator, X)
 
 
 # ----------------------------------------------------------------------------- cross-validation
@@ -228,8 +251,7 @@ def _fit_and_score(
         fit_time = time.perf_counter() - start
         stage = "predict"
         start = time.perf_counter()
-        Y_pred = np.asarray(model.predict(X[test]))
-        Y_score = _label_scores(model, X[test])
+        Y_pred, Y_score = _predict_with_scores(model, X[test])
         predict_time = time.perf_counter() - start
         stage = "evaluate"
         scores = evaluate(
@@ -304,6 +326,26 @@ class _OutOfFold:
         }
 
 
+@validate_params(
+    {
+        "estimators": [Mapping],
+        "X": ["array-like", "sparse matrix"],
+        "Y": ["array-like", "sparse matrix"],
+        # scikit-learn's splitter interface; split alone would let a str through
+        "cv": [Interval(Integral, 2, None, closed="left"), HasMethods(["split", "get_n_splits"])],
+        "metrics": ["array-like", None],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "progress": [callable, None],
+        "dataset": [str, None],
+        "zero_division": _ZERO_DIVISION,
+        "tail_threshold": [_SHARE, None],
+        "return_predictions": ["boolean", StrOptions({"labels"})],
+        "on_error": [StrOptions({"raise", "collect"})],
+    },
+    # the estimators are the caller's: their fit must validate their own parameters
+    prefer_skip_nested_validation=False,
+)
 def cross_validate(
     estimators: Mapping[str, Any],
     X,
@@ -328,14 +370,15 @@ def cross_validate(
         Display name -> unfitted estimator with ``fit(X, Y)`` / ``predict(X)``. Each is
         cloned per fold. When it has ``decision_function`` (or else ``predict_proba``),
         those scores feed the ranking metrics (one-error, coverage, ranking loss, average
-        precision, macro AUC).
+        precision, macro AUC). An estimator with ``predict_with_scores`` (ML-KNN) gives
+        the predictions and the decision scores from one call instead.
     X : array-like or sparse matrix of shape (n_samples, n_features)
     Y : array-like of shape (n_samples, n_labels)
         0/1 label matrix.
     cv : int or scikit-learn splitter, default=5
         An int is the number of folds of a shuffled :class:`~sklearn.model_selection.KFold`
-        seeded with ``random_state``; anything with ``split(X, Y)`` is used as is, e.g.
-        :func:`repeated_splits` for the repeated random-partition protocols.
+        seeded with ``random_state``; a splitter (``split(X, Y)`` and ``get_n_splits``) is
+        used as is, e.g. :func:`repeated_splits` for the repeated random-partition protocols.
     metrics : sequence of str, optional
         Names from :func:`mlviz.metrics.evaluate` to keep; default all it returns. A ranking
         metric requested for a method without scores is NaN.
@@ -387,7 +430,7 @@ def cross_validate(
         With ``on_error="raise"``, when an estimator raises in a fold; the message names
         the method, the fold and the stage, and the original exception is chained.
     """
-    if not isinstance(estimators, Mapping) or not estimators:
+    if not estimators:
         raise ValueError(
             "estimators must be a non-empty dict mapping a display name to an estimator, e.g. "
             "{'PLST': PLST(n_components=4)}."
@@ -395,12 +438,6 @@ def cross_validate(
     for name, est in estimators.items():
         if not hasattr(est, "fit") or not hasattr(est, "predict"):
             raise ValueError(f"estimator {name!r} has no fit/predict methods: got {est!r}.")
-    if return_predictions not in (True, False, "labels"):
-        raise ValueError(
-            f'return_predictions must be True, False or "labels"; got {return_predictions!r}.'
-        )
-    if on_error not in ("raise", "collect"):
-        raise ValueError(f"on_error must be 'raise' or 'collect'; got {on_error!r}.")
     if metrics is not None:
         metrics = list(metrics)
         unknown = [m for m in metrics if m not in METRICS]
@@ -411,13 +448,6 @@ def cross_validate(
                 f"metric(s) {sorted(set(metrics) & set(TAIL_KEYS))} need tail_threshold=... "
                 "(the relative training frequency below which a label is a tail label)."
             )
-    if tail_threshold is not None and not (
-        isinstance(tail_threshold, numbers.Real) and 0.0 < float(tail_threshold) <= 1.0
-    ):
-        raise ValueError(
-            f"tail_threshold must be a share of the training instances in (0, 1], e.g. 0.05; "
-            f"got {tail_threshold!r}. Pass None for no tail metrics."
-        )
     X = check_features(X)
     Y = check_label_matrix(Y, n_samples=X.shape[0])
     splitter = _resolve_cv(cv, random_state)
@@ -506,6 +536,17 @@ def cross_validate(
 PER_LABEL_METRICS = {"f1": "F1", "recall": "recall", "precision": "precision", "auc": "AUC"}
 
 
+@validate_params(
+    {
+        "predictions": [Mapping],
+        "Y": ["array-like", "sparse matrix"],
+        "label_names": ["array-like", None],
+        "tail_threshold": [_SHARE, None],
+        "metrics": ["array-like"],
+        "zero_division": _ZERO_DIVISION,
+    },
+    prefer_skip_nested_validation=True,
+)
 def per_label_comparison(
     predictions: Mapping[str, OutOfFoldPredictions],
     Y,
@@ -631,6 +672,7 @@ def _group_keys(df: pd.DataFrame) -> list[str]:
     return ["dataset", "method"] if "dataset" in df.columns else ["method"]
 
 
+@validate_params({"df": [pd.DataFrame]}, prefer_skip_nested_validation=True)
 def aggregate(df: pd.DataFrame) -> pd.DataFrame:
     """Mean, sample standard deviation (ddof=1), standard error and count per method and metric.
 
@@ -653,6 +695,14 @@ def aggregate(df: pd.DataFrame) -> pd.DataFrame:
     return out[keys + ["mean", "sd", "se", "n"]]
 
 
+@validate_params(
+    {
+        "df": [pd.DataFrame],
+        "spread": [StrOptions({"sd", "se"})],
+        "decimals": [Interval(Integral, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def summarize(df: pd.DataFrame, spread: str = "sd", decimals: int = 4) -> pd.DataFrame:
     """Wide display table: rows method (or data set, method), columns metric, "mean ± spread".
 
@@ -671,8 +721,6 @@ def summarize(df: pd.DataFrame, spread: str = "sd", decimals: int = 4) -> pd.Dat
         "—" where the metric is undefined in every fold (e.g. tail macro F1 when no label is
         rare); a mean over the folds where it is defined otherwise (see :func:`aggregate`).
     """
-    if spread not in ("sd", "se"):
-        raise ValueError(f"spread must be 'sd' or 'se'; got {spread!r}.")
     agg = aggregate(df)
     keys = _group_keys(df)
     agg["cell"] = [
@@ -692,6 +740,14 @@ def summarize(df: pd.DataFrame, spread: str = "sd", decimals: int = 4) -> pd.Dat
     return wide
 
 
+@validate_params(
+    {
+        "df": [pd.DataFrame],
+        "decimals": [Interval(Integral, 0, None, closed="left"), None],
+        "greater_is_better": [Mapping, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def rank_table(
     df: pd.DataFrame,
     *,
@@ -743,22 +799,36 @@ def rank_table(
 # ----------------------------------------------------------------------------- Friedman / Nemenyi
 
 
+@validate_params(
+    {"n_methods": [Interval(Integral, 2, None, closed="left")], "alpha": [_ALPHA]},
+    prefer_skip_nested_validation=True,
+)
 def nemenyi_q_alpha(n_methods: int, alpha: float = 0.05) -> float:
     """Critical value q_α of the Nemenyi test: the studentized range quantile over √2.
 
     Demšar (2006), Table 5(a): 1.960, 2.343, 2.569, ... for k = 2, 3, 4, ... at α = 0.05.
     """
-    if n_methods < 2:
-        raise ValueError(f"the Nemenyi test compares at least 2 methods; got {n_methods}.")
     return float(stats.studentized_range.ppf(1.0 - alpha, n_methods, np.inf) / math.sqrt(2.0))
 
 
+@validate_params(
+    {
+        "n_methods": [Interval(Integral, 2, None, closed="left")],
+        "n_datasets": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [_ALPHA],
+    },
+    prefer_skip_nested_validation=True,
+)
 def nemenyi_critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05) -> float:
     """Nemenyi critical difference CD = q_α √(k(k+1) / (6N)) (Demšar 2006, §3.2.2)."""
     q = nemenyi_q_alpha(n_methods, alpha)
     return q * math.sqrt(n_methods * (n_methods + 1) / (6.0 * n_datasets))
 
 
+@validate_params(
+    {"average_ranks": [Mapping], "cd": [Interval(Real, 0, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
 def nemenyi_groups(average_ranks: Mapping[str, float], cd: float) -> list[list[str]]:
     """Maximal groups of methods whose average ranks all lie less than ``cd`` apart.
 
@@ -843,6 +913,16 @@ def _score_matrix(results: pd.DataFrame, metric: str | None) -> tuple[pd.DataFra
     return results, metric
 
 
+@validate_params(
+    {
+        "results": [pd.DataFrame],
+        "metric": [str, None],
+        "alpha": [_ALPHA],
+        "greater_is_better": ["boolean", None],
+        "tie_correction": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def friedman_nemenyi(
     results: pd.DataFrame,
     *,

@@ -18,11 +18,13 @@ import importlib.util
 import threading
 import time
 import warnings
+from numbers import Integral
 from typing import Literal
 
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from mlviz._validation import check_label_matrix
 from mlviz.mds import classical_mds, landmark_mds
@@ -39,7 +41,15 @@ DEFAULT_N_LANDMARKS = 500
 # Edge look-ups are done for this many (vertex, label) pairs at a time to bound memory.
 _EDGE_CHUNK = 1 << 16
 
+# scikit-learn's parameter validation (as for the estimators' _parameter_constraints) for the
+# public functions' parameters; checks on array contents stay hand-written below.
+_POSITIVE_INT = Interval(Integral, 1, None, closed="left")
 
+
+@validate_params(
+    {"Y": ["array-like", "sparse matrix"], "max_vertices": [_POSITIVE_INT, None]},
+    prefer_skip_nested_validation=True,
+)
 def occupied_vertices(Y, *, max_vertices: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Distinct label sets and how many instances sit on each, most frequent first.
 
@@ -58,12 +68,6 @@ def occupied_vertices(Y, *, max_vertices: int | None = None) -> tuple[np.ndarray
         Sorted by decreasing count (ties: lexicographic order of the label vector).
     counts : ndarray of int, shape (n_vertices,)
     """
-    if max_vertices is not None and (
-        isinstance(max_vertices, bool)
-        or not isinstance(max_vertices, (int, np.integer))
-        or max_vertices < 1
-    ):
-        raise ValueError(f"max_vertices must be a positive integer or None; got {max_vertices!r}.")
     Y = check_label_matrix(Y)
     vertices, counts = unique_rows(Y)
     order = np.argsort(-counts, kind="stable")[:max_vertices]
@@ -74,6 +78,10 @@ def _label_sparse(vertices) -> sp.csr_matrix:
     return sp.csr_matrix(np.asarray(vertices, dtype=np.float64))
 
 
+@validate_params(
+    {"vertices": ["array-like"], "others": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def hamming_distances(vertices: np.ndarray, others: np.ndarray | None = None) -> np.ndarray:
     """Hamming distance (number of differing labels) between the rows of two 0/1 matrices.
 
@@ -99,6 +107,7 @@ def hamming_distances(vertices: np.ndarray, others: np.ndarray | None = None) ->
     return sizes_first[:, None] + sizes_second[None, :] - 2.0 * both
 
 
+@validate_params({"vertices": ["array-like"]}, prefer_skip_nested_validation=True)
 def hamming_edges(vertices: np.ndarray) -> np.ndarray:
     """Pairs (i, j), i < j, of vertices that differ in exactly one label: the cube's edges.
 
@@ -190,6 +199,17 @@ def _maxmin_landmarks(V: np.ndarray, n_landmarks: int) -> np.ndarray:
     return np.asarray(chosen)
 
 
+@validate_params(
+    {
+        "vertices": ["array-like"],
+        "counts": ["array-like"],
+        "method": [StrOptions({"pca", "mds", "umap"})],
+        "n_components": [Interval(Integral, 2, 3, closed="both")],
+        "random_state": ["random_state"],
+        "n_landmarks": [_POSITIVE_INT],
+    },
+    prefer_skip_nested_validation=True,
+)
 def project_vertices(
     vertices: np.ndarray,
     counts: np.ndarray,
@@ -225,8 +245,6 @@ def project_vertices(
     V = np.asarray(vertices, dtype=np.float64)
     w = np.asarray(counts, dtype=np.float64)
     n_vertices, n_labels = V.shape
-    if n_components not in (2, 3):
-        raise ValueError(f"n_components must be 2 or 3; got {n_components}.")
     if method == "pca":
         mean, directions = _weighted_principal_directions(V, w, n_components)
         return (V - mean) @ directions.T, directions.T
@@ -238,25 +256,24 @@ def project_vertices(
         landmarks = _maxmin_landmarks(V, n_landmarks)
         to_landmarks = np.sqrt(np.clip(hamming_distances(V, V[landmarks]), 0.0, None))
         return landmark_mds(to_landmarks[landmarks], to_landmarks, n_components), None
-    if method == "umap":
-        if n_vertices <= n_components + 2:
-            raise ValueError(
-                f"UMAP needs more than {n_components + 2} occupied vertices; this data set has "
-                f"{n_vertices}. Use PCA or MDS."
-            )
-        if not umap_available():
-            raise ImportError(
-                "The UMAP projection needs umap-learn, which is not installed: "
-                "pip install 'mlviz[umap]' (or umap-learn), or use PCA or MDS."
-            )
-        with warnings.catch_warnings():
-            # umap-learn warns on every Hamming fit that inverse_transform is unavailable (no
-            # gradient for the metric); mlviz never inverts, so the page would show noise
-            warnings.filterwarnings(
-                "ignore", message="gradient function is not yet implemented", category=UserWarning
-            )
-            return _umap_embedding(V, n_components, random_state), None
-    raise ValueError(f"unknown projection {method!r}; choose 'pca', 'mds' or 'umap'.")
+    # method == "umap" (validate_params allows no other)
+    if n_vertices <= n_components + 2:
+        raise ValueError(
+            f"UMAP needs more than {n_components + 2} occupied vertices; this data set has "
+            f"{n_vertices}. Use PCA or MDS."
+        )
+    if not umap_available():
+        raise ImportError(
+            "The UMAP projection needs umap-learn, which is not installed: "
+            "pip install 'mlviz[umap]' (or umap-learn), or use PCA or MDS."
+        )
+    with warnings.catch_warnings():
+        # umap-learn warns on every Hamming fit that inverse_transform is unavailable (no
+        # gradient for the metric); mlviz never inverts, so the page would show noise
+        warnings.filterwarnings(
+            "ignore", message="gradient function is not yet implemented", category=UserWarning
+        )
+        return _umap_embedding(V, n_components, random_state), None
 
 
 def _umap_embedding(V: np.ndarray, n_components: int, random_state: int) -> np.ndarray:
@@ -331,6 +348,9 @@ def warm_up_umap() -> UmapWarmUp | None:
     return thread
 
 
+@validate_params(
+    {"vertices": ["array-like"], "groups": ["array-like"]}, prefer_skip_nested_validation=True
+)
 def dominant_group(vertices: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """For each vertex, the label group holding most of its labels (-1 for the empty set).
 

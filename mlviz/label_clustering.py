@@ -32,7 +32,7 @@ from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mlviz._validation import check_label_matrix
@@ -66,8 +66,15 @@ MIN_LEADING_EIGENVALUES = 30
 # Above this share of ones the co-occurrence counts come from a dense BLAS product.
 _SPARSE_DENSITY = 0.05
 
+# scikit-learn's parameter validation (as in LabelClustering's _parameter_constraints) for the
+# public functions' parameters; checks that need Y or the contents of groups stay
+# hand-written, because they name the offending entry.
+_POSITIVE_INT = Interval(numbers.Integral, 1, None, closed="left")
+_LABELS = ["array-like", "sparse matrix"]
+
 
 # ------------------------------------------------------------------------- group ids
+@validate_params({"group_ids": ["array-like"]}, prefer_skip_nested_validation=True)
 def canonical_group_ids(group_ids) -> np.ndarray:
     """Relabel group ids to 0..G-1 in order of each group's first label.
 
@@ -80,6 +87,9 @@ def canonical_group_ids(group_ids) -> np.ndarray:
     return order[inverse.ravel()].astype(np.intp)
 
 
+@validate_params(
+    {"groups": ["array-like"], "n_labels": [_POSITIVE_INT]}, prefer_skip_nested_validation=True
+)
 def check_groups(groups, n_labels: int) -> np.ndarray:
     """Validate user-given label groups and return canonical group ids (one per label).
 
@@ -214,6 +224,10 @@ def _affinity_from_counts(
     )
 
 
+@validate_params(
+    {"Y": _LABELS, "affinity": [StrOptions(set(AFFINITIES))], "n_neighbors": [_POSITIVE_INT]},
+    prefer_skip_nested_validation=True,
+)
 def label_affinity(Y, affinity: str = "heat", *, n_neighbors: int = 7) -> np.ndarray:
     """The (L, L) affinity between the label columns of a 0/1 matrix Y (zero diagonal).
 
@@ -550,6 +564,15 @@ def _pair_stats(cooc: np.ndarray, counts: np.ndarray, members: np.ndarray) -> tu
     return float(np.mean(shared > 0)), float(np.mean(jaccard))
 
 
+@validate_params(
+    {
+        "Y": _LABELS,
+        "groups": ["array-like"],
+        "label_names": ["array-like", None],
+        "tail_threshold": [Interval(numbers.Real, 0, 1, closed="both")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def group_diagnostics(
     Y,
     groups,
@@ -591,8 +614,6 @@ def group_diagnostics(
     Y = check_label_matrix(Y)
     n_samples, n_labels = Y.shape
     ids = check_groups(groups, n_labels)
-    if not 0.0 <= float(tail_threshold) <= 1.0:
-        raise ValueError(f"tail_threshold must be a share in [0, 1]; got {tail_threshold!r}.")
     if label_names is None:
         names: list = list(range(n_labels))
     else:
@@ -626,6 +647,9 @@ def group_diagnostics(
     return pd.DataFrame(rows)
 
 
+@validate_params(
+    {"cooc": ["array-like"], "groups": ["array-like"]}, prefer_skip_nested_validation=True
+)
 def within_group_cooccurrence(cooc: np.ndarray, groups: np.ndarray) -> tuple[float, int]:
     """Pooled share of within-group label pairs that co-occur, and the number of groups of
     two or more labels in which no pair co-occurs (NaN share when every group is a single).
@@ -643,6 +667,19 @@ def within_group_cooccurrence(cooc: np.ndarray, groups: np.ndarray) -> tuple[flo
     return share, never
 
 
+@validate_params(
+    {
+        "Y": _LABELS,
+        "n_groups": [_POSITIVE_INT, "array-like"],
+        # "precomputed" cannot be resampled with the instances
+        "affinity": [StrOptions(set(AFFINITIES))],
+        "n_resamples": [_POSITIVE_INT],
+        "random_state": ["random_state"],
+        "n_neighbors": [_POSITIVE_INT],
+        "n_init": [_POSITIVE_INT],
+    },
+    prefer_skip_nested_validation=True,
+)
 def clustering_stability(
     Y,
     n_groups,
@@ -697,13 +734,6 @@ def clustering_stability(
         group is a single label) and ``n_never_cooccurring`` (groups of two or more labels in
         which no pair ever co-occurs).
     """
-    if affinity not in AFFINITIES:
-        raise ValueError(
-            f"clustering_stability resamples instances of Y, so affinity must be one of "
-            f"{sorted(AFFINITIES)}; got {affinity!r}."
-        )
-    if not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer; got {n_resamples!r}.")
     Y = check_label_matrix(Y)
     n_samples, n_labels = Y.shape
     ks = np.atleast_1d(np.asarray(n_groups))

@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.metrics import pairwise_distances_chunked
 from sklearn.metrics.pairwise import check_pairwise_arrays
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
@@ -156,8 +156,9 @@ class MLkNN(MultiLabelEstimator):
       equal to the query, as any other point at distance 0.
     * **Ties in the MAP rule.** Eq. (8) is an arg max over b in {0, 1}; when
       ``P(H_1)P(E|H_1) == P(H_0)P(E|H_0)`` the label is predicted (ties positive, as in
-      the authors' MATLAB code). The posterior is then exactly 0.5, so ``predict`` equals
-      ``predict_proba >= 0.5``.
+      the authors' MATLAB code). The posterior is then exactly 0.5, so ``predict`` and
+      ``predict_proba >= 0.5`` agree on a tie; on a near-tie they can differ by rounding
+      (see :meth:`predict_with_scores`).
     * **Ties among equal distances.** N(t) has exactly k members. When several training
       instances are equally far at the k-th place, the ones with the *lowest training row
       index* are kept (the order of a stable sort by distance, which is what a plain
@@ -336,8 +337,7 @@ class MLkNN(MultiLabelEstimator):
         ndarray of float64, shape (n_samples, L) (1-D when fitted on a 1-D y)
         """
         counts = self._query_counts(X)[0]  # checks fitted first
-        posterior = self._per_count(self._posterior_table(), counts)
-        return self._format_scores(posterior - 0.5)
+        return self._decisions_from_counts(counts)
 
     def predict(self, X) -> np.ndarray:
         """MAP label vector of Eq. (8), ties predicted positive.
@@ -347,8 +347,35 @@ class MLkNN(MultiLabelEstimator):
         ndarray of shape (n_samples, L), in the dtype of the y passed to fit
         """
         counts = self._query_counts(X)[0]  # checks fitted first
+        return self._labels_from_counts(counts)
+
+    def predict_with_scores(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`predict` and :meth:`decision_function` from one neighbour search.
+
+        Finding the neighbours of the queries is most of a prediction's cost; calling
+        ``predict`` and then ``decision_function`` finds them twice. The labels cannot be
+        derived from the scores instead: the MAP rule compares the two products of Eq. (8)
+        directly, and ``a >= b`` is not always ``a / (a + b) >= 0.5`` in floating point (for
+        ``a`` one ulp below ``b`` the division rounds to exactly 0.5 about half the time).
+        :func:`mlviz.evaluation.cross_validate` calls this method when an estimator has it.
+
+        Returns
+        -------
+        labels : ndarray
+            Equal to ``predict(X)``.
+        scores : ndarray of float64
+            Equal to ``decision_function(X)``.
+        """
+        counts = self._query_counts(X)[0]  # checks fitted first
+        return self._labels_from_counts(counts), self._decisions_from_counts(counts)
+
+    def _labels_from_counts(self, counts: np.ndarray) -> np.ndarray:
         score_pos, score_neg = self._map_tables()
         return self._format_labels(self._per_count(score_pos >= score_neg, counts))
+
+    def _decisions_from_counts(self, counts: np.ndarray) -> np.ndarray:
+        posterior = self._per_count(self._posterior_table(), counts)
+        return self._format_scores(posterior - 0.5)
 
     def explain(self, x_row, label_names: Sequence[str] | None = None) -> MLkNNExplanation:
         """Every quantity behind the prediction for one instance.
@@ -677,6 +704,17 @@ def _rows_in_order(rows: np.ndarray, values: np.ndarray, cols: np.ndarray) -> bo
     return bool(np.all(in_order | ~same_row))
 
 
+@validate_params(
+    {
+        "X_query": ["array-like", "sparse matrix"],
+        "X_train": ["array-like", "sparse matrix"],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "metric": [str, callable],
+        "exclude_self": ["boolean"],
+    },
+    # not skipped: scikit-learn's pairwise distances check a metric name (as in MLkNN.fit)
+    prefer_skip_nested_validation=False,
+)
 def neighbors_graph(
     X_query,
     X_train,
@@ -708,8 +746,6 @@ def neighbors_graph(
     scipy.sparse.csr_matrix of shape (n, m)
         ``n_neighbors`` stored distances per row (explicit zeros for duplicates included).
     """
-    if not isinstance(n_neighbors, Integral) or isinstance(n_neighbors, bool):
-        raise ValueError(f"n_neighbors must be a positive integer; got {n_neighbors!r}.")
     query, train = check_features(X_query), check_features(X_train, name="X_train")
     if exclude_self and query.shape != train.shape:
         raise ValueError(
@@ -717,7 +753,7 @@ def neighbors_graph(
             f"shapes {query.shape} and {train.shape}."
         )
     limit = train.shape[0] - (1 if exclude_self else 0)
-    if not 1 <= n_neighbors <= limit:
+    if n_neighbors > limit:
         raise ValueError(
             f"n_neighbors must be between 1 and {limit} for {train.shape[0]} training rows; "
             f"got {n_neighbors}."

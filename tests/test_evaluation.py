@@ -19,6 +19,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.metrics import hamming_loss, jaccard_score
 from sklearn.model_selection import KFold, ShuffleSplit
 from sklearn.multioutput import MultiOutputClassifier
+from sklearn.utils._param_validation import InvalidParameterError
 
 from mlviz.base import MultiLabelEstimator
 from mlviz.evaluation import (
@@ -29,6 +30,7 @@ from mlviz.evaluation import (
     nemenyi_critical_difference,
     nemenyi_groups,
     nemenyi_q_alpha,
+    per_label_comparison,
     rank_table,
     repeated_splits,
     summarize,
@@ -86,10 +88,6 @@ def test_repeated_splits_sizes_and_reproducibility(data):
         assert not set(train) & set(test)
         np.testing.assert_array_equal(test, test2)
     assert not np.array_equal(splits[0][1], splits[1][1])
-    with pytest.raises(ValueError, match="test_size"):
-        repeated_splits(test_size=1.5)
-    with pytest.raises(ValueError, match="n_repeats"):
-        repeated_splits(n_repeats=0)
 
 
 def test_cross_validate_matches_a_hand_written_loop(data):
@@ -108,6 +106,44 @@ def test_cross_validate_matches_a_hand_written_loop(data):
         )
         assert {"one_error", "coverage", "ranking_loss", "macro_auc"} <= set(rows.index)
     assert (df["fit_time"] >= 0).all() and (df["predict_time"] >= 0).all()
+
+
+def test_mlknn_folds_search_the_test_neighbours_once_and_score_as_before(data, monkeypatch):
+    import mlviz.mlknn
+    from mlviz.metrics import evaluate
+    from mlviz.mlknn import MLkNN
+
+    X, Y = data
+    folds = list(KFold(n_splits=3, shuffle=True, random_state=2).split(X))
+    expected, expected_pred = [], np.full(Y.shape, -1)
+    for fold, (train, test) in enumerate(folds):
+        model = MLkNN(k=4).fit(X[train], Y[train])
+        expected_pred[test] = model.predict(X[test])
+        scores = evaluate(
+            Y[test], model.predict(X[test]), model.decision_function(X[test]), Y_train=Y[train]
+        )
+        expected += [(fold, metric, value) for metric, value in scores.items()]
+    searches = []
+    k_nearest = mlviz.mlknn._k_nearest
+    monkeypatch.setattr(
+        mlviz.mlknn,
+        "_k_nearest",
+        lambda X_query, *a, **kw: searches.append(len(X_query)) or k_nearest(X_query, *a, **kw),
+    )
+    result = cross_validate(
+        {"ML-KNN": MLkNN(k=4)},
+        X,
+        Y,
+        cv=KFold(3, shuffle=True, random_state=2),
+        return_predictions=True,
+    )
+    # per fold one search for the training neighbours (fit) and one for the test instances
+    assert sorted(searches) == sorted([len(train) for train, _ in folds] + [40, 40, 40])
+    table = result.results
+    assert list(zip(table["fold"], table["metric"], table["value"], strict=True)) == sorted(
+        expected, key=lambda row: (row[0], list(scores).index(row[1]))
+    )
+    np.testing.assert_array_equal(result.predictions["ML-KNN"].Y_pred, expected_pred)
 
 
 def test_same_folds_for_every_method_and_metric_selection(data):
@@ -209,10 +245,66 @@ def test_input_errors(data):
         cross_validate({}, X, Y)
     with pytest.raises(ValueError, match="unknown metric"):
         cross_validate({"r": RidgeBR()}, X, Y, metrics=["hamming"])
-    with pytest.raises(ValueError, match="at least 2 folds"):
-        cross_validate({"r": RidgeBR()}, X, Y, cv=1)
     with pytest.raises(ValueError, match="different numbers of rows"):
         cross_validate({"r": RidgeBR()}, X, Y[:-1])
+
+
+_IN_1_INF = "must be an int in the range [1, inf)"
+
+
+@pytest.mark.parametrize(
+    "function, arguments, message",
+    [
+        (repeated_splits, {"n_repeats": 0}, f"'n_repeats' parameter of {{}} {_IN_1_INF}. Got 0"),
+        (repeated_splits, {"test_size": 1.5}, "'test_size' parameter of {} must be a float in"),
+        (repeated_splits, {"test_size": 1.5}, "the range (0.0, 1.0). Got 1.5 instead"),
+        (cross_validate, {"cv": 1}, "'cv' parameter of {} must be an int in the range [2, inf)"),
+        (
+            cross_validate,
+            {"cv": "five"},
+            "or an object implementing 'split' and 'get_n_splits'. Got 'five'",
+        ),
+        (cross_validate, {"tail_threshold": 0}, "'tail_threshold' parameter of {} must be a"),
+        (cross_validate, {"tail_threshold": 0}, "float in the range (0.0, 1.0] or None. Got 0"),
+        (cross_validate, {"on_error": "ignore"}, "'on_error' parameter of {} must be a str among"),
+        (cross_validate, {"return_predictions": "scores"}, "or a str among {{'labels'}}"),
+        (cross_validate, {"zero_division": 0.5}, "'zero_division' parameter of {} must be"),
+        (cross_validate, {"estimators": [RidgeBR()]}, "'estimators' parameter of {} must be an"),
+        (per_label_comparison, {"tail_threshold": 2.0}, "'tail_threshold' parameter of {} must"),
+        (summarize, {"spread": "iqr"}, "'spread' parameter of {} must be a str among"),
+        (summarize, {"decimals": -1}, "'decimals' parameter of {} must be an int in the range [0"),
+        (rank_table, {"decimals": 1.5}, "'decimals' parameter of {} must be an int"),
+        (nemenyi_q_alpha, {"n_methods": 1}, "'n_methods' parameter of {} must be an int in the"),
+        (nemenyi_q_alpha, {"alpha": 1.0}, "'alpha' parameter of {} must be a float in the range"),
+        (
+            nemenyi_critical_difference,
+            {"n_datasets": 0},
+            f"'n_datasets' parameter of {{}} {_IN_1_INF}",
+        ),
+        (nemenyi_groups, {"cd": -1.0}, "'cd' parameter of {} must be a float in the range [0.0"),
+        (friedman_nemenyi, {"tie_correction": "yes"}, "'tie_correction' parameter of {} must be"),
+    ],
+)
+def test_bad_parameter_is_named_with_its_valid_range(data, function, arguments, message):
+    X, Y = data
+    tidy = _tidy({("d1", "a"): [0.5], ("d1", "b"): [0.6], ("d2", "a"): [0.4], ("d2", "b"): [0.7]})
+    call = {
+        repeated_splits: lambda **kw: repeated_splits(**kw),
+        cross_validate: lambda **kw: cross_validate(
+            kw.pop("estimators", {"r": RidgeBR()}), X, Y, **kw
+        ),
+        per_label_comparison: lambda **kw: per_label_comparison({}, Y, **kw),
+        summarize: lambda **kw: summarize(tidy, **kw),
+        rank_table: lambda **kw: rank_table(tidy, **kw),
+        nemenyi_q_alpha: lambda **kw: nemenyi_q_alpha(kw.pop("n_methods", 3), **kw),
+        nemenyi_critical_difference: lambda **kw: nemenyi_critical_difference(3, **kw),
+        nemenyi_groups: lambda **kw: nemenyi_groups({"a": 1.0, "b": 2.0}, **kw),
+        friedman_nemenyi: lambda **kw: friedman_nemenyi(tidy, **kw),
+    }[function]
+    with pytest.raises(InvalidParameterError) as raised:
+        call(**arguments)
+    assert isinstance(raised.value, ValueError)  # callers catching ValueError still do
+    assert message.format(function.__name__) in str(raised.value)
 
 
 def _tidy(values: dict[tuple[str, str], list[float]], metric: str = "accuracy") -> pd.DataFrame:
@@ -398,8 +490,6 @@ def test_tail_metrics_use_each_folds_training_labels(data):
             np.testing.assert_equal(got[key], value)  # NaN == NaN when the test fold lacks it
     with pytest.raises(ValueError, match="need tail_threshold"):
         cross_validate({"ridge": RidgeBR()}, X, Y, metrics=["tail_macro_f1"])
-    with pytest.raises(ValueError, match=r"tail_threshold must be a share .* got 0"):
-        cross_validate({"ridge": RidgeBR()}, X, Y, tail_threshold=0, on_error="collect")
 
 
 def test_default_zero_division_is_zero(data):
@@ -454,8 +544,6 @@ def test_out_of_fold_predictions_equal_a_manual_fold_loop(data):
     for name in estimators:
         np.testing.assert_array_equal(labels_only.predictions[name].Y_pred, expected_pred[name])
         assert labels_only.predictions[name].Y_score is None
-    with pytest.raises(ValueError, match='return_predictions must be True, False or "labels"'):
-        cross_validate(estimators, X, Y, return_predictions="scores")
 
 
 def test_collected_failures_per_method_and_fold_keep_the_other_methods():

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.utils._param_validation import InvalidParameterError
 
 from mlviz.figures.hypercube import cube_figure, hypercube_figure, labelset_text
-from mlviz.hypercube import hamming_edges, occupied_vertices, project_vertices
+from mlviz.hypercube import (
+    hamming_distances,
+    hamming_edges,
+    occupied_vertices,
+    project_vertices,
+)
 
 Y = np.array([[1, 0, 0], [1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 1, 0], [1, 0, 0], [0, 1, 1]])
 
@@ -47,14 +53,36 @@ def test_mds_projection_reproduces_hamming_geometry_of_a_cube():
     np.testing.assert_allclose(d, expected, atol=1e-10)
 
 
-def test_projection_rejects_bad_arguments():
+def test_projection_rejects_too_few_vertices_for_umap():
     vertices, counts = occupied_vertices(Y)
-    with pytest.raises(ValueError, match="2 or 3"):
-        project_vertices(vertices, counts, n_components=4)
-    with pytest.raises(ValueError, match="unknown projection"):
-        project_vertices(vertices, counts, method="tsne")
     with pytest.raises(ValueError, match="UMAP needs more"):
         project_vertices(vertices, counts, method="umap")
+
+
+@pytest.mark.parametrize(
+    "function, arguments, message",
+    [
+        (project_vertices, {"n_components": 4}, "'n_components' parameter of {} must be an int"),
+        (project_vertices, {"n_components": 4}, "in the range [2, 3]. Got 4 instead"),
+        (project_vertices, {"method": "tsne"}, "'method' parameter of {} must be a str among"),
+        (project_vertices, {"n_landmarks": 0}, "'n_landmarks' parameter of {} must be an int"),
+        (project_vertices, {"random_state": "seven"}, "'random_state' parameter of {} must be"),
+        (occupied_vertices, {"max_vertices": 0}, "'max_vertices' parameter of {} must be an int"),
+        (occupied_vertices, {"max_vertices": 2.5}, "in the range [1, inf) or None. Got 2.5"),
+        (hamming_distances, {"others": "all"}, "'others' parameter of {} must be an array-like"),
+    ],
+)
+def test_bad_parameter_is_named_with_its_valid_range(function, arguments, message):
+    vertices, counts = occupied_vertices(Y)
+    call = {
+        project_vertices: lambda **kw: project_vertices(vertices, counts, **kw),
+        occupied_vertices: lambda **kw: occupied_vertices(Y, **kw),
+        hamming_distances: lambda **kw: hamming_distances(vertices, **kw),
+    }[function]
+    with pytest.raises(InvalidParameterError) as raised:
+        call(**arguments)
+    assert isinstance(raised.value, ValueError)  # callers catching ValueError still do
+    assert message.format(function.__name__) in str(raised.value)
 
 
 def test_figures_draw_every_vertex_and_edge():
@@ -128,8 +156,6 @@ def test_max_vertices_keeps_the_most_frequent():
     np.testing.assert_array_equal(vertices, [[1, 0, 0], [1, 1, 0]])
     np.testing.assert_array_equal(counts, [3, 2])
     assert len(occupied_vertices(Y, max_vertices=100)[0]) == 4
-    with pytest.raises(ValueError, match="max_vertices"):
-        occupied_vertices(Y, max_vertices=0)
 
 
 def test_landmark_mds_projection_keeps_the_hamming_geometry_of_a_cube_face():

@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 from degenerate import degenerate_corpus
 from sklearn.metrics import adjusted_rand_score
+from sklearn.utils._param_validation import InvalidParameterError
 
 from mlviz.label_clustering import (
     LabelClustering,
@@ -16,6 +17,7 @@ from mlviz.label_clustering import (
     check_groups,
     clustering_stability,
     group_diagnostics,
+    label_affinity,
 )
 
 
@@ -390,6 +392,40 @@ def test_stability_rejects_bad_input():
         clustering_stability(Y, [2, 10])
     with pytest.raises(ValueError, match="n_resamples"):
         clustering_stability(Y, 2, n_resamples=0)
+
+
+_IN_1_INF = "must be an int in the range [1, inf)"
+
+
+@pytest.mark.parametrize(
+    "function, arguments, message",
+    [
+        (clustering_stability, {"affinity": "precomputed"}, "'affinity' parameter of {} must be"),
+        (clustering_stability, {"n_resamples": 0}, f"'n_resamples' parameter of {{}} {_IN_1_INF}"),
+        (clustering_stability, {"n_init": 1.5}, f"'n_init' parameter of {{}} {_IN_1_INF}. Got 1.5"),
+        (clustering_stability, {"n_neighbors": 0}, f"'n_neighbors' parameter of {{}} {_IN_1_INF}"),
+        (clustering_stability, {"n_groups": "3"}, "'n_groups' parameter of {} must be an int in"),
+        (clustering_stability, {"random_state": "x"}, "'random_state' parameter of {} must be"),
+        (label_affinity, {"affinity": "cosine"}, "'affinity' parameter of {} must be a str among"),
+        (label_affinity, {"n_neighbors": -2}, f"'n_neighbors' parameter of {{}} {_IN_1_INF}"),
+        (group_diagnostics, {"tail_threshold": 1.5}, "'tail_threshold' parameter of {} must be"),
+        (group_diagnostics, {"tail_threshold": 1.5}, "a float in the range [0.0, 1.0]. Got 1.5"),
+        (check_groups, {"n_labels": 0}, f"'n_labels' parameter of {{}} {_IN_1_INF}. Got 0"),
+    ],
+)
+def test_bad_parameter_is_named_with_its_valid_range(function, arguments, message):
+    Y = _separated_blocks()
+    groups = np.arange(Y.shape[1]) % 2
+    call = {
+        clustering_stability: lambda **kw: clustering_stability(Y, kw.pop("n_groups", 2), **kw),
+        label_affinity: lambda **kw: label_affinity(Y, **kw),
+        group_diagnostics: lambda **kw: group_diagnostics(Y, groups, **kw),
+        check_groups: lambda **kw: check_groups(groups, **kw),
+    }[function]
+    with pytest.raises(InvalidParameterError) as raised:
+        call(**arguments)
+    assert isinstance(raised.value, ValueError)  # callers catching ValueError still do
+    assert message.format(function.__name__) in str(raised.value)
 
 
 # ----------------------------------------------------------- scikit-learn contract

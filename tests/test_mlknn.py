@@ -568,6 +568,30 @@ def test_too_small_a_neighbour_graph_is_a_clear_error():
         neighbors_graph(X, X, 30, exclude_self=True)
 
 
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"n_neighbors": 0}, "'n_neighbors' parameter of neighbors_graph must be an int in the"),
+        ({"n_neighbors": 2.5}, "range [1, inf). Got 2.5 instead"),
+        ({"exclude_self": "yes"}, "'exclude_self' parameter of neighbors_graph must be an inst"),
+        ({"metric": 3}, "'metric' parameter of neighbors_graph must be an instance of 'str' or"),
+        # a metric name is checked by scikit-learn's pairwise distances (nested validation)
+        ({"metric": "no-such-metric"}, "'metric' parameter of neighbors_graph must be a str among"),
+    ],
+)
+def test_neighbors_graph_names_a_bad_parameter_with_its_valid_range(arguments, message):
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from mlviz.mlknn import neighbors_graph
+
+    X = np.random.default_rng(23).normal(size=(30, 3))
+    arguments = {"n_neighbors": 3} | arguments
+    with pytest.raises(InvalidParameterError) as raised:
+        neighbors_graph(X, X, **arguments)
+    assert isinstance(raised.value, ValueError)  # callers catching ValueError still do
+    assert message in str(raised.value)
+
+
 def test_count_tables_are_small_exact_integers():
     rng = np.random.default_rng(24)
     X = rng.normal(size=(80, 4))
@@ -722,6 +746,42 @@ def test_prediction_is_the_map_rule_per_instance_exactly():
     table = model.explain(X[90]).table
     np.testing.assert_array_equal(table["score_pos"], score_pos[0])
     np.testing.assert_array_equal(table["score_neg"], score_neg[0])
+
+
+@pytest.mark.parametrize("one_dimensional", [False, True])
+def test_predict_with_scores_is_predict_and_decision_function_from_one_search(
+    one_dimensional, monkeypatch
+):
+    X, Y, X_test, _ = random_problem(seed=12)
+    y = Y[:, 0] if one_dimensional else Y
+    model = MLkNN(k=5, s=0.7).fit(X, y)
+    searches = []
+    k_nearest = mlviz.mlknn._k_nearest
+    monkeypatch.setattr(
+        mlviz.mlknn, "_k_nearest", lambda *a, **kw: searches.append(1) or k_nearest(*a, **kw)
+    )
+    labels, scores = model.predict_with_scores(X_test)
+    assert len(searches) == 1
+    np.testing.assert_array_equal(labels, model.predict(X_test))
+    assert labels.dtype == model.predict(X_test).dtype
+    np.testing.assert_array_equal(scores, model.decision_function(X_test))
+
+
+def test_predict_with_scores_keeps_the_map_rule_where_the_posterior_rounds_to_one_half():
+    """The labels are not ``posterior >= 0.5``: one ulp below a tie the division can give 0.5."""
+    cond_neg = np.random.default_rng(3).uniform(0.2, 0.8, 2000)
+    cond_pos = np.nextafter(cond_neg, 0.0)  # P(E|H1) one ulp below P(E|H0): not a tie
+    rounds_up = cond_pos / (cond_pos + cond_neg) == 0.5
+    assert rounds_up.any()
+    below, above = cond_pos[rounds_up][0], cond_neg[rounds_up][0]
+    X = np.arange(6.0)[:, None]
+    model = MLkNN(k=1).fit(X, np.array([[1], [0], [1], [0], [1], [0]]))
+    model.prior_ = np.array([0.5])  # the products of Eq. (8) are then exact halves
+    model.cond_pos_ = np.array([[below], [below]])
+    model.cond_neg_ = np.array([[above], [above]])
+    labels, scores = model.predict_with_scores(X[:1])
+    assert model.predict_proba(X[:1])[0, 0] == 0.5 and scores[0, 0] == 0.0
+    assert labels[0, 0] == 0 == model.predict(X[:1])[0, 0]  # score_pos < score_neg: negative
 
 
 def test_graph_rows_in_any_stored_order_give_the_same_neighbours():
