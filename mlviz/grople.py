@@ -891,6 +891,12 @@ class GroPLE(MultiLabelEstimator):
     X is converted to float64 (float32 too): stage 3 works on the centred Gram matrix
     ``X^T X - N m m^T`` and on step sizes from its largest eigenvalue, which lose most of their
     digits to cancellation in float32.
+
+    X is used as given, as in the paper. Scores are linear in X, so with raw word indicators
+    of texts of very different lengths long texts get too many labels: on enron (not one of
+    the paper's data sets) five-fold accuracy is 0.344 at the defaults, 0.383 with beta = 10
+    and 0.430 at the defaults on rows scaled to unit l2 norm
+    (``sklearn.preprocessing.normalize``); see docs/GROPLE.md.
     """
 
     _feature_dtypes = (np.float64,)
