@@ -202,8 +202,30 @@ def instance_view() -> None:
         column_config={"label_set": st.column_config.TextColumn(width="large")},
     )
     st.markdown("**Counts, products, posterior and decision**")
+    # the paper's notation as headers: the column names would be cut at a number's width
+    headers = {
+        "count": ("C_t(l)", "C_t(l): neighbours among the k that carry the label"),
+        "prior_pos": ("P(H₁)", "prior of having the label (training share, smoothed by s)"),
+        "likelihood_pos": ("P(E|H₁)", "likelihood of this count if the label is on"),
+        "score_pos": ("score H₁", "P(H₁)·P(E|H₁), the green bar above"),
+        "prior_neg": ("P(H₀)", "prior of lacking the label"),
+        "likelihood_neg": ("P(E|H₀)", "likelihood of this count if the label is off"),
+        "score_neg": ("score H₀", "P(H₀)·P(E|H₀), the grey bar above"),
+        "posterior": ("posterior", "P(H₁|E), used for ranking"),
+    }
     shared.fitted_table(
-        table, hide_index=True, column_config={"label": st.column_config.TextColumn(width=100)}
+        table,
+        hide_index=True,
+        column_config={
+            "label": st.column_config.TextColumn(width=100),
+            **{
+                column: st.column_config.NumberColumn(
+                    header, help=why, format="%.4g", width=shared.NUMBER_COLUMN_PX
+                )
+                for column, (header, why) in headers.items()
+                if column in table.columns
+            },
+        },
     )
 
 
