@@ -418,12 +418,14 @@ def experiment_settings() -> None:
                 persist_state="session",
             )
         bound(
-            st.checkbox,
-            "Standardise features",
-            value=False,
-            key="standardize",
+            st.selectbox,
+            "Feature scaling",
+            list(FEATURE_SCALING_LABELS),
+            key=FEATURE_SCALING_KEY,
             persist_state="session",
-            help="Scale each feature to unit variance (sparse data keeps its zeros).",
+            format_func=FEATURE_SCALING_LABELS.get,
+            help="Fitted on training rows only (in each fold on the Compare page). Unit rows "
+            "suit bag-of-words features, where long documents otherwise get every label.",
         )
         bound(
             st.slider,
@@ -452,9 +454,25 @@ class Split:
     test_index: np.ndarray
 
 
+FEATURE_SCALING_KEY = "feature_scaling"
+# the names of mlviz.preprocessing.FEATURE_SCALINGS (not imported: it loads scikit-learn,
+# which the first page does without; a test checks the two agree)
+FEATURE_SCALING_LABELS = {
+    "none": "none (as loaded)",
+    "standardise": "standardise each feature",
+    "unit_rows": "each instance to unit length",
+}
+
+
+def feature_scaling() -> str:
+    """The sidebar's feature scaling (a name of ``mlviz.preprocessing.FEATURE_SCALINGS``)."""
+    value = st.session_state.get(FEATURE_SCALING_KEY, "none")
+    return value if value in FEATURE_SCALING_LABELS else "none"
+
+
 def split_settings() -> tuple:
     """What the split depends on besides the data set: a cache key part for every result."""
-    standardize = bool(st.session_state.get("standardize", False))
+    standardize = feature_scaling()
     n_train = st.session_state.get(OFFICIAL_TRAIN_KEY)
     if n_train is not None:
         return (SPLIT_OFFICIAL, int(n_train), standardize)
@@ -476,14 +494,14 @@ def _split(digest: str, settings: tuple, _ds: Dataset) -> Split:
     """Split by ``settings`` (:func:`split_settings`); ``digest`` and ``settings`` are the key.
 
     Missing feature values (NaN, loaded with ``missing="keep"``) are filled with the mean of
-    the training rows (scikit-learn's ``SimpleImputer``, fitted on them only; a feature with
-    no training value becomes 0), then the features are standardised if asked.
+    the training rows, then the features are scaled as chosen, every step fitted on the
+    training rows only (``mlviz.preprocessing.fit_transform_split``).
     """
     del digest  # only the cache key
     # imported here so that the app's first page renders without loading scikit-learn
-    from sklearn.impute import SimpleImputer
     from sklearn.model_selection import train_test_split
-    from sklearn.preprocessing import StandardScaler
+
+    from mlviz.preprocessing import fit_transform_split
 
     if settings[0] == SPLIT_OFFICIAL:
         n_train = settings[1]
@@ -492,13 +510,9 @@ def _split(digest: str, settings: tuple, _ds: Dataset) -> Split:
         train, test = train_test_split(
             np.arange(_ds.n_samples), test_size=settings[1], random_state=settings[2]
         )
-    X_train, X_test = _ds.X[train], _ds.X[test]
-    if _n_missing(_ds):
-        imputer = SimpleImputer(strategy="mean", keep_empty_features=True).fit(X_train)
-        X_train, X_test = imputer.transform(X_train), imputer.transform(X_test)
-    if settings[-1]:
-        scaler = StandardScaler(with_mean=not sp.issparse(X_train)).fit(X_train)
-        X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
+    X_train, X_test = fit_transform_split(
+        _ds.X[train], _ds.X[test], settings[-1], impute=bool(_n_missing(_ds))
+    )
     return Split(X_train, X_test, _ds.Y[train], _ds.Y[test], train, test)
 
 

@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 import streamlit as st
 
 from mlviz.clems import CLEMS
@@ -22,6 +23,7 @@ from mlviz.grople import GroPLE
 from mlviz.linear import CPLST, PBR, PLST, BinaryRelevance, CompressedSensing
 from mlviz.metrics import METRICS
 from mlviz.mlknn import MLkNN
+from mlviz.preprocessing import has_missing, with_feature_steps
 from pages import _shared as shared
 
 DASK_SCHEDULER_VARIABLE = "MLVIZ_DASK_SCHEDULER"
@@ -51,8 +53,8 @@ scheduler = os.environ.get(DASK_SCHEDULER_VARIABLE, "").strip()
 st.title("Compare methods")
 st.markdown(
     "k-fold cross-validation of the chosen methods on the whole data set (the sidebar's split "
-    "is not used here): every metric as mean ± sd over folds, and, from the same folds, which "
-    "labels each method gets right."
+    "is not used here; its feature scaling is, fitted inside each fold): every metric as "
+    "mean ± sd over folds, and, from the same folds, which labels each method gets right."
 )
 if scheduler:
     st.caption(
@@ -153,7 +155,7 @@ def make(name: str, params: dict, dimension: int | None = None):
     ``params`` holds the page's M, k, cost and d; ``dimension`` overrides M (or d for GroPLE).
     """
     m = params["M"] if dimension is None else min(dimension, K)
-    return {
+    estimator = {
         "BR": lambda: BinaryRelevance(),
         "PLST": lambda: PLST(n_components=m),
         "PBR": lambda: PBR(n_components=m),
@@ -165,6 +167,10 @@ def make(name: str, params: dict, dimension: int | None = None):
             n_components=params["d"] if dimension is None else dimension, n_groups=min(10, K)
         ),
     }[name]()
+    # the sidebar's imputation and scaling, fitted inside each fold on its training part
+    return with_feature_steps(
+        estimator, params["scaling"], sparse=sp.issparse(ds.X), impute=params["impute"]
+    )
 
 
 def backend():
@@ -205,6 +211,8 @@ def show_failures(failures: pd.DataFrame, n_folds: int, where: str = "") -> None
 
 
 params = {
+    "scaling": shared.feature_scaling(),
+    "impute": has_missing(ds.X),
     "methods": tuple(methods),
     "folds": n_splits,
     "M": M,

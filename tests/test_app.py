@@ -105,7 +105,8 @@ def test_router_reruns_switch_pages_and_keep_the_sidebar():
     at.slider(key="mlknn_k").set_value(3).run()
     assert_clean(at, "ML-KNN after moving k")
     assert at.slider(key="mlknn_k").value == 3
-    assert [s.key for s in at.sidebar.selectbox] == ["source_choice"], "one sidebar picker"
+    pickers = [s.key for s in at.sidebar.selectbox if s.key != "feature_scaling"]
+    assert pickers == ["source_choice"], "one sidebar data-set picker"
 
 
 def test_upload_through_the_router():
@@ -297,7 +298,7 @@ def test_missing_feature_values_in_an_upload_are_imputed_on_the_training_rows_on
     from pages import _shared
 
     ds = at.session_state["dataset"]
-    split = _shared._split(ds.digest, (_shared.SPLIT_RANDOM, 0.3, 0, False), ds)
+    split = _shared._split(ds.digest, (_shared.SPLIT_RANDOM, 0.3, 0, "none"), ds)
     train_b = ds.X[split.train_index, 1]
     filled = np.nanmean(train_b)  # the mean of the training rows only
     where = np.flatnonzero(np.isnan(ds.X[:, 1]))[0]
@@ -308,3 +309,8 @@ def test_missing_feature_values_in_an_upload_are_imputed_on_the_training_rows_on
     )
     assert part[row, 1] == filled
     assert not np.isnan(split.X_train).any() and not np.isnan(split.X_test).any()
+    # unit rows: imputed first, then every instance scaled to length 1 (train and test)
+    scaled = _shared._split(ds.digest, (_shared.SPLIT_RANDOM, 0.3, 0, "unit_rows"), ds)
+    for part in (scaled.X_train, scaled.X_test):
+        norms = np.linalg.norm(part, axis=1)
+        np.testing.assert_allclose(norms[norms > 0], 1.0)

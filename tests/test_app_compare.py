@@ -200,3 +200,35 @@ def test_a_large_data_set_opens_at_fewer_folds_and_states_the_estimate_before_ru
     assert f"The folds slider opened at {folds}" in captions
     # nothing ran: the estimate comes before the button
     assert not at.dataframe
+
+
+def test_compare_applies_the_sidebar_feature_scaling_inside_each_fold():
+    """The sidebar's scaling reaches Compare: unit rows give other numbers than none, and the
+    numbers of a cross-validation on rows scaled beforehand (Normalizer is stateless)."""
+    from sklearn.preprocessing import Normalizer
+
+    from mlviz.evaluation import cross_validate
+    from mlviz.linear import PLST
+    from mlviz.synthetic import make_long_tailed
+
+    dataset = make_long_tailed(
+        n_samples=200, n_features=30, n_labels=8, cardinality=2.0, random_state=1
+    )
+    as_loaded = _tables(_compare(dataset, ["PLST"], feature_scaling="none"))[0]
+    unit_rows = _tables(_compare(dataset, ["PLST"], feature_scaling="unit_rows"))[0]
+    assert not as_loaded.equals(unit_rows)
+    at = _compare(dataset, ["PLST"], feature_scaling="unit_rows")
+    m = at.slider(key="compare_m").value
+    reference = cross_validate(
+        {"PLST": PLST(n_components=m)}, Normalizer().fit_transform(dataset.X), dataset.Y, cv=2
+    )
+    hamming = reference.query("metric == 'hamming_loss'")["value"].mean()
+    shown = unit_rows.loc[[i for i in unit_rows.index if i.startswith("Hamming")], "PLST"]
+    assert str(shown.iloc[0]).startswith(f"{hamming:.3f}")
+
+
+def test_feature_scaling_labels_name_every_library_scaling():
+    from mlviz.preprocessing import FEATURE_SCALINGS
+    from pages import _shared as shared
+
+    assert tuple(shared.FEATURE_SCALING_LABELS) == FEATURE_SCALINGS

@@ -23,6 +23,7 @@ LAYERS = {
     "stats": 0,
     "metrics": 0,
     "costs": 0,
+    "preprocessing": 0,
     "base": 1,
     "hypercube": 1,
     "linear": 1,
