@@ -226,13 +226,9 @@ def instance_view() -> None:
     left, right = st.columns(2)
     with left:
         shared.chart(
-            figures.embedding_figure(
-                model.embedding_truth_,
-                model.embedding_pred_,
-                model.candidate_counts_,
-                model.candidates_.sum(axis=1),
+            figures.fitted_embedding_figure(
+                model,
                 texts,
-                not model.mirrored_,
                 predicted=explanation["embedding"],
                 nearest=nearest,
                 nearest_costs=nearest_costs,

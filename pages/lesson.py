@@ -784,13 +784,9 @@ def step_clems() -> None:
     texts = cube_figures.labelset_text(model.candidates_, names)
     shared.chart(
         _legend_at_bottom(
-            clems_figures.embedding_figure(
-                model.embedding_truth_,
-                model.embedding_pred_,
-                model.candidate_counts_,
-                model.candidates_.sum(axis=1),
+            clems_figures.fitted_embedding_figure(
+                model,
                 texts,
-                not model.mirrored_,
                 predicted=explanation["embedding"],
                 nearest=nearest,
                 nearest_costs=nearest_costs,

@@ -178,3 +178,25 @@ def test_shepard_title_names_the_stress_shown():
     assert "stress = 1.25 " in shepard_figure(cost, distances, stress=1.25).layout.title.text
     fig = shepard_figure(cost, distances, stress=0.0812, stress_name="Kruskal stress-1")
     assert fig.layout.title.text.startswith("Shepard diagram: Kruskal stress-1 = 0.0812 (")
+
+
+def test_fitted_embedding_figure_is_embedding_figure_of_the_models_attributes():
+    from mlviz.clems import CLEMS
+    from mlviz.figures.clems import fitted_embedding_figure
+    from mlviz.synthetic import make_cube
+
+    ds = make_cube(n_samples=80, random_state=0)
+    model = CLEMS(n_components=2, random_state=0).fit(ds.X, ds.Y)
+    texts = [str(i) for i in range(len(model.candidates_))]
+    expected = embedding_figure(
+        model.embedding_truth_,
+        model.embedding_pred_,
+        model.candidate_counts_,
+        model.candidates_.sum(axis=1),
+        texts,
+        not model.mirrored_,
+        nearest=[0],
+        nearest_costs=[0.5],
+    )
+    shown = fitted_embedding_figure(model, texts, nearest=[0], nearest_costs=[0.5])
+    assert shown.to_dict() == expected.to_dict()

@@ -20,7 +20,13 @@ import plotly.graph_objects as go
 
 from mlviz.figures._style import legible
 
-__all__ = ["MAX_SHEPARD_POINTS", "embedding_figure", "shepard_figure", "shepard_pairs"]
+__all__ = [
+    "MAX_SHEPARD_POINTS",
+    "embedding_figure",
+    "fitted_embedding_figure",
+    "shepard_figure",
+    "shepard_pairs",
+]
 
 #: Largest number of pairs :func:`shepard_figure` draws; beyond it, a fixed-seed subsample.
 MAX_SHEPARD_POINTS = 20_000
@@ -237,6 +243,31 @@ def embedding_figure(
     )
     fig.update_yaxes(scaleanchor="x", scaleratio=1)
     return legible(fig, legend=False)
+
+
+def fitted_embedding_figure(
+    model,
+    labelset_text: Sequence[str],
+    *,
+    predicted: np.ndarray | None = None,
+    nearest: Sequence[int] | np.ndarray | None = None,
+    nearest_costs: Sequence[float] | np.ndarray | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """:func:`embedding_figure` of a fitted :class:`mlviz.clems.CLEMS` (its candidates,
+    their counts and sizes, both embeddings and whether the cost was mirrored)."""
+    return embedding_figure(
+        model.embedding_truth_,
+        model.embedding_pred_,
+        model.candidate_counts_,
+        model.candidates_.sum(axis=1),
+        labelset_text,
+        not model.mirrored_,
+        predicted=predicted,
+        nearest=nearest,
+        nearest_costs=nearest_costs,
+        title=title,
+    )
 
 
 def shepard_pairs(n: int, mirrored: bool) -> tuple[np.ndarray, np.ndarray]:
