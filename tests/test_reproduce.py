@@ -125,15 +125,72 @@ def test_plst_quick(mulan_dir):
         assert (by["CS"] > by["PLST"] + 0.03).all(), by
 
 
-def test_clems_quick(mulan_dir):
+def _skip_without_scene_split(mulan_dir) -> None:
+    for name in ("scene-train.arff", "scene-test.arff"):
+        if not (mulan_dir / name).exists():
+            pytest.skip(f"the CLEMS demo protocol needs MULAN's {name}, not in {mulan_dir}")
+
+
+# Tolerance of the quick CLEMS run (100 trees per forest instead of the demo's 500, the same
+# 3 forest seeds), per metric: the authors' own seed-to-seed noise (±0.01, issue 22: their code
+# gave accuracy 0.763 / 0.772 / 0.772) plus twice the standard error of our 3-seed mean with
+# 100-tree forests. The per-seed standard deviations are the largest measured on scene with
+# tol = 1e-3, 1e-4 and 1e-6 (small changes of the embedding move single seeds too): Hamming
+# 0.0009, rank loss 0.0132, F1 0.0027, accuracy 0.0066. Measured at the default tol = 1e-3,
+# ours minus the authors': Hamming -0.0027, rank loss -0.0059, F1 +0.0000, accuracy +0.0021.
+# The former stopping rule gave accuracy 0.735 (-0.025), outside its tolerance.
+CLEMS_QUICK_TOLERANCE = {
+    "hamming_loss": 0.01 + 2 * 0.0009 / math.sqrt(3),
+    "rank_loss": 0.01 + 2 * 0.0132 / math.sqrt(3),
+    "example_f1": 0.01 + 2 * 0.0027 / math.sqrt(3),
+    "accuracy": 0.01 + 2 * 0.0066 / math.sqrt(3),
+}
+
+
+# 12 CLEMS fits with 6 forests of 100 trees each (~0.5 s per forest on an idle core: ~40 s);
+# measured 96 s at a load average of ~7 on 2 cores
+@pytest.mark.slow
+def test_clems_quick_reproduces_the_authors_demo_table(mulan_dir):
+    _skip_without_scene_split(mulan_dir)
     table = quick("clems", mulan_dir)
-    check_structure(table, "clems", [])
-    assert table["paper"].isna().all()  # the paper gives plots only
+    check_structure(table, "clems", rep.CLEMS_REFERENCES)
+    assert len(table) == 4 and (table["n_runs"] == len(rep.CLEMS_SEEDS)).all()
+    for row in table.itertuples(index=False):
+        assert abs(row.difference) <= CLEMS_QUICK_TOLERANCE[row.metric], row
     claims = table.attrs["claims"]
-    assert {c["dataset"] for c in claims} == set(table["dataset"])
-    assert len(claims) == 2 * table["dataset"].nunique()
-    # §4.1: at M = K, CLEMS with the metric as its cost beats PLST
-    assert all(c["holds"] for c in claims), claims
+    assert len(claims) == 4 and all(claim["holds"] for claim in claims), claims
+    # the fit time of every cost is reported
+    timed = [note for note in table.attrs["notes"] if note.startswith("cost ")]
+    assert len(timed) == 4 and all(" fit " in note for note in timed)
+
+
+def test_clems_demo_split_and_metrics(mulan_dir):
+    _skip_without_scene_split(mulan_dir)
+    X_train, Y_train, X_test, Y_test = rep.clems_scene_split(mulan_dir)
+    # demo.py: 2,407 rows, the first 2407 / 2 = 1203 (Python 2 division) for training
+    assert X_train.shape == (1203, 294) and X_test.shape == (1204, 294)
+    assert Y_train.shape[1] == Y_test.shape[1] == 6
+    # criteria.py by hand on two rows: truth {0, 1}, prediction {1, 2} of 6 labels
+    truth = np.array([[1, 1, 0, 0, 0, 0]] * 2)
+    pred = np.array([[0, 1, 1, 0, 0, 0]] * 2)
+    assert rep.clems_demo_metric(truth, pred, "hamming_loss") == pytest.approx(2 / 6)
+    # reversed pairs (missed 0) x (false alarm 2) = 1; ties: missed 0 x true negatives {3,4,5}
+    # = 3 halves, hit 1 x false alarm 2 = 1 half
+    assert rep.clems_demo_metric(truth, pred, "rank_loss") == pytest.approx(1 + 0.5 * (3 + 1))
+    assert rep.clems_demo_metric(truth, pred, "example_f1") == pytest.approx(2 * 1 / 4)
+    assert rep.clems_demo_metric(truth, pred, "accuracy") == pytest.approx(1 / 3)
+
+
+def test_per_dimension_forest_draws_a_seed_per_column():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5))
+    Y = np.column_stack([X[:, 0], X[:, 0]])  # two identical targets
+    model = rep.PerDimensionForest(n_estimators=5, max_depth=3, random_state=0).fit(X, Y)
+    assert model.predict(X).shape == (60, 2)
+    seeds = [forest.random_state for forest in model.estimators_]
+    assert seeds[0] != seeds[1]  # MultiOutputRegressor would give both the same seed
+    again = rep.PerDimensionForest(n_estimators=5, max_depth=3, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(model.predict(X), again.predict(X))
 
 
 @pytest.mark.slow  # five GroPLE fits on medical: ~25 s on 2 busy cores
