@@ -266,6 +266,22 @@ def test_smacof_reaches_the_converged_stress(relaxation):
     assert len(history) < len(long_history)  # the tolerance did stop it early
 
 
+def test_smacof_stops_at_a_negligible_stress_unless_tol_is_zero():
+    # Euclidean dissimilarities, start a hair off the exact configuration: the stress is far
+    # below 1e-8 of Σ Δ² (Kruskal stress-1 ~1e-6) but not zero, and the relative decrease per
+    # update is still large, so only the negligible-stress stop ends the run at once.
+    rng = np.random.default_rng(5)
+    points = rng.normal(size=(20, 3))
+    delta = cdist(points, points)
+    start = points + 1e-6 * rng.normal(size=points.shape)
+    scale = float(np.sum(np.triu(delta, 1) ** 2))
+    _, stress, history = weighted_smacof(delta, None, 3, init=start, tol=1e-6, relaxation=0.0)
+    assert len(history) == 1 and 1e-14 * scale < stress < 1e-8 * scale
+    # tol = 0 runs every update (benchmarks time single updates this way)
+    _, _, history = weighted_smacof(delta, None, 3, init=start, tol=0.0, max_iter=5, relaxation=0.0)
+    assert len(history) == 6 and history[-1] < history[0]
+
+
 def test_smacof_from_classical_start_keeps_exact_embedding():
     labels = (np.random.default_rng(4).random((30, 5)) < 0.5).astype(float)
     delta = np.sqrt(cdist(labels, labels, "cityblock"))
