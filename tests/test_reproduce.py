@@ -148,7 +148,7 @@ CLEMS_QUICK_TOLERANCE = {
 
 
 # 12 CLEMS fits with 6 forests of 100 trees each (~0.5 s per forest on an idle core: ~40 s);
-# measured 96 s at a load average of ~7 on 2 cores
+# measured 96 s at a load average of ~7 on 2 cores, 57 s at 2-3
 @pytest.mark.slow
 def test_clems_quick_reproduces_the_authors_demo_table(mulan_dir):
     _skip_without_scene_split(mulan_dir)
