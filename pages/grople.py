@@ -11,7 +11,7 @@ from mlviz.figures import grople as figures
 from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS
-from mlviz.figures.lesson import rows_per_group
+from mlviz.stats import rows_per_group
 from mlviz.grople import GroPLE
 from mlviz.label_clustering import AFFINITIES, LabelClustering, group_diagnostics
 from mlviz.linear import PLST, BinaryRelevance
