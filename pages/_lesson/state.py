@@ -56,7 +56,11 @@ def try_this(step: str, text: str, preset: dict[str, Any], *, why_disabled: str 
 
 
 def start(title: str) -> Lesson:
-    """The page's title over the loaded data set and split (or an explanation and a stop)."""
+    """The page's title over the loaded data set and split (or an explanation and a stop).
+
+    Call it from the page script: run without the router, ``shared.current_dataset`` finds
+    the page to re-run by walking the call stack up to a file in ``pages/``.
+    """
     ds = shared.current_dataset()
     st.title(title)
     split = shared.model_split(needs="The lesson")
@@ -76,7 +80,7 @@ class Lesson:
     """What every step works on in this run, and the helpers that need it."""
 
     ds: Dataset
-    split: Any  # pages._shared.Split
+    split: shared.Split
     L: int
     names: list[str]
     n_train: int
