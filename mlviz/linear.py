@@ -646,6 +646,13 @@ class PLST(_RoundBasedTransform):
         ``P``, orthonormal rows; each row's largest-magnitude entry is positive.
     singular_values_ : ndarray of shape (n_labels,)
         All K singular values of ``Z`` in decreasing order (zeros appended when N < K).
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+        Share of the training label variance along each kept direction,
+        ``sigma_m^2 / sum_j sigma_j^2`` for m = 1..M (as scikit-learn's
+        ``PCA.explained_variance_ratio_``). Its sum is the variance PLST keeps; the rest,
+        ``sum_{m>M} sigma_m^2``, is the training encoding error (Section 3.3). All NaN when
+        every singular value is 0 (all training instances share one label set: there is no
+        variance to keep), rather than an arbitrary share.
     n_components_ : int
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
@@ -669,6 +676,7 @@ class PLST(_RoundBasedTransform):
             singular_values, basis = _right_singular_basis(Y, offset)
             self._set_basis(offset, _deterministic_signs(basis), n_components)
             self.singular_values_ = singular_values
+            self._set_explained_variance_ratio(n_components)
             return
         _, singular_values, basis = la.svd(Y - offset, full_matrices=False)
         if basis.shape[0] < n_labels:
@@ -680,6 +688,18 @@ class PLST(_RoundBasedTransform):
             )
         self._set_basis(offset, _deterministic_signs(basis), n_components)
         self.singular_values_ = singular_values
+        self._set_explained_variance_ratio(n_components)
+
+    def _set_explained_variance_ratio(self, n_components: int) -> None:
+        energy = self.singular_values_**2
+        total = energy.sum()
+        # no variance at all: no share is defined (0/0), so NaN rather than a made-up 0 or 1
+        self.explained_variance_ratio_ = (
+            energy[:n_components] / total if total > 0 else np.full(n_components, np.nan)
+        )
+
+    def _after_truncation(self, n_components: int) -> None:
+        self.explained_variance_ratio_ = self.explained_variance_ratio_[:n_components].copy()
 
 
 def _ridge_hat_gram(X, Z: np.ndarray, alpha: float) -> np.ndarray:

@@ -6,11 +6,17 @@ Every function takes a 0/1 label matrix ``Y`` of shape (N, L) or a :class:`mlviz
 hypercube view): cardinality is the mean number of labels per instance, density is
 cardinality / L, and the hypercube sparsity is the fraction of the 2^L vertices that any
 instance occupies, reported as a base-10 logarithm because 2^L overflows a float for L > 1023.
+
+The last section holds the numbers behind the Lesson page's "what to notice" sentences
+(formerly ``mlviz.figures.lesson``, which drew no figure): statistics of label matrices,
+predictions and fitted attributes, so that every sentence is true on whatever data set is
+loaded. None of them fits a model.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Literal
 
 import numpy as np
@@ -27,10 +33,16 @@ __all__ = [
     "label_cardinality",
     "label_density",
     "label_frequencies",
+    "labels_to_show",
     "labelset_counts",
+    "never_predicted",
+    "rows_per_group",
     "summary",
+    "tail_head_f1",
     "tail_labels",
     "unique_rows",
+    "unseen_labelset_share",
+    "votes_needed",
 ]
 
 
@@ -260,3 +272,207 @@ def summary(dataset: Dataset, *, tail_threshold: float = 0.01) -> dict[str, obje
         "tail_labels": int(len(tail_labels(Y, tail_threshold))),
         "tail_threshold": float(tail_threshold),
     }
+
+
+# ------------------------------------------------- the Lesson page's "what to notice" numbers
+def _unique_row_keys(Y: np.ndarray) -> np.ndarray:
+    """One hashable bytes key per 0/1 row (bit-packed, so wide label sets stay cheap)."""
+    packed = np.packbits(np.asarray(Y, dtype=bool), axis=1)
+    return np.array([row.tobytes() for row in packed], dtype=object)
+
+
+def unseen_labelset_share(Y_reference: np.ndarray, Y: np.ndarray) -> float:
+    """Share of the rows of ``Y`` whose label set is no row of ``Y_reference``.
+
+    CLEMS decodes to a training label set (paper 002, §3.4), so a test instance whose label
+    set never occurs in training cannot be predicted exactly: this is that share.
+
+    Parameters
+    ----------
+    Y_reference, Y : ndarray of 0/1, shapes (n_reference, L) and (n, L)
+
+    Returns
+    -------
+    float
+        In [0, 1]; NaN when ``Y`` has no rows.
+    """
+    Y_reference = np.asarray(Y_reference)
+    Y = np.asarray(Y)
+    if Y_reference.ndim != 2 or Y.ndim != 2 or Y_reference.shape[1] != Y.shape[1]:
+        raise ValueError(
+            f"unseen_labelset_share: both label matrices need the same number of columns; got "
+            f"shapes {Y_reference.shape} and {Y.shape}."
+        )
+    if Y.shape[0] == 0:
+        return float("nan")
+    seen = set(_unique_row_keys(Y_reference))
+    return float(np.mean([key not in seen for key in _unique_row_keys(Y)]))
+
+
+def rows_per_group(row_support: np.ndarray) -> pd.DataFrame:
+    """Latent rows each group's V^k uses, and how many of them no other group uses.
+
+    Parameters
+    ----------
+    row_support : ndarray of bool, shape (n_groups, d)
+        ``GroPLE.row_support_``: True where row i of the group's V^k is non-zero.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group (in the order given) with ``rows_used`` (non-zero rows of V^k) and
+        ``private_rows`` (non-zero rows used by no other group). A group with
+        ``rows_used > 0`` and ``private_rows == rows_used`` shares no latent dimension with
+        the others: GroPLE models it independently (paper 001, §3).
+    """
+    support = np.asarray(row_support, dtype=bool)
+    if support.ndim != 2:
+        raise ValueError(
+            f"rows_per_group: row_support must be a (n_groups, d) boolean matrix; got shape "
+            f"{support.shape}."
+        )
+    users = support.sum(axis=0)
+    return pd.DataFrame(
+        {
+            "rows_used": support.sum(axis=1),
+            "private_rows": (support & (users == 1)[None, :]).sum(axis=1),
+        }
+    )
+
+
+def never_predicted(Y_pred: np.ndarray, Y_true: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Labels a model predicts for no instance, and those of them the truth does carry.
+
+    Parameters
+    ----------
+    Y_pred, Y_true : ndarray of 0/1, shape (n, L)
+
+    Returns
+    -------
+    never : ndarray of intp
+        Label columns with no predicted 1.
+    missed : ndarray of intp
+        The subset of ``never`` that occurs at least once in ``Y_true``: labels the model
+        gets wrong on every instance that has them.
+    """
+    Y_pred = np.asarray(Y_pred)
+    Y_true = np.asarray(Y_true)
+    if Y_pred.shape != Y_true.shape or Y_pred.ndim != 2:
+        raise ValueError(
+            f"never_predicted: predictions {Y_pred.shape} and truth {Y_true.shape} must be "
+            "label matrices of the same shape."
+        )
+    never = np.flatnonzero(~Y_pred.astype(bool).any(axis=0))
+    missed = never[Y_true[:, never].astype(bool).any(axis=0)]
+    return never, missed
+
+
+def votes_needed(prior: np.ndarray, cond_pos: np.ndarray, cond_neg: np.ndarray) -> np.ndarray:
+    """Per label, the fewest of the k neighbours that must carry it for ML-KNN to predict it.
+
+    The MAP rule (paper 003, Eq. 8) predicts label l for an instance with ``C(l) = j`` when
+    ``P(H1) P(E_j|H1) ≥ P(H0) P(E_j|H0)`` (ties positive, as ``MLkNN``). This returns the
+    smallest such j. The rule need not be monotone in j (the likelihood tables are
+    estimated), so the smallest j is what it says: the first count that wins, not a
+    threshold above which every count wins.
+
+    Parameters
+    ----------
+    prior : ndarray, shape (L,)
+        ``MLkNN.prior_``, P(H1) per label.
+    cond_pos, cond_neg : ndarray, shape (k + 1, L)
+        ``MLkNN.cond_pos_`` and ``MLkNN.cond_neg_``: P(E_j | H1) and P(E_j | H0).
+
+    Returns
+    -------
+    ndarray of int, shape (L,)
+        The smallest winning count j in 0..k, or -1 when no count wins: the label is never
+        predicted, whatever its neighbours carry.
+    """
+    prior = np.asarray(prior, dtype=float).ravel()
+    cond_pos = np.asarray(cond_pos, dtype=float)
+    cond_neg = np.asarray(cond_neg, dtype=float)
+    if cond_pos.shape != cond_neg.shape or cond_pos.ndim != 2 or cond_pos.shape[1] != prior.size:
+        raise ValueError(
+            f"votes_needed: cond_pos {cond_pos.shape} and cond_neg {cond_neg.shape} must both "
+            f"be (k + 1, L) with L = {prior.size} (the length of prior)."
+        )
+    wins = prior * cond_pos >= (1.0 - prior) * cond_neg
+    return np.where(wins.any(axis=0), wins.argmax(axis=0), -1)
+
+
+def tail_head_f1(
+    frequencies: np.ndarray, f1_by_method: Mapping[str, np.ndarray], threshold: float
+) -> pd.DataFrame:
+    """Mean per-label F1 of each method on the tail labels and on the others.
+
+    Parameters
+    ----------
+    frequencies : ndarray, shape (L,)
+        Share of training instances carrying each label.
+    f1_by_method : mapping of method name to ndarray, shape (L,)
+        Per-label test F1 (``mlviz.metrics.per_label_f1``, with ``zero_division=nan`` so that
+        a label neither present nor predicted is undefined); NaN entries are skipped.
+    threshold : float
+        A label is a tail label when its frequency is strictly below this
+        (as :func:`mlviz.stats.tail_labels`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: the methods; columns ``tail_f1`` and ``head_f1`` (NaN when the part has no
+        label), and ``n_tail``, ``n_head``: how many labels each mean is over.
+    """
+    frequencies = np.asarray(frequencies, dtype=float).ravel()
+    tail = frequencies < threshold
+    rows = {}
+    for method, f1 in f1_by_method.items():
+        f1 = np.asarray(f1, dtype=float).ravel()
+        if f1.shape != frequencies.shape:
+            raise ValueError(
+                f"tail_head_f1: {method!r} has {f1.size} F1 values for {frequencies.size} labels."
+            )
+        parts = {}
+        for name, mask in (("tail", tail), ("head", ~tail)):
+            values = f1[mask & np.isfinite(f1)]
+            parts[f"{name}_f1"] = float(values.mean()) if values.size else float("nan")
+        rows[method] = parts
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=["tail_f1", "head_f1"])
+    table["n_tail"] = int(tail.sum())
+    table["n_head"] = int((~tail).sum())
+    return table
+
+
+def labels_to_show(priority: np.ndarray, keep: np.ndarray, max_shown: int) -> np.ndarray:
+    """Which labels a per-label figure shows when there are too many to name them all.
+
+    Every label flagged in ``keep`` comes first (e.g. the instance's true and predicted
+    labels), then the rest by decreasing ``priority``, up to ``max_shown`` labels; the result
+    is sorted back into label order. With at most ``max_shown`` labels all are shown.
+
+    Parameters
+    ----------
+    priority : ndarray, shape (L,)
+        Higher is shown first (e.g. the decoded score).
+    keep : ndarray of bool, shape (L,)
+    max_shown : int, at least 1
+
+    Returns
+    -------
+    ndarray of intp
+        Label indices in ascending order; fewer than the kept labels only when more than
+        ``max_shown`` are flagged (then the flagged ones with the highest priority).
+    """
+    priority = np.asarray(priority, dtype=float).ravel()
+    keep = np.asarray(keep, dtype=bool).ravel()
+    if keep.shape != priority.shape:
+        raise ValueError(
+            f"labels_to_show: keep has {keep.size} entries for {priority.size} labels."
+        )
+    if max_shown < 1:
+        raise ValueError(f"labels_to_show: max_shown must be at least 1; got {max_shown}.")
+    if priority.size <= max_shown:
+        return np.arange(priority.size)
+    # flagged labels first, then by priority (NaN last); stable, so ties keep label order
+    order = np.lexsort((-np.nan_to_num(priority, nan=-np.inf), ~keep))
+    return np.sort(order[:max_shown])

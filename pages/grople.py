@@ -11,12 +11,12 @@ from mlviz.figures import grople as figures
 from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS
-from mlviz.figures.lesson import rows_per_group
 from mlviz.grople import GroPLE
 from mlviz.label_clustering import AFFINITIES, LabelClustering, group_diagnostics
 from mlviz.linear import PLST, BinaryRelevance
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import grople_label_table, tail_summary
+from mlviz.stats import rows_per_group
 from pages import _shared as shared
 
 # Stage 1 holds several L x L matrices (8 L^2 bytes each, 32 MB at 2,000 labels); beyond that

@@ -9,7 +9,6 @@ import streamlit as st
 from mlviz.figures import linear as figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS
-from mlviz.figures.lesson import variance_kept
 from mlviz.linear import CPLST, PBR, PLST, BinaryRelevance, CompressedSensing
 from mlviz.metrics import METRICS
 from mlviz.per_label import plst_label_table, tail_summary
@@ -72,7 +71,7 @@ else:
         st.caption(
             "Share of label variance along each principal direction of the training labels. "
             f"PLST with M = {M} (dashed line) keeps the first {M} bars, "
-            f"{variance_kept(model.singular_values_, M):.0%} of the variance; a steep drop "
+            f"{model.explained_variance_ratio_.sum():.0%} of the variance; a steep drop "
             "means a small M loses little."
         )
     with right:

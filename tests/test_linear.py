@@ -253,6 +253,42 @@ def test_plst_with_fewer_examples_than_labels_completes_the_basis():
     np.testing.assert_allclose(model.components_ @ model.components_.T, np.eye(7), atol=1e-12)
 
 
+# ------------------------------------------------------------------ explained variance ratio
+def test_plst_explained_variance_ratio_by_hand():
+    # the three-vertex example above: sigma^2 = 1 and 1/3 of 4/3 -> shares 3/4 and 1/4
+    Y = np.array([[0, 0], [0, 1], [1, 1]])
+    X = np.array([[0.0], [1.0], [2.0]])
+    np.testing.assert_allclose(PLST(1).fit(X, Y).explained_variance_ratio_, [3 / 4])
+    np.testing.assert_allclose(PLST(2).fit(X, Y).explained_variance_ratio_, [3 / 4, 1 / 4])
+    # fewer examples than labels (the SVD path): y1 - o = -(y2 - o) = (1/2, -1/2, -1/2), so
+    # one direction holds all the variance and the completed basis none
+    Y = np.array([[1, 0, 0], [0, 1, 1]])
+    model = PLST(3).fit(np.array([[0.0], [1.0]]), Y)
+    np.testing.assert_allclose(model.explained_variance_ratio_, [1.0, 0.0, 0.0], atol=1e-12)
+
+
+def test_plst_explained_variance_ratio_is_nan_without_variance():
+    # every instance has the same label set: there is no variance to share out
+    Y = np.tile([1, 0, 1], (5, 1))
+    with pytest.warns(UserWarning):  # constant labels are reported
+        model = PLST(2).fit(np.arange(5.0)[:, None], Y)
+    assert model.explained_variance_ratio_.shape == (2,)
+    assert np.isnan(model.explained_variance_ratio_).all()
+
+
+def test_plst_explained_variance_ratio_is_the_kept_share_of_the_encoding_error():
+    # Section 3.3: the training encoding error is the variance the M directions leave out
+    X, Y = _random_problem(n_samples=80, n_labels=6, seed=3)
+    model = PLST(6).fit(X, Y)
+    error = model.encoding_error(Y).mean(axis=0)  # M = 0..L
+    for M in range(1, 7):
+        kept = model.truncate(M).explained_variance_ratio_
+        assert kept.shape == (M,)
+        np.testing.assert_allclose(kept, model.explained_variance_ratio_[:M])
+        assert kept.sum() == pytest.approx(1 - error[M] / error[0])
+        assert PLST(M).fit(X, Y).explained_variance_ratio_.sum() == pytest.approx(kept.sum())
+
+
 # --------------------------------------------------------------------------- compressed sensing
 def _sparse_labels(n_samples, n_labels, sparsity, seed):
     rng = np.random.default_rng(seed)

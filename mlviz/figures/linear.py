@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 
 from mlviz.figures._current import mark_current
 from mlviz.figures._style import TITLE_CHARS, legible, method_color, title_height
-from mlviz.figures.lesson import labels_to_show
+from mlviz.stats import labels_to_show
 
 #: Labels a per-label bar figure names; beyond it the figure shows a stated top-N.
 MAX_NAMED_LABELS = 60
@@ -345,7 +345,7 @@ def decoding_figure(
     max_labels : int, default=MAX_NAMED_LABELS
         With more labels than this, only ``max_labels`` bars are drawn, each named: the
         instance's true and predicted labels first, then the highest ỹ
-        (:func:`mlviz.figures.lesson.labels_to_show`); the title says so. The count of
+        (:func:`mlviz.stats.labels_to_show`); the title says so. The count of
         wrong labels in the title is over all K labels.
     title_width : int, default=TITLE_CHARS
         Characters per title line: the default fits a half-width column; a page drawing the

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mlviz.figures._style import TITLE_CHARS, legible, number_axis
-from mlviz.figures.lesson import labels_to_show
+from mlviz.stats import labels_to_show
 
 #: Labels the per-label figure names; beyond it the figure shows a stated top-N.
 MAX_NAMED_LABELS = 60
@@ -68,7 +68,7 @@ def posterior_figure(
         they are positive and span a decade; linear otherwise.
     max_labels : int, default=MAX_NAMED_LABELS
         With more labels than this, only ``max_labels`` are drawn, each named: the predicted
-        ones first, then the highest posterior (:func:`mlviz.figures.lesson.labels_to_show`);
+        ones first, then the highest posterior (:func:`mlviz.stats.labels_to_show`);
         the title says so and still counts the predicted labels over all of them.
     title_width : int, default=TITLE_CHARS
         Characters per title line: the default fits a half-width column; a page drawing the

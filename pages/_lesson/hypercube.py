@@ -1,0 +1,171 @@
+"""Step 1: the label hypercube {0,1}^L and the few corners a data set occupies (PLST, §2)."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from mlviz import hypercube
+from mlviz.figures import hypercube as cube_figures
+from pages._lesson import fits
+from pages._lesson.state import Lesson, chart, try_this
+from pages._lesson.text import count, labelset, legend_at_bottom, notice
+
+MAX_DRAWN_SETS = 300  # label sets drawn in step 1 (the most frequent ones)
+MAX_AXES = 12  # label axes drawn in step 1's biplot (the longest ones) ...
+AXIS_SHARE = 0.25  # ... of those at least this share of the longest axis
+
+
+def show(c: Lesson) -> None:
+    ds, L = c.ds, c.L
+    st.latex(
+        r"\mathbf{y}\in\{0,1\}^{L}\ \text{(a vertex of the hypercube)},\qquad "
+        r"\Delta(\hat{\mathbf{y}},\mathbf{y})=\frac{1}{L}\sum_{l=1}^{L}"
+        r"[\![\hat{y}_l\neq y_l]\!]\ \text{(Hamming loss)}"
+    )
+    st.markdown(
+        "Every label set is a corner of the cube $\\{0,1\\}^L$, and the Hamming loss counts "
+        "the labels in which two corners differ. A data set occupies only a few of the $2^L$ "
+        "corners (PLST paper, §2): the sparsity every label embedding exploits."
+    )
+    occupied = fits.occupied_vertices(c)
+    if occupied is None:
+        return
+    vertices, counts = occupied
+    n_sets = len(vertices)
+    possible = (
+        f"$2^{{{L}}}$ = {2**L:,}"
+        if L <= 40
+        else f"$2^{{{L}}} \\approx 10^{{{L * np.log10(2):.0f}}}$"
+    )
+    points = [
+        f"**{n_sets:,}** of the {possible} possible label sets occur in the "
+        f"{ds.n_samples:,} instances.",
+        f"The most frequent set, {labelset(vertices[0], c.names)}, holds "
+        f"{counts[0] / counts.sum():.0%} of the instances; "
+        + (
+            count(int((counts == 1).sum()), "set occurs", "sets occur") + " only once."
+            if (counts == 1).any()
+            else "every set occurs at least twice."
+        ),
+    ]
+    if L == 3:
+        _corners(c, vertices, counts, points)
+    else:
+        _projection(c, vertices, counts, points)
+
+
+def _corners(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: list[str]) -> None:
+    """Three labels: the cube itself, with PLST's plane (M = 2) on request."""
+    names, n_sets = c.names, len(vertices)
+    key = "lesson_cube_directions"
+    c.ensure(key, lambda v: isinstance(v, bool))
+    draw = c.bound(st.checkbox, "Draw PLST's two principal directions through o", key=key)
+    try_this(
+        "hypercube",
+        "draw PLST's principal directions",
+        {key: True},
+        why_disabled="They are drawn." if draw else "",
+    )
+    plst = fits.plst(c, 2)
+    if not fits.fits_this_data(plst):
+        return
+    chart(
+        cube_figures.cube_figure(
+            vertices,
+            counts,
+            names,
+            offset=plst.offset_,
+            directions=plst.components_[:2] if draw else None,
+        ),
+        key="lesson_cube",
+    )
+    empty = 8 - n_sets
+    points.append(
+        f"{count(empty, 'of the 8 corners is', 'of the 8 corners are')} empty (hollow)."
+        if empty
+        else "All 8 corners are occupied."
+    )
+    if draw:
+        kept = float(plst.explained_variance_ratio_.sum())  # NaN without label variance
+        points.append(
+            "The lines are the plane PLST keeps with M = 2 through the mean o (×): "
+            + (
+                f"it keeps {kept:.0%} of the label variance."
+                if np.isfinite(kept)
+                else "every instance has the same label set, so there is no variance to keep."
+            )
+        )
+    notice(points)
+
+
+def _projection(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: list[str]) -> None:
+    """More labels: the occupied label sets along PLST's first two directions (a biplot)."""
+    L, names, n_sets = c.L, c.names, len(vertices)
+    key = "lesson_cube_axes"
+    c.ensure(key, lambda v: isinstance(v, bool))
+    axes = c.bound(st.checkbox, "Draw each label's axis (biplot)", key=key)
+    try_this(
+        "hypercube",
+        "draw each label's axis",
+        {key: True},
+        why_disabled="The axes are drawn." if axes else "",
+    )
+    projection = fits.vertex_projection(vertices, counts)
+    if projection is None:
+        return
+    coords, loadings = projection
+    shown = min(n_sets, MAX_DRAWN_SETS)
+    edges = hypercube.hamming_edges(vertices[:shown])
+    title = "Occupied label sets along PLST's first two principal directions"
+    if shown < n_sets:
+        title += f"<br><sup>the {shown} most frequent of {n_sets:,} label sets</sup>"
+    arrows, arrow_names = None, []
+    if axes:
+        length = np.linalg.norm(loadings, axis=1)
+        # short axes pile up unreadably at the origin: draw the long ones only
+        long_enough = np.flatnonzero(length >= AXIS_SHARE * length.max())
+        longest = np.sort(long_enough[np.argsort(-length[long_enough], kind="stable")][:MAX_AXES])
+        # a biplot's arrows are drawn to the cloud's scale, so their names spread out
+        reach = np.abs(coords[:shown]).max()
+        scale = 0.9 * reach / length.max() if reach > 0 and length.max() > 0 else 1.0
+        arrows, arrow_names = scale * loadings[longest], [names[j] for j in longest]
+        title += (
+            f"<br><sup>label axes × {scale:.2g}"
+            + (
+                f"; the {len(longest)} of {L} labels whose axis is at least "
+                f"{AXIS_SHARE:.0%} of the longest"
+                if len(longest) < L
+                else ""
+            )
+            + "</sup>"
+        )
+        top = int(np.argmax(length))
+        points.append(
+            f"The longest axis is **{names[top]}**: the two directions follow it most. Short "
+            "axes are labels this 2-D view (PLST with M = 2) hardly sees."
+        )
+    fig = cube_figures.hypercube_figure(
+        coords[:shown],
+        vertices[:shown],
+        counts[:shown],
+        edges,
+        names,
+        loadings=arrows,
+        title=title,
+    )
+    if arrows is not None:
+        # the builder names the arrows after label_names in order: name the drawn ones
+        fig.update_traces(text=arrow_names, selector=dict(mode="text"))
+    fig.update_layout(xaxis_title="principal direction 1", yaxis_title="principal direction 2")
+    chart(legend_at_bottom(fig), key="lesson_hypercube")
+    points.append(
+        (
+            count(len(edges), "pair of the drawn sets is", "pairs of the drawn sets are")
+            + " one label apart (grey lines). "
+            if len(edges)
+            else "No two drawn sets are one label apart. "
+        )
+        + "Sets drawn on top of each other differ only along directions this view leaves out."
+    )
+    notice(points)

@@ -1,0 +1,218 @@
+"""The Lesson's state: its context for one run, its widgets' defaults and their helpers.
+
+Widgets keep their values across steps (``persist_state``); a value that does not fit the
+loaded data set falls back to the step's default. The step and its widgets are bound to the
+URL (``shared.bound``), so a link reopens the same step with the same settings; the other
+steps' settings are not in the link and open at their defaults.
+
+Streamlit imports this module once per process and reruns only the page script, so nothing
+here holds per-run data at module level: :func:`start` builds a :class:`Lesson` on every run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from mlviz import datasets
+from mlviz.io import Dataset
+from pages import _shared as shared
+from pages._lesson.methods import AFFINITY_NAMES, COSTS, MAX_LABELS_SQUARE
+
+# the app helpers the steps use, re-exported so that only this module and fits.py import them
+chart = shared.chart
+tail_threshold = shared.tail_threshold
+report_button = shared.report_button
+SOURCE_LABEL_KEY = shared.SOURCE_LABEL_KEY
+
+STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
+LAMBDA2_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
+
+
+def in_range(low: int, high: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, int | np.integer) and low <= v <= high
+
+
+def apply(preset: dict[str, Any]) -> None:
+    """ "Try this" callback: set the step's widgets before the next run creates them."""
+    st.session_state.update(preset)
+
+
+def try_this(step: str, text: str, preset: dict[str, Any], *, why_disabled: str = "") -> None:
+    """The step's "try this" button; disabled, with the reason, when it would change nothing."""
+    st.button(
+        f"Try this: {text}",
+        key=f"lesson_try_{step}",
+        on_click=apply,
+        args=(preset,),
+        disabled=bool(why_disabled),
+        help=why_disabled or "Sets this step's widgets to the values in the button's text.",
+    )
+
+
+def start(title: str) -> Lesson:
+    """The page's title over the loaded data set and split (or an explanation and a stop).
+
+    Call it from the page script: run without the router, ``shared.current_dataset`` finds
+    the page to re-run by walking the call stack up to a file in ``pages/``.
+    """
+    ds = shared.current_dataset()
+    st.title(title)
+    split = shared.model_split(needs="The lesson")
+    return Lesson(
+        ds=ds,
+        split=split,
+        L=ds.n_labels,
+        names=[str(n) for n in ds.label_names],
+        n_train=len(split.Y_train),
+        n_test=len(split.Y_test),
+        planted_groups=datasets.known_groups(ds),  # None unless the planted sample is loaded
+    )
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What every step works on in this run, and the helpers that need it."""
+
+    ds: Dataset
+    split: shared.Split
+    L: int
+    names: list[str]
+    n_train: int
+    n_test: int
+    planted_groups: np.ndarray | None
+
+    def groups_k_max(self) -> int:
+        return min(30, self.L)
+
+    def grople_d_max(self) -> int:
+        return min(self.L, 100)
+
+    def clems_m_max(self) -> int:
+        return max(2, min(self.L, 10))
+
+    def mlknn_k_max(self) -> int:
+        return min(30, self.n_train - 1)
+
+    @cached_property
+    def defaults(self) -> dict[str, Any]:
+        """Every widget of the lesson and its default on the loaded data set."""
+        L = self.L
+        return {
+            "lesson_step": STEPS[0],
+            "lesson_cube_axes": False,
+            "lesson_cube_directions": False,
+            "lesson_plst_m": min(2, L),
+            "lesson_plst_instance": 0,
+            "lesson_groups_affinity": "heat",
+            "lesson_groups_k": min(10, self.groups_k_max()),
+            "lesson_grople_d": self.grople_d_max(),
+            "lesson_grople_lambda2": 1.0,
+            "lesson_clems_cost": "f1",
+            "lesson_clems_m": 2,
+            "lesson_clems_instance": 0,
+            "lesson_mlknn_k": min(10, max(self.mlknn_k_max(), 1)),
+            "lesson_mlknn_instance": 0,
+            "lesson_compare_methods": ["PLST", "CLEMS", "ML-KNN"],
+        }
+
+    def reset_widgets_for_new_data(self) -> None:
+        """Another data set was loaded: every step starts from its defaults for this one.
+
+        A value kept from another data set may still be in range (d = 14 of yeast's 14 labels
+        on medical's 45) but is not what the step's label and notes promise (d = L).
+        """
+        if st.session_state.get("lesson_data") != self.ds.digest:
+            if "lesson_data" in st.session_state:  # the first data set opens at defaults anyway
+                st.session_state.update(
+                    {k: v for k, v in self.defaults.items() if k != "lesson_step"}
+                )
+            st.session_state["lesson_data"] = self.ds.digest
+
+    def ensure(self, key: str, valid: Callable[[Any], bool]) -> None:
+        """Give widget ``key`` its default unless it holds a value valid for this data set.
+
+        Runs before the widget is created, which is when Streamlit allows writing its state.
+        A widget not yet in the session opens at its default (see :meth:`bound`) or at the
+        link's value, so only a kept value that no longer fits is replaced.
+        """
+        if key in st.session_state and not valid(st.session_state[key]):
+            st.session_state[key] = self.defaults[key]
+
+    def bound(self, widget: Callable[..., Any], *args: Any, key: str, **kwargs: Any) -> Any:
+        """A lesson widget bound to the URL (``shared.bound``) that opens at its default.
+
+        Streamlit leaves a bound value out of the URL when it equals the widget's own default
+        and reads a link value equal to that default as no value at all, so the widget's
+        default must be the step's default (not the slider's minimum): otherwise a link with
+        M = 1 would reopen at the step's M = 2. ``persist_state`` keeps the value while
+        another step is shown.
+        """
+        default = self.defaults[key]
+        kind = getattr(widget, "__name__", "")
+        if kind in ("selectbox", "radio"):
+            kwargs["index"] = list(args[1]).index(default)
+        elif kind == "multiselect":
+            kwargs["default"] = default
+        else:
+            kwargs["value"] = default
+        return shared.bound(widget, *args, key=key, persist_state="session", **kwargs)
+
+    def setting(self, key: str, valid: Callable[[Any], bool]) -> Any:
+        """Another step's widget value (kept across steps), or its default when not valid."""
+        value = st.session_state.get(key, self.defaults[key])
+        return value if valid(value) else self.defaults[key]
+
+    def instance_picker(self, key: str) -> int:
+        n_test = self.n_test
+        self.ensure(key, in_range(0, n_test - 1))
+        if n_test == 1:
+            st.caption("The test split has one instance; it is the one shown.")
+            return 0
+        label = f"Test instance (0–{n_test - 1})"
+        return int(self.bound(st.number_input, label, 0, n_test - 1, key=key))
+
+    def groups_settings(self) -> tuple[int, str]:
+        """Step 3's K and affinity (step 4 uses the same groups); one group below 3 labels."""
+        if self.L < 3:
+            return 1, "heat"
+        k = self.setting("lesson_groups_k", in_range(2, self.groups_k_max()))
+        affinity = self.setting("lesson_groups_affinity", lambda v: v in AFFINITY_NAMES)
+        return int(k), affinity
+
+    def method_settings(self) -> dict[str, dict[str, Any]]:
+        """Each method with the settings of its step (their defaults when a step was not shown)."""
+        k, affinity = self.groups_settings()
+        return {
+            "BR": {},
+            "PLST": {"M": self.setting("lesson_plst_m", in_range(1, self.L))},
+            "GroPLE": {
+                "d": self.setting("lesson_grople_d", in_range(1, self.grople_d_max())),
+                "lambda2": self.setting("lesson_grople_lambda2", lambda v: v in LAMBDA2_GRID),
+                "K": k,
+                "affinity": affinity,
+            },
+            "CLEMS": {
+                "M": self.setting("lesson_clems_m", in_range(1, self.clems_m_max())),
+                "cost": self.setting("lesson_clems_cost", lambda v: v in COSTS),
+            },
+            "ML-KNN": {
+                "k": self.setting("lesson_mlknn_k", in_range(1, max(self.mlknn_k_max(), 1)))
+            },
+        }
+
+    def too_many_labels(self, what: str) -> bool:
+        """True, with a note, when ``what`` (an L x L matrix) is too large for the data."""
+        L = self.L
+        if L <= MAX_LABELS_SQUARE:
+            return False
+        st.warning(
+            f"{what} is a {L:,} × {L:,} matrix, too large for {self.ds.name}: this step works "
+            f"with up to {MAX_LABELS_SQUARE:,} labels. Steps 1, 5 and 6 work at this size."
+        )
+        return True
