@@ -295,7 +295,7 @@ def fit_clustering(k: int, affinity: str) -> LabelClustering | None:
         "Label clustering",
         "lesson-groups",
         {"K": k, "affinity": affinity},
-        lambda: LabelClustering(n_groups=k, affinity=affinity).fit(split.Y_train),
+        lambda: LabelClustering(n_groups=k, affinity=affinity, random_state=0).fit(split.Y_train),
     )
 
 
@@ -305,9 +305,9 @@ def fit_grople(d: int, lambda2: float) -> GroPLE | None:
         "GroPLE",
         "lesson-grople",
         {"d": d, "lambda2": lambda2, "K": k, "affinity": affinity},
-        lambda: GroPLE(n_components=d, n_groups=k, label_affinity=affinity, lambda2=lambda2).fit(
-            split.X_train, split.Y_train
-        ),
+        lambda: GroPLE(
+            n_components=d, n_groups=k, label_affinity=affinity, lambda2=lambda2, random_state=0
+        ).fit(split.X_train, split.Y_train),
     )
 
 
@@ -419,7 +419,9 @@ def step_hypercube() -> None:
     projection = shared.fit(
         "lesson-vertex-pca",
         {},
-        lambda _: hypercube.project_vertices(vertices, counts, method="pca", n_components=2),
+        lambda _: hypercube.project_vertices(
+            vertices, counts, method="pca", n_components=2, random_state=0
+        ),
         label="Projection of the label sets",
         uses_split=False,
     )
@@ -611,7 +613,9 @@ def step_groups() -> None:
     )
     frequencies = stats.label_frequencies(split.Y_train, relative=True)
     if L <= MAX_BARS:
-        fig = cluster_figures.affinity_heatmap(model.affinity_, model.labels_, names, frequencies)
+        fig = cluster_figures.affinity_heatmap(
+            model.affinity_, model.labels_, names, frequencies=frequencies
+        )
     else:
         fig = cluster_figures.group_affinity_heatmap(model.affinity_, model.labels_)
     shared.chart(fig, key="lesson_groups_heatmap")
@@ -778,7 +782,7 @@ def step_clems() -> None:
     if not _fits_this_data(model):
         return
     explanation = model.explain(split.X_test[index : index + 1], n=5)
-    nearest = explanation["candidates"]["candidate"].to_numpy()
+    nearest = explanation.candidates["candidate"].to_numpy()
     truth = split.Y_test[index]
     nearest_costs = cost_matrix(truth[None, :], model.candidates_[nearest], cost)[0]
     texts = cube_figures.labelset_text(model.candidates_, names)
@@ -787,7 +791,7 @@ def step_clems() -> None:
             clems_figures.fitted_embedding_figure(
                 model,
                 texts,
-                predicted=explanation["embedding"],
+                predicted=explanation.embedding,
                 nearest=nearest,
                 nearest_costs=nearest_costs,
             )
@@ -806,7 +810,7 @@ def step_clems() -> None:
             else "every test instance's label set occurs in training."
         ),
         f"Test instance {index} (truth {_labelset(truth)}) is decoded as "
-        f"{_labelset(explanation['prediction'])} at cost **{nearest_costs[0]:.3f}**; "
+        f"{_labelset(explanation.prediction)} at cost **{nearest_costs[0]:.3f}**; "
         + (
             f"the cheapest of the {len(nearest)} nearest sets (red rings) costs "
             f"{nearest_costs.min():.3f}."
@@ -959,6 +963,7 @@ def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray | None:
                 n_groups=params.get("K", 1),
                 label_affinity=params.get("affinity", "heat"),
                 lambda2=params.get("lambda2", 1.0),
+                random_state=0,
             ),
             "CLEMS": lambda: CLEMS(
                 n_components=params.get("M", 2), cost=params.get("cost", "f1"), random_state=0

@@ -77,7 +77,7 @@ def test_sweep_over_m_fits_a_truncatable_method_once_and_matches_refitting():
     assert _CountingPLST.fits == 1
     for m in (1, 2, 4, 6):
         model = PLST(n_components=m).fit(X_tr, Y_tr)
-        expected = evaluate(Y_te, model.predict(X_te), model.decision_function(X_te))
+        expected = evaluate(Y_te, model.predict(X_te), Y_score=model.decision_function(X_te))
         learned = df.query("M == @m and kind == 'learned'").set_index("metric")["value"]
         for metric, value in expected.items():
             assert learned[metric] == pytest.approx(value, abs=1e-8), metric
