@@ -494,3 +494,16 @@ def test_explain_returns_a_frozen_dataclass(estimator):
     fields = [field.name for field in dataclasses.fields(explanation)]
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(explanation, fields[0], None)
+
+
+def test_random_state_defaults_to_none_everywhere():
+    # scikit-learn's convention; callers that need a fixed draw (the app, the reproductions)
+    # pass their seed explicitly
+    callables = [(cls.__name__, cls) for cls in PUBLIC_ESTIMATORS] + list(_public_functions())
+    defaults = {
+        name: parameters["random_state"].default
+        for name, function in callables
+        if "random_state" in (parameters := inspect.signature(function).parameters)
+    }
+    assert len(defaults) >= 10  # GroPLE, CLEMS, CS, LabelClustering, generators, splits, ...
+    assert {name: value for name, value in defaults.items() if value is not None} == {}
