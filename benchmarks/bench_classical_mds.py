@@ -64,7 +64,7 @@ def run(
 ) -> pd.DataFrame:
     """One row per (n, M): CPU seconds of both paths, the path classical_mds takes, and the
     largest difference between their embeddings."""
-    labels = make_long_tailed(**LONG_TAILED_SHAPES["delicious"]).Y
+    labels = make_long_tailed(**LONG_TAILED_SHAPES["delicious"], random_state=0).Y
     rows = []
     for n in sizes:
         delta = _dissimilarities(labels, n)

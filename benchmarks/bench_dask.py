@@ -50,6 +50,7 @@ def _run(data, n_jobs=None):
         tail_threshold=0.05,
         return_predictions=True,
         on_error="collect",
+        random_state=0,
     )
 
 

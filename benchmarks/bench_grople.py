@@ -144,7 +144,7 @@ def _median_times(fn, repeats: int) -> tuple[float, float]:
 def run(repeats: int = 5, datasets=None) -> pd.DataFrame:
     rows = []
     for name, X, Y, d, n_groups in _datasets(datasets):
-        model = GroPLE(n_components=d, n_groups=n_groups)
+        model = GroPLE(n_components=d, n_groups=n_groups, random_state=0)
         fit_s, fit_cpu_s = _median_times(lambda model=model, X=X, Y=Y: model.fit(X, Y), repeats)
         predict_s, _ = _median_times(lambda model=model, X=X: model.predict(X), repeats)
         runs = [_stage_times(X, np.asarray(Y, dtype=float), model) for _ in range(repeats)]

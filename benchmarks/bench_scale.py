@@ -142,7 +142,8 @@ def timed_cpu(what, fn):
 def generate(name):
     from mlviz import stats
     from mlviz.synthetic import LONG_TAILED_SHAPES, make_long_tailed
-    ds = timed("make_long_tailed", lambda: make_long_tailed(**LONG_TAILED_SHAPES["delicious"]))
+    ds = timed("make_long_tailed",
+               lambda: make_long_tailed(**LONG_TAILED_SHAPES["delicious"], random_state=0))
     rows[-1]["note"] = (f"{ds.n_samples}x{ds.n_features}, L={ds.n_labels}, "
                         f"{stats.distinct_labelsets(ds.Y)} distinct sets, "
                         f"cardinality {ds.Y.sum(1).mean():.1f}")
@@ -173,7 +174,7 @@ def plst_sweep(name):
     model = PLST(min(4, K)).fit(Xtr, Ytr)
     scores = model.decision_function(Xte)
     timed("one evaluate() with ranking metrics (what ranking=True adds per fit)",
-          lambda: evaluate(Yte, model.predict(Xte), scores))
+          lambda: evaluate(Yte, model.predict(Xte), Y_score=scores))
     from mlviz.metrics import Evaluator
     predictions = [PLST(min(m, K)).fit(Xtr, Ytr).predict(Xte) for m in (2, 8)] * 6
     def twelve():
@@ -196,7 +197,7 @@ def compare_cv(name):
         result = timed(
             f"cross_validate, 4 methods x {folds} folds (serial)",
             lambda: cross_validate(methods, ds.X, ds.Y, cv=folds, tail_threshold=0.05,
-                                   return_predictions="labels"))
+                                   return_predictions="labels", random_state=0))
         timed("per_label_comparison (F1, recall)", lambda: per_label_comparison(
             result.predictions, ds.Y, label_names=ds.label_names, tail_threshold=0.05))
         per_fold = ", ".join(
@@ -266,15 +267,17 @@ def hypercube(name):
     rows[-1]["note"] = f"{len(v)} vertices, {len(e)} edges"
     top, counts = v[:2000], c[:2000]
     timed("hamming_edges (top 2000)", lambda: hc.hamming_edges(top))
-    timed("PCA projection (top 2000)", lambda: hc.project_vertices(top, counts, method="pca"))
+    timed("PCA projection (top 2000)",
+          lambda: hc.project_vertices(top, counts, method="pca", random_state=0))
     timed("MDS projection (top 2000, landmarks)",
-          lambda: hc.project_vertices(top, counts, method="mds"))
+          lambda: hc.project_vertices(top, counts, method="mds", random_state=0))
 
 def hypercube_mds_all(name):
     from mlviz import hypercube as hc
     ds, *_ = load(name)
     v, c = hc.occupied_vertices(ds.Y)
-    timed("landmark MDS of all vertices", lambda: hc.project_vertices(v, c, method="mds"))
+    timed("landmark MDS of all vertices",
+          lambda: hc.project_vertices(v, c, method="mds", random_state=0))
     rows[-1]["note"] = f"{len(v)} vertices, 500 landmarks"
 
 def umap(name):
@@ -282,8 +285,8 @@ def umap(name):
     ds, *_ = load(name)
     v, c = hc.occupied_vertices(ds.Y, max_vertices=2000)
     timed_cpu("UMAP first call in the process (import + compile + fit)",
-              lambda: hc.project_vertices(v, c, method="umap"))
-    timed_cpu("UMAP second call", lambda: hc.project_vertices(v, c, method="umap"))
+              lambda: hc.project_vertices(v, c, method="umap", random_state=0))
+    timed_cpu("UMAP second call", lambda: hc.project_vertices(v, c, method="umap", random_state=0))
 
 def umap_warm_up(name):
     from mlviz import hypercube as hc
@@ -292,7 +295,7 @@ def umap_warm_up(name):
     timed_cpu("UMAP warm-up thread in a fresh process (started and joined)",
               lambda: hc.warm_up_umap().join())
     timed_cpu("UMAP of the top 2000 vertices after the warm-up",
-          lambda: hc.project_vertices(v, c, method="umap"))
+          lambda: hc.project_vertices(v, c, method="umap", random_state=0))
 
 def mlknn(name):
     from mlviz import metrics
@@ -330,16 +333,16 @@ def grople(name):
     if name == "medical":
         from mlviz.io import load_arff
         ds = load_arff(f"{MULAN}/medical.arff")
-        model = GroPLE(n_components=100, n_groups=5)
+        model = GroPLE(n_components=100, n_groups=5, random_state=0)
         timed("GroPLE fit (all of medical)", lambda: model.fit(ds.X, ds.Y))
         return
     ds, Xtr, Ytr, Xte, Yte = load(name)
-    timed("GroPLE fit", lambda: GroPLE(n_components=100, n_groups=10).fit(Xtr, Ytr))
+    timed("GroPLE fit", lambda: GroPLE(n_components=100, n_groups=10, random_state=0).fit(Xtr, Ytr))
 
 def label_clustering(name):
     from mlviz.label_clustering import LabelClustering
     ds, *_ = load(name)
-    timed("LabelClustering(10).fit", lambda: LabelClustering(n_groups=10).fit(ds.Y))
+    timed("LabelClustering(10).fit", lambda: LabelClustering(n_groups=10, random_state=0).fit(ds.Y))
 
 def distances(name):
     import scipy.linalg as la

@@ -63,7 +63,7 @@ def run(name: str, tail_threshold: float) -> pd.DataFrame:
     for fold, (train, test) in enumerate(KFold(5, shuffle=True, random_state=0).split(X)):
         for affinity in AFFINITIES:
             start = time.perf_counter()
-            model = GroPLE(label_affinity=affinity).fit(X[train], Y[train])
+            model = GroPLE(label_affinity=affinity, random_state=0).fit(X[train], Y[train])
             predicted = model.predict(X[test])
             scores = fold_scores(Y[train], Y[test], predicted, tail_threshold)
             rows.append(

@@ -15,17 +15,11 @@ binary targets, and a one-label problem is a legitimate (if degenerate) multi-la
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mlviz._validation import check_multilabel_target
-
-# The default of the deprecated keyword ``Y`` of ``fit``: a string, so that the signature
-# reads well in help() and an array passed as Y is never compared element-wise.
-DEPRECATED_Y = "deprecated"
 
 
 class MultiLabelEstimator(ClassifierMixin, BaseEstimator):
@@ -68,25 +62,8 @@ class MultiLabelEstimator(ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    def _validate_fit(self, X, y, Y=DEPRECATED_Y):
-        """Validate X and y at the start of ``fit``; returns X and y as a float64 0/1 matrix.
-
-        ``Y`` is the deprecated keyword name of ``y`` (mlviz 0.1 called the parameter Y).
-        """
-        if not (isinstance(Y, str) and Y == DEPRECATED_Y):
-            if y is not None:
-                raise TypeError(
-                    f"{type(self).__name__}.fit got the labels twice, as y and as Y: pass "
-                    "them once, as y."
-                )
-            warnings.warn(
-                f"{type(self).__name__}.fit(X, Y=...) is deprecated: the label matrix is now "
-                "the parameter y, as in scikit-learn, and the keyword Y will be removed in "
-                "the next release. Call fit(X, y) (or pass the labels positionally).",
-                FutureWarning,
-                stacklevel=4,  # user -> _fit_context wrapper -> fit -> here
-            )
-            y = Y
+    def _validate_fit(self, X, y):
+        """Validate X and y at the start of ``fit``; returns X and y as a float64 0/1 matrix."""
         X = validate_data(
             self,
             X,

@@ -19,15 +19,15 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
-from sklearn.base import _fit_context, clone
+from sklearn.base import clone
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mlviz import costs as _costs
+from mlviz._compat import HasMethods, Interval, StrOptions, _fit_context
 from mlviz._validation import check_label_matrix
-from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
+from mlviz.base import MultiLabelEstimator
 from mlviz.linear import paper_ridge
 from mlviz.mds import (
     _AdditiveSolver,
@@ -42,6 +42,7 @@ from mlviz.stats import unique_rows
 
 __all__ = [
     "CLEMS",
+    "CLEMSExplanation",
     "CandidateCosts",
     "DEFAULT_MAX_CANDIDATES",
     "compute_candidate_costs",
@@ -55,6 +56,29 @@ _CHUNK_ROWS = 2048
 
 #: Default cap on CLEMS' candidate label vectors (see ``CLEMS.max_candidates``).
 DEFAULT_MAX_CANDIDATES = 1000
+
+
+@dataclass(frozen=True, eq=False)
+class CLEMSExplanation:
+    """Why :class:`CLEMS` decoded one instance as it did (:meth:`CLEMS.explain`).
+
+    Attributes
+    ----------
+    embedding : ndarray of float64, shape (n_components_,)
+        The regressed point z̃.
+    prediction : ndarray of uint8, shape (n_labels,)
+        The decoded label vector: the candidate nearest to z̃.
+    candidates : pandas.DataFrame, nearest first
+        Columns ``candidate`` (index into ``candidates_``), ``labels`` (tuple of label
+        indices), ``count`` (training frequency), ``distance`` (from z̃ to the candidate's
+        prediction-role point: the embedding's estimate of the cost of predicting it) and
+        ``cost_if_truth`` (the true cost c(truth=this candidate, prediction=decoded label
+        vector): what the decision costs if this neighbour is the real answer).
+    """
+
+    embedding: np.ndarray
+    prediction: np.ndarray
+    candidates: pd.DataFrame
 
 
 class CLEMS(MultiLabelEstimator):
@@ -243,6 +267,7 @@ class CLEMS(MultiLabelEstimator):
         self,
         n_components: int | None = None,
         cost: str | CostFunction = "f1",
+        *,
         regressor=None,
         dissimilarity: str = "sqrt",
         weights: str = "frequency",
@@ -269,9 +294,7 @@ class CLEMS(MultiLabelEstimator):
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=False)  # the regressor is validated too
-    def fit(
-        self, X, y=None, *, Y=DEPRECATED_Y, candidate_costs: CandidateCosts | None = None
-    ) -> CLEMS:
+    def fit(self, X, y, *, candidate_costs: CandidateCosts | None = None) -> CLEMS:
         """Embed the training label vectors and fit the regressor (paper Algorithm 1).
 
         Parameters
@@ -279,9 +302,6 @@ class CLEMS(MultiLabelEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples, n_labels)
             0/1 label matrix (1-D: a single label).
-        Y : array-like, deprecated
-            Former name of ``y``; passing it warns (FutureWarning). Removed in the next
-            release.
         candidate_costs : CandidateCosts, optional
             The candidates and their cost matrix from :func:`compute_candidate_costs` for this
             y, ``cost`` and ``max_candidates``, to be reused instead of recomputed: they do not
@@ -293,7 +313,7 @@ class CLEMS(MultiLabelEstimator):
         -------
         self : CLEMS
         """
-        X, Y = self._validate_fit(X, y, Y)
+        X, Y = self._validate_fit(X, y)
         n_components = self.n_labels_ if self.n_components is None else int(self.n_components)
         rng = check_random_state(self.random_state)
 
@@ -481,7 +501,7 @@ class CLEMS(MultiLabelEstimator):
                 scores[start : start + _CHUNK_ROWS, k] = without_k - with_k
         return self._format_scores(scores)
 
-    def explain(self, x_row, n: int = 5) -> dict:
+    def explain(self, x_row, n: int = 5) -> CLEMSExplanation:
         """Why one row was decoded as it was: its regressed point and the nearest candidates.
 
         Parameters
@@ -492,15 +512,9 @@ class CLEMS(MultiLabelEstimator):
 
         Returns
         -------
-        dict with keys
-            ``embedding`` (ndarray (n_components_,)): the regressed point z̃;
-            ``prediction`` (ndarray uint8 (n_labels,)): the decoded label vector;
-            ``candidates`` (pandas.DataFrame, nearest first) with columns ``candidate``
-            (index into ``candidates_``), ``labels`` (tuple of label indices), ``count``
-            (training frequency), ``distance`` (from z̃ to the candidate's prediction-role
-            point: the embedding's estimate of the cost of predicting it) and
-            ``cost_if_truth`` (the true cost c(truth=this candidate, prediction=decoded
-            label vector): what the decision costs if this neighbour is the real answer).
+        CLEMSExplanation
+            The regressed point, the decoded label vector and the nearest candidates (a
+            frozen dataclass, like :class:`mlviz.mlknn.MLkNNExplanation`).
         """
         check_is_fitted(self)
         if not isinstance(n, Integral) or isinstance(n, bool) or n < 1:
@@ -523,11 +537,9 @@ class CLEMS(MultiLabelEstimator):
                 "cost_if_truth": self.cost_matrix_[nearest, decoded],
             }
         )
-        return {
-            "embedding": z,
-            "prediction": self.candidates_[decoded].copy(),
-            "candidates": table,
-        }
+        return CLEMSExplanation(
+            embedding=z, prediction=self.candidates_[decoded].copy(), candidates=table
+        )
 
     # ------------------------------------------------------------------ helpers
 
@@ -602,7 +614,7 @@ def _cost_function(cost) -> CostFunction:
 
 
 def compute_candidate_costs(
-    Y, cost: str | CostFunction = "f1", max_candidates: int | None = DEFAULT_MAX_CANDIDATES
+    Y, cost: str | CostFunction = "f1", *, max_candidates: int | None = DEFAULT_MAX_CANDIDATES
 ) -> CandidateCosts:
     """Candidates (paper §3.4), their cost matrix and each training row's candidate.
 
@@ -699,7 +711,7 @@ def _masked_min(dist: np.ndarray, mask: np.ndarray, fallback: np.ndarray) -> np.
     return dist[:, mask].min(axis=1)
 
 
-def decoded_label_frequencies(model: CLEMS, X, Y_true=None) -> pd.DataFrame:
+def decoded_label_frequencies(model: CLEMS, X, *, Y_true=None) -> pd.DataFrame:
     """How often each label is in the candidate sets CLEMS decodes to, beside the truth.
 
     CLEMS can only predict one of its candidates (the training label sets, paper §3.4), so a

@@ -35,14 +35,14 @@ from joblib import Parallel, delayed
 from scipy import stats
 from sklearn.base import clone
 from sklearn.model_selection import KFold, ShuffleSplit
-from sklearn.utils._param_validation import (
+
+from mlviz._compat import (
     HasMethods,
     Interval,
     Options,
     StrOptions,
     validate_params,
 )
-
 from mlviz._validation import check_features, check_label_matrix
 from mlviz.metrics import METRICS, TAIL_KEYS, evaluate, per_label_scores
 from mlviz.stats import label_frequencies, tail_labels
@@ -94,7 +94,7 @@ _ZERO_DIVISION = [Options(Real, {0, 1}), "nan"]
     prefer_skip_nested_validation=True,
 )
 def repeated_splits(
-    n_repeats: int = 20, test_size: float = 0.1, random_state: int | None = 0
+    n_repeats: int = 20, test_size: float = 0.1, *, random_state: int | None = None
 ) -> ShuffleSplit:
     """Repeated random train/test partitions, for the PLST (20 × 90/10) and CLEMS (20 × 50/50)
     protocols.
@@ -105,7 +105,7 @@ def repeated_splits(
         Number of independent random partitions.
     test_size : float, default=0.1
         Fraction of the examples held out in each partition.
-    random_state : int or None, default=0
+    random_state : int or None, default=None
         Seed; the same seed gives the same partitions for every method.
 
     Returns
@@ -191,7 +191,7 @@ class OutOfFoldPredictions:
 
 @dataclass(frozen=True)
 class CrossValidationResult:
-    """What :func:`cross_validate` returns with ``on_error="collect"`` or ``return_predictions``.
+    """What :func:`cross_validate` returns, whatever its flags: every field is always present.
 
     Attributes
     ----------
@@ -200,7 +200,8 @@ class CrossValidationResult:
     failures : pandas.DataFrame
         One row per failed (method, fold): columns ``method, fold, stage, error`` (stage is
         "fit", "predict" or "evaluate"; error is the exception's type and message). Empty
-        when every run succeeded.
+        when every run succeeded, and always empty with ``on_error="raise"`` (a failure
+        raises instead).
     predictions : dict of str -> OutOfFoldPredictions
         With ``return_predictions=True``: the out-of-fold predictions of every method that
         succeeded in every fold (a method with a failed fold has none); otherwise empty.
@@ -257,7 +258,7 @@ def _fit_and_score(
         scores = evaluate(
             Y[test],
             Y_pred,
-            Y_score,
+            Y_score=Y_score,
             zero_division=zero_division,
             tail_threshold=tail_threshold,
             Y_train=Y[train],
@@ -353,7 +354,7 @@ def cross_validate(
     *,
     cv: int | Any = 5,
     metrics: Sequence[str] | None = None,
-    random_state: int | None = 0,
+    random_state: int | None = None,
     n_jobs: int | None = None,
     progress: ProgressCallback | None = None,
     dataset: str | None = None,
@@ -361,7 +362,7 @@ def cross_validate(
     tail_threshold: float | None = None,
     return_predictions: bool | Literal["labels"] = False,
     on_error: Literal["raise", "collect"] = "raise",
-) -> pd.DataFrame | CrossValidationResult:
+) -> CrossValidationResult:
     """Fit and score several multi-label estimators on the same folds.
 
     Parameters
@@ -382,7 +383,7 @@ def cross_validate(
     metrics : sequence of str, optional
         Names from :func:`mlviz.metrics.evaluate` to keep; default all it returns. A ranking
         metric requested for a method without scores is NaN.
-    random_state : int or None, default=0
+    random_state : int or None, default=None
         Seed of the k-fold shuffle when ``cv`` is an int.
     n_jobs : int, optional
         Number of parallel folds (joblib semantics; None means 1 unless inside a
@@ -415,14 +416,14 @@ def cross_validate(
 
     Returns
     -------
-    pandas.DataFrame or CrossValidationResult
-        With the defaults, the tidy table: one row per (method, fold, metric) with columns
-        ``method, fold, metric, value, fit_time, predict_time`` (seconds; ``predict_time``
-        includes computing the scores), ordered by method (as given), fold, metric. With
-        ``on_error="collect"`` or ``return_predictions=True``, a
-        :class:`CrossValidationResult` holding that table as ``results`` beside
-        ``failures`` and ``predictions`` (a different type, so that failures cannot be
-        mistaken for a complete table).
+    CrossValidationResult
+        One type whatever the flags. ``results`` is the tidy table: one row per (method,
+        fold, metric) with columns ``method, fold, metric, value, fit_time, predict_time``
+        (seconds; ``predict_time`` includes computing the scores), ordered by method (as
+        given), fold, metric. ``failures`` lists the failed runs (empty unless
+        ``on_error="collect"``), so failures cannot be mistaken for a complete table;
+        ``predictions`` holds the out-of-fold predictions (empty unless
+        ``return_predictions``).
 
     Raises
     ------
@@ -519,8 +520,6 @@ def cross_validate(
     df = df.iloc[order].reset_index(drop=True)
     if dataset is not None:
         df.insert(0, "dataset", dataset)
-    if not (collect or return_predictions):
-        return df
     failed = pd.DataFrame.from_records(failures, columns=list(FAILURE_COLUMNS))
     failed = failed.sort_values(
         ["method", "fold"], key=lambda c: c.map(method_rank) if c.name == "method" else c
@@ -611,7 +610,7 @@ def per_label_comparison(
     with_auc = "auc" in metrics
     scores = {
         method: per_label_scores(
-            Y, oof.Y_pred, oof.Y_score if with_auc else None, zero_division=zero_division
+            Y, oof.Y_pred, Y_score=oof.Y_score if with_auc else None, zero_division=zero_division
         )
         for method, oof in predictions.items()
     }
@@ -666,8 +665,8 @@ def _group_keys(df: pd.DataFrame) -> list[str]:
     missing = {"method", "metric", "value"} - set(df.columns)
     if missing:
         raise ValueError(
-            f"results table lacks column(s) {sorted(missing)}; pass the output of "
-            "cross_validate (columns method, fold, metric, value, ...)."
+            f"results table lacks column(s) {sorted(missing)}; pass the table "
+            "cross_validate(...).results (columns method, fold, metric, value, ...)."
         )
     return ["dataset", "method"] if "dataset" in df.columns else ["method"]
 
@@ -679,7 +678,8 @@ def aggregate(df: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     df : pandas.DataFrame
-        Tidy output of :func:`cross_validate` (optionally with a ``dataset`` column).
+        Tidy table of :func:`cross_validate` (its ``results``), optionally with a
+        ``dataset`` column.
 
     Returns
     -------
@@ -703,13 +703,13 @@ def aggregate(df: pd.DataFrame) -> pd.DataFrame:
     },
     prefer_skip_nested_validation=True,
 )
-def summarize(df: pd.DataFrame, spread: str = "sd", decimals: int = 4) -> pd.DataFrame:
+def summarize(df: pd.DataFrame, spread: str = "sd", *, decimals: int = 4) -> pd.DataFrame:
     """Wide display table: rows method (or data set, method), columns metric, "mean ± spread".
 
     Parameters
     ----------
     df : pandas.DataFrame
-        Tidy output of :func:`cross_validate`.
+        Tidy table of :func:`cross_validate` (its ``results``).
     spread : {"sd", "se"}, default="sd"
         Sample standard deviation over folds (the ML-KNN and GroPLE papers) or standard
         error of the mean (the PLST paper).
@@ -759,7 +759,7 @@ def rank_table(
     Parameters
     ----------
     df : pandas.DataFrame
-        Tidy results with a ``dataset`` column (e.g. several :func:`cross_validate` outputs
+        Tidy results with a ``dataset`` column (e.g. several :func:`cross_validate` ``results``
         concatenated, each called with ``dataset=...``).
     decimals : int, optional
         Round the means to this many decimals before ranking. The GroPLE paper ranks the
@@ -819,7 +819,7 @@ def nemenyi_q_alpha(n_methods: int, alpha: float = 0.05) -> float:
     },
     prefer_skip_nested_validation=True,
 )
-def nemenyi_critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05) -> float:
+def nemenyi_critical_difference(n_methods: int, n_datasets: int, *, alpha: float = 0.05) -> float:
     """Nemenyi critical difference CD = q_α √(k(k+1) / (6N)) (Demšar 2006, §3.2.2)."""
     q = nemenyi_q_alpha(n_methods, alpha)
     return q * math.sqrt(n_methods * (n_methods + 1) / (6.0 * n_datasets))
@@ -936,7 +936,7 @@ def friedman_nemenyi(
     Parameters
     ----------
     results : pandas.DataFrame
-        Either a score matrix (rows data sets, columns methods) or the tidy output of
+        Either a score matrix (rows data sets, columns methods) or the tidy ``results`` of
         :func:`cross_validate` with a ``dataset`` column, whose fold means are used.
     metric : str, optional
         Metric to test when ``results`` is tidy (required if it holds several).
@@ -988,7 +988,7 @@ def friedman_nemenyi(
     denominator = n_datasets * (n_methods - 1) - statistic
     # All data sets ranking the methods identically makes the denominator 0: F_F is infinite.
     f_stat = (n_datasets - 1) * statistic / denominator if denominator > 0 else math.inf
-    cd = nemenyi_critical_difference(n_methods, n_datasets, alpha)
+    cd = nemenyi_critical_difference(n_methods, n_datasets, alpha=alpha)
     average_ranks = average_ranks.sort_values(kind="stable")
     return FriedmanNemenyiResult(
         statistic=float(statistic),

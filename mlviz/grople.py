@@ -34,12 +34,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, eigh, solve
 from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh
-from sklearn.base import _fit_context
 from sklearn.utils import TransformerTags
-from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
-from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
+from mlviz._compat import Interval, StrOptions, _fit_context
+from mlviz.base import MultiLabelEstimator
 from mlviz.label_clustering import LabelClustering, _label_counts, check_groups
 
 __all__ = [
@@ -179,8 +178,8 @@ def solve_group_coefficients(
     U: np.ndarray,
     Y_signed: np.ndarray,
     lambda2: float,
-    groups: np.ndarray | None = None,
     *,
+    groups: np.ndarray | None = None,
     gamma: float = 0.1,
     max_iter: int = 500,
     tol: float = 1e-6,
@@ -397,7 +396,7 @@ def fit_label_embedding(
     apg_tol: float = 1e-4,
     balance: bool = True,
     warm_start: bool = True,
-    random_state=0,
+    random_state=None,
     use_gram: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[float]]:
     """Algorithm 1: alternate APG on every V^k with the closed form ``U = Y V^T (V V^T +
@@ -848,7 +847,7 @@ class GroPLE(MultiLabelEstimator):
         did not change beyond fold noise against 100/1e-5/500/1e-6/300 (docs/GROPLE.md).
     n_neighbors : int, default=7
         Local-scaling neighbour of the label clustering.
-    random_state : int or None, default=0
+    random_state : int or None, default=None
         Seed for k-means and for ``init="random"``.
 
     Attributes
@@ -930,11 +929,11 @@ class GroPLE(MultiLabelEstimator):
         self,
         n_components: int = 100,
         n_groups: int = 10,
+        *,
         lambda1: float = 1e-3,
         lambda2: float = 1.0,
         alpha: float = 0.01,
         beta: float = 1.0,
-        *,
         label_affinity: str = "heat",
         groups=None,
         fit_intercept: bool = True,
@@ -947,7 +946,7 @@ class GroPLE(MultiLabelEstimator):
         feature_max_iter: int = 200,
         feature_tol: float = 1e-6,
         n_neighbors: int = 7,
-        random_state=0,
+        random_state=None,
     ) -> None:
         self.n_components = n_components
         self.n_groups = n_groups
@@ -970,7 +969,7 @@ class GroPLE(MultiLabelEstimator):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, *, Y=DEPRECATED_Y) -> GroPLE:
+    def fit(self, X, y) -> GroPLE:
         """Fit the three stages on features X (dense or CSR) and a 0/1 label matrix y.
 
         Parameters
@@ -978,15 +977,12 @@ class GroPLE(MultiLabelEstimator):
         X : array-like or CSR matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples, n_labels)
             0/1 label matrix (1-D: a single label).
-        Y : array-like, deprecated
-            Former name of ``y``; passing it warns (FutureWarning). Removed in the next
-            release.
 
         Returns
         -------
         self : GroPLE
         """
-        X, Y = self._validate_fit(X, y, Y)
+        X, Y = self._validate_fit(X, y)
         if X.shape[0] < 2:
             raise ValueError(
                 f"GroPLE needs at least 2 samples to estimate label groups and latent factors; "
@@ -1055,12 +1051,9 @@ class GroPLE(MultiLabelEstimator):
         """V^k: the (n_components, L_k) columns of ``V_`` of the labels in group k."""
         return self.V_[:, self.groups_ == k]
 
-    def fit_transform(self, X, y=None, *, Y=DEPRECATED_Y) -> np.ndarray:
-        """Fit, then return the latent embedding ``X Z + intercept`` of the training rows.
-
-        ``Y`` is the deprecated former name of ``y``, as in :meth:`fit`.
-        """
-        return self.fit(X, y, Y=Y).transform(X)
+    def fit_transform(self, X, y) -> np.ndarray:
+        """Fit, then return the latent embedding ``X Z + intercept`` of the training rows."""
+        return self.fit(X, y).transform(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

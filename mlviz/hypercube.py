@@ -24,8 +24,8 @@ from typing import Literal
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from mlviz._compat import Interval, StrOptions, validate_params
 from mlviz._validation import check_label_matrix
 from mlviz.mds import classical_mds, landmark_mds
 from mlviz.stats import unique_rows
@@ -216,7 +216,7 @@ def project_vertices(
     *,
     method: Projection = "pca",
     n_components: int = 2,
-    random_state: int = 0,
+    random_state=None,
     n_landmarks: int = DEFAULT_N_LANDMARKS,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Coordinates of the given vertices in 2-D or 3-D (pass only the vertices to be drawn).

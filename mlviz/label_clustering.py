@@ -32,9 +32,9 @@ from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mlviz._compat import Interval, StrOptions, validate_params
 from mlviz._validation import check_label_matrix
 
 __all__ = [
@@ -345,7 +345,7 @@ class LabelClustering(BaseEstimator):
         than n_neighbors + 1 labels the farthest other label is used instead.
     n_init : int, default=10
         k-means restarts (scikit-learn's KMeans).
-    random_state : int, RandomState or None, default=0
+    random_state : int, RandomState or None, default=None
         Seed of k-means.
 
     Attributes
@@ -415,7 +415,7 @@ class LabelClustering(BaseEstimator):
         affinity: str = "heat",
         n_neighbors: int = 7,
         n_init: int = 10,
-        random_state=0,
+        random_state=None,
     ) -> None:
         self.n_groups = n_groups
         self.affinity = affinity
@@ -686,7 +686,7 @@ def clustering_stability(
     *,
     affinity: str = "heat",
     n_resamples: int = 10,
-    random_state=0,
+    random_state=None,
     n_neighbors: int = 7,
     n_init: int = 3,
 ) -> pd.DataFrame:
@@ -711,7 +711,7 @@ def clustering_stability(
         As in :class:`LabelClustering` ("precomputed" cannot be resampled).
     n_resamples : int, default=10
         Bootstrap samples per K (the same samples for every K).
-    random_state : int, RandomState or None, default=0
+    random_state : int, RandomState or None, default=None
         Seed of the bootstrap and of k-means.
     n_neighbors : int, default=7
         Local scale of ``"heat"``.

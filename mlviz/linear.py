@@ -23,17 +23,17 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
-from sklearn.base import _fit_context, clone
+from sklearn.base import clone
 from sklearn.linear_model import LinearRegression, Ridge, orthogonal_mp
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, StandardScaler
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.extmath import svd_flip
 from sklearn.utils.validation import check_is_fitted
 
+from mlviz._compat import HasMethods, Interval, StrOptions, _fit_context
 from mlviz._validation import check_label_matrix
-from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
+from mlviz.base import MultiLabelEstimator
 from mlviz.sparse_recovery import cosamp
 
 __all__ = [
@@ -99,6 +99,7 @@ def _deterministic_signs(basis: np.ndarray) -> np.ndarray:
 
 
 _N_COMPONENTS = Interval(Integral, 1, None, closed="left")
+# None means M = K (see _LinearLabelTransform._n_components)
 _REGRESSOR = [HasMethods(["fit", "predict"]), None]
 
 
@@ -132,6 +133,11 @@ class _LinearLabelTransform(MultiLabelEstimator):
 
     # n_components is a constructor parameter of every subclass except BinaryRelevance
     def _n_components(self, n_labels: int) -> int:
+        # None is M = K: every direction, no compression and zero training encoding error
+        # (Theorem 1), the right end of the paper's M sweeps (Figs. 2-3; the paper fixes no
+        # single M). The same rule as CLEMS's n_components=None and as PCA's.
+        if self.n_components is None:
+            return n_labels
         # the type and lower bound are in _parameter_constraints; the upper bound is K
         if self.n_components > n_labels:
             raise ValueError(
@@ -144,7 +150,7 @@ class _LinearLabelTransform(MultiLabelEstimator):
         return paper_ridge() if self.regressor is None else clone(self.regressor)
 
     @_fit_context(prefer_skip_nested_validation=False)  # the regressor is validated too
-    def fit(self, X, y=None, *, Y=DEPRECATED_Y):
+    def fit(self, X, y):
         """Fit the label-space transform on y and one multi-output regressor on (X, h).
 
         Parameters
@@ -152,15 +158,12 @@ class _LinearLabelTransform(MultiLabelEstimator):
         X : array-like or CSR matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples, n_labels)
             0/1 label matrix (1-D: a single label).
-        Y : array-like, deprecated
-            Former name of ``y``; passing it warns (FutureWarning). Removed in the next
-            release.
 
         Returns
         -------
         self
         """
-        X, Y = self._validate_fit(X, y, Y)
+        X, Y = self._validate_fit(X, y)
         self.n_components_ = self._n_components(Y.shape[1])
         _warn_constant_labels(Y, type(self).__name__)
         self._fit_label_space(X, Y, self.n_components_)
@@ -547,8 +550,8 @@ class PBR(_RoundBasedTransform):
 
     Parameters
     ----------
-    n_components : int
-        M, 1 <= M <= K.
+    n_components : int or None, default=None
+        M, 1 <= M <= K. None means M = K (every direction: no compression).
     reference : {"origin", "mean"}, default="origin"
         ``o = 0`` (PBR-Origin, the paper's PBR: dropped labels predicted 0) or ``o`` = mean
         label vector (PBR-Mean, Section 4.4: dropped labels predicted by rounding their
@@ -571,12 +574,14 @@ class PBR(_RoundBasedTransform):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [_N_COMPONENTS],
+        "n_components": [_N_COMPONENTS, None],
         "reference": [StrOptions({"origin", "mean"})],
         "regressor": _REGRESSOR,
     }
 
-    def __init__(self, n_components: int, reference: str = "origin", regressor=None):
+    def __init__(
+        self, n_components: int | None = None, *, reference: str = "origin", regressor=None
+    ):
         self.n_components = n_components
         self.reference = reference
         self.regressor = regressor
@@ -631,8 +636,8 @@ class PLST(_RoundBasedTransform):
 
     Parameters
     ----------
-    n_components : int
-        M, 1 <= M <= K.
+    n_components : int or None, default=None
+        M, 1 <= M <= K. None means M = K (every direction: no compression).
     regressor : scikit-learn regressor or None, default=None
         Multi-output regressor (cloned). None means :func:`paper_ridge` (lambda = 0.01).
     center : bool, default=True
@@ -659,12 +664,12 @@ class PLST(_RoundBasedTransform):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [_N_COMPONENTS],
+        "n_components": [_N_COMPONENTS, None],
         "regressor": _REGRESSOR,
         "center": ["boolean"],
     }
 
-    def __init__(self, n_components: int, regressor=None, center: bool = True):
+    def __init__(self, n_components: int | None = None, *, regressor=None, center: bool = True):
         self.n_components = n_components
         self.regressor = regressor
         self.center = center
@@ -745,8 +750,8 @@ class CPLST(_RoundBasedTransform):
 
     Parameters
     ----------
-    n_components : int
-        M, 1 <= M <= K.
+    n_components : int or None, default=None
+        M, 1 <= M <= K. None means M = K (every direction: no compression).
     alpha : float, default=0.01
         lambda of the hat matrix, >= 0; ``numpy.inf`` is the limit ``lambda -> inf`` where
         ``lambda Z^T H Z -> Z^T Xc Xc^T Z`` (H itself tends to 0; its scale does not change the
@@ -773,12 +778,18 @@ class CPLST(_RoundBasedTransform):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [_N_COMPONENTS],
+        "n_components": [_N_COMPONENTS, None],
         "alpha": [Interval(Real, 0, None, closed="both")],  # numpy.inf included
         "regressor": _REGRESSOR,
     }
 
-    def __init__(self, n_components: int, alpha: float = PAPER_RIDGE_ALPHA, regressor=None):
+    def __init__(
+        self,
+        n_components: int | None = None,
+        *,
+        alpha: float = PAPER_RIDGE_ALPHA,
+        regressor=None,
+    ):
         self.n_components = n_components
         self.alpha = alpha
         self.regressor = regressor
@@ -825,8 +836,9 @@ class CompressedSensing(_LinearLabelTransform):
 
     Parameters
     ----------
-    n_components : int
-        M, the number of measurements, 1 <= M <= K.
+    n_components : int or None, default=None
+        M, the number of measurements, 1 <= M <= K. None means M = K (as many measurements
+        as labels: no compression).
     projection : {"hadamard", "gaussian"}, default="hadamard"
         "hadamard" (the paper's choice, following Hsu et al.): M distinct random rows of the
         Sylvester-Hadamard matrix of order ``2^ceil(log2 K)``, keeping its first K columns
@@ -883,7 +895,7 @@ class CompressedSensing(_LinearLabelTransform):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [_N_COMPONENTS],
+        "n_components": [_N_COMPONENTS, None],
         "projection": [StrOptions({"hadamard", "gaussian"})],
         "sparsity": [Interval(Integral, 1, None, closed="left"), None],
         "reference": [StrOptions({"origin", "best_vertex"})],
@@ -894,7 +906,8 @@ class CompressedSensing(_LinearLabelTransform):
 
     def __init__(
         self,
-        n_components: int,
+        n_components: int | None = None,
+        *,
         projection: str = "hadamard",
         sparsity: int | None = None,
         reference: str = "origin",

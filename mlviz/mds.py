@@ -50,8 +50,9 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
 from sklearn.manifold import ClassicalMDS
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.extmath import svd_flip
+
+from mlviz._compat import Interval, validate_params
 
 __all__ = ["classical_mds", "kruskal_stress1", "landmark_mds", "weighted_smacof"]
 
@@ -158,7 +159,7 @@ def _double_centred_gram(delta: np.ndarray) -> np.ndarray:
     prefer_skip_nested_validation=True,
 )
 def kruskal_stress1(
-    dissimilarities: np.ndarray, distances: np.ndarray, weights: np.ndarray | None = None
+    dissimilarities: np.ndarray, distances: np.ndarray, *, weights: np.ndarray | None = None
 ) -> float:
     """Kruskal's stress-1: the raw stress normalised by the embedded distances, in [0, 1).
 
@@ -355,12 +356,12 @@ def weighted_smacof(
     dissimilarities: np.ndarray,
     weights: np.ndarray | None,
     n_components: int,
+    *,
     init: np.ndarray | None = None,
     n_init: int = 1,
     max_iter: int = 300,
     tol: float = 1e-6,
     random_state=None,
-    *,
     relaxation: float = 0.9,
 ) -> tuple[np.ndarray, float, np.ndarray]:
     """Minimise the weighted raw stress with SMACOF (Guttman transform with weights).

@@ -294,8 +294,8 @@ def macro_f1(Y_true, Y_pred, *, zero_division: float = 0) -> float:
 def per_label_scores(
     Y_true,
     Y_pred,
-    Y_score=None,
     *,
+    Y_score=None,
     zero_division: float = 0,
     label_names: Sequence[str] | None = None,
 ) -> pd.DataFrame:
@@ -839,8 +839,8 @@ class Evaluator:
 def evaluate(
     Y_true,
     Y_pred,
-    Y_score=None,
     *,
+    Y_score=None,
     zero_division: float = 0,
     tail_threshold: float | None = None,
     Y_train=None,

@@ -26,15 +26,15 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.metrics import pairwise_distances_chunked
 from sklearn.metrics.pairwise import check_pairwise_arrays
-from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
+from mlviz._compat import Interval, _fit_context, validate_params
 from mlviz._validation import check_features
-from mlviz.base import DEPRECATED_Y, MultiLabelEstimator
+from mlviz.base import MultiLabelEstimator
 
 __all__ = ["MLkNN", "MLkNNExplanation", "MLkNNPath", "neighbors_graph"]
 
@@ -181,7 +181,9 @@ class MLkNN(MultiLabelEstimator):
         "metric": [str, callable],
     }
 
-    def __init__(self, k: int = 10, s: float = 1.0, metric: str | Callable = "euclidean") -> None:
+    def __init__(
+        self, k: int = 10, s: float = 1.0, *, metric: str | Callable = "euclidean"
+    ) -> None:
         self.k = k
         self.s = s
         self.metric = metric
@@ -206,7 +208,7 @@ class MLkNN(MultiLabelEstimator):
     # not skipped: scikit-learn's pairwise distances validate a metric name (listing the
     # valid ones) only when nested validation is on
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y=None, *, Y=DEPRECATED_Y) -> MLkNN:
+    def fit(self, X, y) -> MLkNN:
         """Estimate the priors and likelihood tables of Fig. 1 (steps 1-13).
 
         Parameters
@@ -214,15 +216,12 @@ class MLkNN(MultiLabelEstimator):
         X : array-like or scipy sparse matrix, shape (m, n_features)
         y : array-like, shape (m, L)
             0/1 label matrix (1-D: a single label).
-        Y : array-like, deprecated
-            Former name of ``y``; passing it warns (FutureWarning). Removed in the next
-            release.
 
         Returns
         -------
         self : MLkNN
         """
-        X, Y = self._validate_fit(X, y, Y)
+        X, Y = self._validate_fit(X, y)
         n_samples, n_labels = Y.shape
         k, s = self._check_params(n_samples)
         labels = Y.astype(np.uint8)
@@ -474,7 +473,7 @@ class MLkNNPath(BaseEstimator):
         "metric": [str, callable],
     }
 
-    def __init__(self, k_max: int = 50, metric: str | Callable = "euclidean") -> None:
+    def __init__(self, k_max: int = 50, *, metric: str | Callable = "euclidean") -> None:
         self.k_max = k_max
         self.metric = metric
 
@@ -719,8 +718,8 @@ def neighbors_graph(
     X_query,
     X_train,
     n_neighbors: int,
-    metric: str | Callable = "euclidean",
     *,
+    metric: str | Callable = "euclidean",
     exclude_self: bool = False,
 ) -> sp.csr_matrix:
     """The ``n_neighbors`` nearest training rows of every query as a sparse distance graph.

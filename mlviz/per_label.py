@@ -42,7 +42,7 @@ __all__ = [
 
 
 def label_frequency_table(
-    Y_train, tail_threshold: float, label_names: Sequence[str] | None = None
+    Y_train, tail_threshold: float, *, label_names: Sequence[str] | None = None
 ) -> pd.DataFrame:
     """Training count, relative frequency and tail membership of every label.
 
@@ -95,7 +95,7 @@ def _test_scores(Y_true, Y_pred) -> pd.DataFrame:
 
 def _base(model, Y_train, tail_threshold, label_names) -> pd.DataFrame:
     check_is_fitted(model)
-    table = label_frequency_table(Y_train, tail_threshold, label_names)
+    table = label_frequency_table(Y_train, tail_threshold, label_names=label_names)
     if len(table) != model.n_labels_:
         raise ValueError(
             f"Y_train has {len(table)} label columns but the model was fitted with "
@@ -110,6 +110,7 @@ def plst_label_table(
     Y_test,
     Y_train,
     tail_threshold: float,
+    *,
     label_names: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Per-label encoding error of a fitted PLST (or another round-based transform).
@@ -150,6 +151,7 @@ def clems_label_table(
     Y_test,
     Y_train,
     tail_threshold: float,
+    *,
     label_names: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """How often CLEMS decodes each label on the test split, beside the truth.
@@ -164,7 +166,7 @@ def clems_label_table(
         ``recall``, ``f1``.
     """
     table = _base(model, Y_train, tail_threshold, label_names)
-    decoded = decoded_label_frequencies(model, X_test, Y_test)
+    decoded = decoded_label_frequencies(model, X_test, Y_true=Y_test)
     Y_pred = model.predict(X_test)
     return pd.concat([table, decoded, _test_scores(Y_test, Y_pred)], axis=1)
 
@@ -175,8 +177,8 @@ def mlknn_label_table(
     Y_test,
     Y_train,
     tail_threshold: float,
-    label_names: Sequence[str] | None = None,
     *,
+    label_names: Sequence[str] | None = None,
     Y_pred=None,
     frequencies: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
@@ -221,6 +223,7 @@ def grople_label_table(
     Y_test,
     Y_train,
     tail_threshold: float,
+    *,
     label_names: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """GroPLE's test F1 of every label with the label's group, beside a baseline's.

@@ -30,7 +30,8 @@ import scipy.sparse as sp
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler
-from sklearn.utils._param_validation import StrOptions, validate_params
+
+from mlviz._compat import StrOptions, validate_params
 
 __all__ = ["FEATURE_SCALINGS", "feature_steps", "fit_transform_split", "with_feature_steps"]
 

@@ -228,7 +228,8 @@ def _run_mlknn(data_dir, *, quick, n_jobs, progress, notes) -> pd.DataFrame:
                 n_jobs=n_jobs,
                 progress=_prefixed(progress, name),
                 dataset=name,
-            )
+                random_state=0,
+            ).results
         )
     if quick:
         notes.append("quick run: 5 folds instead of the paper's 10.")
@@ -270,7 +271,7 @@ def _reseeded_per_partition(make_estimator, name, X, Y, splitter, **kwargs) -> p
         test_fold[test] = 0
         frame = cross_validate(
             {name: make_estimator(fold)}, X, Y, cv=PredefinedSplit(test_fold), **kwargs
-        )
+        ).results
         frames.append(frame.assign(fold=fold))
     return pd.concat(frames, ignore_index=True)
 
@@ -294,7 +295,7 @@ def _run_plst(data_dir, *, quick, n_jobs, progress, notes) -> pd.DataFrame:
                 n_jobs=n_jobs,
                 progress=_prefixed(progress, name),
                 **common,
-            )
+            ).results
         )
         for method, decoder in (("CS", "cosamp"), ("CS (OMP)", "omp")):
             sparsity = "s = max training label count" + (", at most M" if decoder == "omp" else "")
@@ -566,7 +567,7 @@ def _run_grople(data_dir, *, quick, n_jobs, progress, notes) -> pd.DataFrame:
     for name, data in _datasets(data_dir, names, notes):
         m = math.ceil(0.8 * data.n_labels)
         estimators = {
-            "GroPLE": GroPLE(),
+            "GroPLE": GroPLE(random_state=0),
             "PLST": PLST(n_components=m, regressor=Ridge(alpha=GROPLE_BASELINE_RIDGE)),
             "CPLST": CPLST(
                 n_components=m,
@@ -593,7 +594,8 @@ def _run_grople(data_dir, *, quick, n_jobs, progress, notes) -> pd.DataFrame:
                 progress=_prefixed(progress, name),
                 dataset=name,
                 zero_division=0.0,
-            )
+                random_state=0,
+            ).results
         )
     notes.append(
         "the paper tuned α, β (GroPLE), d and the ridge λ (PLST, CPLST) per data set over "

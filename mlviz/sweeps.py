@@ -69,6 +69,8 @@ def _truncation_parent(estimators: list[BaseEstimator | None]) -> BaseEstimator 
     models = [est for est in estimators if est is not None]
     if not models or not all(is_truncatable(est) for est in models):
         return None
+    if any(est.n_components is None for est in models):
+        return None  # M = K is known only at fit: fit each model (correct, just slower)
     parent = max(models, key=lambda est: est.n_components)
     if all(_same_params(est, parent, ignore="n_components") for est in models):
         return parent

@@ -97,13 +97,14 @@ def _planted_layout(
 def make_planted(
     n_samples: int = 600,
     n_features: int = 40,
+    *,
     n_groups: int = 4,
     labels_per_group: int = 4,
     n_tail: int = 6,
     tail_frequency: float = 0.02,
     hierarchical: bool = True,
     noise: float = 0.1,
-    random_state: int | np.random.Generator | None = 0,
+    random_state: int | np.random.Generator | None = None,
 ) -> tuple[Dataset, np.ndarray]:
     """A multi-label data set with planted label groups, rare tail labels and a hierarchy.
 
@@ -151,7 +152,7 @@ def make_planted(
         Plant the child ⇒ parent pair in group 0.
     noise : float in [0, 1]
         Label noise rate (step 4).
-    random_state : int, Generator or None
+    random_state : int, Generator or None, default=None
         Seed; the same int gives identical output.
 
     Returns
@@ -254,7 +255,9 @@ def make_planted(
     return dataset, np.asarray(groups, dtype=np.int64)
 
 
-def make_cube(n_samples: int = 200, random_state: int | np.random.Generator | None = 0) -> Dataset:
+def make_cube(
+    n_samples: int = 200, random_state: int | np.random.Generator | None = None
+) -> Dataset:
     """Three labels on seven of the eight vertices of the 3-cube, predicted by 4 features.
 
     Each label k is ``[u_k > t_k]`` for a latent ``u ~ N(0, I_3)`` with thresholds
@@ -319,13 +322,13 @@ _WORD_GIVEN_LABEL = 0.5
 def make_long_tailed(
     n_samples: int = 16105,
     n_features: int = 500,
+    *,
     n_labels: int = 983,
     cardinality: float = 19.02,
-    *,
     n_topics: int = 30,
     tail_exponent: float = 0.7,
     feature_noise: float = 0.005,
-    random_state: int | np.random.Generator | None = 0,
+    random_state: int | np.random.Generator | None = None,
 ) -> Dataset:
     """A long-tailed multi-label set shaped like delicious, bibtex or corel5k, in seconds.
 
@@ -355,7 +358,8 @@ def make_long_tailed(
         delicious shape, 0.7 puts the most frequent label on about half of the instances).
     feature_noise : float, default=0.005
         Probability that a word is on regardless of the labels.
-    random_state : int, Generator or None, default=0
+    random_state : int, Generator or None, default=None
+        Seed; the same int gives identical output, None a fresh draw.
 
     Returns
     -------

@@ -83,7 +83,9 @@ max_candidates = int(
 
 
 def _costs(params: dict):
-    return compute_candidate_costs(split.Y_train, params["cost"], params["max_candidates"])
+    return compute_candidate_costs(
+        split.Y_train, params["cost"], max_candidates=params["max_candidates"]
+    )
 
 
 # The candidates and their cost matrix depend on the cost and the cap only: computed once
@@ -184,7 +186,7 @@ else:
 st.subheader("Tail labels: how often CLEMS decodes each label, against the truth")
 threshold = shared.tail_threshold()
 label_table = clems_label_table(
-    model, split.X_test, split.Y_test, split.Y_train, threshold, ds.label_names
+    model, split.X_test, split.Y_test, split.Y_train, threshold, label_names=ds.label_names
 )
 shared.chart(tail_figures.clems_tail_figure(label_table, threshold), key="clems_tail")
 tail = tail_summary(label_table)
@@ -219,7 +221,7 @@ def instance_view() -> None:
         st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0, key="clems_instance"
     )
     explanation = model.explain(split.X_test[index : index + 1], n=5)
-    nearest = explanation["candidates"]["candidate"].to_numpy()
+    nearest = explanation.candidates["candidate"].to_numpy()
     truth = split.Y_test[index]
     nearest_costs = cost_matrix(truth[None, :], model.candidates_[nearest], cost)[0]
 
@@ -229,7 +231,7 @@ def instance_view() -> None:
             figures.fitted_embedding_figure(
                 model,
                 texts,
-                predicted=explanation["embedding"],
+                predicted=explanation.embedding,
                 nearest=nearest,
                 nearest_costs=nearest_costs,
             ),
@@ -265,8 +267,8 @@ def instance_view() -> None:
             )
         )
 
-    decoded = explanation["prediction"]
-    table = explanation["candidates"].assign(
+    decoded = explanation.prediction
+    table = explanation.candidates.assign(
         label_set=[texts[i] for i in nearest], cost_vs_truth=nearest_costs
     )[["label_set", "count", "distance", "cost_vs_truth"]]
     shared.fitted_table(table, hide_index=True)

@@ -164,7 +164,9 @@ def make(name: str, params: dict, dimension: int | None = None):
         "ML-KNN": lambda: MLkNN(k=params["k"]),
         "CLEMS": lambda: CLEMS(n_components=m, cost=params["cost"], random_state=0),
         "GroPLE": lambda: GroPLE(
-            n_components=params["d"] if dimension is None else dimension, n_groups=min(10, K)
+            n_components=params["d"] if dimension is None else dimension,
+            n_groups=min(10, K),
+            random_state=0,
         ),
     }[name]()
     # the sidebar's imputation and scaling, fitted inside each fold on its training part
@@ -181,7 +183,9 @@ def backend():
 def run_cross_validation(estimators: dict, **options):
     try:
         with backend():
-            return cross_validate(estimators, ds.X, ds.Y, on_error="collect", **options)
+            return cross_validate(
+                estimators, ds.X, ds.Y, on_error="collect", random_state=0, **options
+            )
     except (OSError, ImportError) as err:  # no Dask, or no scheduler at that address
         raise ValueError(
             f"could not use the Dask scheduler {scheduler!r} named by "

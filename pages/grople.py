@@ -69,7 +69,7 @@ with st.container(border=True):
             "grople-suggested-k",
             {"affinity": affinity, "k_max": k_max},
             lambda p: (
-                LabelClustering(n_groups=min(p["k_max"], L), affinity=p["affinity"])
+                LabelClustering(n_groups=min(p["k_max"], L), affinity=p["affinity"], random_state=0)
                 .fit(split.Y_train)
                 .suggest_n_groups(max_groups=min(p["k_max"], L))
             ),
@@ -174,6 +174,7 @@ def _fit(p: dict):
         lambda2=p["lambda2"],
         alpha=p["alpha"],
         beta=p["beta"],
+        random_state=0,
     )
     model.fit(split.X_train, split.Y_train)
     baselines = {
@@ -317,7 +318,13 @@ st.caption(
 st.subheader("Tail labels: does sharing a group help or hurt rare labels?")
 threshold = shared.tail_threshold()
 label_table = grople_label_table(
-    model, binary_relevance, split.X_test, split.Y_test, split.Y_train, threshold, ds.label_names
+    model,
+    binary_relevance,
+    split.X_test,
+    split.Y_test,
+    split.Y_train,
+    threshold,
+    label_names=ds.label_names,
 )
 shared.chart(tail_figures.grople_tail_figure(label_table, threshold), key="grople_tail")
 tail = tail_summary(label_table)

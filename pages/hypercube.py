@@ -215,7 +215,7 @@ def _umap_spinner() -> str:
 def _project(params: dict) -> tuple[np.ndarray, np.ndarray | None]:
     start = time.perf_counter()
     projected = hypercube.project_vertices(
-        vertices, counts, method=params["method"], n_components=params["dim"]
+        vertices, counts, method=params["method"], n_components=params["dim"], random_state=0
     )
     if params["method"] == "umap":
         _umap_timings()["last"] = (len(vertices), time.perf_counter() - start)
@@ -239,7 +239,7 @@ if colour_by == "label cluster":
     clustering = shared.fit(
         "label-clustering",
         {"K": n_groups},
-        lambda p: LabelClustering(n_groups=p["K"]).fit(ds.Y),
+        lambda p: LabelClustering(n_groups=p["K"], random_state=0).fit(ds.Y),
         label="Label clustering",
         uses_split=False,
     )

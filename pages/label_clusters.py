@@ -92,7 +92,9 @@ affinity = shared.bound(
 
 def _spectrum(params: dict) -> LabelClustering:
     # fitted at the largest K offered, so that the spectrum holds every gap up to k_max
-    return LabelClustering(n_groups=params["k_max"], affinity=params["affinity"]).fit(Y)
+    return LabelClustering(
+        n_groups=params["k_max"], affinity=params["affinity"], random_state=0
+    ).fit(Y)
 
 
 # the whole data set, not the split: this page describes the labels, it predicts nothing
@@ -121,7 +123,7 @@ tail = shared.tail_threshold()
 
 
 def _fit(params: dict) -> LabelClustering:
-    return LabelClustering(n_groups=params["K"], affinity=params["affinity"]).fit(Y)
+    return LabelClustering(n_groups=params["K"], affinity=params["affinity"], random_state=0).fit(Y)
 
 
 model = shared.fit(
@@ -208,7 +210,9 @@ left, right = st.columns([3, 2]) if side_by_side else (st.container(), st.contai
 with left:
     if L <= figures.MAX_NAMED_LABELS:
         shared.chart(
-            figures.affinity_heatmap(model.affinity_, model.labels_, names, frequencies),
+            figures.affinity_heatmap(
+                model.affinity_, model.labels_, names, frequencies=frequencies
+            ),
             key="clusters_affinity_heatmap",
         )
         st.caption(
@@ -251,7 +255,7 @@ with left:
                 model.affinity_[members][:, members],
                 model.labels_[members],
                 [names[j] for j in members],
-                frequencies[members],
+                frequencies=frequencies[members],
                 title=f"Group {chosen_group}: affinity between {shown_note}",
             ),
             key="clusters_drill_heatmap",

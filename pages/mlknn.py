@@ -119,7 +119,7 @@ threshold = shared.tail_threshold()
 frequencies = shared.fit(  # independent of k and s: once per split and threshold
     "mlknn-label-frequencies",
     {"threshold": threshold},
-    lambda p: label_frequency_table(split.Y_train, p["threshold"], ds.label_names),
+    lambda p: label_frequency_table(split.Y_train, p["threshold"], label_names=ds.label_names),
     label="Label frequencies",
 )
 if frequencies is None:
@@ -130,7 +130,7 @@ label_table = mlknn_label_table(
     split.Y_test,
     split.Y_train,
     threshold,
-    ds.label_names,
+    label_names=ds.label_names,
     Y_pred=predicted,
     frequencies=frequencies,
 )

@@ -108,7 +108,12 @@ if np.any(model.singular_values_ > 0):
         "plst-tail",
         {"M": M, "threshold": threshold},
         lambda p: plst_label_table(
-            model, split.X_test, split.Y_test, split.Y_train, p["threshold"], ds.label_names
+            model,
+            split.X_test,
+            split.Y_test,
+            split.Y_train,
+            p["threshold"],
+            label_names=ds.label_names,
         ),
         label="Per-label encoding error",
         spinner="Per-label errors on the test split…",

@@ -87,7 +87,9 @@ def test_teaching_defaults_of_grople_and_label_clusters():
     clusters = open_link("label_clusters.py", {})
     assert_no_failure(clusters)
     k_max = int(clusters.slider(key="clusters_k").max)
-    expected = LabelClustering(n_groups=k_max).fit(ds.Y).suggest_n_groups(max_groups=k_max)
+    expected = (
+        LabelClustering(n_groups=k_max, random_state=0).fit(ds.Y).suggest_n_groups(max_groups=k_max)
+    )
     assert clusters.slider(key="clusters_k").value == expected
 
 

@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mlviz"
 
 LAYERS = {
     "io": 0,
+    "_compat": 0,
     "_validation": 0,
     "datasets": 0,
     "synthetic": 0,
@@ -104,3 +105,44 @@ def test_import_mlviz_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"import mlviz pulled in: {out.stdout.strip()}"
+
+
+REPOSITORY = PACKAGE.parent
+
+
+def _private_sklearn_imports(path: Path) -> list[str]:
+    """``sklearn`` imports of a private module (a ``_`` component) or a private name."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            modules = [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules = [(node.module, [alias.name for alias in node.names])]
+        else:
+            continue
+        for module, names in modules:
+            if module.split(".")[0] != "sklearn":
+                continue
+            if any(part.startswith("_") for part in module.split(".")) or any(
+                name.startswith("_") for name in names
+            ):
+                found.append(f"line {node.lineno}: {module} {names}")
+    return found
+
+
+def _python_files():
+    for folder in ("mlviz", "tests", "pages", "benchmarks"):
+        yield from sorted((REPOSITORY / folder).rglob("*.py"))
+    yield from sorted(REPOSITORY.glob("*.py"))
+
+
+def test_private_scikit_learn_api_only_through_the_compat_module():
+    compat = PACKAGE / "_compat.py"
+    offenders = {
+        str(path.relative_to(REPOSITORY)): found
+        for path in _python_files()
+        if path != compat and (found := _private_sklearn_imports(path))
+    }
+    assert offenders == {}, "import these from mlviz._compat instead"
+    # the check can fail: the compat module itself imports private names
+    assert _private_sklearn_imports(compat)

@@ -137,15 +137,15 @@ def test_explain_lists_nearest_candidates():
     X = Y + np.random.default_rng(7).normal(scale=0.5, size=Y.shape)
     clems = CLEMS(cost="accuracy", random_state=0).fit(X, Y)
     report = clems.explain(X[0], n=4)
-    table = report["candidates"]
+    table = report.candidates
     assert list(table.columns) == ["candidate", "labels", "count", "distance", "cost_if_truth"]
     assert len(table) == 4 and np.all(np.diff(table["distance"]) >= 0)
-    np.testing.assert_array_equal(report["prediction"], clems.predict(X[:1])[0])
-    np.testing.assert_allclose(report["embedding"], clems.predict_embedding(X[:1])[0])
+    np.testing.assert_array_equal(report.prediction, clems.predict(X[:1])[0])
+    np.testing.assert_allclose(report.embedding, clems.predict_embedding(X[:1])[0])
     assert table["cost_if_truth"].iloc[0] == 0.0  # the decoded candidate itself
     first = clems.candidates_[table["candidate"].iloc[1]]
     assert table["cost_if_truth"].iloc[1] == pytest.approx(
-        cost_matrix(first[None], report["prediction"][None], "accuracy")[0, 0]
+        cost_matrix(first[None], report.prediction[None], "accuracy")[0, 0]
     )
 
 
@@ -360,7 +360,7 @@ def test_candidate_costs_are_reused_across_m_and_regressor():
 
     Y = _labels(seed=9)
     X = Y + np.random.default_rng(9).normal(scale=0.4, size=Y.shape)
-    shared = compute_candidate_costs(Y, "f1", 1000)
+    shared = compute_candidate_costs(Y, "f1", max_candidates=1000)
     for m, regressor in [(2, None), (4, None), (4, Ridge(alpha=3.0))]:
         fresh = CLEMS(n_components=m, regressor=regressor, random_state=0).fit(X, Y)
         reused = CLEMS(n_components=m, regressor=regressor, random_state=0).fit(
@@ -401,10 +401,10 @@ def test_stress1_is_kruskal_stress1_of_the_embedding(cost, weights, mirror):
         w = np.zeros((2 * n, 2 * n))
         w[:n, n:] = pair_w[:, None]
         w[n:, :n] = pair_w[None, :]
-        expected = kruskal_stress1(full_delta, euclidean_distances(points), w)
+        expected = kruskal_stress1(full_delta, euclidean_distances(points), weights=w)
     else:
         w = pair_w[:, None] + pair_w[None, :] if weights == "frequency" else None
-        expected = kruskal_stress1(delta, euclidean_distances(model.embedding_truth_), w)
+        expected = kruskal_stress1(delta, euclidean_distances(model.embedding_truth_), weights=w)
     assert model.stress1_ == pytest.approx(expected, rel=1e-8)
     assert 0 < model.stress1_ < 1
 

@@ -1,12 +1,13 @@
 """Every mlviz estimator used the way a scikit-learn user uses a multi-label classifier.
 
 Model selection with default scoring, cross_val_predict, pipelines, pandas input, dtypes,
-the deprecated ``Y=`` keyword and the target checks; the per-algorithm maths is tested in
+the signatures and the target checks; the per-algorithm maths is tested in
 the per-module test files, scikit-learn's own checks in ``estimator_checks.py``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import warnings
 
@@ -25,10 +26,12 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
 from sklearn.utils.extmath import svd_flip
 
+from mlviz._compat import InvalidParameterError
 from mlviz.clems import CLEMS
 from mlviz.grople import GroPLE
+from mlviz.label_clustering import LabelClustering
 from mlviz.linear import CPLST, PBR, PLST, BinaryRelevance, CompressedSensing
-from mlviz.mlknn import MLkNN
+from mlviz.mlknn import MLkNN, MLkNNPath
 
 N_LABELS = 5
 
@@ -42,7 +45,7 @@ def _estimators():
         CPLST(3),
         CompressedSensing(4, random_state=0),
         MLkNN(k=5),
-        GroPLE(n_components=4, n_groups=2, max_iter=5, feature_max_iter=20),
+        GroPLE(n_components=4, n_groups=2, max_iter=5, feature_max_iter=20, random_state=0),
         CLEMS(max_iter=50, random_state=0),
     ]
 
@@ -258,14 +261,14 @@ def test_float32_mlknn_keeps_float32_features():
 
 def test_float32_grople_works_in_float64():
     X, Y = _problem()
-    params = dict(n_components=4, n_groups=2, max_iter=5, feature_max_iter=20)
+    params = dict(n_components=4, n_groups=2, max_iter=5, feature_max_iter=20, random_state=0)
     model = GroPLE(**params).fit(X.astype(np.float32), Y)
     assert model.Z_.dtype == np.float64
     # the counts of make_multilabel_classification are exact in float32
     np.testing.assert_allclose(model.Z_, GroPLE(**params).fit(X, Y).Z_, rtol=1e-10, atol=1e-12)
 
 
-# ----------------------------------------------------------------------- y: 1-D, Y=, errors
+# ----------------------------------------------------------------------- y: 1-D, errors
 @ESTIMATORS
 def test_a_1d_y_is_one_label_with_binary_classifier_conventions(estimator):
     X, Y = _problem()
@@ -286,29 +289,12 @@ def test_a_1d_y_is_one_label_with_binary_classifier_conventions(estimator):
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
 
 
-@ESTIMATORS
-def test_the_keyword_Y_is_deprecated_but_still_fits(estimator):
+def test_grople_fit_transform_equals_fit_then_transform():
     X, Y = _problem()
-    deprecated = r"fit\(X, Y=\.\.\.\) is deprecated.*removed in the next release"
-    with pytest.warns(FutureWarning, match=deprecated) as record:
-        old = clone(estimator)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            old.fit(X, Y=Y)
-    assert any(w.filename == __file__ for w in record), "the warning points at the caller"
-    np.testing.assert_array_equal(old.predict(X), _fit_quietly(estimator, X, Y).predict(X))
-    with pytest.raises(TypeError, match="labels twice"):
-        clone(estimator).fit(X, Y, Y=Y)
-
-
-def test_grople_fit_transform_takes_y_and_deprecates_Y():
-    X, Y = _problem()
-    model = GroPLE(n_components=4, n_groups=2, max_iter=5, feature_max_iter=20)
+    model = GroPLE(n_components=4, n_groups=2, max_iter=5, feature_max_iter=20, random_state=0)
     embedded = clone(model).fit_transform(X, Y)
     # equal up to BLAS rounding (buffer alignment changes the summation order)
     np.testing.assert_allclose(embedded, clone(model).fit(X, Y).transform(X), atol=1e-12)
-    with pytest.warns(FutureWarning, match="Y will be removed"):
-        clone(model).fit_transform(X, Y=Y)
 
 
 @pytest.mark.parametrize(
@@ -381,7 +367,7 @@ def test_fit_warnings_point_at_the_caller():
 
 @ESTIMATORS
 def test_works_with_metadata_routing_enabled(estimator):
-    # scikit-learn sniffs fit's signature for metadata: the deprecated Y must not be one
+    # scikit-learn sniffs fit's signature for metadata: only CLEMS's candidate_costs is one
     X, Y = _problem(n_samples=60)
     with sklearn.config_context(enable_metadata_routing=True):
         assert estimator.get_metadata_routing().consumes("fit", ["Y"]) == set()
@@ -392,3 +378,132 @@ def test_works_with_metadata_routing_enabled(estimator):
             warnings.simplefilter("ignore", UserWarning)
             scores = cross_val_score(estimator, X, Y, cv=KFold(2))
     assert scores.shape == (2,)
+
+
+# ----------------------------------------------------------------------- signatures
+PUBLIC_ESTIMATORS = [
+    BinaryRelevance,
+    PLST,
+    PBR,
+    CPLST,
+    CompressedSensing,
+    MLkNN,
+    MLkNNPath,
+    LabelClustering,
+    GroPLE,
+    CLEMS,
+]
+
+
+@pytest.mark.parametrize("cls", PUBLIC_ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_constructor_has_defaults_and_keyword_only_options(cls):
+    # scikit-learn's conventions: every parameter has a default (Estimator() works) and
+    # only the first one or two, the natural positional ones, may be passed by position
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    missing = [p.name for p in parameters if p.default is inspect.Parameter.empty]
+    assert missing == [], f"{cls.__name__} parameters without a default: {missing}"
+    positional = [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD]
+    assert len(positional) <= 2, f"{cls.__name__} takes {positional} by position"
+    assert cls().get_params()  # constructible with the defaults alone
+    if len(parameters) > 2:
+        with pytest.raises(TypeError):
+            cls(*(p.default for p in parameters))
+
+
+@pytest.mark.parametrize("cls", PUBLIC_ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_fit_takes_x_and_y_and_no_other_positional(cls):
+    parameters = list(inspect.signature(cls.fit).parameters.values())[1:]
+    positional = [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD]
+    assert positional in (["X", "y"], ["Y", "y"]), positional  # LabelClustering clusters Y
+    assert "Y" not in [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
+
+
+def _public_functions():
+    import importlib
+    import pkgutil
+
+    import mlviz
+
+    for info in pkgutil.walk_packages(mlviz.__path__, "mlviz."):
+        if any(part.startswith("_") for part in info.name.split(".")[1:]):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # an optional extra that is not installed
+            continue
+        for name, value in vars(module).items():
+            if (
+                not name.startswith("_")
+                and inspect.isfunction(value)
+                and value.__module__ == module.__name__
+            ):
+                yield f"{module.__name__}.{name}", value
+
+
+def test_public_functions_take_options_by_keyword():
+    # required inputs may be positional; an option (a parameter with a default) is keyword-only
+    # unless it is one of the first two parameters (scikit-learn: f1_score(y_true, y_pred, *, ...))
+    offenders = []
+    for name, function in _public_functions():
+        parameters = list(inspect.signature(function).parameters.values())
+        for index, parameter in enumerate(parameters):
+            if (
+                index >= 2
+                and parameter.kind is parameter.POSITIONAL_OR_KEYWORD
+                and parameter.default is not inspect.Parameter.empty
+            ):
+                offenders.append(f"{name}({parameter.name})")
+    assert offenders == []
+
+
+@pytest.mark.parametrize("cls", [PLST, PBR, CPLST, CompressedSensing], ids=lambda c: c.__name__)
+def test_n_components_none_means_every_label(cls):
+    X, Y = _problem()
+    kwargs = {"random_state": 0} if cls is CompressedSensing else {}
+    default = cls(**kwargs).fit(X, Y)
+    assert default.n_components_ == Y.shape[1] == N_LABELS
+    explicit = cls(N_LABELS, **kwargs).fit(X, Y)
+    np.testing.assert_array_equal(default.predict(X), explicit.predict(X))
+    np.testing.assert_allclose(default.decision_function(X), explicit.decision_function(X))
+
+
+def test_plst_default_keeps_every_direction_so_no_encoding_error():
+    # Theorem 1: with M = K the training labels are encoded exactly
+    X, Y = _problem()
+    model = PLST().fit(X, Y)
+    np.testing.assert_allclose(model.label_encoding_error(Y), 0.0, atol=1e-12)
+    assert model.label_encoding_error(Y, n_components=1).sum() > 0.1  # the check can fail
+
+
+@pytest.mark.parametrize("cls", [PLST, PBR, CPLST, CompressedSensing], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("bad", [0, 2.5, "all"], ids=repr)
+def test_n_components_constraint(cls, bad):
+    X, Y = _problem()
+    with pytest.raises(InvalidParameterError, match="n_components"):
+        cls(bad).fit(X, Y)
+    with pytest.raises(ValueError, match="between 1 and the number of labels"):
+        cls(N_LABELS + 1).fit(X, Y)
+
+
+@pytest.mark.parametrize("estimator", [CLEMS(max_iter=50, random_state=0), MLkNN(k=5)], ids=_ids)
+def test_explain_returns_a_frozen_dataclass(estimator):
+    # one convention for the per-instance explanations: attributes, not dict keys
+    X, Y = _problem()
+    explanation = _fit_quietly(estimator, X, Y).explain(X[0])
+    assert dataclasses.is_dataclass(explanation)
+    fields = [field.name for field in dataclasses.fields(explanation)]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(explanation, fields[0], None)
+
+
+def test_random_state_defaults_to_none_everywhere():
+    # scikit-learn's convention; callers that need a fixed draw (the app, the reproductions)
+    # pass their seed explicitly
+    callables = [(cls.__name__, cls) for cls in PUBLIC_ESTIMATORS] + list(_public_functions())
+    defaults = {
+        name: parameters["random_state"].default
+        for name, function in callables
+        if "random_state" in (parameters := inspect.signature(function).parameters)
+    }
+    assert len(defaults) >= 10  # GroPLE, CLEMS, CS, LabelClustering, generators, splits, ...
+    assert {name: value for name, value in defaults.items() if value is not None} == {}

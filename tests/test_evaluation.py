@@ -19,8 +19,8 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.metrics import hamming_loss, jaccard_score
 from sklearn.model_selection import KFold, ShuffleSplit
 from sklearn.multioutput import MultiOutputClassifier
-from sklearn.utils._param_validation import InvalidParameterError
 
+from mlviz._compat import InvalidParameterError
 from mlviz.base import MultiLabelEstimator
 from mlviz.evaluation import (
     EvaluationError,
@@ -92,7 +92,7 @@ def test_repeated_splits_sizes_and_reproducibility(data):
 
 def test_cross_validate_matches_a_hand_written_loop(data):
     X, Y = data
-    df = cross_validate({"ridge": RidgeBR(alpha=2.0)}, X, Y, cv=4, random_state=7)
+    df = cross_validate({"ridge": RidgeBR(alpha=2.0)}, X, Y, cv=4, random_state=7).results
     assert list(df.columns) == ["method", "fold", "metric", "value", "fit_time", "predict_time"]
     folds = KFold(n_splits=4, shuffle=True, random_state=7).split(X)
     for fold, (train, test) in enumerate(folds):
@@ -120,7 +120,10 @@ def test_mlknn_folds_search_the_test_neighbours_once_and_score_as_before(data, m
         model = MLkNN(k=4).fit(X[train], Y[train])
         expected_pred[test] = model.predict(X[test])
         scores = evaluate(
-            Y[test], model.predict(X[test]), model.decision_function(X[test]), Y_train=Y[train]
+            Y[test],
+            model.predict(X[test]),
+            Y_score=model.decision_function(X[test]),
+            Y_train=Y[train],
         )
         expected += [(fold, metric, value) for metric, value in scores.items()]
     searches = []
@@ -149,7 +152,9 @@ def test_mlknn_folds_search_the_test_neighbours_once_and_score_as_before(data, m
 def test_same_folds_for_every_method_and_metric_selection(data):
     X, Y = data
     estimators = {"strong": RidgeBR(alpha=0.1), "weak": RidgeBR(alpha=1e6)}
-    df = cross_validate(estimators, X, Y, cv=3, metrics=["hamming_loss", "coverage"])
+    df = cross_validate(
+        estimators, X, Y, cv=3, metrics=["hamming_loss", "coverage"], random_state=0
+    ).results
     assert list(dict.fromkeys(df["method"])) == ["strong", "weak"]
     assert set(df["metric"]) == {"hamming_loss", "coverage"}
     assert len(df) == 2 * 3 * 2
@@ -162,10 +167,10 @@ def test_same_folds_for_every_method_and_metric_selection(data):
 def test_splitter_object_and_sparse_input(data):
     X, Y = data
     splitter = ShuffleSplit(n_splits=3, test_size=0.5, random_state=1)
-    dense = cross_validate({"r": RidgeBR()}, X, Y, cv=splitter, metrics=["hamming_loss"])
+    dense = cross_validate({"r": RidgeBR()}, X, Y, cv=splitter, metrics=["hamming_loss"]).results
     sparse = cross_validate(
         {"r": RidgeBR()}, sp.csr_matrix(X), Y, cv=splitter, metrics=["hamming_loss"]
-    )
+    ).results
     np.testing.assert_allclose(dense["value"], sparse["value"])
     assert sorted(dense["fold"]) == [0, 1, 2]
 
@@ -173,14 +178,18 @@ def test_splitter_object_and_sparse_input(data):
 def test_predict_proba_list_feeds_ranking_metrics(data):
     X, Y = data
     model = MultiOutputClassifier(LogisticRegression())
-    df = cross_validate({"logreg": model}, X, Y, cv=3, metrics=["macro_auc", "hamming_loss"])
+    df = cross_validate(
+        {"logreg": model}, X, Y, cv=3, metrics=["macro_auc", "hamming_loss"], random_state=0
+    ).results
     auc = df[df.metric == "macro_auc"]["value"]
     assert auc.notna().all() and (auc > 0.7).all()
 
 
 def test_model_without_scores_gives_nan_ranking_metrics(data):
     X, Y = data
-    df = cross_validate({"hard": HardOnly()}, X, Y, cv=3, metrics=["hamming_loss", "coverage"])
+    df = cross_validate(
+        {"hard": HardOnly()}, X, Y, cv=3, metrics=["hamming_loss", "coverage"], random_state=0
+    ).results
     assert df[df.metric == "coverage"]["value"].isna().all()
     assert df[df.metric == "hamming_loss"]["value"].notna().all()
 
@@ -189,7 +198,9 @@ def test_failure_names_method_and_fold(data):
     X, Y = data
     # 120 rows, 4 folds of 30 -> every training set has 90 rows: fails in the first fold run.
     with pytest.raises(EvaluationError, match=r"'broken' failed in fold \d during fit") as info:
-        cross_validate({"ok": RidgeBR(), "broken": RidgeBR(fail_on_fit=90)}, X, Y, cv=4)
+        cross_validate(
+            {"ok": RidgeBR(), "broken": RidgeBR(fail_on_fit=90)}, X, Y, cv=4, random_state=0
+        )
     assert isinstance(info.value.__cause__, FloatingPointError)
     assert "FloatingPointError: deliberate failure" in str(info.value)
 
@@ -204,6 +215,7 @@ def test_progress_callback_counts_every_result(data):
         cv=3,
         metrics=["hamming_loss"],
         progress=lambda done, total, msg: calls.append((done, total, msg)),
+        random_state=0,
     )
     assert [c[0] for c in calls] == list(range(7))
     assert {c[1] for c in calls} == {6}
@@ -213,10 +225,12 @@ def test_progress_callback_counts_every_result(data):
 def test_parallel_and_non_streaming_backend_give_the_same_numbers(data):
     X, Y = data
     estimators = {"a": RidgeBR(), "b": RidgeBR(alpha=5.0)}
-    serial = cross_validate(estimators, X, Y, cv=3, metrics=["hamming_loss", "coverage"])
+    serial = cross_validate(
+        estimators, X, Y, cv=3, metrics=["hamming_loss", "coverage"], random_state=0
+    ).results
     parallel = cross_validate(
-        estimators, X, Y, cv=3, metrics=["hamming_loss", "coverage"], n_jobs=2
-    )
+        estimators, X, Y, cv=3, metrics=["hamming_loss", "coverage"], n_jobs=2, random_state=0
+    ).results
     pd.testing.assert_frame_equal(
         serial.drop(columns=["fit_time", "predict_time"]),
         parallel.drop(columns=["fit_time", "predict_time"]),
@@ -231,7 +245,8 @@ def test_parallel_and_non_streaming_backend_give_the_same_numbers(data):
             cv=3,
             metrics=["hamming_loss", "coverage"],
             progress=lambda d, t, m: done.append(d),
-        )
+            random_state=0,
+        ).results
     pd.testing.assert_frame_equal(
         serial.drop(columns=["fit_time", "predict_time"]),
         streamed_off.drop(columns=["fit_time", "predict_time"]),
@@ -242,11 +257,11 @@ def test_parallel_and_non_streaming_backend_give_the_same_numbers(data):
 def test_input_errors(data):
     X, Y = data
     with pytest.raises(ValueError, match="non-empty dict"):
-        cross_validate({}, X, Y)
+        cross_validate({}, X, Y, random_state=0)
     with pytest.raises(ValueError, match="unknown metric"):
-        cross_validate({"r": RidgeBR()}, X, Y, metrics=["hamming"])
+        cross_validate({"r": RidgeBR()}, X, Y, metrics=["hamming"], random_state=0)
     with pytest.raises(ValueError, match="different numbers of rows"):
-        cross_validate({"r": RidgeBR()}, X, Y[:-1])
+        cross_validate({"r": RidgeBR()}, X, Y[:-1], random_state=0)
 
 
 _IN_1_INF = "must be an int in the range [1, inf)"
@@ -290,8 +305,8 @@ def test_bad_parameter_is_named_with_its_valid_range(data, function, arguments, 
     tidy = _tidy({("d1", "a"): [0.5], ("d1", "b"): [0.6], ("d2", "a"): [0.4], ("d2", "b"): [0.7]})
     call = {
         repeated_splits: lambda **kw: repeated_splits(**kw),
-        cross_validate: lambda **kw: cross_validate(
-            kw.pop("estimators", {"r": RidgeBR()}), X, Y, **kw
+        cross_validate: lambda **kw: (
+            cross_validate(kw.pop("estimators", {"r": RidgeBR()}), X, Y, **kw).results
         ),
         per_label_comparison: lambda **kw: per_label_comparison({}, Y, **kw),
         summarize: lambda **kw: summarize(tidy, **kw),
@@ -459,8 +474,10 @@ def test_zero_division_reaches_macro_f1(data):
     Y[:3, 4] = 1  # a rare label: most test folds neither contain nor predict it
     per_fold = {
         zd: cross_validate(
-            {"ridge": RidgeBR()}, X, Y, cv=4, metrics=["macro_f1"], zero_division=zd
-        )["value"].to_numpy()
+            {"ridge": RidgeBR()}, X, Y, cv=4, metrics=["macro_f1"], zero_division=zd, random_state=0
+        )
+        .results["value"]
+        .to_numpy()
         for zd in (0.0, 1.0)
     }
     for fold, (train, test) in enumerate(KFold(4, shuffle=True, random_state=0).split(X)):
@@ -480,7 +497,9 @@ def test_tail_metrics_use_each_folds_training_labels(data):
     Y = Y.copy()
     Y[:, 4] = 0
     Y[:9, 4] = 1  # a rare label: 9 of 120
-    df = cross_validate({"ridge": RidgeBR()}, X, Y, cv=4, tail_threshold=0.1)
+    df = cross_validate(
+        {"ridge": RidgeBR()}, X, Y, cv=4, tail_threshold=0.1, random_state=0
+    ).results
     assert set(TAIL_KEYS) <= set(df["metric"])
     for fold, (train, test) in enumerate(KFold(4, shuffle=True, random_state=0).split(X)):
         pred = RidgeBR().fit(X[train], Y[train]).predict(X[test])
@@ -489,15 +508,17 @@ def test_tail_metrics_use_each_folds_training_labels(data):
         for key, value in expected.items():
             np.testing.assert_equal(got[key], value)  # NaN == NaN when the test fold lacks it
     with pytest.raises(ValueError, match="need tail_threshold"):
-        cross_validate({"ridge": RidgeBR()}, X, Y, metrics=["tail_macro_f1"])
+        cross_validate({"ridge": RidgeBR()}, X, Y, metrics=["tail_macro_f1"], random_state=0)
 
 
 def test_default_zero_division_is_zero(data):
     X, Y = data
-    default = cross_validate({"ridge": RidgeBR()}, X, Y, cv=3, metrics=["macro_f1"])
+    default = cross_validate(
+        {"ridge": RidgeBR()}, X, Y, cv=3, metrics=["macro_f1"], random_state=0
+    ).results
     explicit = cross_validate(
-        {"ridge": RidgeBR()}, X, Y, cv=3, metrics=["macro_f1"], zero_division=0
-    )
+        {"ridge": RidgeBR()}, X, Y, cv=3, metrics=["macro_f1"], zero_division=0, random_state=0
+    ).results
     pd.testing.assert_frame_equal(
         default.drop(columns=["fit_time", "predict_time"]),
         explicit.drop(columns=["fit_time", "predict_time"]),
@@ -530,7 +551,7 @@ def test_out_of_fold_predictions_equal_a_manual_fold_loop(data):
     np.testing.assert_allclose(result.predictions["ridge"].Y_score, expected_score)
     assert result.predictions["hard"].Y_score is None  # no scores, no made-up ones
     # the score table is the same as without predictions
-    plain = cross_validate(estimators, X, Y, cv=4, random_state=5)
+    plain = cross_validate(estimators, X, Y, cv=4, random_state=5).results
     pd.testing.assert_frame_equal(
         plain.drop(columns=["fit_time", "predict_time"]),
         result.results.drop(columns=["fit_time", "predict_time"]),
@@ -557,8 +578,10 @@ def test_collected_failures_per_method_and_fold_keep_the_other_methods():
     Y[0] = 1  # every label present somewhere
     estimators = {"ML-KNN": MLkNN(k=10), "BR": BinaryRelevance()}
     with pytest.raises(EvaluationError, match="'ML-KNN' failed in fold"):
-        cross_validate(estimators, X, Y, cv=5)  # the default still raises
-    result = cross_validate(estimators, X, Y, cv=5, on_error="collect", return_predictions=True)
+        cross_validate(estimators, X, Y, cv=5, random_state=0)  # the default still raises
+    result = cross_validate(
+        estimators, X, Y, cv=5, on_error="collect", return_predictions=True, random_state=0
+    )
     assert isinstance(result, CrossValidationResult)  # not a table that hides the failures
     failures = result.failures
     assert list(failures["method"]) == ["ML-KNN"] * 5
@@ -569,10 +592,33 @@ def test_collected_failures_per_method_and_fold_keep_the_other_methods():
     assert set(result.results["method"]) == {"BR"}
     assert sorted(result.results["fold"].unique()) == [0, 1, 2, 3, 4]
     assert list(result.predictions) == ["BR"]  # no out-of-fold predictions for a failed method
-    serial = cross_validate({"BR": BinaryRelevance()}, X, Y, cv=5)
+    serial = cross_validate({"BR": BinaryRelevance()}, X, Y, cv=5, random_state=0).results
     pd.testing.assert_frame_equal(
         serial.drop(columns=["fit_time", "predict_time"]),
         result.results.drop(columns=["fit_time", "predict_time"]),
     )
     with pytest.raises(ValueError, match="on_error"):
-        cross_validate(estimators, X, Y, on_error="ignore")
+        cross_validate(estimators, X, Y, on_error="ignore", random_state=0)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [{}, {"return_predictions": True}, {"return_predictions": "labels"}, {"on_error": "collect"}],
+    ids=repr,
+)
+def test_one_result_type_whatever_the_flags(data, flags):
+    from mlviz.evaluation import CrossValidationResult
+
+    X, Y = data
+    result = cross_validate({"ridge": RidgeBR()}, X, Y, cv=3, random_state=0, **flags)
+    assert type(result) is CrossValidationResult
+    assert list(result.failures.columns) == ["method", "fold", "stage", "error"]
+    assert result.failures.empty and result.failed_methods == []
+    assert sorted(result.results["fold"].unique()) == [0, 1, 2]
+    assert list(result.predictions) == (["ridge"] if "return_predictions" in flags else [])
+    # the same table whatever the flags
+    plain = cross_validate({"ridge": RidgeBR()}, X, Y, cv=3, random_state=0)
+    pd.testing.assert_frame_equal(
+        plain.results.drop(columns=["fit_time", "predict_time"]),
+        result.results.drop(columns=["fit_time", "predict_time"]),
+    )

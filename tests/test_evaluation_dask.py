@@ -42,7 +42,9 @@ def test_cross_validate_on_a_local_dask_cluster_equals_the_serial_run(clean_main
         "ML-KNN": MLkNN(k=5),
         "broken ML-KNN": MLkNN(k=500),  # fails in every fold, on the workers too
     }
-    options = dict(cv=3, tail_threshold=0.1, return_predictions=True, on_error="collect")
+    options = dict(
+        cv=3, tail_threshold=0.1, return_predictions=True, on_error="collect", random_state=0
+    )
     serial = cross_validate(estimators, X, Y, **options)
 
     calls = []

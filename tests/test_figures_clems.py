@@ -133,7 +133,7 @@ def test_embedding_asymmetric_two_roles_and_decoding(data):
     model = CLEMS(cost="rank_loss", n_components=3, random_state=0).fit(X, Y)
     assert model.mirrored_
     explained = model.explain(X[0], n=3)
-    nearest = explained["candidates"]["candidate"].to_numpy()
+    nearest = explained.candidates["candidate"].to_numpy()
     texts = labelset_text(model.candidates_, [f"l{j}" for j in range(5)])
     fig = embedding_figure(
         model.embedding_truth_,
@@ -142,15 +142,15 @@ def test_embedding_asymmetric_two_roles_and_decoding(data):
         model.candidates_.sum(axis=1),
         texts,
         symmetric=False,
-        predicted=explained["embedding"],
+        predicted=explained.embedding,
         nearest=nearest,
-        nearest_costs=explained["candidates"]["cost_if_truth"].to_numpy(),
+        nearest_costs=explained.candidates["cost_if_truth"].to_numpy(),
     )
     truth, pred, star, ring = fig.data
     np.testing.assert_array_equal(truth.x, model.embedding_truth_[:, 0])
     np.testing.assert_array_equal(pred.y, model.embedding_pred_[:, 1])
     assert truth.marker.symbol is None and pred.marker.symbol == "x"
-    assert (star.x[0], star.y[0]) == tuple(explained["embedding"][:2])
+    assert (star.x[0], star.y[0]) == tuple(explained.embedding[:2])
     # CLEMS decodes among the prediction-role points: the rings sit there
     np.testing.assert_array_equal(ring.x, model.embedding_pred_[nearest, 0])
     assert ring.text[0].startswith("#1 (decoded)")

@@ -53,7 +53,7 @@ def test_cluster_order_matches_plain_sort():
 
 def test_affinity_heatmap_reorders_rows_and_columns_together():
     affinity = _random_affinity(6)
-    fig = affinity_heatmap(affinity, GROUPS, NAMES, FREQ)
+    fig = affinity_heatmap(affinity, GROUPS, NAMES, frequencies=FREQ)
     heat = fig.data[0]
     order = _plain_order(GROUPS, FREQ)
     z = np.asarray(heat.z)
@@ -67,7 +67,7 @@ def test_affinity_heatmap_reorders_rows_and_columns_together():
 
 
 def test_affinity_heatmap_separators_sit_between_groups():
-    fig = affinity_heatmap(_random_affinity(6), GROUPS, NAMES, FREQ)
+    fig = affinity_heatmap(_random_affinity(6), GROUPS, NAMES, frequencies=FREQ)
     # display order groups: 0 0 1 2 2 2 -> boundaries after positions 1 and 2
     verticals = sorted(s.x0 for s in fig.layout.shapes if s.x0 == s.x1)
     horizontals = sorted(s.y0 for s in fig.layout.shapes if s.y0 == s.y1)
@@ -177,7 +177,7 @@ def test_cluster_table_rejects_mismatched_lengths():
 
 
 def test_affinity_heatmap_names_every_label_in_its_group_colour():
-    fig = affinity_heatmap(_random_affinity(6), GROUPS, NAMES, FREQ)
+    fig = affinity_heatmap(_random_affinity(6), GROUPS, NAMES, frequencies=FREQ)
     order = _plain_order(GROUPS, FREQ)
     for axis in (fig.layout.xaxis, fig.layout.yaxis):
         assert list(axis.tickvals) == [NAMES[i] for i in order]  # every row and column named
@@ -286,7 +286,9 @@ def test_stability_figure_agrees_with_clustering_stability():
     rng = np.random.default_rng(0)
     base = rng.random((200, 3)) < 0.3
     Y = np.repeat(base, 3, axis=1).astype(np.uint8)
-    sweep = clustering_stability(Y, [2, 3, 4], affinity="cooccurrence", n_resamples=3)
+    sweep = clustering_stability(
+        Y, [2, 3, 4], affinity="cooccurrence", n_resamples=3, random_state=0
+    )
     fig = stability_figure(sweep)
     np.testing.assert_allclose(fig.data[0].y, sweep["stability"])
     assert fig.data[0].y[1] == pytest.approx(1.0)  # three identical-column blocks at K = 3

@@ -43,10 +43,10 @@ def test_named_positions_by_hand():
     tail = np.array([False, False, True, True, True, True, True, True])
     priority = np.array([9.0, 9.0, 5, 4, 3, 2, 1, 0])
     # 8 labels, 4 names: names at least 2 positions apart, most important first
-    assert named_positions(tail, priority, 4).tolist() == [2, 4, 6]
-    assert named_positions(tail, priority, 8).tolist() == list(range(8))
+    assert named_positions(tail, priority, max_named=4).tolist() == [2, 4, 6]
+    assert named_positions(tail, priority, max_named=8).tolist() == list(range(8))
     priority[2] = np.nan  # NaN comes last
-    assert named_positions(tail, priority, 4).tolist() == [3, 5, 7]
+    assert named_positions(tail, priority, max_named=4).tolist() == [3, 5, 7]
 
 
 def test_plst_figure_sorted_by_frequency_with_the_tail_shaded():

@@ -116,7 +116,7 @@ def test_outer_objective_never_increases_and_is_recorded_correctly():
     groups = np.array([0, 0, 0, 1, 1, 1])
     for init in ("random", "svd"):
         U, V, history = fit_label_embedding(
-            Ys, groups, 8, 1e-3, 1.0, init=init, max_iter=60, tol=0.0
+            Ys, groups, 8, 1e-3, 1.0, init=init, max_iter=60, tol=0.0, random_state=0
         )
         assert len(history) == 60
         assert np.all(np.diff(history) <= 1e-9 * abs(history[0]))
@@ -133,6 +133,7 @@ def test_group_sparsity_grows_with_lambda2_and_differs_between_groups():
             lambda2=lambda2,
             max_iter=60,
             feature_max_iter=20,
+            random_state=0,
         ).fit(X, Y)
         for k in range(2):
             Vk = model.group_coefficients(k)
@@ -153,9 +154,9 @@ def test_planted_groups_recovered_and_supports_differ():
     data, planted = make_planted(
         n_samples=500, n_groups=3, labels_per_group=4, n_tail=0, random_state=0
     )
-    model = GroPLE(n_components=12, n_groups=3, lambda2=10.0, max_iter=80, feature_max_iter=50).fit(
-        data.X, data.Y
-    )
+    model = GroPLE(
+        n_components=12, n_groups=3, lambda2=10.0, max_iter=80, feature_max_iter=50, random_state=0
+    ).fit(data.X, data.Y)
     assert adjusted_rand_score(planted, model.groups_) > 0.95
     support = model.row_support_
     assert support.any(axis=1).all()
@@ -304,7 +305,9 @@ def test_feature_embedding_history_is_the_objective_and_paths_agree(sparse):
 
 def test_estimator_outputs_and_sparse_dense_agree():
     X, Y = _grouped_sample()
-    model = GroPLE(n_components=8, n_groups=2, max_iter=30, feature_max_iter=50).fit(X, Y)
+    model = GroPLE(
+        n_components=8, n_groups=2, max_iter=30, feature_max_iter=50, random_state=0
+    ).fit(X, Y)
     scores = model.decision_function(X)
     assert scores.dtype == np.float64 and scores.shape == Y.shape
     predicted = model.predict(X)
@@ -323,12 +326,14 @@ def test_estimator_outputs_and_sparse_dense_agree():
 
 def test_user_groups_skip_clustering_and_defaults_run_when_d_exceeds_labels():
     X, Y = _grouped_sample()
-    model = GroPLE(groups=[[0, 1, 2], [3, 4, 5]], max_iter=5, feature_max_iter=5).fit(X, Y)
+    model = GroPLE(
+        groups=[[0, 1, 2], [3, 4, 5]], max_iter=5, feature_max_iter=5, random_state=0
+    ).fit(X, Y)
     assert model.label_clustering_ is None
     np.testing.assert_array_equal(model.groups_, [0, 0, 0, 1, 1, 1])
     assert model.V_.shape == (100, 6)  # paper default d = 100 > L = 6 works
     with pytest.warns(UserWarning, match="larger than the number of labels"):
-        GroPLE(max_iter=2, feature_max_iter=2).fit(X, Y)  # default K = 10 > L = 6
+        GroPLE(max_iter=2, feature_max_iter=2, random_state=0).fit(X, Y)  # default K = 10 > L = 6
 
 
 @pytest.mark.parametrize("affinity", ["heat", "cooccurrence", "correlation"])
@@ -338,38 +343,45 @@ def test_label_affinity_is_forwarded_to_stage_one(affinity):
 
     data = load_source("sample:planted")
     model = GroPLE(
-        n_components=8, n_groups=4, label_affinity=affinity, max_iter=3, feature_max_iter=3
+        n_components=8,
+        n_groups=4,
+        label_affinity=affinity,
+        max_iter=3,
+        feature_max_iter=3,
+        random_state=0,
     ).fit(data.X, data.Y)
     assert model.label_clustering_.affinity == affinity
-    expected = LabelClustering(4, affinity=affinity).fit(data.Y).labels_
+    expected = LabelClustering(4, affinity=affinity, random_state=0).fit(data.Y).labels_
     np.testing.assert_array_equal(model.groups_, expected)
     if affinity == "cooccurrence":  # the planted groups, tail labels included
         assert adjusted_rand_score(known_groups(data), model.groups_) >= 0.9
     with pytest.raises(ValueError, match="precomputed"):
-        GroPLE(label_affinity="precomputed").fit(data.X, data.Y)
+        GroPLE(label_affinity="precomputed", random_state=0).fit(data.X, data.Y)
 
 
 def test_bad_input_raises_clear_errors():
     X, Y = _grouped_sample(n_samples=30)
     with pytest.raises(ValueError, match=r"'lambda1' parameter of GroPLE must be a float in the"):
-        GroPLE(lambda1=0.0).fit(X, Y)
+        GroPLE(lambda1=0.0, random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match=r"'n_components' parameter of GroPLE must be an int"):
-        GroPLE(n_components=0).fit(X, Y)
+        GroPLE(n_components=0, random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match=r"'alpha' parameter of GroPLE must be a float"):
-        GroPLE(alpha=-1.0).fit(X, Y)
+        GroPLE(alpha=-1.0, random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match=r"'init' parameter of GroPLE must be a str among"):
-        GroPLE(init="pca").fit(X, Y)
+        GroPLE(init="pca", random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match=r"'gamma' parameter of GroPLE must be a float"):
-        GroPLE(gamma=0.0).fit(X, Y)
+        GroPLE(gamma=0.0, random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match="one group id per label"):
-        GroPLE(groups=[0, 1]).fit(X, Y)
-    model = GroPLE(n_components=3, n_groups=2, max_iter=3, feature_max_iter=3).fit(X, Y)
+        GroPLE(groups=[0, 1], random_state=0).fit(X, Y)
+    model = GroPLE(n_components=3, n_groups=2, max_iter=3, feature_max_iter=3, random_state=0).fit(
+        X, Y
+    )
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :5])
 
 
 def test_scikit_learn_estimator_checks():
-    assert_passes_estimator_checks(GroPLE(n_components=4, n_groups=2))
+    assert_passes_estimator_checks(GroPLE(n_components=4, n_groups=2, random_state=0))
 
 
 def test_mostly_zero_dense_features_give_the_sparse_fit():

@@ -141,7 +141,15 @@ def test_label_embedding_follows_the_direct_algorithm(use_gram, init, n_componen
         Ys, groups, n_components, 1e-3, 1.0, init=init, max_iter=25
     )
     U, V, history = fit_label_embedding(
-        Ys, groups, n_components, 1e-3, 1.0, init=init, max_iter=25, use_gram=use_gram
+        Ys,
+        groups,
+        n_components,
+        1e-3,
+        1.0,
+        init=init,
+        max_iter=25,
+        use_gram=use_gram,
+        random_state=0,
     )
     assert len(history) == len(history_ref)
     np.testing.assert_allclose(history, history_ref, rtol=1e-8)
@@ -166,7 +174,9 @@ def test_binary_labels_give_the_signed_products_and_fit(store):
     np.testing.assert_allclose(labels.column_sq_norms(), (S**2).sum(axis=0))
 
     groups = np.arange(Y.shape[1]) % 4
-    U_signed, _, history_signed = fit_label_embedding(S, groups, 8, 1e-3, 1.0, max_iter=15)
+    U_signed, _, history_signed = fit_label_embedding(
+        S, groups, 8, 1e-3, 1.0, max_iter=15, random_state=0
+    )
     U, _, history = _fit_label_embedding(
         labels,
         groups,
@@ -192,7 +202,9 @@ def test_binary_labels_give_the_signed_products_and_fit(store):
 @pytest.mark.parametrize("use_gram", [True, False])
 def test_feature_embedding_follows_the_direct_apg(alpha, use_gram):
     X, Y = _labels()
-    U, _, _ = fit_label_embedding(2.0 * Y - 1.0, np.arange(Y.shape[1]) % 3, 6, 1e-3, 1.0)
+    U, _, _ = fit_label_embedding(
+        2.0 * Y - 1.0, np.arange(Y.shape[1]) % 3, 6, 1e-3, 1.0, random_state=0
+    )
     Z_ref, intercept_ref, history_ref = _reference_feature_embedding(X, U, alpha, 0.3, max_iter=80)
     for X_in in (X, sp.csr_matrix(X)):
         Z, intercept, history = fit_feature_embedding(
@@ -206,7 +218,9 @@ def test_feature_embedding_follows_the_direct_apg(alpha, use_gram):
 def test_estimator_scores_equal_the_direct_pipeline():
     X, Y = _labels(n_samples=200, n_labels=15, seed=1)
     groups = np.arange(Y.shape[1]) % 3
-    model = GroPLE(n_components=10, groups=groups, max_iter=30, feature_max_iter=60).fit(X, Y)
+    model = GroPLE(
+        n_components=10, groups=groups, max_iter=30, feature_max_iter=60, random_state=0
+    ).fit(X, Y)
     U, V, history = _reference_label_embedding(
         2.0 * Y - 1.0, groups, 10, 1e-3, 1.0, init="random", max_iter=30
     )

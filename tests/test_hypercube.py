@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.utils._param_validation import InvalidParameterError
 
+from mlviz._compat import InvalidParameterError
 from mlviz.figures.hypercube import cube_figure, hypercube_figure, labelset_text
 from mlviz.hypercube import (
     hamming_distances,
@@ -35,7 +35,9 @@ def test_pca_projection_is_plst_view_and_preserves_centred_geometry():
     rng = np.random.default_rng(0)
     Yr = (rng.random((200, 5)) < 0.3).astype(int)
     vertices, counts = occupied_vertices(Yr)
-    coords, loadings = project_vertices(vertices, counts, method="pca", n_components=3)
+    coords, loadings = project_vertices(
+        vertices, counts, method="pca", n_components=3, random_state=0
+    )
     # loadings are orthonormal directions, equal (up to sign) to the top right singular
     # vectors of the mean-shifted instance matrix: PLST's components.
     np.testing.assert_allclose(loadings.T @ loadings, np.eye(3), atol=1e-10)
@@ -46,7 +48,7 @@ def test_pca_projection_is_plst_view_and_preserves_centred_geometry():
 
 def test_mds_projection_reproduces_hamming_geometry_of_a_cube():
     vertices = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
-    coords, _ = project_vertices(vertices, np.ones(4), method="mds", n_components=2)
+    coords, _ = project_vertices(vertices, np.ones(4), method="mds", n_components=2, random_state=0)
     # a square face of the cube: classical MDS recovers distances sqrt(Hamming) exactly
     d = np.linalg.norm(coords[:, None] - coords[None], axis=-1)
     expected = np.sqrt(np.abs(vertices[:, None] - vertices[None]).sum(-1))
@@ -56,7 +58,7 @@ def test_mds_projection_reproduces_hamming_geometry_of_a_cube():
 def test_projection_rejects_too_few_vertices_for_umap():
     vertices, counts = occupied_vertices(Y)
     with pytest.raises(ValueError, match="UMAP needs more"):
-        project_vertices(vertices, counts, method="umap")
+        project_vertices(vertices, counts, method="umap", random_state=0)
 
 
 @pytest.mark.parametrize(
@@ -89,7 +91,9 @@ def test_figures_draw_every_vertex_and_edge():
     names = ["a", "b", "c"]
     vertices, counts = occupied_vertices(Y)
     edges = hamming_edges(vertices)
-    coords, loadings = project_vertices(vertices, counts, method="pca", n_components=2)
+    coords, loadings = project_vertices(
+        vertices, counts, method="pca", n_components=2, random_state=0
+    )
     fig = hypercube_figure(coords, vertices, counts, edges, names, loadings=loadings)
     nodes = next(t for t in fig.data if t.name == "label sets")
     np.testing.assert_allclose(nodes.x, coords[:, 0])
@@ -160,7 +164,7 @@ def test_max_vertices_keeps_the_most_frequent():
 
 def test_landmark_mds_projection_keeps_the_hamming_geometry_of_a_cube_face():
     vertices = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
-    coords, _ = project_vertices(vertices, np.ones(4), method="mds", n_landmarks=3)
+    coords, _ = project_vertices(vertices, np.ones(4), method="mds", n_landmarks=3, random_state=0)
     d = np.linalg.norm(coords[:, None] - coords[None], axis=-1)
     expected = np.sqrt(np.abs(vertices[:, None] - vertices[None]).sum(-1))
     np.testing.assert_allclose(d, expected, atol=1e-10)

@@ -36,7 +36,7 @@ def test_warm_up_is_a_no_op_without_umap(without_umap):
 def test_umap_projection_without_umap_says_how_to_install_it(without_umap):
     vertices, counts = occupied_vertices(np.eye(8, dtype=np.uint8))
     with pytest.raises(ImportError, match=r"pip install 'mlviz\[umap\]'"):
-        project_vertices(vertices, counts, method="umap")
+        project_vertices(vertices, counts, method="umap", random_state=0)
 
 
 @pytest.mark.slow
@@ -50,7 +50,7 @@ def test_after_the_warm_up_a_projection_works():
     vertices, counts = occupied_vertices(
         (np.random.default_rng(1).random((80, 6)) < 0.4).astype(np.uint8)
     )
-    coords, loadings = project_vertices(vertices, counts, method="umap")
+    coords, loadings = project_vertices(vertices, counts, method="umap", random_state=0)
     assert coords.shape == (len(vertices), 2) and loadings is None
     assert np.all(np.isfinite(coords))
 

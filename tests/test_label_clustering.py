@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 from degenerate import degenerate_corpus
 from sklearn.metrics import adjusted_rand_score
-from sklearn.utils._param_validation import InvalidParameterError
 
+from mlviz._compat import InvalidParameterError
 from mlviz.label_clustering import (
     LabelClustering,
     canonical_group_ids,
@@ -54,7 +54,7 @@ def test_affinity_matches_hand_worked_case():
     # 3 labels over 4 samples; in {-1, 1} each disagreement adds 4 to the squared distance:
     # labels 0-1 differ in 1 row, 0-2 in 2 rows, 1-2 in 3 rows
     Y = np.array([[1, 1, 0], [0, 0, 0], [1, 0, 1], [0, 0, 1]], dtype=np.uint8)
-    model = LabelClustering(n_groups=1).fit(Y)
+    model = LabelClustering(n_groups=1, random_state=0).fit(Y)
     # fewer than 8 labels: sigma_i is the distance to the farthest other label
     d01, d02, d12 = 2.0, np.sqrt(8.0), np.sqrt(12.0)
     sigma = np.array([max(d01, d02), max(d01, d12), max(d02, d12)])
@@ -67,7 +67,7 @@ def test_affinity_matches_hand_worked_case():
 
 def test_affinity_and_spectrum_match_plain_implementation():
     Y, _ = _block_labels(sizes=(4, 5, 3))
-    model = LabelClustering(n_groups=3).fit(Y)
+    model = LabelClustering(n_groups=3, random_state=0).fit(Y)
     A, sigma = _plain_affinity(Y)
     np.testing.assert_allclose(model.sigma_, sigma)
     np.testing.assert_allclose(model.affinity_, A, rtol=1e-12)
@@ -79,7 +79,7 @@ def test_affinity_and_spectrum_match_plain_implementation():
 
 def test_recovers_planted_blocks_and_eigengap_suggests_their_number():
     Y, truth = _block_labels(sizes=(3, 4, 3, 5))
-    model = LabelClustering(n_groups=4).fit(Y)
+    model = LabelClustering(n_groups=4, random_state=0).fit(Y)
     assert adjusted_rand_score(truth, model.labels_) == pytest.approx(1.0)
     assert model.suggest_n_groups(max_groups=8) == 4
     gaps = -np.diff(model.eigenvalues_)
@@ -94,17 +94,17 @@ def test_recovers_groups_of_make_planted():
     data, planted = make_planted(
         n_samples=600, n_groups=4, labels_per_group=4, n_tail=0, random_state=0
     )
-    model = LabelClustering(n_groups=4).fit(data.Y)
+    model = LabelClustering(n_groups=4, random_state=0).fit(data.Y)
     assert adjusted_rand_score(planted, model.labels_) > 0.95
 
 
 def test_k_equal_one_and_k_larger_than_labels():
     Y, _ = _block_labels(sizes=(2, 2))
-    one = LabelClustering(n_groups=1).fit(Y)
+    one = LabelClustering(n_groups=1, random_state=0).fit(Y)
     np.testing.assert_array_equal(one.labels_, 0)
     assert one.eigenvalues_.shape == (4,)
     with pytest.warns(UserWarning, match="larger than the number of labels"):
-        many = LabelClustering(n_groups=10).fit(Y)
+        many = LabelClustering(n_groups=10, random_state=0).fit(Y)
     np.testing.assert_array_equal(many.labels_, np.arange(4))
     assert many.n_groups_ == 4
 
@@ -112,7 +112,7 @@ def test_k_equal_one_and_k_larger_than_labels():
 def test_duplicate_and_empty_columns_share_a_group():
     Y, _ = _block_labels(sizes=(3, 3))
     Y = np.column_stack([Y, Y[:, 0], np.zeros(len(Y)), np.zeros(len(Y))]).astype(np.uint8)
-    model = LabelClustering(n_groups=3).fit(Y)
+    model = LabelClustering(n_groups=3, random_state=0).fit(Y)
     assert model.labels_[0] == model.labels_[6]  # duplicate of label 0
     assert model.labels_[7] == model.labels_[8]  # both empty
     np.testing.assert_array_equal(model.empty_labels_, [7, 8])
@@ -124,14 +124,14 @@ def test_many_duplicates_do_not_divide_by_zero():
     # 9 identical columns: the 7th neighbour is at distance 0, so sigma falls back to the floor
     column = (np.arange(40) % 3 == 0).astype(np.uint8)
     Y = np.column_stack([column] * 9 + [1 - column, 1 - column]).astype(np.uint8)
-    model = LabelClustering(n_groups=2).fit(Y)
+    model = LabelClustering(n_groups=2, random_state=0).fit(Y)
     assert np.all(model.sigma_ > 0)
     assert adjusted_rand_score([0] * 9 + [1, 1], model.labels_) == pytest.approx(1.0)
 
 
 def test_single_label():
     with pytest.warns(UserWarning):
-        model = LabelClustering(n_groups=3).fit(np.array([[0], [1], [1]]))
+        model = LabelClustering(n_groups=3, random_state=0).fit(np.array([[0], [1], [1]]))
     np.testing.assert_array_equal(model.labels_, [0])
     assert model.suggest_n_groups() == 1
 
@@ -139,12 +139,12 @@ def test_single_label():
 def test_bad_parameters_raise_clear_errors():
     Y, _ = _block_labels()
     with pytest.raises(ValueError, match="'n_groups' parameter of LabelClustering"):
-        LabelClustering(n_groups=0).fit(Y)
+        LabelClustering(n_groups=0, random_state=0).fit(Y)
     with pytest.raises(ValueError, match="'affinity' parameter of LabelClustering"):
-        LabelClustering(affinity="jaccard").fit(Y)
+        LabelClustering(affinity="jaccard", random_state=0).fit(Y)
     with pytest.raises(ValueError, match="only 0 and 1"):
-        LabelClustering().fit(2 * Y - 1)
-    model = LabelClustering(n_groups=2).fit(Y)
+        LabelClustering(random_state=0).fit(2 * Y - 1)
+    model = LabelClustering(n_groups=2, random_state=0).fit(Y)
     with pytest.raises(ValueError, match="no K to choose"):
         model.suggest_n_groups(min_groups=5, max_groups=3)
 
@@ -169,7 +169,7 @@ HAND_Y = np.array([[1, 1, 0], [0, 0, 0], [1, 0, 1], [0, 0, 1]], dtype=np.uint8)
 
 
 def test_cooccurrence_affinity_is_jaccard_by_hand():
-    model = LabelClustering(n_groups=1, affinity="cooccurrence").fit(HAND_Y)
+    model = LabelClustering(n_groups=1, affinity="cooccurrence", random_state=0).fit(HAND_Y)
     # J_01 = 1 / (2 + 1 - 1), J_02 = 1 / (2 + 2 - 1), J_12 = 0 / (1 + 2 - 0)
     expected = np.array([[0, 1 / 2, 1 / 3], [1 / 2, 0, 0], [1 / 3, 0, 0]])
     np.testing.assert_allclose(model.affinity_, expected)
@@ -178,7 +178,7 @@ def test_cooccurrence_affinity_is_jaccard_by_hand():
 
 
 def test_correlation_affinity_by_hand():
-    model = LabelClustering(n_groups=1, affinity="correlation").fit(HAND_Y)
+    model = LabelClustering(n_groups=1, affinity="correlation", random_state=0).fit(HAND_Y)
     # p = (1/2, 1/4, 1/2); cov_01 = 1/4 - 1/8 = 1/8, sd_0 sd_1 = 1/2 * sqrt(3)/4, so
     # r_01 = 1/sqrt(3); cov_02 = 1/4 - 1/4 = 0; cov_12 = 0 - 1/8 < 0, clipped to 0
     r01 = 1 / np.sqrt(3)
@@ -195,7 +195,7 @@ def test_precomputed_affinity_is_used_as_given():
     A = np.array(
         [[5.0, 0.9, 0.1, 0.0], [0.9, 5.0, 0.0, 0.1], [0.1, 0.0, 5.0, 0.8], [0.0, 0.1, 0.8, 5.0]]
     )
-    model = LabelClustering(n_groups=2, affinity="precomputed").fit(A)
+    model = LabelClustering(n_groups=2, affinity="precomputed", random_state=0).fit(A)
     expected = A.copy()
     np.fill_diagonal(expected, 0.0)  # the diagonal is ignored
     np.testing.assert_array_equal(model.affinity_, expected)
@@ -218,7 +218,7 @@ def test_precomputed_affinity_is_used_as_given():
 )
 def test_precomputed_affinity_rejects_bad_matrices(A, match):
     with pytest.raises(ValueError, match=match):
-        LabelClustering(n_groups=1, affinity="precomputed").fit(A)
+        LabelClustering(n_groups=1, affinity="precomputed", random_state=0).fit(A)
 
 
 @pytest.mark.parametrize("affinity", ["heat", "cooccurrence", "correlation"])
@@ -227,7 +227,7 @@ def test_every_affinity_matches_its_definition_on_random_labels(affinity):
 
     rng = np.random.default_rng(3)
     Y = (rng.random((200, 12)) < np.linspace(0.02, 0.5, 12)).astype(np.uint8)
-    model = LabelClustering(n_groups=3, affinity=affinity).fit(Y)
+    model = LabelClustering(n_groups=3, affinity=affinity, random_state=0).fit(Y)
     if affinity == "heat":
         expected, _ = _plain_affinity(Y)
     elif affinity == "cooccurrence":
@@ -245,7 +245,7 @@ def test_empty_and_isolated_labels_do_not_crash(affinity):
     first_empty_row = np.flatnonzero(Y.sum(axis=1) == 0)[0]
     lonely[first_empty_row] = 1  # occurs once, with no other label
     Y = np.column_stack([Y, np.zeros(len(Y)), lonely]).astype(np.uint8)
-    model = LabelClustering(n_groups=3, affinity=affinity).fit(Y)
+    model = LabelClustering(n_groups=3, affinity=affinity, random_state=0).fit(Y)
     np.testing.assert_array_equal(model.empty_labels_, [6])
     assert np.all(np.isfinite(model.normalized_affinity_))
     assert np.all(np.isfinite(model.eigenvalues_))
@@ -260,7 +260,7 @@ def test_planted_sample_recovered_with_cooccurrence_at_its_planted_k():
     ds = datasets.load_source("sample:planted")
     truth = datasets.known_groups(ds)
     n_planted = int(truth.max()) + 1
-    model = LabelClustering(n_groups=n_planted, affinity="cooccurrence").fit(ds.Y)
+    model = LabelClustering(n_groups=n_planted, affinity="cooccurrence", random_state=0).fit(ds.Y)
     assert adjusted_rand_score(truth, model.labels_) >= 0.9
     assert model.suggest_n_groups() == n_planted
 
@@ -269,12 +269,12 @@ def test_large_label_sets_compute_only_the_leading_eigenvalues():
     rng = np.random.default_rng(0)
     n_labels = 400  # above FULL_SPECTRUM_MAX_LABELS
     Y = (rng.random((600, n_labels)) < np.geomspace(0.3, 0.005, n_labels)).astype(np.uint8)
-    model = LabelClustering(n_groups=5, affinity="cooccurrence").fit(Y)
+    model = LabelClustering(n_groups=5, affinity="cooccurrence", random_state=0).fit(Y)
     assert model.eigenvalues_.shape == (31,)  # max(5, 30) + 1
     full = np.sort(np.linalg.eigvalsh(model.normalized_affinity_))[::-1]
     np.testing.assert_allclose(model.eigenvalues_, full[:31], atol=1e-10)
     assert model.suggest_n_groups() <= 30
-    wide = LabelClustering(n_groups=40, affinity="cooccurrence").fit(Y)
+    wide = LabelClustering(n_groups=40, affinity="cooccurrence", random_state=0).fit(Y)
     assert wide.eigenvalues_.shape == (41,)
 
 
@@ -282,7 +282,7 @@ def test_many_identical_empty_labels_on_few_rows_fit():
     # 1,500 labels on 14 rows (1% ones): ~1,200 identical all-zero columns give a huge block
     # of equal eigenvalues, on which LAPACK's syevr raised "Internal Error" (OpenBLAS here)
     Y = degenerate_corpus()["many_labels"].Y[:14, :1_500]
-    model = LabelClustering(n_groups=10).fit(Y)
+    model = LabelClustering(n_groups=10, random_state=0).fit(Y)
     full = np.sort(np.linalg.eigvalsh(model.normalized_affinity_))[::-1]
     np.testing.assert_allclose(model.eigenvalues_, full[:31], atol=1e-8)
     assert model.labels_.shape == (1_500,)
@@ -297,7 +297,7 @@ def test_delicious_shaped_label_matrix_fits():
     frequency = np.clip(0.2 / np.arange(1, n_labels + 1) ** 0.9, 3 / n_samples, None)
     rows, cols = np.nonzero(rng.random((n_samples, n_labels)) < frequency)
     Y = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n_samples, n_labels))
-    model = LabelClustering(10).fit(Y)
+    model = LabelClustering(10, random_state=0).fit(Y)
     assert model.labels_.shape == (n_labels,)
     assert model.n_groups_ == 10
     assert model.eigenvalues_.shape == (31,)
@@ -308,7 +308,7 @@ def test_dataframe_input_records_label_names():
 
     Y, _ = _block_labels(sizes=(2, 2))
     frame = pd.DataFrame(Y, columns=["a", "b", "c", "d"])
-    model = LabelClustering(n_groups=2).fit(frame)
+    model = LabelClustering(n_groups=2, random_state=0).fit(frame)
     assert model.n_features_in_ == 4
     assert list(model.feature_names_in_) == ["a", "b", "c", "d"]
     np.testing.assert_array_equal(model.fit_predict(frame), model.labels_)
@@ -377,7 +377,9 @@ def test_stability_is_one_on_perfectly_separated_groups(affinity):
 
 def test_stability_sweep_shape_and_noise_lowers_it():
     Y, _ = _block_labels(n_samples=200, sizes=(3, 4, 3), flip=0.25)
-    result = clustering_stability(Y, range(2, 8), affinity="cooccurrence", n_resamples=4)
+    result = clustering_stability(
+        Y, range(2, 8), affinity="cooccurrence", n_resamples=4, random_state=0
+    )
     assert result["n_groups"].tolist() == list(range(2, 8))
     assert result["stability"].between(-1, 1).all()
     assert result["stability"].min() < 1.0  # heavy noise: some K is not reproducible
@@ -387,11 +389,11 @@ def test_stability_sweep_shape_and_noise_lowers_it():
 def test_stability_rejects_bad_input():
     Y = _separated_blocks()
     with pytest.raises(ValueError, match="precomputed"):
-        clustering_stability(Y, 3, affinity="precomputed")
+        clustering_stability(Y, 3, affinity="precomputed", random_state=0)
     with pytest.raises(ValueError, match="1..9"):
-        clustering_stability(Y, [2, 10])
+        clustering_stability(Y, [2, 10], random_state=0)
     with pytest.raises(ValueError, match="n_resamples"):
-        clustering_stability(Y, 2, n_resamples=0)
+        clustering_stability(Y, 2, n_resamples=0, random_state=0)
 
 
 _IN_1_INF = "must be an int in the range [1, inf)"
@@ -509,7 +511,7 @@ def test_scikit_learn_estimator_checks():
     ]
     assert not failed, failed
     assert sum(r["status"] == "passed" for r in wrapped) >= 35
-    raw = _check_results(LabelClustering(n_groups=2), RAW_EXPECTED_FAILURES)
+    raw = _check_results(LabelClustering(n_groups=2, random_state=0), RAW_EXPECTED_FAILURES)
     assert not [r["check_name"] for r in raw if r["status"] == "failed"]
     assert sum(r["status"] == "passed" for r in raw) >= 15
 
@@ -517,11 +519,15 @@ def test_scikit_learn_estimator_checks():
 def test_tags_say_it_is_not_a_clusterer():
     from sklearn.base import is_clusterer
 
-    tags = LabelClustering().__sklearn_tags__()
-    assert tags.estimator_type is None and not is_clusterer(LabelClustering())
+    tags = LabelClustering(random_state=0).__sklearn_tags__()
+    assert tags.estimator_type is None and not is_clusterer(LabelClustering(random_state=0))
     assert tags.target_tags.required is False
     assert tags.input_tags.sparse is True
-    assert LabelClustering(affinity="precomputed").__sklearn_tags__().input_tags.pairwise
+    assert (
+        LabelClustering(affinity="precomputed", random_state=0)
+        .__sklearn_tags__()
+        .input_tags.pairwise
+    )
 
 
 def test_stability_sweep_describes_label_clusterings_own_partition():
@@ -547,7 +553,7 @@ def test_heat_kernel_groups_the_planted_samples_rare_labels_by_rarity():
     truth = datasets.known_groups(ds)
     rare = np.array(["_rare" in name for name in ds.label_names])
     for k in (4, 10):
-        labels = LabelClustering(k).fit(ds.Y).labels_
+        labels = LabelClustering(k, random_state=0).fit(ds.Y).labels_
         assert adjusted_rand_score(truth, labels) < 0.5
         rare_groups = set(labels[rare])
         assert len(rare_groups) == 1  # all six rare labels in one group ...

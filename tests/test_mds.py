@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 from sklearn.manifold import smacof
-from sklearn.utils._param_validation import InvalidParameterError
 
 from mlviz import weighted_smacof
+from mlviz._compat import InvalidParameterError
 from mlviz.costs import cost_matrix
 from mlviz.mds import (
     _AdditiveSolver,
@@ -422,9 +422,9 @@ def test_kruskal_stress1_hand_worked():
     assert kruskal_stress1(delta, dist) == pytest.approx(1 / 3)
     # weight 3 on the wrong pair (02): raw = 3, Σ w d² = 1 + 12 + 4 = 17
     w = np.array([[0, 1, 3], [1, 0, 1], [3, 1, 0]], dtype=float)
-    assert kruskal_stress1(delta, dist, w) == pytest.approx(np.sqrt(3 / 17))
+    assert kruskal_stress1(delta, dist, weights=w) == pytest.approx(np.sqrt(3 / 17))
     # invariant to scaling Δ and d together; zero for an exact embedding
-    assert kruskal_stress1(10 * delta, 10 * dist, w) == pytest.approx(np.sqrt(3 / 17))
+    assert kruskal_stress1(10 * delta, 10 * dist, weights=w) == pytest.approx(np.sqrt(3 / 17))
     assert kruskal_stress1(dist, dist) == 0.0
 
 

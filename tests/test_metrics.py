@@ -208,7 +208,7 @@ def test_f1_family_agrees_with_scikit_learn(seed):
 def test_a_single_label_column_is_a_multilabel_problem_not_a_binary_one():
     # truth [1, 0, 1], prediction [1, 1, 0]: TP 1, FP 1, FN 1
     T, P, S = [[1], [0], [1]], [[1], [1], [0]], [[0.9], [0.2], [0.1]]
-    results = M.evaluate(T, P, S)
+    results = M.evaluate(T, P, Y_score=S)
     assert results["hamming_loss"] == pytest.approx(2 / 3)
     assert results["accuracy"] == pytest.approx(1 / 3)  # rows: 1, 0 (claimed), 0 (missed)
     assert results["example_f1"] == pytest.approx(1 / 3)
@@ -307,7 +307,7 @@ def test_evaluate_keys_and_values():
     T, P, S = _random_problem(6)
     hard_only = M.evaluate(T, P)
     assert list(hard_only) == list(M.EVALUATE_KEYS[:6])
-    everything = M.evaluate(T, P, S)
+    everything = M.evaluate(T, P, Y_score=S)
     assert list(everything) == list(M.EVALUATE_KEYS)
     for name, value in everything.items():
         expected = getattr(M, name)(T, S if METRIC_NEEDS_SCORES[name] else P)
@@ -333,7 +333,7 @@ def test_metrics_registry_directions():
     T, _, _ = _random_problem(7)
     T = T[T.sum(axis=1) % T.shape[1] != 0]  # keep rows where ranking metrics are defined
     # zero_division=1: the label with no positives, rightly never predicted, scores 1
-    perfect = M.evaluate(T, T, T.astype(float), zero_division=1)
+    perfect = M.evaluate(T, T, Y_score=T.astype(float), zero_division=1)
     for name, value in perfect.items():
         best = 1.0 if M.METRICS[name].greater_is_better else 0.0
         if name == "coverage":  # best coverage is max |Y_i| - 1 on average, not 0
@@ -347,7 +347,7 @@ def test_input_errors_are_clear():
     with pytest.raises(ValueError, match="only 0 and 1"):
         M.hamming_loss([[0, 2]], [[0, 1]])
     with pytest.raises(ValueError, match="Y_score must have the same shape"):
-        M.evaluate(np.zeros((2, 3)), np.zeros((2, 3)), np.zeros((3, 3)))
+        M.evaluate(np.zeros((2, 3)), np.zeros((2, 3)), Y_score=np.zeros((3, 3)))
     with pytest.raises(ValueError, match="NaN"):
         M.one_error([[1, 0]], [[np.nan, 0.0]])
     with pytest.raises(ValueError, match="no rows"):
@@ -404,7 +404,7 @@ S_LABEL = np.array(
 
 def test_per_label_scores_hand_worked():
     T = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 1]])
-    table = M.per_label_scores(T, P_LABEL, S_LABEL, label_names=["a", "b", "c"])
+    table = M.per_label_scores(T, P_LABEL, Y_score=S_LABEL, label_names=["a", "b", "c"])
     assert list(table.index) == ["a", "b", "c"]
     assert list(table.columns) == ["support", "predicted", "precision", "recall", "f1", "auc"]
     np.testing.assert_array_equal(table["support"], [2, 0, 3])
@@ -426,7 +426,7 @@ def test_per_label_scores_equal_scikit_learn(seed):
 
     T, P, S = _random_problem(seed)
     T[:, 1] = 0  # AUC undefined for a label without positives (like the last one)
-    table = M.per_label_scores(T, P, S)
+    table = M.per_label_scores(T, P, Y_score=S)
     precision, recall, f1, support = precision_recall_fscore_support(
         T, P, average=None, zero_division=0
     )
@@ -447,7 +447,7 @@ def test_per_label_scores_equal_scikit_learn(seed):
 
 def test_per_label_scores_single_label_column():
     # scikit-learn would read one column as a binary target; the row is still one label
-    table = M.per_label_scores([[1], [0], [1]], [[1], [1], [0]], [[0.9], [0.2], [0.1]])
+    table = M.per_label_scores([[1], [0], [1]], [[1], [1], [0]], Y_score=[[0.9], [0.2], [0.1]])
     assert len(table) == 1
     assert table["f1"].iloc[0] == pytest.approx(1 / 2)
     assert table["auc"].iloc[0] == pytest.approx(1 / 2)
@@ -480,7 +480,7 @@ def test_tail_metrics_hand_worked():
     assert {k: results[k] for k in M.TAIL_KEYS} == pytest.approx(scores)
     assert not set(M.TAIL_KEYS) & set(M.evaluate(T_TAIL, P_TAIL))  # only with a threshold
     # displayed next to macro F1, before the ranking metrics
-    with_scores = M.evaluate(T_TAIL, P_TAIL, T_TAIL * 0.5, tail_threshold=0.2)
+    with_scores = M.evaluate(T_TAIL, P_TAIL, Y_score=T_TAIL * 0.5, tail_threshold=0.2)
     assert list(with_scores)[5:9] == ["macro_f1", *M.TAIL_KEYS]
     # without Y_train the test frequencies decide: 2/4, 3/4, 1/4, 1/4 -> at 0.3 the tail is
     # labels 2 and 3: tail F1 (1 + 1)/2, head F1 (2/3 + 2/5)/2, tail recall 2/2
@@ -546,7 +546,7 @@ def test_per_label_auc_equals_scikit_learn_with_ties(seed):
     Y_score = np.round(rng.normal(size=(60, 12)), 1)  # rounding makes many ties
     from sklearn.metrics import roc_auc_score
 
-    auc = M.per_label_scores(Y_true, Y_true, Y_score)["auc"].to_numpy()
+    auc = M.per_label_scores(Y_true, Y_true, Y_score=Y_score)["auc"].to_numpy()
     assert np.isnan(auc[:2]).all()
     expected = [roc_auc_score(Y_true[:, j], Y_score[:, j]) for j in range(2, 12)]
     np.testing.assert_allclose(auc[2:], expected, rtol=0, atol=1e-12)

@@ -580,8 +580,7 @@ def test_too_small_a_neighbour_graph_is_a_clear_error():
     ],
 )
 def test_neighbors_graph_names_a_bad_parameter_with_its_valid_range(arguments, message):
-    from sklearn.utils._param_validation import InvalidParameterError
-
+    from mlviz._compat import InvalidParameterError
     from mlviz.mlknn import neighbors_graph
 
     X = np.random.default_rng(23).normal(size=(30, 3))

@@ -104,7 +104,7 @@ def test_clems_decoded_counts_by_hand():
     Y = np.array([[1, 0, 0]] * 4 + [[1, 1, 0]] * 3 + [[0, 0, 1]] * 3)
     X = np.repeat(np.eye(3), [4, 3, 3], axis=0) * 5.0
     model = CLEMS(random_state=0).fit(X, Y)
-    table = decoded_label_frequencies(model, X, Y)
+    table = decoded_label_frequencies(model, X, Y_true=Y)
     assert table["candidate_sets"].tolist() == [2, 1, 1]
     # each training row is decoded to its own label set (the features say which one)
     np.testing.assert_array_equal(model.predict(X), Y)
@@ -118,12 +118,12 @@ def test_clems_decoded_counts_equal_counting_predict():
     model = CLEMS(n_components=4, random_state=0).fit(X[:100], Y[:100])
     chosen = model.predict_candidates(X[100:])
     np.testing.assert_array_equal(model.candidates_[chosen], model.predict(X[100:]))
-    table = decoded_label_frequencies(model, X[100:], Y[100:])
+    table = decoded_label_frequencies(model, X[100:], Y_true=Y[100:])
     np.testing.assert_array_equal(table["decoded"], model.predict(X[100:]).sum(axis=0))
     np.testing.assert_array_equal(table["true"], Y[100:].sum(axis=0))
     np.testing.assert_array_equal(table["candidate_sets"], model.candidates_.sum(axis=0))
     with pytest.raises(ValueError, match=r"Y_true must have shape \(50, 8\)"):
-        decoded_label_frequencies(model, X[100:], Y[:10])
+        decoded_label_frequencies(model, X[100:], Y_true=Y[:10])
 
 
 # ------------------------------------------------------------------------ scores and tables
@@ -147,12 +147,12 @@ def test_frequency_table_uses_the_tail_definition():
     Y[:1, 0] = 1  # 5 %
     Y[:2, 1] = 1  # 10 %: not below 10 %
     Y[:10, 2] = 1
-    table = per_label.label_frequency_table(Y, 0.1, ["a", "b", "c", "d"])
+    table = per_label.label_frequency_table(Y, 0.1, label_names=["a", "b", "c", "d"])
     assert table["train_count"].tolist() == [1, 2, 10, 0]
     assert table["tail"].tolist() == [True, False, False, True]
     assert sorted(np.flatnonzero(table["tail"])) == sorted(tail_labels(Y, 0.1))
     with pytest.raises(ValueError, match="3 names but Y_train has 4"):
-        per_label.label_frequency_table(Y, 0.1, ["a", "b", "c"])
+        per_label.label_frequency_table(Y, 0.1, label_names=["a", "b", "c"])
 
 
 def test_mlknn_table_prior_by_hand():

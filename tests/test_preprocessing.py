@@ -82,10 +82,11 @@ def test_cross_validating_the_pipeline_equals_cross_validating_scaled_features()
         ds.X,
         ds.Y,
         cv=3,
-    )
+        random_state=0,
+    ).results
     before = cross_validate(
-        {"PLST": PLST(n_components=3)}, Normalizer().fit_transform(ds.X), ds.Y, cv=3
-    )
+        {"PLST": PLST(n_components=3)}, Normalizer().fit_transform(ds.X), ds.Y, cv=3, random_state=0
+    ).results
     assert len(inside) == len(before) > 0
     np.testing.assert_allclose(
         inside["value"].to_numpy(dtype=float), before["value"].to_numpy(dtype=float)

@@ -77,7 +77,7 @@ def test_sweep_over_m_fits_a_truncatable_method_once_and_matches_refitting():
     assert _CountingPLST.fits == 1
     for m in (1, 2, 4, 6):
         model = PLST(n_components=m).fit(X_tr, Y_tr)
-        expected = evaluate(Y_te, model.predict(X_te), model.decision_function(X_te))
+        expected = evaluate(Y_te, model.predict(X_te), Y_score=model.decision_function(X_te))
         learned = df.query("M == @m and kind == 'learned'").set_index("metric")["value"]
         for metric, value in expected.items():
             assert learned[metric] == pytest.approx(value, abs=1e-8), metric
@@ -106,3 +106,17 @@ def test_sweep_without_ranking_metrics_has_only_the_bipartition_ones():
     shared = with_ranking.merge(without, on=["method", "M", "kind", "metric"])
     assert len(shared) == len(without)
     np.testing.assert_array_equal(shared["value_x"], shared["value_y"])
+
+
+def test_sweep_takes_the_default_m_equals_k():
+    # n_components=None (M = K) is known only at fit: no truncation parent, each value fitted
+    X_tr, Y_tr, X_te, Y_te = _data()
+    df = parameter_sweep(
+        {"PLST": lambda m: PLST(n_components=m)}, [2, None], X_tr, Y_tr, X_te, Y_te
+    )
+    losses = df.loc[df["metric"] == "hamming_loss", "value"].tolist()  # in the order of values
+    expected = [
+        hamming_loss(Y_te, PLST(n_components=m).fit(X_tr, Y_tr).predict(X_te)) for m in (2, None)
+    ]
+    assert losses == expected
+    assert PLST().fit(X_tr, Y_tr).n_components_ == Y_tr.shape[1]

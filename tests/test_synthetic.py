@@ -46,7 +46,7 @@ def test_planted_is_deterministic_under_a_seed():
 
 
 def test_planted_shapes_names_and_types():
-    ds, groups = make_planted()
+    ds, groups = make_planted(random_state=0)
     n_labels = 4 * 4 + 6
     assert ds.X.shape == (600, 40) and ds.X.dtype == np.float64
     assert ds.Y.shape == (600, n_labels) and ds.Y.dtype == np.uint8
@@ -80,7 +80,7 @@ def test_groups_are_not_recoverable_when_labels_are_pure_noise():
 
 
 def test_inclusive_pair_holds_only_when_planted():
-    ds, _ = make_planted()
+    ds, _ = make_planted(random_state=0)
     parent, child = ds.Y[:, 0], ds.Y[:, 1]
     assert np.all(child <= parent)  # child ⇒ parent on every instance
     assert 0 < child.sum() < parent.sum()
@@ -90,7 +90,7 @@ def test_inclusive_pair_holds_only_when_planted():
         (0, 1),
         (1, 1),
     }
-    flat, _ = make_planted(hierarchical=False)
+    flat, _ = make_planted(hierarchical=False, random_state=0)
     assert np.any(flat.Y[:, 1] > flat.Y[:, 0])
 
 
@@ -147,32 +147,34 @@ def test_planted_features_predict_labels(seed):
 
 def test_planted_input_errors():
     with pytest.raises(ValueError, match="n_groups must be an integer >= 1"):
-        make_planted(n_groups=0)
+        make_planted(n_groups=0, random_state=0)
     with pytest.raises(ValueError, match="labels_per_group must be an integer >= 2"):
-        make_planted(labels_per_group=1, hierarchical=True)
+        make_planted(labels_per_group=1, hierarchical=True, random_state=0)
     with pytest.raises(ValueError, match="tail_frequency must be in"):
-        make_planted(tail_frequency=0.5)
+        make_planted(tail_frequency=0.5, random_state=0)
     with pytest.raises(ValueError, match="noise is a probability"):
-        make_planted(noise=1.5)
+        make_planted(noise=1.5, random_state=0)
     with pytest.raises(ValueError, match="n_features must be an integer >= 4"):
-        make_planted(n_features=3)
-    make_planted(labels_per_group=1, hierarchical=False, n_tail=0)  # the smallest valid set-up
-    many, _ = make_planted(n_groups=30, n_features=60, labels_per_group=2, n_tail=0)
+        make_planted(n_features=3, random_state=0)
+    make_planted(
+        labels_per_group=1, hierarchical=False, n_tail=0, random_state=0
+    )  # the smallest valid set-up
+    many, _ = make_planted(n_groups=30, n_features=60, labels_per_group=2, n_tail=0, random_state=0)
     assert len(set(many.label_names)) == 60
 
 
 def test_cube_fills_seven_vertices_and_is_deterministic():
-    cube = make_cube()
+    cube = make_cube(random_state=0)
     assert cube.Y.shape == (200, 3) and cube.label_names == ("a", "b", "c")
     vertices = {tuple(row) for row in cube.Y.tolist()}
     assert len(vertices) == 7
     assert (1, 1, 1) not in vertices
-    assert _same_dataset(cube, make_cube())
+    assert _same_dataset(cube, make_cube(random_state=0))
     assert not np.array_equal(cube.Y, make_cube(random_state=1).Y)
 
 
 def test_cube_features_predict_labels():
-    ridge_loss, zeros_loss, _ = _ridge_vs_zeros(make_cube(n_samples=400), 300)
+    ridge_loss, zeros_loss, _ = _ridge_vs_zeros(make_cube(n_samples=400, random_state=0), 300)
     assert ridge_loss < 0.5 * zeros_loss
 
 
@@ -247,12 +249,12 @@ def test_long_tailed_shape_statistics_on_a_small_configuration():
 def test_long_tailed_is_deterministic_and_shapes_are_the_papers():
     from mlviz.synthetic import LONG_TAILED_SHAPES, make_long_tailed
 
-    a = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0)
-    b = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0)
+    a = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0, random_state=0)
+    b = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0, random_state=0)
     assert np.array_equal(a.Y, b.Y) and (a.X != b.X).nnz == 0
     c = make_long_tailed(n_samples=300, n_features=30, n_labels=40, cardinality=3.0, random_state=2)
     assert not np.array_equal(a.Y, c.Y)
     assert LONG_TAILED_SHAPES["delicious"]["n_labels"] == 983
     assert LONG_TAILED_SHAPES["delicious"]["n_samples"] == 16105
     with pytest.raises(ValueError, match="cardinality"):
-        make_long_tailed(n_samples=10, n_labels=5, cardinality=6.0)
+        make_long_tailed(n_samples=10, n_labels=5, cardinality=6.0, random_state=0)

@@ -94,7 +94,7 @@ def embedding_figure(
         A test instance's predicted embedded point z̃ (black star).
     nearest : sequence of int, optional
         Indices of the candidates nearest to ``predicted`` among the prediction-role points
-        (``CLEMS.explain(x)["candidates"]["candidate"]``), nearest first; ringed in red at
+        (``CLEMS.explain(x).candidates["candidate"]``), nearest first; ringed in red at
         their prediction-role position, the first one is the decoded label set.
     nearest_costs : sequence of float, optional
         Cost of each ``nearest`` candidate against the instance's true label set, for the
@@ -287,8 +287,8 @@ def shepard_figure(
     cost: np.ndarray,
     distances: np.ndarray,
     stress: float,
-    dissimilarity: str = "sqrt",
     *,
+    dissimilarity: str = "sqrt",
     mirrored: bool = False,
     max_points: int = MAX_SHEPARD_POINTS,
     labelset_text: Sequence[str] | None = None,

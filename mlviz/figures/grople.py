@@ -93,8 +93,8 @@ def vk_heatmap(
     V: np.ndarray,
     groups: np.ndarray,
     label_names: Sequence[str],
-    row_support: Sequence[np.ndarray] | np.ndarray | None = None,
     *,
+    row_support: Sequence[np.ndarray] | np.ndarray | None = None,
     absolute: bool = False,
     title: str | None = None,
     title_width: int = TITLE_CHARS,
@@ -287,6 +287,7 @@ def objective_figure(
 def vk_group_heatmap(
     V: np.ndarray,
     groups: np.ndarray,
+    *,
     row_support: Sequence[np.ndarray] | np.ndarray | None = None,
 ) -> go.Figure:
     """V aggregated by group: one column per V^k, for more labels than can be named.

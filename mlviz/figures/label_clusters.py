@@ -102,8 +102,8 @@ def affinity_heatmap(
     affinity: np.ndarray,
     groups: np.ndarray,
     label_names: Sequence[str],
-    frequencies: np.ndarray | None = None,
     *,
+    frequencies: np.ndarray | None = None,
     title: str = "Label affinity, labels grouped by cluster",
     max_labels: int = MAX_NAMED_LABELS,
 ) -> go.Figure:
@@ -233,6 +233,7 @@ def drill_down_members(
     groups: np.ndarray,
     group: int,
     frequencies: np.ndarray,
+    *,
     max_labels: int = MAX_NAMED_LABELS,
 ) -> tuple[np.ndarray, str]:
     """The labels a per-group drill-down names: all of ``group``'s, or its most frequent.

@@ -52,7 +52,7 @@ def _sorted(table: pd.DataFrame, columns: tuple[str, ...], builder: str) -> pd.D
 
 
 def named_positions(
-    tail: np.ndarray, priority: np.ndarray, max_named: int = MAX_NAMED
+    tail: np.ndarray, priority: np.ndarray, *, max_named: int = MAX_NAMED
 ) -> np.ndarray:
     """Axis positions whose label is written on the axis, ascending.
 
@@ -108,7 +108,7 @@ def _frame(
     tail = data["tail"].to_numpy(dtype=bool)
     n_tail = int(tail.sum())
     names = tick_names if tick_names is not None else [str(n) for n in data["label"]]
-    named = named_positions(tail, priority, max_named)
+    named = named_positions(tail, priority, max_named=max_named)
     if n_tail:
         start = int(np.flatnonzero(tail).min())
         fig.add_vrect(

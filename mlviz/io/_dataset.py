@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,6 +29,15 @@ class Dataset:
     feature_names, label_names : tuple of str
     notes : tuple of str
         What the loader did to the data (dropped id columns, imputed values, ...).
+
+    Notes
+    -----
+    A Dataset is immutable, so that :attr:`digest` can be computed once: the fields cannot be
+    reassigned (a frozen dataclass) and ``X`` and ``Y`` are read-only views of the arrays
+    passed in (no copy; for CSR, of its ``data``, ``indices`` and ``indptr``). Writing into
+    them raises ``ValueError: assignment destination is read-only``; make a new Dataset
+    (e.g. ``dataclasses.replace(ds, Y=new_Y)``) to change the data. Arrays passed in are not
+    frozen themselves: changing them in place afterwards would make the digest stale.
     """
 
     name: str
@@ -36,6 +46,10 @@ class Dataset:
     feature_names: tuple[str, ...]
     label_names: tuple[str, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "X", _read_only(self.X))
+        object.__setattr__(self, "Y", _read_only(self.Y))
 
     @property
     def n_samples(self) -> int:
@@ -53,9 +67,13 @@ class Dataset:
     def is_sparse(self) -> bool:
         return sp.issparse(self.X)
 
-    @property
+    @cached_property
     def digest(self) -> str:
-        """sha256 over the exact bytes of X and Y (and their shapes): a cache key."""
+        """sha256 over the exact bytes of X and Y (and their shapes): a cache key.
+
+        Computed on first access and kept (the data are read-only, see Notes): hashing
+        reads every byte of X and Y, which pages used to repeat on every rerun.
+        """
         h = hashlib.sha256()
         h.update(repr((self.X.shape, self.Y.shape, self.is_sparse)).encode())
         if sp.issparse(self.X):
@@ -66,3 +84,24 @@ class Dataset:
             h.update(np.ascontiguousarray(self.X, dtype=np.float64).tobytes())
         h.update(np.ascontiguousarray(self.Y, dtype=np.uint8).tobytes())
         return h.hexdigest()
+
+
+def _read_only(array):
+    """A read-only view (no copy) of a dense array or of the buffers of a CSR/CSC matrix."""
+    if sp.issparse(array):
+        if array.format not in ("csr", "csc"):
+            return array  # loaders only produce CSR; other formats are left as given
+        parts = []
+        for part in (array.data, array.indices, array.indptr):
+            view = part.view()
+            view.flags.writeable = False
+            parts.append(view)
+        frozen = type(array)(tuple(parts), shape=array.shape, copy=False)
+        # the flags are properties of the matrix, not of the buffers: keep what was known
+        frozen.has_sorted_indices = array.has_sorted_indices
+        return frozen
+    if isinstance(array, np.ndarray):
+        view = array.view()
+        view.flags.writeable = False
+        return view
+    return array

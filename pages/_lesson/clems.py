@@ -55,7 +55,7 @@ def show(c: Lesson) -> None:
     if not fits.fits_this_data(model):
         return
     explanation = model.explain(split.X_test[index : index + 1], n=5)
-    nearest = explanation["candidates"]["candidate"].to_numpy()
+    nearest = explanation.candidates["candidate"].to_numpy()
     truth = split.Y_test[index]
     nearest_costs = cost_matrix(truth[None, :], model.candidates_[nearest], cost)[0]
     texts = cube_figures.labelset_text(model.candidates_, names)
@@ -64,7 +64,7 @@ def show(c: Lesson) -> None:
             clems_figures.fitted_embedding_figure(
                 model,
                 texts,
-                predicted=explanation["embedding"],
+                predicted=explanation.embedding,
                 nearest=nearest,
                 nearest_costs=nearest_costs,
             )
@@ -83,7 +83,7 @@ def show(c: Lesson) -> None:
             else "every test instance's label set occurs in training."
         ),
         f"Test instance {index} (truth {labelset(truth, names)}) is decoded as "
-        f"{labelset(explanation['prediction'], names)} at cost **{nearest_costs[0]:.3f}**; "
+        f"{labelset(explanation.prediction, names)} at cost **{nearest_costs[0]:.3f}**; "
         + (
             f"the cheapest of the {len(nearest)} nearest sets (red rings) costs "
             f"{nearest_costs.min():.3f}."

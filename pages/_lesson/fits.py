@@ -52,7 +52,9 @@ def vertex_projection(
     return shared.fit(
         "lesson-vertex-pca",
         {},
-        lambda _: hypercube.project_vertices(vertices, counts, method="pca", n_components=2),
+        lambda _: hypercube.project_vertices(
+            vertices, counts, method="pca", n_components=2, random_state=0
+        ),
         label="Projection of the label sets",
         uses_split=False,
     )
@@ -74,7 +76,7 @@ def clustering(c: Lesson, k: int, affinity: str) -> LabelClustering | None:
         "Label clustering",
         "lesson-groups",
         {"K": k, "affinity": affinity},
-        lambda: LabelClustering(n_groups=k, affinity=affinity).fit(split.Y_train),
+        lambda: LabelClustering(n_groups=k, affinity=affinity, random_state=0).fit(split.Y_train),
     )
 
 
@@ -85,9 +87,9 @@ def grople(c: Lesson, d: int, lambda2: float) -> GroPLE | None:
         "GroPLE",
         "lesson-grople",
         {"d": d, "lambda2": lambda2, "K": k, "affinity": affinity},
-        lambda: GroPLE(n_components=d, n_groups=k, label_affinity=affinity, lambda2=lambda2).fit(
-            split.X_train, split.Y_train
-        ),
+        lambda: GroPLE(
+            n_components=d, n_groups=k, label_affinity=affinity, lambda2=lambda2, random_state=0
+        ).fit(split.X_train, split.Y_train),
     )
 
 

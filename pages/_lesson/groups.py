@@ -64,7 +64,9 @@ def show(c: Lesson) -> None:
     )
     frequencies = stats.label_frequencies(split.Y_train, relative=True)
     if L <= MAX_BARS:
-        fig = cluster_figures.affinity_heatmap(model.affinity_, model.labels_, names, frequencies)
+        fig = cluster_figures.affinity_heatmap(
+            model.affinity_, model.labels_, names, frequencies=frequencies
+        )
     else:
         fig = cluster_figures.group_affinity_heatmap(model.affinity_, model.labels_)
     chart(fig, key="lesson_groups_heatmap")

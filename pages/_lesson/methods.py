@@ -41,6 +41,7 @@ def make_estimator(method: str, params: dict[str, Any]) -> Any:
             n_groups=params.get("K", 1),
             label_affinity=params.get("affinity", "heat"),
             lambda2=params.get("lambda2", 1.0),
+            random_state=0,
         ),
         "CLEMS": lambda: CLEMS(
             n_components=params.get("M", 2), cost=params.get("cost", "f1"), random_state=0
