@@ -36,6 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mlviz._validation import check_label_matrix
+from mlviz.stats import is_tail
 
 __all__ = [
     "AFFINITIES",
@@ -623,7 +624,7 @@ def group_diagnostics(
                 f"label_names has {len(names)} names but Y has {n_labels} label columns."
             )
     _, counts, cooc = _label_counts(Y)
-    tail = counts / n_samples < tail_threshold
+    tail = is_tail(counts / n_samples, tail_threshold)
     indicator = sp.csr_matrix(
         (np.ones(n_labels), (np.arange(n_labels), ids)), shape=(n_labels, ids.max() + 1)
     )

@@ -24,6 +24,7 @@ __all__ = [
     "cooccurrence",
     "distinct_labelsets",
     "hypercube_sparsity_log10",
+    "is_tail",
     "label_cardinality",
     "label_density",
     "label_frequencies",
@@ -125,6 +126,29 @@ def label_frequencies(Y, *, relative: bool = False) -> np.ndarray:
     return counts / Y.shape[0] if relative else counts
 
 
+def is_tail(frequencies, threshold: float) -> np.ndarray:
+    """Whether each label is a tail label: relative frequency strictly below ``threshold``.
+
+    This is the one place mlviz compares a frequency with the tail threshold;
+    :func:`tail_labels`, the per-label tables, the figures and the app all ask it, so that a
+    label exactly at the threshold is a head label everywhere.
+
+    Parameters
+    ----------
+    frequencies : array-like of float, shape (L,)
+        Relative label frequencies (fractions of the instances), e.g.
+        ``label_frequencies(Y, relative=True)``.
+    threshold : float
+        A fraction of the instances. Not validated here (the callers that take it from a user
+        validate it, e.g. :func:`tail_labels`).
+
+    Returns
+    -------
+    ndarray of bool, shape (L,)
+    """
+    return np.asarray(frequencies, dtype=float) < threshold
+
+
 def tail_labels(Y, threshold: float) -> np.ndarray:
     """Indices of the labels whose relative frequency is strictly below ``threshold``.
 
@@ -144,7 +168,7 @@ def tail_labels(Y, threshold: float) -> np.ndarray:
             "count c over N instances pass c / N."
         )
     frequencies = label_frequencies(Y, relative=True)
-    rare = np.flatnonzero(frequencies < threshold)
+    rare = np.flatnonzero(is_tail(frequencies, threshold))
     return rare[np.argsort(frequencies[rare], kind="stable")]
 
 

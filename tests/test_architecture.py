@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "mlviz"
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "mlviz"
 
 LAYERS = {
     "io": 0,
@@ -104,3 +105,68 @@ def test_import_mlviz_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"import mlviz pulled in: {out.stdout.strip()}"
+
+
+def _names(node: ast.AST) -> set[str]:
+    """Every variable and attribute name inside an expression, lower-cased."""
+    found = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            found.add(sub.id.lower())
+        elif isinstance(sub, ast.Attribute):
+            found.add(sub.attr.lower())
+    return found
+
+
+def tail_comparisons(source: str) -> list[int]:
+    """Line numbers of comparisons that re-code the tail rule (a frequency against a threshold).
+
+    Flagged: any ordering comparison with a ``tail_threshold`` operand, or with a ``*threshold*``
+    operand on one side and a ``*freq*`` or ``*count*`` one on the other. (A convergence test such
+    as ``decrease < threshold`` in mlviz.mds is not a tail rule and is not flagged.)
+    """
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        if not any(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in node.ops):
+            continue
+        sides = [_names(operand) for operand in [node.left, *node.comparators]]
+        everything = set().union(*sides)
+        has_threshold = [any("threshold" in name for name in side) for side in sides]
+        has_frequency = [any("freq" in n or "count" in n for n in side) for side in sides]
+        mixed = any(
+            has_threshold[i] and has_frequency[j]
+            for i in range(len(sides))
+            for j in range(len(sides))
+            if i != j
+        )
+        if "tail_threshold" in everything or mixed:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_tail_comparison_detector_finds_the_old_forms():
+    # the forms issue 21 found re-coded in six places; the detector must see each of them
+    for line in (
+        "tail = counts / n_samples < tail_threshold",
+        "is_tail = values < tail_threshold",
+        "tail = frequencies < threshold",
+        "n = int((frequencies < threshold).sum())",
+        "x = {'is_tail': frequencies[order] < tail_threshold}",
+    ):
+        assert tail_comparisons(line) == [1], line
+    assert tail_comparisons("if decrease < threshold:\n    pass") == []
+
+
+def test_the_tail_rule_is_coded_only_in_stats():
+    """One tail rule: ``frequency < threshold`` lives in mlviz.stats.is_tail, nowhere else."""
+    offenders = []
+    for path in [*sorted(PACKAGE.rglob("*.py")), *sorted((ROOT / "pages").rglob("*.py"))]:
+        lines = tail_comparisons(path.read_text())
+        if path == PACKAGE / "stats.py":
+            # is_tail's own comparison, and nothing else in stats
+            assert len(lines) == 1, f"mlviz/stats.py compares frequencies at lines {lines}"
+            continue
+        offenders += [f"{path.relative_to(ROOT)}:{line}" for line in lines]
+    assert not offenders, f"the tail rule re-coded (use mlviz.stats.is_tail): {offenders}"

@@ -20,6 +20,7 @@ from plotly.subplots import make_subplots
 from mlviz.figures._current import mark_current
 from mlviz.figures._style import WIDE_TITLE_CHARS, legible, method_color, title_height
 from mlviz.metrics import METRICS
+from mlviz.stats import is_tail
 
 __all__ = ["metric_bars", "metric_title", "metric_vs_param_figure", "per_label_figure"]
 
@@ -376,9 +377,9 @@ def per_label_figure(
         fig.update_xaxes(range=[-0.05, 1.05], tickvals=[0, 0.5, 1], row=1, col=panel)
     tail_note = ""
     if tail_threshold is not None:
-        is_tail = frequency < tail_threshold
-        if is_tail.any():
-            top = float(positions[is_tail].max()) + 0.5
+        in_tail = is_tail(frequency, tail_threshold)
+        if in_tail.any():
+            top = float(positions[in_tail].max()) + 0.5
             for panel in range(1, n_panels + 1):
                 fig.add_hrect(
                     y0=-0.5,

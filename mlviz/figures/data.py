@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from mlviz.figures._style import legible
+from mlviz.stats import is_tail
 
 
 def label_frequency_figure(
@@ -27,12 +28,12 @@ def label_frequency_figure(
     order = np.argsort(-frequencies, kind="stable")
     names = [label_names[i] for i in order]
     values = frequencies[order]
-    is_tail = values < tail_threshold
+    in_tail = is_tail(values, tail_threshold)
     fig = go.Figure(
         go.Bar(
             x=names,
             y=values,
-            marker_color=np.where(is_tail, "#d62728", "#1f77b4"),
+            marker_color=np.where(in_tail, "#d62728", "#1f77b4"),
             hovertemplate="%{x}<br>frequency %{y:.3%}<extra></extra>",
         )
     )
@@ -43,7 +44,7 @@ def label_frequency_figure(
         annotation_text=f"tail threshold {tail_threshold:.1%}",
     )
     fig.update_layout(
-        title=f"Label frequencies ({int(is_tail.sum())} of {len(values)} labels in the tail)",
+        title=f"Label frequencies ({int(in_tail.sum())} of {len(values)} labels in the tail)",
         xaxis_title="label (most frequent first)",
         yaxis_title="share of instances",
         yaxis_tickformat=".0%",

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mlviz.figures._style import GROUP_COLORS, TITLE_CHARS, legible
+from mlviz.stats import is_tail
 
 __all__ = [
     "MAX_NAMED_LABELS",
@@ -635,7 +636,7 @@ def cluster_table(
             "group": groups[order],
             "label": [names[i] for i in order],
             "frequency": frequencies[order],
-            "is_tail": frequencies[order] < tail_threshold,
+            "is_tail": is_tail(frequencies[order], tail_threshold),
         },
         index=pd.Index(order, name="column"),
     )

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from mlviz.stats import is_tail
+
 __all__ = [
     "labels_to_show",
     "never_predicted",
@@ -202,7 +204,7 @@ def tail_head_f1(
         label), and ``n_tail``, ``n_head``: how many labels each mean is over.
     """
     frequencies = np.asarray(frequencies, dtype=float).ravel()
-    tail = frequencies < threshold
+    tail = is_tail(frequencies, threshold)
     rows = {}
     for method, f1 in f1_by_method.items():
         f1 = np.asarray(f1, dtype=float).ravel()
