@@ -204,6 +204,19 @@ class CLEMS(MultiLabelEstimator):
     -----
     X is handed to the regressor in its own dtype when float32 (the default ridge then
     solves in float32); the embedding is computed from the labels alone, in float64.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.clems import CLEMS
+    >>> model = CLEMS(n_components=3, random_state=0).fit(X, Y)
+    >>> model.embedding_truth_.shape[1], model.predict(X[:3]).shape
+    (3, (3, 22))
+    >>> candidates = {tuple(row) for row in model.candidates_.tolist()}
+    >>> all(tuple(row) in candidates for row in model.predict(X).tolist())  # decoded to one
+    True
     """
 
     _parameter_constraints: dict = {
@@ -542,6 +555,14 @@ class CandidateCosts:
         Fingerprint of the training label matrix these were computed from.
     cost, max_candidates
         The settings used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.clems import compute_candidate_costs
+    >>> costs = compute_candidate_costs(np.array([[1, 0], [1, 0], [0, 1]]), "hamming")
+    >>> costs.candidates.tolist(), costs.candidate_counts.tolist(), costs.symmetric
+    ([[1, 0], [0, 1]], [2, 1], True)
     """
 
     candidates: np.ndarray
@@ -604,6 +625,15 @@ def compute_candidate_costs(
     Returns
     -------
     CandidateCosts
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.clems import compute_candidate_costs
+    >>> Y = np.array([[1, 0], [1, 0], [0, 1], [1, 1]])
+    >>> costs = compute_candidate_costs(Y, "hamming")
+    >>> costs.candidates.shape, costs.cost_matrix.shape
+    ((3, 2), (3, 3))
     """
     if not (callable(cost) or cost in _costs.COSTS):
         raise ValueError(
@@ -704,6 +734,17 @@ def decoded_label_frequencies(model: CLEMS, X, Y_true=None) -> pd.DataFrame:
         candidate label sets contain the label), ``decoded`` (rows of X whose decoded
         candidate contains it, i.e. the column sums of ``predict(X)``), ``decoded_share``
         (``decoded / n_samples``) and, with ``Y_true``, ``true`` and ``true_share``.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.clems import CLEMS, decoded_label_frequencies
+    >>> model = CLEMS(n_components=3, random_state=0).fit(X, Y)
+    >>> table = decoded_label_frequencies(model, X, Y)
+    >>> len(table), bool((table["decoded"] <= len(X)).all())
+    (22, True)
     """
     check_is_fitted(model)
     chosen = model.predict_candidates(X)

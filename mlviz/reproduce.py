@@ -70,7 +70,15 @@ TABLE_COLUMNS = (
 
 @dataclass(frozen=True)
 class Reference:
-    """One published number: ``value ± spread`` for a method on a data set."""
+    """One published number: ``value ± spread`` for a method on a data set.
+
+    Examples
+    --------
+    >>> from mlviz.reproduce import Reference
+    >>> reference = Reference("yeast", "ML-KNN", "hamming_loss", 0.194, 0.010)
+    >>> reference.value - reference.spread < 0.2 < reference.value + reference.spread
+    True
+    """
 
     dataset: str
     method: str
@@ -81,6 +89,17 @@ class Reference:
 
 @dataclass(frozen=True)
 class Protocol:
+    """How :func:`reproduce` runs one paper's experiment, and where its numbers come from.
+
+    Examples
+    --------
+    >>> from mlviz.reproduce import PAPERS
+    >>> sorted(PAPERS)
+    ['clems', 'grople', 'mlknn', 'plst']
+    >>> PAPERS["mlknn"].spread in ("sd", "se")
+    True
+    """
+
     key: str
     title: str
     source: str
@@ -95,7 +114,15 @@ class Protocol:
 def default_data_dir() -> Path:
     """The MULAN folder: :func:`mlviz.datasets.default_data_dir` (``$MLVIZ_DATA_DIR``, else
     ``../shared/data/mulan`` beside the repository), or that fallback path when neither exists
-    (so the error names where the data was looked for)."""
+    (so the error names where the data was looked for).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from mlviz.reproduce import default_data_dir
+    >>> isinstance(default_data_dir(), Path)  # $MLVIZ_DATA_DIR, else ../shared/data/mulan
+    True
+    """
     return datasets.default_data_dir() or datasets.REPO_ROOT.parent / "shared" / "data" / "mulan"
 
 
@@ -553,6 +580,17 @@ def reproduce(
     ------
     FileNotFoundError
         No data set of the protocol is in ``data_dir``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mlviz.reproduce import reproduce
+    >>> with tempfile.TemporaryDirectory() as empty:  # a real run needs the MULAN files
+    ...     try:
+    ...         reproduce("mlknn", empty, quick=True)
+    ...     except FileNotFoundError as error:
+    ...         print("needs", str(error).split("(")[1].split(")")[0])
+    needs yeast
     """
     protocol = _protocol(paper)
     notes: list[str] = []
@@ -590,7 +628,17 @@ def _fmt(value: float, spread: float | None = None) -> str:
 
 
 def to_markdown(table: pd.DataFrame, *, command: str | None = None) -> str:
-    """Markdown report of a :func:`reproduce` result: header, comparison table, claims, notes."""
+    """Markdown report of a :func:`reproduce` result: header, comparison table, claims, notes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mlviz.reproduce import TABLE_COLUMNS, to_markdown
+    >>> table = pd.DataFrame(columns=TABLE_COLUMNS)
+    >>> table.attrs.update(paper="mlknn", title="ML-KNN (2007)")
+    >>> to_markdown(table).splitlines()[0]
+    '### mlknn: ML-KNN (2007)'
+    """
     attrs = table.attrs
     spread_name = {"sd": "standard deviation", "se": "standard error"}.get(
         attrs.get("spread", "sd"), "spread"

@@ -46,12 +46,30 @@ def _labels(Y) -> np.ndarray:
 
 
 def label_cardinality(Y) -> float:
-    """Mean number of relevant labels per instance, ``1/N Σ_i |Y_i|``."""
+    """Mean number of relevant labels per instance, ``1/N Σ_i |Y_i|``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import label_cardinality
+    >>> round(label_cardinality(Y), 3)
+    1.6
+    """
     return float(_labels(Y).sum(axis=1).mean())
 
 
 def label_density(Y) -> float:
-    """Label cardinality divided by the number of labels L (mean of all Y entries)."""
+    """Label cardinality divided by the number of labels L (mean of all Y entries).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import label_density
+    >>> round(label_density(Y), 3)
+    0.533
+    """
     Y = _labels(Y)
     return float(Y.sum(axis=1).mean() / Y.shape[1])
 
@@ -79,6 +97,15 @@ def unique_rows(Y, *, return_inverse: bool = False):
     counts : ndarray of int64, shape (n_distinct,)
     inverse : ndarray of intp, shape (N,)
         Only with ``return_inverse=True``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import unique_rows
+    >>> rows, counts = unique_rows(Y)
+    >>> rows.tolist(), counts.tolist()
+    ([[0, 0, 0], [0, 1, 1], [1, 0, 1], [1, 1, 0]], [1, 1, 1, 2])
     """
     Y = np.ascontiguousarray(Y, dtype=np.uint8)
     if Y.shape[1] == 0:
@@ -99,7 +126,16 @@ def unique_rows(Y, *, return_inverse: bool = False):
 
 
 def distinct_labelsets(Y) -> int:
-    """Number of distinct label vectors (label sets) among the instances."""
+    """Number of distinct label vectors (label sets) among the instances.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import distinct_labelsets
+    >>> distinct_labelsets(Y)
+    4
+    """
     return int(len(unique_rows(_labels(Y))[1]))
 
 
@@ -108,6 +144,14 @@ def hypercube_sparsity_log10(Y) -> float:
 
     Computed as ``log10(distinct) - L log10(2)`` so it never overflows (2^L does for
     L > 1023). Always <= 0; e.g. yeast (198 distinct of 2^14) gives about -1.92.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import hypercube_sparsity_log10
+    >>> round(hypercube_sparsity_log10(Y), 3)  # 4 of the 2^3 = 8 vertices: log10(0.5)
+    -0.301
     """
     Y = _labels(Y)
     return math.log10(distinct_labelsets(Y)) - Y.shape[1] * math.log10(2.0)
@@ -120,6 +164,16 @@ def label_frequencies(Y, *, relative: bool = False) -> np.ndarray:
     ----------
     relative : bool
         Return the fraction of instances instead of counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import label_frequencies
+    >>> label_frequencies(Y).tolist()
+    [3, 3, 2]
+    >>> label_frequencies(Y, relative=True).tolist()
+    [0.6, 0.6, 0.4]
     """
     Y = _labels(Y)
     counts = Y.sum(axis=0, dtype=np.int64)
@@ -145,6 +199,12 @@ def is_tail(frequencies, threshold: float) -> np.ndarray:
     Returns
     -------
     ndarray of bool, shape (L,)
+
+    Examples
+    --------
+    >>> from mlviz.stats import is_tail
+    >>> is_tail([0.01, 0.05, 0.2], 0.05).tolist()  # at the threshold is not tail
+    [True, False, False]
     """
     return np.asarray(frequencies, dtype=float) < threshold
 
@@ -161,6 +221,14 @@ def tail_labels(Y, threshold: float) -> np.ndarray:
     -------
     ndarray of int
         Column indices, rarest first (ties in column order).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import tail_labels
+    >>> tail_labels(Y, 0.5).tolist()  # label 2 is on 40% of the instances
+    [2]
     """
     if not isinstance(threshold, (int, float)) or not 0.0 < float(threshold) <= 1.0:
         raise ValueError(
@@ -190,6 +258,16 @@ def cooccurrence(Y, normalize: Literal["jaccard", "conditional"] | None = None) 
     Returns
     -------
     ndarray of int64 (counts) or float64 (normalised)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import cooccurrence
+    >>> cooccurrence(Y).tolist()
+    [[3, 2, 1], [2, 3, 1], [1, 1, 2]]
+    >>> cooccurrence(Y, normalize="conditional").round(2)[0].tolist()  # P(j | label 0)
+    [1.0, 0.67, 0.33]
     """
     if normalize not in (None, "jaccard", "conditional"):
         raise ValueError(f"normalize must be None, 'jaccard' or 'conditional'; got {normalize!r}.")
@@ -224,6 +302,15 @@ def labelset_counts(Y, label_names=None) -> pd.DataFrame:
         ``labelset`` (tuple of label column indices, sorted), ``labels`` (their names joined by
         ``", "``, ``"∅"`` for the empty set), ``count`` (instances), ``size`` (number of labels).
         Ties in ``count`` are ordered by size, then by the index tuple.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import labelset_counts
+    >>> table = labelset_counts(Y, label_names=["a", "b", "c"])
+    >>> table["labels"].tolist(), table["count"].tolist()
+    (['a, b', '∅', 'a, c', 'b, c'], [2, 1, 1, 1])
     """
     if label_names is None and isinstance(Y, Dataset):
         label_names = Y.label_names
@@ -261,6 +348,14 @@ def summary(dataset: Dataset, *, tail_threshold: float = 0.01) -> dict[str, obje
         on exactly one instance), ``min_label_count`` / ``max_label_count`` (rarest and most
         frequent label), ``tail_labels`` (labels below ``tail_threshold`` relative frequency)
         and ``tail_threshold``.
+
+    Examples
+    --------
+    >>> from mlviz.stats import summary
+    >>> from mlviz.synthetic import make_cube
+    >>> numbers = summary(make_cube(n_samples=40, random_state=0))
+    >>> numbers["instances"], numbers["labels"], numbers["distinct"]
+    (40, 3, 7)
     """
     Y = _labels(dataset)
     sizes = Y.sum(axis=1)
