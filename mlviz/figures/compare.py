@@ -33,7 +33,14 @@ _PANEL_TITLE_BAND = 30
 
 
 def metric_title(metric: str) -> str:
-    """Display name with its direction, e.g. "Hamming loss ↓"; unknown metrics as given."""
+    """Display name with its direction, e.g. "Hamming loss ↓"; unknown metrics as given.
+
+    Examples
+    --------
+    >>> from mlviz.figures.compare import metric_title
+    >>> metric_title("hamming_loss"), metric_title("micro_f1")
+    ('Hamming loss ↓', 'Micro F1 ↑')
+    """
     info = METRICS.get(metric)
     return f"{info.label} {info.arrow}" if info is not None else metric
 
@@ -81,6 +88,18 @@ def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
         Panels in order of first appearance of each metric; within a panel, one marker trace
         per method in its fixed colour (legend shown once), ``y`` the mean and
         ``error_y.array`` the sd.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({"method": ["PLST", "PLST", "ML-KNN", "ML-KNN"],
+    ...                         "fold": [0, 1, 0, 1], "metric": "hamming_loss",
+    ...                         "value": [0.10, 0.12, 0.09, 0.11]})
+    >>> from mlviz.evaluation import aggregate
+    >>> from mlviz.figures.compare import metric_bars
+    >>> fig = metric_bars(aggregate(results))
+    >>> [trace.name for trace in fig.data]
+    ['PLST', 'ML-KNN']
     """
     _require(
         summary_df,
@@ -214,6 +233,18 @@ def metric_vs_param_figure(
     plotly.graph_objects.Figure
         One trace per method: ``x`` the parameter values (sorted), ``y`` the means,
         ``error_y.array`` the sds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from mlviz.figures.compare import metric_vs_param_figure
+    >>> summary = pd.DataFrame({"method": "GroPLE", "n_components": [5, 10, 20],
+    ...                         "metric": "micro_f1", "mean": [0.40, 0.45, 0.47],
+    ...                         "sd": [0.02, 0.02, 0.01]})
+    >>> fig = metric_vs_param_figure(summary, "n_components", "micro_f1", current=10)
+    >>> np.asarray(fig.data[0].x).tolist(), np.asarray(fig.data[0].y).tolist()
+    ([5, 10, 20], [0.4, 0.45, 0.47])
     """
     _require(
         df,
@@ -302,6 +333,19 @@ def per_label_figure(
     plotly.graph_objects.Figure
         Trace 0: frequency bars; then one marker trace per method (``y`` the label names, ``x``
         the scores; NaN scores, undefined, are left out).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.evaluation import OutOfFoldPredictions, per_label_comparison
+    >>> from mlviz.figures.compare import per_label_figure
+    >>> Y = np.array([[1, 0], [1, 1], [1, 0], [0, 0]])
+    >>> Y_pred = np.array([[1, 0], [1, 0], [1, 0], [0, 0]])
+    >>> predictions = {"PLST": OutOfFoldPredictions(Y_pred=Y_pred, Y_score=None)}
+    >>> table = per_label_comparison(predictions, Y, label_names=["x", "y"])
+    >>> fig = per_label_figure(table, ["PLST"], tail_threshold=0.3)
+    >>> len(fig.data), np.asarray(fig.data[1].y).tolist()
+    (2, [0.0, 1.0])
     """
     _require(
         table,

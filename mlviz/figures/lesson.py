@@ -44,6 +44,12 @@ def variance_kept(singular_values: np.ndarray, n_components: int) -> float:
     float
         In [0, 1]; NaN when every singular value is 0 (all training instances share one
         label set, so there is no variance to keep).
+
+    Examples
+    --------
+    >>> from mlviz.figures.lesson import variance_kept
+    >>> round(variance_kept([3.0, 2.0, 1.0], 1), 3)  # 9 / (9 + 4 + 1)
+    0.643
     """
     sigma = np.sort(np.abs(np.asarray(singular_values, dtype=float).ravel()))[::-1]
     if n_components < 0:
@@ -75,6 +81,13 @@ def unseen_labelset_share(Y_reference: np.ndarray, Y: np.ndarray) -> float:
     -------
     float
         In [0, 1]; NaN when ``Y`` has no rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.lesson import unseen_labelset_share
+    >>> unseen_labelset_share(np.array([[1, 0], [0, 1]]), np.array([[1, 0], [1, 1]]))
+    0.5
     """
     Y_reference = np.asarray(Y_reference)
     Y = np.asarray(Y)
@@ -104,6 +117,14 @@ def rows_per_group(row_support: np.ndarray) -> pd.DataFrame:
         ``private_rows`` (non-zero rows used by no other group). A group with
         ``rows_used > 0`` and ``private_rows == rows_used`` shares no latent dimension with
         the others: GroPLE models it independently (paper 001, §3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.lesson import rows_per_group
+    >>> support = np.array([[True, True, False], [False, True, True]])  # group x latent row
+    >>> rows_per_group(support).values.tolist()
+    [[2, 1], [2, 1]]
     """
     support = np.asarray(row_support, dtype=bool)
     if support.ndim != 2:
@@ -134,6 +155,15 @@ def never_predicted(Y_pred: np.ndarray, Y_true: np.ndarray) -> tuple[np.ndarray,
     missed : ndarray of intp
         The subset of ``never`` that occurs at least once in ``Y_true``: labels the model
         gets wrong on every instance that has them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.lesson import never_predicted
+    >>> Y_pred, Y_true = np.array([[1, 0, 0], [1, 0, 0]]), np.array([[1, 1, 0], [0, 0, 0]])
+    >>> never, missed = never_predicted(Y_pred, Y_true)
+    >>> never.tolist(), missed.tolist()
+    ([1, 2], [1])
     """
     Y_pred = np.asarray(Y_pred)
     Y_true = np.asarray(Y_true)
@@ -168,6 +198,18 @@ def votes_needed(prior: np.ndarray, cond_pos: np.ndarray, cond_neg: np.ndarray) 
     ndarray of int, shape (L,)
         The smallest winning count j in 0..k, or -1 when no count wins: the label is never
         predicted, whatever its neighbours carry.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.mlknn import MLkNN
+    >>> from mlviz.figures.lesson import votes_needed
+    >>> model = MLkNN(k=5).fit(X, Y)
+    >>> needed = votes_needed(model.prior_, model.cond_pos_, model.cond_neg_)
+    >>> needed.shape, bool(((needed >= -1) & (needed <= 5)).all())
+    ((22,), True)
     """
     prior = np.asarray(prior, dtype=float).ravel()
     cond_pos = np.asarray(cond_pos, dtype=float)
@@ -202,6 +244,15 @@ def tail_head_f1(
     pandas.DataFrame
         Index: the methods; columns ``tail_f1`` and ``head_f1`` (NaN when the part has no
         label), and ``n_tail``, ``n_head``: how many labels each mean is over.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.lesson import tail_head_f1
+    >>> frequencies = np.array([0.5, 0.3, 0.01])
+    >>> table = tail_head_f1(frequencies, {"PLST": np.array([0.9, 0.7, 0.0])}, 0.05)
+    >>> table.round(3).to_dict("records")
+    [{'tail_f1': 0.0, 'head_f1': 0.8, 'n_tail': 1, 'n_head': 2}]
     """
     frequencies = np.asarray(frequencies, dtype=float).ravel()
     tail = is_tail(frequencies, threshold)
@@ -242,6 +293,14 @@ def labels_to_show(priority: np.ndarray, keep: np.ndarray, max_shown: int) -> np
     ndarray of intp
         Label indices in ascending order; fewer than the kept labels only when more than
         ``max_shown`` are flagged (then the flagged ones with the highest priority).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.lesson import labels_to_show
+    >>> keep = np.array([True, False, True, True])
+    >>> labels_to_show(np.array([0.1, 0.9, 0.5, 0.7]), keep, max_shown=2).tolist()
+    [2, 3]
     """
     priority = np.asarray(priority, dtype=float).ravel()
     keep = np.asarray(keep, dtype=bool).ravel()
