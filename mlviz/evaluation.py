@@ -682,10 +682,10 @@ def dask_backend(address: str | None = None, **client_options) -> Iterator[Any]:
     Examples
     --------
     >>> from mlviz.evaluation import dask_backend
-    >>> dask_backend  # doctest: +ELLIPSIS
-    <function dask_backend at ...>
-    >>> # with dask_backend("tcp://scheduler:8786"):  # needs mlviz[dask] and a running scheduler
-    >>> #     results = cross_validate(estimators, X, Y, cv=5)
+    >>> with dask_backend(processes=False, n_workers=1, threads_per_worker=1,
+    ...                   dashboard_address=None) as client:  # an in-process cluster (mlviz[dask])
+    ...     print(client.status, len(client.scheduler_info()["workers"]))
+    running 1
     """
     try:
         from dask.distributed import Client
