@@ -560,7 +560,7 @@ class CandidateCosts:
     --------
     >>> import numpy as np
     >>> from mlviz.clems import compute_candidate_costs
-    >>> costs = compute_candidate_costs(np.array([[1, 0], [1, 0], [0, 1]]), "hamming")
+    >>> costs = compute_candidate_costs(np.array([[1, 0], [1, 0], [0, 1]]), cost="hamming")
     >>> costs.candidates.tolist(), costs.candidate_counts.tolist(), costs.symmetric
     ([[1, 0], [0, 1]], [2, 1], True)
     """
@@ -631,7 +631,7 @@ def compute_candidate_costs(
     >>> import numpy as np
     >>> from mlviz.clems import compute_candidate_costs
     >>> Y = np.array([[1, 0], [1, 0], [0, 1], [1, 1]])
-    >>> costs = compute_candidate_costs(Y, "hamming")
+    >>> costs = compute_candidate_costs(Y, cost="hamming")
     >>> costs.candidates.shape, costs.cost_matrix.shape
     ((3, 2), (3, 3))
     """
@@ -742,7 +742,7 @@ def decoded_label_frequencies(model: CLEMS, X, Y_true=None) -> pd.DataFrame:
     >>> X, Y = ds.X, ds.Y
     >>> from mlviz.clems import CLEMS, decoded_label_frequencies
     >>> model = CLEMS(n_components=3, random_state=0).fit(X, Y)
-    >>> table = decoded_label_frequencies(model, X, Y)
+    >>> table = decoded_label_frequencies(model, X, Y_true=Y)
     >>> len(table), bool((table["decoded"] <= len(X)).all())
     (22, True)
     """

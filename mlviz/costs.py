@@ -137,7 +137,8 @@ def paired_costs(A, B, cost: str) -> np.ndarray:
     Examples
     --------
     >>> from mlviz.costs import paired_costs
-    >>> paired_costs([[1, 1, 0], [0, 0, 1]], [[1, 0, 0], [0, 0, 1]], "hamming").round(3).tolist()
+    >>> truth, predicted = [[1, 1, 0], [0, 0, 1]], [[1, 0, 0], [0, 0, 1]]
+    >>> paired_costs(truth, predicted, cost="hamming").round(3).tolist()
     [0.333, 0.0]
     """
     _check_cost(cost)

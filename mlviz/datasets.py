@@ -388,7 +388,7 @@ def load_official_split(
     >>> from mlviz.datasets import default_data_dir, load_official_split
     >>> folder = default_data_dir()
     >>> if folder is not None and (folder / "emotions-train.arff").exists():
-    ...     train, test = load_official_split("mulan:emotions", folder)
+    ...     train, test = load_official_split("mulan:emotions", folder=folder)
     ...     print(train.n_labels == test.n_labels == 6)
     ... else:
     ...     print(True)  # no MULAN data here

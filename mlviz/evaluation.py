@@ -900,7 +900,8 @@ def nemenyi_critical_difference(n_methods: int, n_datasets: int, alpha: float = 
     Examples
     --------
     >>> from mlviz.evaluation import nemenyi_critical_difference
-    >>> round(nemenyi_critical_difference(3, 10), 3)  # 2.344 * sqrt(3 * 4 / (6 * 10))
+    >>> # q_0.05 sqrt(k (k + 1) / (6 N)) = 2.344 * sqrt(3 * 4 / (6 * 10))
+    >>> round(nemenyi_critical_difference(n_methods=3, n_datasets=10), 3)
     1.048
     """
     q = nemenyi_q_alpha(n_methods, alpha)

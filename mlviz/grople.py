@@ -71,7 +71,8 @@ def prox_l21(V: np.ndarray, threshold: float) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from mlviz.grople import prox_l21
-    >>> prox_l21(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0).round(3).tolist()  # row norms 5, 0.5
+    >>> V = np.array([[3.0, 4.0], [0.3, 0.4]])  # row norms 5 and 0.5
+    >>> prox_l21(V, threshold=1.0).round(3).tolist()
     [[2.4, 3.2], [0.0, 0.0]]
     """
     norms = np.linalg.norm(V, axis=1, keepdims=True)
@@ -88,7 +89,7 @@ def prox_l1(Z: np.ndarray, threshold: float) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from mlviz.grople import prox_l1
-    >>> prox_l1(np.array([[-2.0, 0.5, 1.5]]), 1.0).tolist()
+    >>> prox_l1(np.array([[-2.0, 0.5, 1.5]]), threshold=1.0).tolist()
     [[-1.0, 0.0, 0.5]]
     """
     return _soft_threshold(np.asarray(Z, dtype=np.float64), threshold)[0]
@@ -164,7 +165,7 @@ def prox_group_l21(V: np.ndarray, threshold: float, groups: np.ndarray) -> np.nd
     >>> import numpy as np
     >>> from mlviz.grople import prox_group_l21
     >>> V = np.array([[3.0, 0.3], [4.0, 0.4]])  # (d, L): label 0 in group 0, label 1 in group 1
-    >>> prox_group_l21(V, 1.0, np.array([0, 1])).round(3).tolist()
+    >>> prox_group_l21(V, threshold=1.0, groups=np.array([0, 1])).round(3).tolist()
     [[2.0, 0.0], [3.0, 0.0]]
     """
     return _prox_group_l21(V, threshold, groups, _group_indicator(groups))
@@ -260,7 +261,8 @@ def solve_group_coefficients(
     >>> from mlviz.grople import solve_group_coefficients
     >>> rng = np.random.default_rng(0)
     >>> U, Y_signed = rng.normal(size=(20, 3)), np.sign(rng.normal(size=(20, 5)))
-    >>> V, n_iter = solve_group_coefficients(U, Y_signed, 0.1, np.array([0, 0, 1, 1, 1]))
+    >>> groups = np.array([0, 0, 1, 1, 1])
+    >>> V, n_iter = solve_group_coefficients(U, Y_signed, lambda2=0.1, groups=groups)
     >>> V.shape, 1 <= n_iter <= 500
     ((3, 5), True)
     """
@@ -477,7 +479,8 @@ def fit_label_embedding(
     >>> ds, groups = make_planted(n_samples=150, random_state=0)
     >>> X, Y = ds.X, ds.Y
     >>> from mlviz.grople import fit_label_embedding
-    >>> U, V, history = fit_label_embedding(2.0 * Y - 1.0, groups, 5, 0.001, 1.0, random_state=0)
+    >>> U, V, history = fit_label_embedding(2.0 * Y - 1.0, groups, n_components=5, lambda1=0.001,
+    ...                                       lambda2=1.0, random_state=0)
     >>> U.shape, V.shape, 1 <= len(history) <= 50
     ((150, 5), (5, 22), True)
     """
@@ -796,7 +799,7 @@ def fit_feature_embedding(
     >>> from mlviz.grople import fit_feature_embedding
     >>> rng = np.random.default_rng(0)
     >>> X, U = rng.normal(size=(40, 6)), rng.normal(size=(40, 3))
-    >>> Z, intercept, history = fit_feature_embedding(X, U, 0.01, 0.1)
+    >>> Z, intercept, history = fit_feature_embedding(X, U, alpha=0.01, beta=0.1)
     >>> Z.shape, intercept.shape, len(history) <= 200
     ((6, 3), (3,), True)
     """

@@ -116,7 +116,7 @@ def check_groups(groups, n_labels: int) -> np.ndarray:
     Examples
     --------
     >>> from mlviz.label_clustering import check_groups
-    >>> check_groups([3, 3, 1], 3).tolist()
+    >>> check_groups([3, 3, 1], n_labels=3).tolist()
     [0, 0, 1]
     """
     if (
@@ -795,7 +795,7 @@ def clustering_stability(
     >>> ds, groups = make_planted(n_samples=150, random_state=0)
     >>> X, Y = ds.X, ds.Y
     >>> from mlviz.label_clustering import clustering_stability
-    >>> table = clustering_stability(Y, [2, 4], n_resamples=3, random_state=0)
+    >>> table = clustering_stability(Y, n_groups=[2, 4], n_resamples=3, random_state=0)
     >>> table["n_groups"].tolist(), bool(table["stability"].between(-1, 1).all())
     ([2, 4], True)
     """

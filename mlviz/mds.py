@@ -104,7 +104,7 @@ def classical_mds(dissimilarities: np.ndarray, n_components: int) -> np.ndarray:
     >>> import numpy as np
     >>> from mlviz.mds import classical_mds, euclidean_distances
     >>> points = np.array([[0.0], [1.0], [3.0]])
-    >>> embedding = classical_mds(euclidean_distances(points), 1)
+    >>> embedding = classical_mds(euclidean_distances(points), n_components=1)
     >>> np.abs(euclidean_distances(embedding)).round(6).tolist()  # the distances come back
     [[0.0, 1.0, 3.0], [1.0, 0.0, 2.0], [3.0, 2.0, 0.0]]
     """
@@ -263,7 +263,7 @@ def landmark_mds(
     >>> points = np.array([[0.0], [1.0], [3.0], [6.0]])
     >>> landmarks = points[:3]
     >>> embedding = landmark_mds(
-    ...     euclidean_distances(landmarks), euclidean_distances(points, landmarks), 1
+    ...     euclidean_distances(landmarks), euclidean_distances(points, landmarks), n_components=1
     ... )
     >>> euclidean_distances(embedding)[0].round(6).tolist()
     [0.0, 1.0, 3.0, 6.0]
@@ -440,7 +440,7 @@ def weighted_smacof(
     >>> from mlviz.mds import classical_mds, euclidean_distances, weighted_smacof
     >>> D = euclidean_distances(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [1.0, 2.0]]))
     >>> start = classical_mds(D, 2) + np.random.default_rng(0).normal(scale=0.1, size=(4, 2))
-    >>> embedding, stress, history = weighted_smacof(D, None, 2, init=start)
+    >>> embedding, stress, history = weighted_smacof(D, weights=None, n_components=2, init=start)
     >>> embedding.shape, bool(stress < 1e-3), bool(history[-1] < history[0])
     ((4, 2), True, True)
     """

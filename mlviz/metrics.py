@@ -472,7 +472,8 @@ def tail_head_scores(
     >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
     >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
     >>> from mlviz.metrics import tail_head_scores
-    >>> scores = tail_head_scores(Y_true, Y_pred, 0.5)  # label c (1 of 3 rows) is the tail
+    >>> # label c, on 1 of 3 rows, is the tail
+    >>> scores = tail_head_scores(Y_true, Y_pred, tail_threshold=0.5)
     >>> {key: round(value, 3) for key, value in scores.items()}
     {'tail_macro_f1': 0.0, 'head_macro_f1': 0.833, 'tail_recall': 0.0}
     """

@@ -774,7 +774,7 @@ def neighbors_graph(
     >>> ds, groups = make_planted(n_samples=150, random_state=0)
     >>> X, Y = ds.X, ds.Y
     >>> from mlviz.mlknn import neighbors_graph
-    >>> graph = neighbors_graph(X[:3], X, 4)
+    >>> graph = neighbors_graph(X[:3], X, n_neighbors=4)
     >>> graph.shape, graph.getnnz(axis=1).tolist()
     ((3, 150), [4, 4, 4])
     """

@@ -66,7 +66,8 @@ def label_frequency_table(
     --------
     >>> import numpy as np
     >>> from mlviz.per_label import label_frequency_table
-    >>> table = label_frequency_table(np.array([[1, 0], [1, 0], [1, 1], [0, 0]]), 0.5, ["a", "b"])
+    >>> Y_train = np.array([[1, 0], [1, 0], [1, 1], [0, 0]])
+    >>> table = label_frequency_table(Y_train, tail_threshold=0.5, label_names=["a", "b"])
     >>> table["train_count"].tolist(), table["tail"].tolist()
     ([3, 1], [False, True])
     """
@@ -149,7 +150,8 @@ def plst_label_table(
     >>> from mlviz.linear import PLST
     >>> from mlviz.per_label import plst_label_table
     >>> model = PLST(4).fit(X_train, Y_train)
-    >>> table = plst_label_table(model, X_test, Y_test, Y_train, 0.05, ds.label_names)
+    >>> table = plst_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
     >>> len(table), bool(table["unrepresented"].dropna().between(0, 1).all())
     (22, True)
     """
@@ -193,7 +195,8 @@ def clems_label_table(
     >>> from mlviz.clems import CLEMS
     >>> from mlviz.per_label import clems_label_table
     >>> model = CLEMS(n_components=3, random_state=0).fit(X_train, Y_train)
-    >>> table = clems_label_table(model, X_test, Y_test, Y_train, 0.05, ds.label_names)
+    >>> table = clems_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
     >>> len(table), bool((table["predicted"] == table["decoded"]).all())
     (22, True)
     """
@@ -241,7 +244,8 @@ def mlknn_label_table(
     >>> from mlviz.mlknn import MLkNN
     >>> from mlviz.per_label import mlknn_label_table
     >>> model = MLkNN(k=5).fit(X_train, Y_train)
-    >>> table = mlknn_label_table(model, X_test, Y_test, Y_train, 0.05, ds.label_names)
+    >>> table = mlknn_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
     >>> len(table), bool(table["prior"].between(0, 1).all())
     (22, True)
     """
@@ -296,7 +300,8 @@ def grople_label_table(
     >>> from mlviz.per_label import grople_label_table
     >>> model = GroPLE(n_components=5, n_groups=4, random_state=0).fit(X_train, Y_train)
     >>> baseline = BinaryRelevance().fit(X_train, Y_train)
-    >>> table = grople_label_table(model, baseline, X_test, Y_test, Y_train, 0.05, ds.label_names)
+    >>> table = grople_label_table(model, baseline, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
     >>> len(table), sorted(table["group"].unique().tolist())
     (22, [0, 1, 2, 3])
     """

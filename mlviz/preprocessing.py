@@ -86,7 +86,7 @@ def with_feature_steps(estimator: Any, scaling: str, *, sparse: bool, impute: bo
     --------
     >>> from sklearn.linear_model import Ridge
     >>> from mlviz.preprocessing import with_feature_steps
-    >>> model = with_feature_steps(Ridge(), "unit_rows", sparse=False, impute=False)
+    >>> model = with_feature_steps(Ridge(), scaling="unit_rows", sparse=False, impute=False)
     >>> [name for name, _ in model.steps]  # doctest: +ELLIPSIS
     [..., 'ridge']
     """
@@ -104,7 +104,7 @@ def fit_transform_split(
     >>> import numpy as np
     >>> from mlviz.preprocessing import fit_transform_split
     >>> X_train, X_test = np.array([[1.0, 2.0], [3.0, 6.0]]), np.array([[2.0, 4.0]])
-    >>> train, test = fit_transform_split(X_train, X_test, "standardise", impute=False)
+    >>> train, test = fit_transform_split(X_train, X_test, scaling="standardise", impute=False)
     >>> train.tolist(), test.tolist()
     ([[-1.0, -1.0], [1.0, 1.0]], [[0.0, 0.0]])
     """

@@ -75,7 +75,8 @@ class Reference:
     Examples
     --------
     >>> from mlviz.reproduce import Reference
-    >>> reference = Reference("yeast", "ML-KNN", "hamming_loss", 0.194, 0.010)
+    >>> reference = Reference(dataset="yeast", method="ML-KNN", metric="hamming_loss",
+    ...                       value=0.194, spread=0.010)
     >>> reference.value - reference.spread < 0.2 < reference.value + reference.spread
     True
     """
@@ -587,7 +588,7 @@ def reproduce(
     >>> from mlviz.reproduce import reproduce
     >>> with tempfile.TemporaryDirectory() as empty:  # a real run needs the MULAN files
     ...     try:
-    ...         reproduce("mlknn", empty, quick=True)
+    ...         reproduce("mlknn", data_dir=empty, quick=True)
     ...     except FileNotFoundError as error:
     ...         print("needs", str(error).split("(")[1].split(")")[0])
     needs yeast

@@ -108,7 +108,7 @@ def cosamp(
     >>> dictionary = np.random.default_rng(0).normal(size=(12, 20))
     >>> signal = np.zeros(20)
     >>> signal[[3, 11]] = [1.0, -2.0]
-    >>> coefs = cosamp(dictionary, dictionary @ signal, 2)
+    >>> coefs = cosamp(dictionary, dictionary @ signal, sparsity=2)
     >>> np.flatnonzero(coefs).tolist(), bool(np.allclose(coefs, signal))
     ([3, 11], True)
     """

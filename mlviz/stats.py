@@ -203,7 +203,7 @@ def is_tail(frequencies, threshold: float) -> np.ndarray:
     Examples
     --------
     >>> from mlviz.stats import is_tail
-    >>> is_tail([0.01, 0.05, 0.2], 0.05).tolist()  # at the threshold is not tail
+    >>> is_tail([0.01, 0.05, 0.2], threshold=0.05).tolist()  # at the threshold is not tail
     [True, False, False]
     """
     return np.asarray(frequencies, dtype=float) < threshold
@@ -227,7 +227,7 @@ def tail_labels(Y, threshold: float) -> np.ndarray:
     >>> import numpy as np
     >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
     >>> from mlviz.stats import tail_labels
-    >>> tail_labels(Y, 0.5).tolist()  # label 2 is on 40% of the instances
+    >>> tail_labels(Y, threshold=0.5).tolist()  # label 2 is on 40% of the instances
     [2]
     """
     if not isinstance(threshold, (int, float)) or not 0.0 < float(threshold) <= 1.0:

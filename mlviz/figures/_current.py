@@ -57,7 +57,8 @@ def mark_current(
     --------
     >>> import plotly.graph_objects as go
     >>> from mlviz.figures._current import mark_current
-    >>> fig = mark_current(go.Figure(go.Scatter(x=[1, 2, 3], y=[3, 2, 1])), 2, "M", where="x")
+    >>> fig = mark_current(go.Figure(go.Scatter(x=[1, 2, 3], y=[3, 2, 1])), value=2, name="M",
+    ...                    where="x")
     >>> len(fig.layout.shapes), fig.layout.annotations[0].text
     (1, 'you are here: M = 2')
     """

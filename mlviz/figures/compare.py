@@ -242,7 +242,7 @@ def metric_vs_param_figure(
     >>> summary = pd.DataFrame({"method": "GroPLE", "n_components": [5, 10, 20],
     ...                         "metric": "micro_f1", "mean": [0.40, 0.45, 0.47],
     ...                         "sd": [0.02, 0.02, 0.01]})
-    >>> fig = metric_vs_param_figure(summary, "n_components", "micro_f1", current=10)
+    >>> fig = metric_vs_param_figure(summary, param="n_components", metric="micro_f1", current=10)
     >>> np.asarray(fig.data[0].x).tolist(), np.asarray(fig.data[0].y).tolist()
     ([5, 10, 20], [0.4, 0.45, 0.47])
     """

@@ -154,7 +154,7 @@ def vk_heatmap(
     >>> from mlviz.grople import GroPLE
     >>> from mlviz.figures.grople import vk_heatmap
     >>> model = GroPLE(n_components=5, n_groups=4, random_state=0).fit(X, Y)
-    >>> fig = vk_heatmap(model.V_, model.groups_, ds.label_names, model.row_support_)
+    >>> fig = vk_heatmap(model.V_, model.groups_, ds.label_names, row_support=model.row_support_)
     >>> len(fig.data), len(fig.data[0].z), len(fig.data[0].z[0])  # d rows, L + K - 1 columns
     (1, 5, 25)
     """

@@ -285,7 +285,7 @@ def drill_down_members(
     >>> import numpy as np
     >>> from mlviz.figures.label_clusters import drill_down_members
     >>> groups, frequencies = np.array([0, 1, 1, 1]), np.array([0.5, 0.1, 0.3, 0.2])
-    >>> members, note = drill_down_members(groups, 1, frequencies, max_labels=2)
+    >>> members, note = drill_down_members(groups, group=1, frequencies=frequencies, max_labels=2)
     >>> members.tolist(), note
     ([2, 3], 'the 2 most frequent of its 3 labels')
     """
@@ -541,7 +541,7 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
     >>> import numpy as np
     >>> from mlviz.label_clustering import clustering_stability
     >>> from mlviz.figures.label_clusters import stability_figure
-    >>> sweep = clustering_stability(Y, [2, 4], n_resamples=3, random_state=0)
+    >>> sweep = clustering_stability(Y, n_groups=[2, 4], n_resamples=3, random_state=0)
     >>> fig = stability_figure(sweep, chosen_k=4)
     >>> np.asarray(fig.data[0].x).tolist()
     [2, 4]
@@ -725,7 +725,8 @@ def cluster_table(
     >>> import numpy as np
     >>> from mlviz.figures.label_clusters import cluster_table
     >>> frequencies = np.array([0.5, 0.2, 0.01])
-    >>> table = cluster_table(np.array([1, 0, 1]), ["a", "b", "c"], frequencies, 0.05)
+    >>> groups = np.array([1, 0, 1])
+    >>> table = cluster_table(groups, ["a", "b", "c"], frequencies, tail_threshold=0.05)
     >>> table[["group", "label", "is_tail"]].values.tolist()
     [[0, 'b', False], [1, 'a', False], [1, 'c', True]]
     """

@@ -250,7 +250,7 @@ def tail_head_f1(
     >>> import numpy as np
     >>> from mlviz.figures.lesson import tail_head_f1
     >>> frequencies = np.array([0.5, 0.3, 0.01])
-    >>> table = tail_head_f1(frequencies, {"PLST": np.array([0.9, 0.7, 0.0])}, 0.05)
+    >>> table = tail_head_f1(frequencies, {"PLST": np.array([0.9, 0.7, 0.0])}, threshold=0.05)
     >>> table.round(3).to_dict("records")
     [{'tail_f1': 0.0, 'head_f1': 0.8, 'n_tail': 1, 'n_head': 2}]
     """

@@ -165,7 +165,7 @@ def encoding_error_figure(
     >>> import numpy as np
     >>> from mlviz.figures.linear import encoding_error_figure
     >>> train_error, test_error = np.array([0.2, 0.1, 0.05]), np.array([0.25, 0.15, 0.1])
-    >>> fig = encoding_error_figure(train_error, test_error, current=2)
+    >>> fig = encoding_error_figure(train_error, test_error=test_error, current=2)
     >>> [trace.name for trace in fig.data]
     ['PLST, training set', 'PLST, test set']
     """

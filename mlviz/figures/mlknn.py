@@ -237,7 +237,7 @@ def neighbors_table(
     >>> X, Y = ds.X, ds.Y
     >>> from mlviz.mlknn import neighbors_graph
     >>> from mlviz.figures.mlknn import neighbors_table
-    >>> graph = neighbors_graph(X[:1], X[1:], 3)
+    >>> graph = neighbors_graph(X[:1], X[1:], n_neighbors=3)
     >>> indices, distances = graph.indices, graph.data
     >>> table = neighbors_table(indices, distances, Y[1:][indices], ds.label_names)
     >>> table["rank"].tolist(), bool((table["n_labels"] == Y[1:][indices].sum(axis=1)).all())

@@ -95,7 +95,7 @@ def html_report(
     >>> import plotly.graph_objects as go
     >>> from mlviz.figures.report import html_report
     >>> figures = {"spectrum": go.Figure(go.Bar(y=[3, 2, 1]))}
-    >>> page = html_report("PLST on <yeast>", figures, {"M": 4})
+    >>> page = html_report("PLST on <yeast>", figures, parameters={"M": 4})
     >>> page.startswith("<!DOCTYPE html>"), "PLST on &lt;yeast&gt;" in page
     (True, True)
     """

@@ -227,8 +227,9 @@ def plst_tail_figure(
     >>> from mlviz.per_label import plst_label_table
     >>> from mlviz.figures.tail import plst_tail_figure
     >>> model = PLST(4).fit(X_train, Y_train)
-    >>> table = plst_label_table(model, X_test, Y_test, Y_train, 0.05, ds.label_names)
-    >>> fig = plst_tail_figure(table, 0.05, n_components=4)
+    >>> table = plst_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> fig = plst_tail_figure(table, tail_threshold=0.05, n_components=4)
     >>> len(fig.data)
     2
     """
@@ -331,8 +332,9 @@ def clems_tail_figure(
     >>> from mlviz.per_label import clems_label_table
     >>> from mlviz.figures.tail import clems_tail_figure
     >>> model = CLEMS(n_components=3, random_state=0).fit(X_train, Y_train)
-    >>> table = clems_label_table(model, X_test, Y_test, Y_train, 0.05, ds.label_names)
-    >>> fig = clems_tail_figure(table, 0.05)
+    >>> table = clems_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> fig = clems_tail_figure(table, tail_threshold=0.05)
     >>> len(fig.data)
     2
     """
@@ -419,8 +421,9 @@ def mlknn_tail_figure(
     >>> from mlviz.per_label import mlknn_label_table
     >>> from mlviz.figures.tail import mlknn_tail_figure
     >>> model = MLkNN(k=5).fit(X_train, Y_train)
-    >>> table = mlknn_label_table(model, X_test, Y_test, Y_train, 0.05, ds.label_names)
-    >>> fig = mlknn_tail_figure(table, 0.05)
+    >>> table = mlknn_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> fig = mlknn_tail_figure(table, tail_threshold=0.05)
     >>> len(fig.data), len(fig.data[0].y)
     (2, 22)
     """
@@ -517,8 +520,9 @@ def grople_tail_figure(
     >>> from mlviz.figures.tail import grople_tail_figure
     >>> model = GroPLE(n_components=5, n_groups=4, random_state=0).fit(X_train, Y_train)
     >>> baseline = BinaryRelevance().fit(X_train, Y_train)
-    >>> table = grople_label_table(model, baseline, X_test, Y_test, Y_train, 0.05, ds.label_names)
-    >>> fig = grople_tail_figure(table, 0.05)
+    >>> table = grople_label_table(model, baseline, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> fig = grople_tail_figure(table, tail_threshold=0.05)
     >>> [trace.name for trace in fig.data]
     ['GroPLE test F1', 'BR test F1']
     """

@@ -17,7 +17,7 @@ class DataFormatError(ValueError):
     >>> import io
     >>> from mlviz.io import DataFormatError, load_csv
     >>> try:
-    ...     load_csv(io.StringIO("x,a\\n1,2\\n"), ["a"])
+    ...     load_csv(io.StringIO("x,a\\n1,2\\n"), label_columns=["a"])
     ... except DataFormatError:
     ...     print("rejected")
     rejected

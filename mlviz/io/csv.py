@@ -57,7 +57,8 @@ def load_csv(
     --------
     >>> import io
     >>> from mlviz.io import load_csv
-    >>> ds = load_csv(io.StringIO("x1,x2,a,b\\n0.5,1,1,0\\n2,0,0,1\\n1,1,1,1\\n"), ["a", "b"])
+    >>> table = io.StringIO("x1,x2,a,b\\n0.5,1,1,0\\n2,0,0,1\\n1,1,1,1\\n")
+    >>> ds = load_csv(table, label_columns=["a", "b"])
     >>> ds.X.shape, ds.label_names, ds.Y.sum(axis=0).tolist()
     ((3, 2), ('a', 'b'), [2, 2])
     """
