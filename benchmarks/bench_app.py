@@ -30,7 +30,6 @@ SLIDER = "[data-testid='stMain'] [data-testid='stSlider'] input[type='range']"
 SIGNATURE = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
     .map(p => JSON.stringify([(p.data || []).map(t => [t.x, t.y, t.marker && t.marker.color]),
                               p.layout && p.layout.title])).join('|')"""
-IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 
 def _first_visit(page, url: str, path: str, dataset: str) -> float:
@@ -38,18 +37,17 @@ def _first_visit(page, url: str, path: str, dataset: str) -> float:
     start = time.perf_counter()
     page.goto(f"{url}/{path}?dataset={dataset}")
     page.wait_for_selector(".js-plotly-plot", timeout=300_000)
-    page.wait_for_function(IDLE, timeout=300_000)
-    page.wait_for_timeout(300)  # a rerun can start just after the first idle moment
-    page.wait_for_function(IDLE, timeout=300_000)
-    return time.perf_counter() - start - 0.3
+    # idle = the script state quiet for QUIET_MS (a rerun can start just after a run ends)
+    _browser.wait_idle(page, timeout=300_000)
+    return time.perf_counter() - start - _browser.QUIET_MS / 1000
 
 
 def _slider_redraw(page, url: str, path: str, dataset: str) -> float:
     """Seconds from a slider key press until a chart on the page shows new data."""
     page.goto(f"{url}/{path}?dataset={dataset}")
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
-    page.wait_for_function(IDLE, timeout=120_000)
-    page.wait_for_timeout(500)
+    _browser.wait_idle(page, timeout=120_000)
+    _browser.wait_settled(page)
     slider = page.locator(SLIDER).first
     slider.focus()
     before = page.evaluate(SIGNATURE)
@@ -118,17 +116,18 @@ def run(repeats: int = 3) -> pd.DataFrame:
                 _first_visit(page, url, "grople", "mulan:medical")
                 slider = page.locator(SLIDER).first
                 slider.focus()
+                since = _browser.runs_so_far(page)
                 page.keyboard.press("ArrowLeft")  # a new d, so the fit is not cached
-                page.wait_for_function(IDLE, timeout=120_000)
+                _browser.wait_idle(page, since, timeout=120_000)
+                since = _browser.runs_so_far(page)
                 start = time.perf_counter()
                 page.get_by_role("button", name="Fit GroPLE").click()
-                page.wait_for_timeout(200)
-                page.wait_for_function(IDLE, timeout=300_000)
+                _browser.wait_idle(page, since, timeout=300_000)
                 rows.append(
                     {
                         "measurement": "GroPLE refit (d changed) until redrawn",
                         "dataset": "medical",
-                        "seconds": time.perf_counter() - start,
+                        "seconds": time.perf_counter() - start - _browser.QUIET_MS / 1000,
                     }
                 )
                 page.close()

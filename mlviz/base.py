@@ -44,6 +44,14 @@ class MultiLabelEstimator(ClassifierMixin, BaseEstimator):
     feature_names_in_ : ndarray of str
         Only when X was a DataFrame with string column names.
     n_labels_ : int
+
+    Examples
+    --------
+    >>> from mlviz.base import MultiLabelEstimator
+    >>> from mlviz.linear import PLST
+    >>> from mlviz.mlknn import MLkNN
+    >>> issubclass(PLST, MultiLabelEstimator), issubclass(MLkNN, MultiLabelEstimator)
+    (True, True)
     """
 
     # float32 X stays float32 where the maths allows it; a subclass whose computation needs

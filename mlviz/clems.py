@@ -74,6 +74,22 @@ class CLEMSExplanation:
         prediction-role point: the embedding's estimate of the cost of predicting it) and
         ``cost_if_truth`` (the true cost c(truth=this candidate, prediction=decoded label
         vector): what the decision costs if this neighbour is the real answer).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz import CLEMS
+    >>> X = np.array([[0.0], [0.1], [1.0], [1.1], [2.0], [2.1]])
+    >>> Y = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [1, 1], [1, 1]])
+    >>> why = CLEMS(n_components=2, random_state=0).fit(X, Y).explain(X[:1], n=3)
+    >>> why.embedding.shape, why.prediction.shape, len(why.candidates)
+    ((2,), (2,), 3)
+    >>> # the decoded vector is the nearest candidate, the first row of the table
+    >>> model_labels = [tuple(np.flatnonzero(why.prediction))]
+    >>> list(why.candidates["labels"][:1]) == model_labels
+    True
+    >>> list(why.candidates.columns)
+    ['candidate', 'labels', 'count', 'distance', 'cost_if_truth']
     """
 
     embedding: np.ndarray
@@ -246,6 +262,19 @@ class CLEMS(MultiLabelEstimator):
     -----
     X is handed to the regressor in its own dtype when float32 (the default ridge then
     solves in float32); the embedding is computed from the labels alone, in float64.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.clems import CLEMS
+    >>> model = CLEMS(n_components=3, random_state=0).fit(X, Y)
+    >>> model.embedding_truth_.shape[1], model.predict(X[:3]).shape
+    (3, (3, 22))
+    >>> candidates = {tuple(row) for row in model.candidates_.tolist()}
+    >>> all(tuple(row) in candidates for row in model.predict(X).tolist())  # decoded to one
+    True
     """
 
     _parameter_constraints: dict = {
@@ -572,6 +601,14 @@ class CandidateCosts:
         Fingerprint of the training label matrix these were computed from.
     cost, max_candidates
         The settings used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.clems import compute_candidate_costs
+    >>> costs = compute_candidate_costs(np.array([[1, 0], [1, 0], [0, 1]]), cost="hamming")
+    >>> costs.candidates.tolist(), costs.candidate_counts.tolist(), costs.symmetric
+    ([[1, 0], [0, 1]], [2, 1], True)
     """
 
     candidates: np.ndarray
@@ -634,6 +671,15 @@ def compute_candidate_costs(
     Returns
     -------
     CandidateCosts
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.clems import compute_candidate_costs
+    >>> Y = np.array([[1, 0], [1, 0], [0, 1], [1, 1]])
+    >>> costs = compute_candidate_costs(Y, cost="hamming")
+    >>> costs.candidates.shape, costs.cost_matrix.shape
+    ((3, 2), (3, 3))
     """
     if not (callable(cost) or cost in _costs.COSTS):
         raise ValueError(
@@ -734,6 +780,17 @@ def decoded_label_frequencies(model: CLEMS, X, *, Y_true=None) -> pd.DataFrame:
         candidate label sets contain the label), ``decoded`` (rows of X whose decoded
         candidate contains it, i.e. the column sums of ``predict(X)``), ``decoded_share``
         (``decoded / n_samples``) and, with ``Y_true``, ``true`` and ``true_share``.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.clems import CLEMS, decoded_label_frequencies
+    >>> model = CLEMS(n_components=3, random_state=0).fit(X, Y)
+    >>> table = decoded_label_frequencies(model, X, Y_true=Y)
+    >>> len(table), bool((table["decoded"] <= len(X)).all())
+    (22, True)
     """
     check_is_fitted(model)
     chosen = model.predict_candidates(X)

@@ -50,6 +50,12 @@ def is_symmetric(cost: str) -> bool:
     """Whether ``c(a, b) == c(b, a)`` for every pair of label vectors.
 
     CLEMS needs the mirroring trick only for asymmetric costs (``"rank_loss"``).
+
+    Examples
+    --------
+    >>> from mlviz.costs import is_symmetric
+    >>> is_symmetric("hamming"), is_symmetric("rank_loss")
+    (True, False)
     """
     return _SYMMETRIC[_check_cost(cost)]
 
@@ -127,6 +133,13 @@ def paired_costs(A, B, cost: str) -> np.ndarray:
     Returns
     -------
     ndarray of float64, shape (n,)
+
+    Examples
+    --------
+    >>> from mlviz.costs import paired_costs
+    >>> truth, predicted = [[1, 1, 0], [0, 0, 1]], [[1, 0, 0], [0, 0, 1]]
+    >>> paired_costs(truth, predicted, cost="hamming").round(3).tolist()
+    [0.333, 0.0]
     """
     _check_cost(cost)
     A = check_label_matrix(A, name="A")

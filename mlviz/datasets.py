@@ -48,6 +48,13 @@ def default_data_dir() -> Path | None:
 
     The environment variable is returned even when it names a missing folder (so a caller can
     report it); the fallback only when it exists. None when there is neither.
+
+    Examples
+    --------
+    >>> from mlviz.datasets import default_data_dir
+    >>> folder = default_data_dir()  # None when no MULAN folder is configured or found
+    >>> folder is None or folder.is_dir()
+    True
     """
     configured = os.environ.get(DATA_DIR_ENV, "").strip()
     if configured:
@@ -79,6 +86,13 @@ class DatasetSource:
         ``n_features`` counts the feature attributes declared in the file; loading may encode
         a nominal one into several columns or drop an id/string one (genbase, birds), so the
         loaded :class:`Dataset` can differ by a few columns.
+
+    Examples
+    --------
+    >>> from mlviz.datasets import list_sources
+    >>> source = list_sources()[0]
+    >>> source.key, source.kind, source.n_labels
+    ('sample:planted', 'sample', 22)
     """
 
     key: str
@@ -298,6 +312,12 @@ def list_sources(folder: Path | None = None) -> list[DatasetSource]:
         used when its labels are known: ``name.xml`` (also for the split files) or MEKA's
         ``-C n`` in ``@relation``. A lone ``name-train.arff`` is a source of its own. A
         missing folder adds nothing. Folder sets are sorted by name.
+
+    Examples
+    --------
+    >>> from mlviz.datasets import list_sources
+    >>> [source.key for source in list_sources() if source.kind == "sample"]
+    ['sample:planted', 'sample:cube']
     """
     sources = _sample_sources(SAMPLE_DIR)
     folder = default_data_dir() if folder is None else Path(folder)
@@ -329,6 +349,13 @@ def load_source(
 
     ``missing`` is passed to :func:`mlviz.io.load_arff`. A source without a whole-data file is
     its training rows followed by its test rows (:func:`stack_split`).
+
+    Examples
+    --------
+    >>> from mlviz.datasets import load_source
+    >>> ds = load_source("sample:cube")
+    >>> ds.name, ds.Y.shape[1]
+    ('cube', 3)
     """
     source = _resolve(source_or_key, folder)
     if source.path is None:
@@ -355,6 +382,17 @@ def load_official_split(
         The source has no official split.
     DataFormatError
         The two files declare different features or labels.
+
+    Examples
+    --------
+    >>> from mlviz.datasets import default_data_dir, load_official_split
+    >>> folder = default_data_dir()
+    >>> if folder is not None and (folder / "emotions-train.arff").exists():
+    ...     train, test = load_official_split("mulan:emotions", folder=folder)
+    ...     print(train.n_labels == test.n_labels == 6)
+    ... else:
+    ...     print(True)  # no MULAN data here
+    True
     """
     source = _resolve(source_or_key, folder)
     if not source.has_official_split:
@@ -392,6 +430,15 @@ def stack_split(train: Dataset, test: Dataset, *, name: str) -> Dataset:
     """One data set: the rows of ``train``, then the rows of ``test`` (CSR if either is sparse).
 
     Row ``i < train.n_samples`` is training row ``i``; the rest are the test rows in order.
+
+    Examples
+    --------
+    >>> from mlviz.datasets import stack_split
+    >>> from mlviz.synthetic import make_cube
+    >>> train = make_cube(n_samples=30, random_state=0)
+    >>> test = make_cube(n_samples=10, random_state=1)
+    >>> stack_split(train, test, name="cube-all").Y.shape
+    (40, 3)
     """
     if sp.issparse(train.X) or sp.issparse(test.X):
         X = sp.vstack([sp.csr_matrix(train.X), sp.csr_matrix(test.X)], format="csr")
@@ -435,6 +482,14 @@ def known_groups(dataset: Dataset, sample_dir: Path | None = None) -> np.ndarray
     ``<sample dir>/<name>_groups.csv`` (columns ``label``, ``group``) is matched to the data
     set's labels **by name**; a data set whose label names differ (e.g. an upload that
     happens to be called "planted") gets None rather than a wrong answer.
+
+    Examples
+    --------
+    >>> from mlviz.datasets import known_groups, load_source
+    >>> known_groups(load_source("sample:planted"))[:6].tolist()
+    [0, 0, 0, 0, 0, 0]
+    >>> known_groups(load_source("sample:cube")) is None
+    True
     """
     path = (sample_dir or SAMPLE_DIR) / f"{dataset.name}_groups.csv"
     if not path.is_file():

@@ -72,7 +72,14 @@ FAILURE_COLUMNS = ("method", "fold", "stage", "error")
 
 
 class EvaluationError(RuntimeError):
-    """An estimator failed inside :func:`cross_validate`; the message names method and fold."""
+    """An estimator failed inside :func:`cross_validate`; the message names method and fold.
+
+    Examples
+    --------
+    >>> from mlviz.evaluation import EvaluationError
+    >>> issubclass(EvaluationError, Exception)
+    True
+    """
 
 
 # scikit-learn's parameter validation (as for the estimators' _parameter_constraints) for the
@@ -112,6 +119,13 @@ def repeated_splits(
     -------
     sklearn.model_selection.ShuffleSplit
         A splitter accepted by ``cross_validate(cv=...)`` (or any scikit-learn tool).
+
+    Examples
+    --------
+    >>> from mlviz.evaluation import repeated_splits
+    >>> splitter = repeated_splits(n_repeats=20, test_size=0.5, random_state=0)  # CLEMS' 20 x 50/50
+    >>> splitter.get_n_splits()
+    20
     """
     return ShuffleSplit(n_splits=int(n_repeats), test_size=test_size, random_state=random_state)
 
@@ -183,6 +197,14 @@ class OutOfFoldPredictions:
     Y_score : ndarray of shape (n_samples, n_labels) or None
         Real-valued scores (``decision_function``, else ``predict_proba``); None when the
         method has neither, or when ``cross_validate`` was asked for labels only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.evaluation import OutOfFoldPredictions
+    >>> predictions = OutOfFoldPredictions(Y_pred=np.array([[1, 0], [0, 1]]), Y_score=None)
+    >>> predictions.Y_pred.shape, predictions.Y_score is None
+    ((2, 2), True)
     """
 
     Y_pred: np.ndarray
@@ -205,6 +227,16 @@ class CrossValidationResult:
     predictions : dict of str -> OutOfFoldPredictions
         With ``return_predictions=True``: the out-of-fold predictions of every method that
         succeeded in every fold (a method with a failed fold has none); otherwise empty.
+
+    Examples
+    --------
+    >>> from mlviz import PLST, cross_validate
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, _ = make_planted(n_samples=120, random_state=0)
+    >>> result = cross_validate({"PLST": PLST(n_components=4)}, ds.X, ds.Y, cv=3,
+    ...                         metrics=["hamming_loss"], random_state=0)
+    >>> len(result.results), result.failures.empty, result.predictions, result.failed_methods
+    (3, True, {}, [])
     """
 
     results: pd.DataFrame
@@ -430,6 +462,19 @@ def cross_validate(
     EvaluationError
         With ``on_error="raise"``, when an estimator raises in a fold; the message names
         the method, the fold and the stage, and the original exception is chained.
+
+    Examples
+    --------
+    >>> from mlviz import BinaryRelevance, PLST, cross_validate
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, _ = make_planted(n_samples=120, random_state=0)
+    >>> result = cross_validate(
+    ...     {"BR": BinaryRelevance(), "PLST": PLST(n_components=4)}, ds.X, ds.Y, cv=3,
+    ...     metrics=["hamming_loss", "micro_f1"], return_predictions=True, random_state=0)
+    >>> result.results.groupby(["method", "metric"]).size().tolist()  # 3 folds each
+    [3, 3, 3, 3]
+    >>> sorted(result.predictions), result.predictions["PLST"].Y_pred.shape == ds.Y.shape
+    (['BR', 'PLST'], True)
     """
     if not estimators:
         raise ValueError(
@@ -580,6 +625,17 @@ def per_label_comparison(
         ``support`` (count), [``tail``], then ``"<metric> <method>"`` columns (e.g.
         ``"F1 PLST"``), then ``"best <first metric>"``: the method(s) with the highest value,
         joined by ", " when tied, "all tied" when every method ties (e.g. all 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.evaluation import OutOfFoldPredictions, per_label_comparison
+    >>> Y = np.array([[1, 0], [1, 1], [1, 0], [0, 0]])
+    >>> predictions = {"A": OutOfFoldPredictions(Y_pred=np.array([[1, 0], [1, 0], [1, 0], [0, 0]]),
+    ...                                          Y_score=None)}
+    >>> table = per_label_comparison(predictions, Y, label_names=["x", "y"])
+    >>> table["label"].tolist(), table["F1 A"].tolist()  # rarest label first
+    (['y', 'x'], [0.0, 1.0])
     """
     if not predictions:
         raise ValueError(
@@ -644,6 +700,14 @@ def dask_backend(address: str | None = None, **client_options) -> Iterator[Any]:
     ------
     dask.distributed.Client
         The connected client; it is closed when the block ends.
+
+    Examples
+    --------
+    >>> from mlviz.evaluation import dask_backend
+    >>> with dask_backend(processes=False, n_workers=1, threads_per_worker=1,
+    ...                   dashboard_address=None) as client:  # an in-process cluster (mlviz[dask])
+    ...     print(client.status, len(client.scheduler_info()["workers"]))
+    running 1
     """
     try:
         from dask.distributed import Client
@@ -688,6 +752,15 @@ def aggregate(df: pd.DataFrame) -> pd.DataFrame:
         count); ``se = sd / sqrt(n)``, the PLST paper's "standard error" over its 20
         partitions. NaN values (a metric undefined in a fold) are left out, and ``n`` counts
         the folds where the metric is defined.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({"method": ["A", "A", "B", "B"], "fold": [0, 1, 0, 1],
+    ...                         "metric": "hamming_loss", "value": [0.1, 0.2, 0.3, 0.3]})
+    >>> from mlviz.evaluation import aggregate
+    >>> aggregate(results)[["method", "mean", "n"]].round(3).to_dict("records")
+    [{'method': 'A', 'mean': 0.15, 'n': 2}, {'method': 'B', 'mean': 0.3, 'n': 2}]
     """
     keys = _group_keys(df) + ["metric"]
     out = df.groupby(keys, sort=False)["value"].agg(["mean", "std", "sem", "count"])
@@ -720,6 +793,15 @@ def summarize(df: pd.DataFrame, spread: str = "sd", *, decimals: int = 4) -> pd.
     pandas.DataFrame of str
         "—" where the metric is undefined in every fold (e.g. tail macro F1 when no label is
         rare); a mean over the folds where it is defined otherwise (see :func:`aggregate`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({"method": ["A", "A", "B", "B"], "fold": [0, 1, 0, 1],
+    ...                         "metric": "hamming_loss", "value": [0.1, 0.2, 0.3, 0.3]})
+    >>> from mlviz.evaluation import summarize
+    >>> summarize(results, decimals=2)["hamming_loss"].tolist()
+    ['0.15 ± 0.07', '0.30 ± 0.00']
     """
     agg = aggregate(df)
     keys = _group_keys(df)
@@ -772,6 +854,16 @@ def rank_table(
     pandas.DataFrame
         Index (metric, dataset), one column per method, values the ranks. Average ranks per
         metric: ``rank_table(df).groupby(level="metric").mean()``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({"dataset": ["d1"] * 3 + ["d2"] * 3 + ["d3"] * 3,
+    ...                         "method": ["A", "B", "C"] * 3, "metric": "micro_f1",
+    ...                         "value": [0.5, 0.6, 0.7, 0.4, 0.5, 0.6, 0.3, 0.5, 0.4]})
+    >>> from mlviz.evaluation import rank_table
+    >>> rank_table(results).groupby(level="metric").mean().round(3).to_dict("records")
+    [{'A': 3.0, 'B': 1.667, 'C': 1.333}]
     """
     if "dataset" not in df.columns:
         raise ValueError(
@@ -807,6 +899,12 @@ def nemenyi_q_alpha(n_methods: int, alpha: float = 0.05) -> float:
     """Critical value q_α of the Nemenyi test: the studentized range quantile over √2.
 
     Demšar (2006), Table 5(a): 1.960, 2.343, 2.569, ... for k = 2, 3, 4, ... at α = 0.05.
+
+    Examples
+    --------
+    >>> from mlviz.evaluation import nemenyi_q_alpha
+    >>> round(nemenyi_q_alpha(3), 3)  # Demsar (2006) Table 5: 2.343
+    2.344
     """
     return float(stats.studentized_range.ppf(1.0 - alpha, n_methods, np.inf) / math.sqrt(2.0))
 
@@ -820,7 +918,15 @@ def nemenyi_q_alpha(n_methods: int, alpha: float = 0.05) -> float:
     prefer_skip_nested_validation=True,
 )
 def nemenyi_critical_difference(n_methods: int, n_datasets: int, *, alpha: float = 0.05) -> float:
-    """Nemenyi critical difference CD = q_α √(k(k+1) / (6N)) (Demšar 2006, §3.2.2)."""
+    """Nemenyi critical difference CD = q_α √(k(k+1) / (6N)) (Demšar 2006, §3.2.2).
+
+    Examples
+    --------
+    >>> from mlviz.evaluation import nemenyi_critical_difference
+    >>> # q_0.05 sqrt(k (k + 1) / (6 N)) = 2.344 * sqrt(3 * 4 / (6 * 10))
+    >>> round(nemenyi_critical_difference(n_methods=3, n_datasets=10), 3)
+    1.048
+    """
     q = nemenyi_q_alpha(n_methods, alpha)
     return q * math.sqrt(n_methods * (n_methods + 1) / (6.0 * n_datasets))
 
@@ -834,6 +940,12 @@ def nemenyi_groups(average_ranks: Mapping[str, float], cd: float) -> list[list[s
 
     These are the thick bars of a CD diagram: methods joined by one are not significantly
     different. Groups contained in another group, and single methods, are left out.
+
+    Examples
+    --------
+    >>> from mlviz.evaluation import nemenyi_groups
+    >>> nemenyi_groups({"a": 1.0, "b": 1.5, "c": 3.0}, cd=1.0)
+    [['a', 'b']]
     """
     ordered = sorted(average_ranks.items(), key=lambda kv: kv[1])
     names = [n for n, _ in ordered]
@@ -873,6 +985,17 @@ class FriedmanNemenyiResult:
         Rank of each method (columns) on each data set (rows).
     groups : list of list of str
         Methods not significantly different from each other (:func:`nemenyi_groups`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({"dataset": ["d1"] * 3 + ["d2"] * 3 + ["d3"] * 3,
+    ...                         "method": ["A", "B", "C"] * 3, "metric": "micro_f1",
+    ...                         "value": [0.5, 0.6, 0.7, 0.4, 0.5, 0.6, 0.3, 0.5, 0.4]})
+    >>> from mlviz.evaluation import friedman_nemenyi
+    >>> result = friedman_nemenyi(results, metric="micro_f1")
+    >>> result.n_datasets, result.n_methods, result.alpha
+    (3, 3, 0.05)
     """
 
     statistic: float
@@ -953,6 +1076,17 @@ def friedman_nemenyi(
     Returns
     -------
     FriedmanNemenyiResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({"dataset": ["d1"] * 3 + ["d2"] * 3 + ["d3"] * 3,
+    ...                         "method": ["A", "B", "C"] * 3, "metric": "micro_f1",
+    ...                         "value": [0.5, 0.6, 0.7, 0.4, 0.5, 0.6, 0.3, 0.5, 0.4]})
+    >>> from mlviz.evaluation import friedman_nemenyi
+    >>> result = friedman_nemenyi(results, metric="micro_f1")
+    >>> result.average_ranks.round(3).to_dict(), round(result.critical_difference, 3)
+    ({'C': 1.333, 'B': 1.667, 'A': 3.0}, 1.914)
     """
     scores, metric = _score_matrix(results, metric)
     if scores.isna().any().any():

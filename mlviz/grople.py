@@ -65,6 +65,14 @@ def prox_l21(V: np.ndarray, threshold: float) -> np.ndarray:
 
     Each row v_i is scaled by ``max(0, 1 - threshold / ||v_i||_2)``: rows whose norm is at
     most ``threshold`` become exactly zero, the others shrink towards 0 by ``threshold``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.grople import prox_l21
+    >>> V = np.array([[3.0, 4.0], [0.3, 0.4]])  # row norms 5 and 0.5
+    >>> prox_l21(V, threshold=1.0).round(3).tolist()
+    [[2.4, 3.2], [0.0, 0.0]]
     """
     norms = np.linalg.norm(V, axis=1, keepdims=True)
     scale = np.maximum(
@@ -74,7 +82,15 @@ def prox_l21(V: np.ndarray, threshold: float) -> np.ndarray:
 
 
 def prox_l1(Z: np.ndarray, threshold: float) -> np.ndarray:
-    """Proximal operator of ``threshold * ||Z||_1`` (entry-wise soft-threshold)."""
+    """Proximal operator of ``threshold * ||Z||_1`` (entry-wise soft-threshold).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.grople import prox_l1
+    >>> prox_l1(np.array([[-2.0, 0.5, 1.5]]), threshold=1.0).tolist()
+    [[-1.0, 0.0, 0.5]]
+    """
     return _soft_threshold(np.asarray(Z, dtype=np.float64), threshold)[0]
 
 
@@ -118,6 +134,15 @@ def label_embedding_objective(
     """Eq. (4): ``sum_k ||Y^k - U V^k||_F^2 + lambda1 ||U||_F^2 + lambda2 sum_k ||V^k||_{2,1}``.
 
     ``V`` is (d, L) in the original label order; ``groups`` gives the group of each column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.grople import label_embedding_objective
+    >>> Y_signed = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    >>> U, V = np.array([[1.0], [-1.0]]), np.array([[1.0, -1.0]])  # U V = Y exactly
+    >>> label_embedding_objective(Y_signed, U, V, np.array([0, 0]), lambda1=0.5, lambda2=0.0)
+    1.0
     """
     residual = Y_signed - U @ V
     penalty = sum(_l21_norm(V[:, groups == k]) for k in np.unique(groups))
@@ -132,7 +157,16 @@ def _group_indicator(groups: np.ndarray) -> np.ndarray:
 
 
 def prox_group_l21(V: np.ndarray, threshold: float, groups: np.ndarray) -> np.ndarray:
-    """``prox_l21`` applied to every block ``V[:, groups == k]`` at once (Eq. A.9 per group)."""
+    """``prox_l21`` applied to every block ``V[:, groups == k]`` at once (Eq. A.9 per group).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.grople import prox_group_l21
+    >>> V = np.array([[3.0, 0.3], [4.0, 0.4]])  # (d, L): label 0 in group 0, label 1 in group 1
+    >>> prox_group_l21(V, threshold=1.0, groups=np.array([0, 1])).round(3).tolist()
+    [[2.0, 0.0], [3.0, 0.0]]
+    """
     return _prox_group_l21(V, threshold, groups, _group_indicator(groups))
 
 
@@ -219,6 +253,17 @@ def solve_group_coefficients(
     -------
     V : ndarray (d, L)
     n_iter : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.grople import solve_group_coefficients
+    >>> rng = np.random.default_rng(0)
+    >>> U, Y_signed = rng.normal(size=(20, 3)), np.sign(rng.normal(size=(20, 5)))
+    >>> groups = np.array([0, 0, 1, 1, 1])
+    >>> V, n_iter = solve_group_coefficients(U, Y_signed, lambda2=0.1, groups=groups)
+    >>> V.shape, 1 <= n_iter <= 500
+    ((3, 5), True)
     """
     if groups is None:
         groups = np.zeros(Y_signed.shape[1], dtype=np.intp)
@@ -426,6 +471,17 @@ def fit_label_embedding(
     U : ndarray (N, d)
     V : ndarray (d, L), columns in the original label order
     history : list of float, Eq. (4) after each outer iteration
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.grople import fit_label_embedding
+    >>> U, V, history = fit_label_embedding(2.0 * Y - 1.0, groups, n_components=5, lambda1=0.001,
+    ...                                       lambda2=1.0, random_state=0)
+    >>> U.shape, V.shape, 1 <= len(history) <= 50
+    ((150, 5), (5, 22), True)
     """
     return _fit_label_embedding(
         _SignedLabels(Y_signed, signed=True),
@@ -565,6 +621,14 @@ def label_correlation_penalty(U: np.ndarray) -> np.ndarray:
     -------
     R : ndarray of shape (n_components, n_components)
         Symmetric, zero diagonal, entries in [0, 2].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.grople import label_correlation_penalty
+    >>> R = label_correlation_penalty(np.random.default_rng(0).normal(size=(30, 3)))
+    >>> R.shape, bool(np.allclose(R, R.T)), bool(np.allclose(np.diag(R), 0))
+    ((3, 3), True, True)
     """
     U = np.asarray(U, dtype=np.float64)
     n_components = U.shape[1]
@@ -678,7 +742,17 @@ class _CentredDesign:
 def feature_embedding_objective(
     X, U: np.ndarray, Z: np.ndarray, R: np.ndarray, alpha: float, beta: float
 ) -> float:
-    """Eq. (5): ``||X Z - U||_F^2 + alpha tr(Z R Z^T) + beta ||Z||_1`` (no intercept)."""
+    """Eq. (5): ``||X Z - U||_F^2 + alpha tr(Z R Z^T) + beta ||Z||_1`` (no intercept).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.grople import feature_embedding_objective
+    >>> X, Z = np.eye(2), np.eye(2)
+    >>> U, R = np.eye(2), np.zeros((2, 2))  # X Z = U exactly: only beta ||Z||_1 = 0.5 * 2 is left
+    >>> feature_embedding_objective(X, U, Z, R, alpha=1.0, beta=0.5)
+    1.0
+    """
     residual = np.asarray(X @ Z) - U
     return float((residual**2).sum() + alpha * np.sum(Z * (Z @ R)) + beta * np.abs(Z).sum())
 
@@ -717,6 +791,16 @@ def fit_feature_embedding(
     Z : ndarray (D, d)
     intercept : ndarray (d,)
     history : list of float, objective of Eq. (5) (on centred data) per iteration
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.grople import fit_feature_embedding
+    >>> rng = np.random.default_rng(0)
+    >>> X, U = rng.normal(size=(40, 6)), rng.normal(size=(40, 3))
+    >>> Z, intercept, history = fit_feature_embedding(X, U, alpha=0.01, beta=0.1)
+    >>> Z.shape, intercept.shape, len(history) <= 200
+    ((6, 3), (3,), True)
     """
     design = _CentredDesign(X, fit_intercept, use_gram)
     u_mean = U.mean(axis=0) if fit_intercept else np.zeros(U.shape[1])
@@ -896,6 +980,18 @@ class GroPLE(MultiLabelEstimator):
     the paper's data sets) five-fold accuracy is 0.344 at the defaults, 0.383 with beta = 10
     and 0.430 at the defaults on rows scaled to unit l2 norm
     (``sklearn.preprocessing.normalize``); see docs/GROPLE.md.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.grople import GroPLE
+    >>> model = GroPLE(n_components=5, n_groups=4, random_state=0).fit(X, Y)
+    >>> model.U_.shape, model.V_.shape, model.Z_.shape, model.n_groups_
+    ((150, 5), (5, 22), (40, 5), 4)
+    >>> model.predict(X[:3]).shape
+    (3, 22)
     """
 
     _feature_dtypes = (np.float64,)

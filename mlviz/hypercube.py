@@ -67,6 +67,14 @@ def occupied_vertices(Y, *, max_vertices: int | None = None) -> tuple[np.ndarray
     vertices : ndarray of uint8, shape (n_vertices, n_labels)
         Sorted by decreasing count (ties: lexicographic order of the label vector).
     counts : ndarray of int, shape (n_vertices,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.hypercube import occupied_vertices
+    >>> vertices, counts = occupied_vertices(np.array([[1, 0], [1, 0], [0, 1]]))
+    >>> vertices.tolist(), counts.tolist()
+    ([[1, 0], [0, 1]], [2, 1])
     """
     Y = check_label_matrix(Y)
     vertices, counts = unique_rows(Y)
@@ -98,6 +106,13 @@ def hamming_distances(vertices: np.ndarray, others: np.ndarray | None = None) ->
     Returns
     -------
     ndarray of float64, shape (n, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.hypercube import hamming_distances
+    >>> hamming_distances(np.array([[1, 0, 0], [0, 1, 1]])).tolist()
+    [[0.0, 3.0], [3.0, 0.0]]
     """
     first = _label_sparse(vertices)
     second = first if others is None else _label_sparse(others)
@@ -119,6 +134,13 @@ def hamming_edges(vertices: np.ndarray) -> np.ndarray:
     -------
     ndarray of int, shape (n_edges, 2)
         Sorted by i, then j.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.hypercube import hamming_edges
+    >>> hamming_edges(np.array([[0, 0], [1, 0], [1, 1]])).tolist()  # not (0, 2): two labels differ
+    [[0, 1], [1, 2]]
     """
     V = np.ascontiguousarray(vertices, dtype=np.uint8)
     if V.ndim != 2:
@@ -241,6 +263,15 @@ def project_vertices(
     -------
     coords : ndarray, shape (n_vertices, n_components)
     loadings : ndarray, shape (n_labels, n_components), or None for "mds" and "umap"
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.hypercube import project_vertices
+    >>> vertices = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 1]])
+    >>> coords, loadings = project_vertices(vertices, np.array([4, 3, 2, 1]), method="pca")
+    >>> coords.shape, loadings.shape
+    ((4, 2), (3, 2))
     """
     V = np.asarray(vertices, dtype=np.float64)
     w = np.asarray(counts, dtype=np.float64)
@@ -290,7 +321,14 @@ def _umap_embedding(V: np.ndarray, n_components: int, random_state: int) -> np.n
 
 
 def umap_available() -> bool:
-    """Whether umap-learn (the optional extra ``mlviz[umap]``) is installed; not imported."""
+    """Whether umap-learn (the optional extra ``mlviz[umap]``) is installed; not imported.
+
+    Examples
+    --------
+    >>> from mlviz.hypercube import umap_available
+    >>> isinstance(umap_available(), bool)  # True with the extra mlviz[umap]
+    True
+    """
     return importlib.util.find_spec("umap") is not None
 
 
@@ -300,6 +338,13 @@ class UmapWarmUp(threading.Thread):
     Started by :func:`warm_up_umap`. ``started_at`` is its start (:func:`time.perf_counter`);
     when it has finished, ``seconds`` holds the time it took and ``error`` the exception it
     raised, if any (the exception also reaches :func:`threading.excepthook`, i.e. the log).
+
+    Examples
+    --------
+    >>> from mlviz.hypercube import UmapWarmUp
+    >>> thread = UmapWarmUp()  # not started: start() compiles UMAP (a minute of CPU)
+    >>> thread.daemon, thread.is_alive()
+    (True, False)
     """
 
     def __init__(self) -> None:
@@ -340,6 +385,14 @@ def warm_up_umap() -> UmapWarmUp | None:
     UmapWarmUp or None
         The started thread (``join()`` waits for it), or None when umap-learn is not
         installed.
+
+    Examples
+    --------
+    >>> from mlviz.hypercube import warm_up_umap
+    >>> warm_up_umap  # doctest: +ELLIPSIS
+    <function warm_up_umap at ...>
+    >>> # in an app, once a view offering UMAP has drawn (compiles for a minute; not run here):
+    >>> # thread = warm_up_umap(); ...; thread is None or thread.join()
     """
     if not umap_available():
         return None
@@ -355,6 +408,14 @@ def dominant_group(vertices: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """For each vertex, the label group holding most of its labels (-1 for the empty set).
 
     Ties go to the lowest group id, so the colouring is deterministic.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.hypercube import dominant_group
+    >>> vertices = np.array([[1, 1, 0], [0, 0, 1], [0, 0, 0]])
+    >>> dominant_group(vertices, np.array([0, 0, 1])).tolist()
+    [0, 1, -1]
     """
     V = np.asarray(vertices, dtype=np.float64)
     groups = np.asarray(groups, dtype=int)

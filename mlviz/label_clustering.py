@@ -36,6 +36,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mlviz._compat import Interval, StrOptions, validate_params
 from mlviz._validation import check_label_matrix
+from mlviz.stats import is_tail
 
 __all__ = [
     "AFFINITIES",
@@ -80,6 +81,12 @@ def canonical_group_ids(group_ids) -> np.ndarray:
 
     k-means numbers its clusters arbitrarily; renumbering by first appearance makes the
     result independent of that numbering and leaves no empty group ids.
+
+    Examples
+    --------
+    >>> from mlviz.label_clustering import canonical_group_ids
+    >>> canonical_group_ids([5, 5, 2, 7, 2]).tolist()
+    [0, 0, 1, 2, 1]
     """
     group_ids = np.asarray(group_ids)
     _, first_index, inverse = np.unique(group_ids, return_index=True, return_inverse=True)
@@ -105,6 +112,12 @@ def check_groups(groups, n_labels: int) -> np.ndarray:
     -------
     ndarray of intp, shape (n_labels,)
         Group id per label, renumbered 0..G-1 by first appearance.
+
+    Examples
+    --------
+    >>> from mlviz.label_clustering import check_groups
+    >>> check_groups([3, 3, 1], n_labels=3).tolist()
+    [0, 0, 1]
     """
     if (
         isinstance(groups, np.ndarray)
@@ -233,6 +246,17 @@ def label_affinity(Y, affinity: str = "heat", *, n_neighbors: int = 7) -> np.nda
 
     See :class:`LabelClustering` for the definitions of ``"heat"``, ``"cooccurrence"`` and
     ``"correlation"``.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> import numpy as np
+    >>> from mlviz.label_clustering import label_affinity
+    >>> A = label_affinity(Y)
+    >>> A.shape, bool(np.allclose(A, A.T)), bool((np.diag(A) == 0).all())
+    ((22, 22), True, True)
     """
     Y = check_label_matrix(Y)
     n_samples, counts, cooc = _label_counts(Y)
@@ -398,6 +422,16 @@ class LabelClustering(BaseEstimator):
       listed in ``isolated_labels_``, and :func:`group_diagnostics` reports such a group
       as one whose labels never co-occur;
     * K = 1 skips k-means (one group), but the affinity and eigenvalues are still computed.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.label_clustering import LabelClustering
+    >>> clustering = LabelClustering(n_groups=4, random_state=0).fit(Y)
+    >>> clustering.labels_.shape, clustering.n_groups_
+    ((22,), 4)
     """
 
     _parameter_constraints: dict = {
@@ -610,6 +644,16 @@ def group_diagnostics(
         * ``mean_jaccard``: mean Jaccard co-occurrence over the group's label pairs (NaN for
           a single label);
         * ``tail_share``: share of the group's labels under ``tail_threshold``.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.label_clustering import group_diagnostics
+    >>> table = group_diagnostics(Y, groups, tail_threshold=0.05)
+    >>> table["group"].tolist(), table["n_labels"].tolist()
+    ([0, 1, 2, 3], [6, 6, 5, 5])
     """
     Y = check_label_matrix(Y)
     n_samples, n_labels = Y.shape
@@ -623,7 +667,7 @@ def group_diagnostics(
                 f"label_names has {len(names)} names but Y has {n_labels} label columns."
             )
     _, counts, cooc = _label_counts(Y)
-    tail = counts / n_samples < tail_threshold
+    tail = is_tail(counts / n_samples, tail_threshold)
     indicator = sp.csr_matrix(
         (np.ones(n_labels), (np.arange(n_labels), ids)), shape=(n_labels, ids.max() + 1)
     )
@@ -653,6 +697,17 @@ def group_diagnostics(
 def within_group_cooccurrence(cooc: np.ndarray, groups: np.ndarray) -> tuple[float, int]:
     """Pooled share of within-group label pairs that co-occur, and the number of groups of
     two or more labels in which no pair co-occurs (NaN share when every group is a single).
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.label_clustering import within_group_cooccurrence
+    >>> from mlviz.stats import cooccurrence
+    >>> rate, never = within_group_cooccurrence(cooccurrence(Y), groups)
+    >>> bool(0 <= rate <= 1), never
+    (True, 0)
     """
     groups = np.asarray(groups)
     same = groups[:, None] == groups[None, :]
@@ -733,6 +788,16 @@ def clustering_stability(
         of the full-data partition that co-occur in at least one instance; NaN when every
         group is a single label) and ``n_never_cooccurring`` (groups of two or more labels in
         which no pair ever co-occurs).
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.label_clustering import clustering_stability
+    >>> table = clustering_stability(Y, n_groups=[2, 4], n_resamples=3, random_state=0)
+    >>> table["n_groups"].tolist(), bool(table["stability"].between(-1, 1).all())
+    ([2, 4], True)
     """
     Y = check_label_matrix(Y)
     n_samples, n_labels = Y.shape

@@ -80,6 +80,16 @@ def paper_ridge(alpha: float = PAPER_RIDGE_ALPHA) -> Pipeline:
     -------
     Pipeline
         ``FunctionTransformer([1, X]) -> Ridge(alpha, fit_intercept=False, solver="cholesky")``.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.linear import paper_ridge
+    >>> regressor = paper_ridge().fit(X, Y)
+    >>> regressor.predict(X).shape
+    (150, 22)
     """
     return Pipeline(
         [
@@ -466,6 +476,12 @@ def is_truncatable(estimator) -> bool:
     outputs does not change the others. Random forests and other multi-output models that share
     structure between outputs are not truncatable; neither are Binary Relevance (no M) and
     Compressed Sensing (its M-dependent measurement scaling and sparse decoding).
+
+    Examples
+    --------
+    >>> from mlviz.linear import PLST, CompressedSensing, is_truncatable
+    >>> is_truncatable(PLST(4)), is_truncatable(CompressedSensing(4, random_state=0))
+    (True, False)
     """
     if not isinstance(estimator, _RoundBasedTransform) or isinstance(estimator, BinaryRelevance):
         return False
@@ -517,6 +533,16 @@ class BinaryRelevance(_RoundBasedTransform):
     -----
     :meth:`encoding_error` orders the axes by decreasing label frequency, i.e. column M equals
     PBR-Origin with M components.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.linear import BinaryRelevance
+    >>> model = BinaryRelevance().fit(X, Y)
+    >>> model.predict(X).shape, model.n_components_
+    ((150, 22), 22)
     """
 
     _parameter_constraints: dict = {"regressor": _REGRESSOR}
@@ -571,6 +597,16 @@ class PBR(_RoundBasedTransform):
     n_components_ : int
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.linear import PBR
+    >>> model = PBR(4).fit(X, Y)
+    >>> model.predict(X).shape, len(model.kept_labels_)
+    ((150, 22), 4)
     """
 
     _parameter_constraints: dict = {
@@ -661,6 +697,18 @@ class PLST(_RoundBasedTransform):
     n_components_ : int
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.linear import PLST
+    >>> model = PLST(4).fit(X, Y)
+    >>> model.components_.shape, model.predict(X).shape
+    ((4, 22), (150, 22))
+    >>> model.truncate(2).components_.shape  # the same model refitted with M = 2
+    (2, 22)
     """
 
     _parameter_constraints: dict = {
@@ -775,6 +823,16 @@ class CPLST(_RoundBasedTransform):
     ``Z^T H Z`` is computed in float64 also for float32 X: the centred Gram matrix
     ``X^T X - N m m^T`` loses most of its digits to cancellation in float32. The regressor
     still receives X in its own dtype.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.linear import CPLST
+    >>> model = CPLST(4, alpha=0.01).fit(X, Y)
+    >>> model.components_.shape, model.predict(X).shape
+    ((4, 22), (150, 22))
     """
 
     _parameter_constraints: dict = {
@@ -892,6 +950,16 @@ class CompressedSensing(_LinearLabelTransform):
     (both of those data sets at the paper's s) CoSaMP's identification step takes every
     atom, so its result is the minimum-norm least-squares solution pruned to its s largest
     entries.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.linear import CompressedSensing
+    >>> model = CompressedSensing(12, random_state=0).fit(X, Y)
+    >>> model.measurement_matrix_.shape, model.predict(X[:5]).shape
+    ((12, 22), (5, 22))
     """
 
     _parameter_constraints: dict = {

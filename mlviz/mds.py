@@ -107,6 +107,15 @@ def classical_mds(dissimilarities: np.ndarray, n_components: int) -> np.ndarray:
         dissimilarities, or M larger than the Euclidean rank) are returned as zero columns.
         When the dissimilarities are Euclidean distances of a point set of rank <= M, the
         distances of the result reproduce them exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.mds import classical_mds, euclidean_distances
+    >>> points = np.array([[0.0], [1.0], [3.0]])
+    >>> embedding = classical_mds(euclidean_distances(points), n_components=1)
+    >>> np.abs(euclidean_distances(embedding)).round(6).tolist()  # the distances come back
+    [[0.0, 1.0, 3.0], [1.0, 0.0, 2.0], [3.0, 2.0, 0.0]]
     """
     delta = _check_square(dissimilarities, "dissimilarities")
     if _wants_full_spectrum(delta.shape[0], n_components):
@@ -185,6 +194,14 @@ def kruskal_stress1(
     ValueError
         If the shapes disagree, or all weighted distances are zero while Δ is not (the
         normalisation is undefined: the configuration has collapsed to a point).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.mds import kruskal_stress1
+    >>> D = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> kruskal_stress1(D, D), round(kruskal_stress1(D, 2 * D), 3)
+    (0.0, 0.5)
     """
     delta = _check_square(dissimilarities, "dissimilarities")
     dist = _check_square(distances, "distances")
@@ -247,6 +264,18 @@ def landmark_mds(
     embedding : ndarray of shape (n, n_components)
         Directions with a non-positive eigenvalue among the landmarks are zero columns, as in
         :func:`classical_mds`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.mds import euclidean_distances, landmark_mds
+    >>> points = np.array([[0.0], [1.0], [3.0], [6.0]])
+    >>> landmarks = points[:3]
+    >>> embedding = landmark_mds(
+    ...     euclidean_distances(landmarks), euclidean_distances(points, landmarks), n_components=1
+    ... )
+    >>> euclidean_distances(embedding)[0].round(6).tolist()
+    [0.0, 1.0, 3.0, 6.0]
     """
     delta = _check_square(landmark_dissimilarities, "landmark_dissimilarities")
     to_landmarks = np.asarray(dissimilarities_to_landmarks, dtype=np.float64)
@@ -321,6 +350,13 @@ def euclidean_distances(first: np.ndarray, second: np.ndarray | None = None) -> 
     Returns
     -------
     ndarray of float64, shape (n, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.mds import euclidean_distances
+    >>> euclidean_distances(np.array([[0.0, 0.0], [3.0, 4.0]])).tolist()
+    [[0.0, 5.0], [5.0, 0.0]]
     """
     second_points = first if second is None else second
     first_norms = np.einsum("ij,ij->i", first, first)
@@ -420,6 +456,16 @@ def weighted_smacof(
         Its weighted raw stress :math:`\\sum_{i<j} W_{ij} (\\Delta_{ij} - d_{ij})^2`.
     stress_history : ndarray
         Stress of the best run at its start and after every update (non-increasing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.mds import classical_mds, euclidean_distances, weighted_smacof
+    >>> D = euclidean_distances(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [1.0, 2.0]]))
+    >>> start = classical_mds(D, 2) + np.random.default_rng(0).normal(scale=0.1, size=(4, 2))
+    >>> embedding, stress, history = weighted_smacof(D, weights=None, n_components=2, init=start)
+    >>> embedding.shape, bool(stress < 1e-3), bool(history[-1] < history[0])
+    ((4, 2), True, True)
     """
     delta = _check_square(dissimilarities, "dissimilarities")
     n = delta.shape[0]

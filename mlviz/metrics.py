@@ -80,7 +80,15 @@ __all__ = [
 
 @dataclass(frozen=True)
 class MetricInfo:
-    """How to display a metric: its label, direction, whether it needs scores, its source."""
+    """How to display a metric: its label, direction, whether it needs scores, its source.
+
+    Examples
+    --------
+    >>> from mlviz.metrics import METRICS
+    >>> info = METRICS["hamming_loss"]
+    >>> info.greater_is_better, info.needs_scores
+    (False, False)
+    """
 
     name: str
     label: str
@@ -203,6 +211,15 @@ def hamming_loss(Y_true, Y_pred) -> float:
 
     ``hloss = 1/(N K) Σ_i |h(x_i) Δ Y_i|`` (Δ: symmetric difference). Lower is better.
     Well defined for every input, including empty label sets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import hamming_loss
+    >>> round(hamming_loss(Y_true, Y_pred), 3)  # 3 of 9 entries wrong
+    0.333
     """
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     return float(skm.hamming_loss(Y_true, Y_pred))
@@ -212,6 +229,15 @@ def subset_accuracy(Y_true, Y_pred) -> float:
     """Fraction of instances whose predicted label set equals the truth exactly (1 - 0/1 loss).
 
     Higher is better. An empty prediction of an empty truth counts as exact.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import subset_accuracy
+    >>> round(subset_accuracy(Y_true, Y_pred), 3)
+    0.333
     """
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     return float(skm.accuracy_score(Y_true, Y_pred))
@@ -225,6 +251,15 @@ def accuracy(Y_true, Y_pred) -> float:
     empty); an empty truth with a non-empty prediction scores 0. Equals scikit-learn's
     ``jaccard_score(average="samples", zero_division=1)`` for K > 1, and
     ``1 - mean(cost_matrix(..., "accuracy") diagonal)``, the CLEMS Accuracy cost.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import accuracy
+    >>> round(accuracy(Y_true, Y_pred), 3)  # Jaccard 1/2, 1, 1/3
+    0.611
     """
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     return float(1.0 - paired_costs(Y_true, Y_pred, "accuracy").mean())
@@ -238,6 +273,15 @@ def example_f1(Y_true, Y_pred) -> float:
     scores 1; if only one of them is empty it scores 0. Equals scikit-learn's
     ``f1_score(average="samples", zero_division=1)`` for K > 1, and one minus the mean CLEMS F1
     cost.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import example_f1
+    >>> round(example_f1(Y_true, Y_pred), 3)  # F1 2/3, 1, 1/2
+    0.722
     """
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     return float(1.0 - paired_costs(Y_true, Y_pred, "f1").mean())
@@ -248,6 +292,15 @@ def micro_f1(Y_true, Y_pred) -> float:
 
     Higher is better. Convention: 1 when nothing is present and nothing predicted at all.
     scikit-learn's ``f1_score(average="micro", zero_division=1)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import micro_f1
+    >>> round(micro_f1(Y_true, Y_pred), 3)  # 2*3 / (2*3 + 1 + 2)
+    0.667
     """
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     true, pred, labels = _as_sklearn_target(Y_true, Y_pred)
@@ -263,6 +316,15 @@ def per_label_f1(Y_true, Y_pred, *, zero_division: float = 0) -> np.ndarray:
     predicted, or present but never predicted, gives 0. scikit-learn's
     ``f1_score(average=None)``. For precision, recall and AUC as well see
     :func:`per_label_scores`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import per_label_f1
+    >>> per_label_f1(Y_true, Y_pred).round(3).tolist()
+    [1.0, 0.667, 0.0]
     """
     zero_division = _check_zero_division(zero_division)
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
@@ -282,6 +344,15 @@ def macro_f1(Y_true, Y_pred, *, zero_division: float = 0) -> float:
     such labels are left out of the mean, as scikit-learn does). On data with many rare labels
     (medical, genbase) the choice moves macro F1 a lot, because a test fold misses many labels
     entirely (``docs/REPRODUCTION.md`` compares both on medical).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import macro_f1
+    >>> round(macro_f1(Y_true, Y_pred), 3)
+    0.556
     """
     zero_division = _check_zero_division(zero_division)
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
@@ -321,6 +392,19 @@ def per_label_scores(
         ``predicted`` (positives in ``Y_pred``), ``precision``, ``recall``, ``f1`` from
         scikit-learn's ``precision_recall_fscore_support``, and with scores ``auc`` from
         ``roc_auc_score``: NaN for a label whose truth has a single class (AUC undefined).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import per_label_scores
+    >>> per_label_scores(Y_true, Y_pred, label_names=['a', 'b', 'c'])[['support', 'f1']].round(3)
+           support     f1
+    label
+    a            2  1.000
+    b            2  0.667
+    c            1  0.000
     """
     zero_division = _check_zero_division(zero_division)
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
@@ -381,6 +465,17 @@ def tail_head_scores(
         (head) labels, NaN when there is no tail (head) label. ``tail_recall``: ΣTP / Σ(TP + FN)
         over the tail labels, the share of tail-label occurrences found; NaN when there is no
         tail label or no tail label occurs in ``Y_true``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import tail_head_scores
+    >>> # label c, on 1 of 3 rows, is the tail
+    >>> scores = tail_head_scores(Y_true, Y_pred, tail_threshold=0.5)
+    >>> {key: round(value, 3) for key, value in scores.items()}
+    {'tail_macro_f1': 0.0, 'head_macro_f1': 0.833, 'tail_recall': 0.0}
     """
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     reference = Y_true
@@ -422,6 +517,15 @@ def rank_loss_hard(Y_true, Y_pred) -> float:
     authors' code. It is the mean of the diagonal of
     ``mlviz.costs.cost_matrix(Y_true, Y_pred, "rank_loss")`` (computed by
     :func:`mlviz.costs.paired_costs` without the N x N matrix). Lower is better.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import rank_loss_hard
+    >>> round(rank_loss_hard(Y_true, Y_pred), 3)
+    0.667
     """
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     return float(paired_costs(Y_true, Y_pred, "rank_loss").mean())
@@ -449,6 +553,15 @@ def one_error(Y_true, Y_score) -> float:
     top-scoring labels that are irrelevant, so the result does not depend on the label order
     (``argmax`` with its first-index rule would; Zhang's code counts no error if any tied top
     label is relevant). Without ties all three agree. ``nan`` if no instance has a relevant label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, 0.1]])
+    >>> from mlviz.metrics import one_error
+    >>> one_error(Y_true, Y_score)  # row 2 ranks label a first
+    0.5
     """
     Y_true, Y_score = _check_scores(Y_true, Y_score)
     keep = _rows_with_some_relevant(Y_true, exclude_full=False)
@@ -470,6 +583,15 @@ def coverage(Y_true, Y_score) -> float:
     Conventions: tied scores share the *worst* rank among them (scikit-learn's rule); instances
     with no relevant label are excluded (the maximum over an empty set is undefined; scikit-learn
     would count them as 0 - 1 = -1). ``nan`` if no instance has a relevant label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, 0.1]])
+    >>> from mlviz.metrics import coverage
+    >>> coverage(Y_true, Y_score)
+    1.0
     """
     Y_true, Y_score = _check_scores(Y_true, Y_score)
     keep = _rows_with_some_relevant(Y_true, exclude_full=False)
@@ -536,6 +658,15 @@ def ranking_loss(Y_true, Y_score) -> float:
 
     Convention: instances whose truth is empty or full are excluded (no pair exists;
     scikit-learn would count them as 0 and keep them in the mean). ``nan`` if none is left.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, 0.1]])
+    >>> from mlviz.metrics import ranking_loss
+    >>> ranking_loss(Y_true, Y_score)  # row 1: no pair wrong; row 2: b below a, above c
+    0.25
     """
     Y_true, Y_score = _check_scores(Y_true, Y_score)
     keep = _rows_with_some_relevant(Y_true, exclude_full=True)
@@ -566,6 +697,15 @@ def average_precision(Y_true, Y_score) -> float:
     with no relevant label are excluded (the inner mean is over an empty set; scikit-learn
     would score them 1). An instance with every label relevant scores 1 under any ranking and
     is kept. ``nan`` if no instance has a relevant label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, 0.1]])
+    >>> from mlviz.metrics import average_precision
+    >>> round(average_precision(Y_true, Y_score), 3)
+    0.75
     """
     Y_true, Y_score = _check_scores(Y_true, Y_score)
     keep = _rows_with_some_relevant(Y_true, exclude_full=False)
@@ -601,6 +741,15 @@ def macro_auc(Y_true, Y_score) -> float:
 
     Convention: labels whose truth column has no positive or no negative instance (AUC
     undefined) are left out of the mean; ``nan`` if every label is such a label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, 0.1]])
+    >>> from mlviz.metrics import macro_auc
+    >>> round(macro_auc(Y_true, Y_score), 3)
+    1.0
     """
     Y_true, Y_score = _check_scores(Y_true, Y_score)
     auc = _per_label_auc(Y_true, Y_score)
@@ -696,6 +845,16 @@ class Evaluator:
         Labels per instance, |y_i|.
     is_tail : ndarray of bool, shape (n_labels,) or None
         The tail labels, with ``tail_threshold``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import Evaluator
+    >>> evaluator = Evaluator(Y_true)
+    >>> round(evaluator.score(Y_pred)["hamming_loss"], 3)
+    0.333
     """
 
     def __init__(
@@ -874,6 +1033,16 @@ def evaluate(
         values equal the single-metric functions (:func:`hamming_loss`, ...); they are
         computed from shared counts (see :class:`Evaluator`, which scores many predictions
         of one truth).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]])
+    >>> from mlviz.metrics import evaluate
+    >>> scores = evaluate(Y_true, Y_pred)
+    >>> round(scores["hamming_loss"], 3), round(scores["micro_f1"], 3)
+    (0.333, 0.667)
     """
     evaluator = Evaluator(
         Y_true, zero_division=zero_division, tail_threshold=tail_threshold, Y_train=Y_train

@@ -68,6 +68,16 @@ class MLkNNExplanation:
             r_t(l) = P(H_1^l | E^l_{C_t(l)}), Fig. 1 step 18.
         ``decision``
             1 iff ``score_pos >= score_neg`` (Eq. 8, ties positive), as :meth:`MLkNN.predict`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz import MLkNN
+    >>> X = np.array([[0.0], [0.1], [0.2], [1.0], [1.1], [1.2]])
+    >>> Y = np.array([[1, 0], [1, 0], [1, 0], [0, 1], [0, 1], [0, 1]])
+    >>> why = MLkNN(k=2).fit(X, Y).explain(X[:1])
+    >>> why.neighbors.shape, why.table.shape[0]
+    ((2,), 2)
     """
 
     neighbors: np.ndarray
@@ -171,6 +181,18 @@ class MLkNN(MultiLabelEstimator):
       scikit-learn's distance computation. "Equal" means equal computed distances (squared
       distances for the Euclidean metric); for integer-valued features those are exact.
     * ``P(H_0^l)`` is computed as ``1 - P(H_1^l)`` (step 2), not from its own count.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.mlknn import MLkNN
+    >>> model = MLkNN(k=5).fit(X, Y)
+    >>> model.prior_.shape, model.predict(X[:3]).shape
+    ((22,), (3, 22))
+    >>> bool(((model.predict_proba(X) >= 0) & (model.predict_proba(X) <= 1)).all())
+    True
     """
 
     _parameter_constraints: dict = {
@@ -466,6 +488,16 @@ class MLkNNPath(BaseEstimator):
         Entry [k, j, l] is c[j] (c'[j]) of Fig. 1 steps 9-10 for label l when N has k
         members; rows j > k are 0. ``count_pos_path_[k, : k + 1]`` is
         ``MLkNN(k).fit(X, y).count_pos_``.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.mlknn import MLkNNPath
+    >>> path = MLkNNPath(k_max=10).fit(X, Y)
+    >>> path.k_max_, path.train_neighbors_.shape
+    (10, (150, 10))
     """
 
     _parameter_constraints: dict = {
@@ -744,6 +776,16 @@ def neighbors_graph(
     -------
     scipy.sparse.csr_matrix of shape (n, m)
         ``n_neighbors`` stored distances per row (explicit zeros for duplicates included).
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.mlknn import neighbors_graph
+    >>> graph = neighbors_graph(X[:3], X, n_neighbors=4)
+    >>> graph.shape, graph.getnnz(axis=1).tolist()
+    ((3, 150), [4, 4, 4])
     """
     query, train = check_features(X_query), check_features(X_train, name="X_train")
     if exclude_self and query.shape != train.shape:

@@ -61,6 +61,15 @@ def label_frequency_table(
     pandas.DataFrame
         One row per label in column order: ``label``, ``train_count``, ``frequency``,
         ``tail`` (bool).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.per_label import label_frequency_table
+    >>> Y_train = np.array([[1, 0], [1, 0], [1, 1], [0, 0]])
+    >>> table = label_frequency_table(Y_train, tail_threshold=0.5, label_names=["a", "b"])
+    >>> table["train_count"].tolist(), table["tail"].tolist()
+    ([3, 1], [False, True])
     """
     Y_train = check_label_matrix(Y_train, name="Y_train")
     n_labels = Y_train.shape[1]
@@ -132,6 +141,20 @@ def plst_label_table(
         and ``unrepresented`` (their ratio: 0 fully represented, 1 not at all; NaN for a
         label constant in training), and the test scores ``support``, ``predicted``,
         ``precision``, ``recall``, ``f1``.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> X_train, X_test, Y_train, Y_test = X[:100], X[100:], Y[:100], Y[100:]
+    >>> from mlviz.linear import PLST
+    >>> from mlviz.per_label import plst_label_table
+    >>> model = PLST(4).fit(X_train, Y_train)
+    >>> table = plst_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> len(table), bool(table["unrepresented"].dropna().between(0, 1).all())
+    (22, True)
     """
     table = _base(model, Y_train, tail_threshold, label_names)
     error = model.label_encoding_error(Y_train)
@@ -164,6 +187,20 @@ def clems_label_table(
         ``decoded``, ``decoded_share``, ``true``, ``true_share``) and the test scores
         ``support``, ``predicted`` (equal to ``true`` and ``decoded``), ``precision``,
         ``recall``, ``f1``.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> X_train, X_test, Y_train, Y_test = X[:100], X[100:], Y[:100], Y[100:]
+    >>> from mlviz.clems import CLEMS
+    >>> from mlviz.per_label import clems_label_table
+    >>> model = CLEMS(n_components=3, random_state=0).fit(X_train, Y_train)
+    >>> table = clems_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> len(table), bool((table["predicted"] == table["decoded"]).all())
+    (22, True)
     """
     table = _base(model, Y_train, tail_threshold, label_names)
     decoded = decoded_label_frequencies(model, X_test, Y_true=Y_test)
@@ -199,6 +236,20 @@ def mlknn_label_table(
     pandas.DataFrame
         :func:`label_frequency_table` plus ``prior`` (``model.prior_``) and the test scores
         ``support``, ``predicted``, ``precision``, ``recall``, ``f1``.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> X_train, X_test, Y_train, Y_test = X[:100], X[100:], Y[:100], Y[100:]
+    >>> from mlviz.mlknn import MLkNN
+    >>> from mlviz.per_label import mlknn_label_table
+    >>> model = MLkNN(k=5).fit(X_train, Y_train)
+    >>> table = mlknn_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> len(table), bool(table["prior"].between(0, 1).all())
+    (22, True)
     """
     if frequencies is None:
         table = _base(model, Y_train, tail_threshold, label_names)
@@ -240,6 +291,22 @@ def grople_label_table(
         :func:`label_frequency_table` plus ``group`` (``model.groups_``), the test scores
         ``support``, ``predicted``, ``precision``, ``recall``, ``f1`` of GroPLE and
         ``baseline_predicted``, ``baseline_recall``, ``baseline_f1`` of the baseline.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> X_train, X_test, Y_train, Y_test = X[:100], X[100:], Y[:100], Y[100:]
+    >>> from mlviz.grople import GroPLE
+    >>> from mlviz.linear import BinaryRelevance
+    >>> from mlviz.per_label import grople_label_table
+    >>> model = GroPLE(n_components=5, n_groups=4, random_state=0).fit(X_train, Y_train)
+    >>> baseline = BinaryRelevance().fit(X_train, Y_train)
+    >>> table = grople_label_table(model, baseline, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> len(table), sorted(table["group"].unique().tolist())
+    (22, [0, 1, 2, 3])
     """
     table = _base(model, Y_train, tail_threshold, label_names)
     table["group"] = np.asarray(model.groups_, dtype=np.int64)
@@ -264,6 +331,19 @@ def tail_summary(table: pd.DataFrame) -> dict[str, float]:
         contains, which CLEMS can never predict); with ``unrepresented`` also
         ``tail_unrepresented_median`` and ``head_unrepresented_median`` (medians over the
         tail and the other labels, NaN for an empty side or constant labels only).
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> X_train, X_test, Y_train, Y_test = X[:100], X[100:], Y[:100], Y[100:]
+    >>> from mlviz.mlknn import MLkNN
+    >>> from mlviz.per_label import mlknn_label_table, tail_summary
+    >>> model = MLkNN(k=5).fit(X_train, Y_train)
+    >>> counts = tail_summary(mlknn_label_table(model, X_test, Y_test, Y_train, 0.05))
+    >>> counts["labels"], counts["tail"] <= counts["labels"]
+    (22, True)
     """
     tail = table["tail"].to_numpy(dtype=bool)
     tested = tail & (table["support"].to_numpy() > 0)

@@ -63,6 +63,12 @@ def feature_steps(scaling: str, *, sparse: bool, impute: bool) -> list[Any]:
     -------
     list of transformers
         Empty for ``"none"`` without imputation.
+
+    Examples
+    --------
+    >>> from mlviz.preprocessing import feature_steps
+    >>> [type(step).__name__ for step in feature_steps("standardise", sparse=False, impute=True)]
+    ['SimpleImputer', 'StandardScaler']
     """
     steps: list[Any] = []
     if impute:
@@ -75,7 +81,16 @@ def feature_steps(scaling: str, *, sparse: bool, impute: bool) -> list[Any]:
 
 
 def with_feature_steps(estimator: Any, scaling: str, *, sparse: bool, impute: bool) -> Any:
-    """``estimator`` behind the steps of :func:`feature_steps` (itself when there are none)."""
+    """``estimator`` behind the steps of :func:`feature_steps` (itself when there are none).
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import Ridge
+    >>> from mlviz.preprocessing import with_feature_steps
+    >>> model = with_feature_steps(Ridge(), scaling="unit_rows", sparse=False, impute=False)
+    >>> [name for name, _ in model.steps]  # doctest: +ELLIPSIS
+    [..., 'ridge']
+    """
     steps = feature_steps(scaling, sparse=sparse, impute=impute)
     return make_pipeline(*steps, estimator) if steps else estimator
 
@@ -83,7 +98,17 @@ def with_feature_steps(estimator: Any, scaling: str, *, sparse: bool, impute: bo
 def fit_transform_split(
     X_train: Any, X_test: Any, scaling: str, *, impute: bool
 ) -> tuple[Any, Any]:
-    """Fit the steps on ``X_train`` and transform both sides of a train/test split."""
+    """Fit the steps on ``X_train`` and transform both sides of a train/test split.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.preprocessing import fit_transform_split
+    >>> X_train, X_test = np.array([[1.0, 2.0], [3.0, 6.0]]), np.array([[2.0, 4.0]])
+    >>> train, test = fit_transform_split(X_train, X_test, scaling="standardise", impute=False)
+    >>> train.tolist(), test.tolist()
+    ([[-1.0, -1.0], [1.0, 1.0]], [[0.0, 0.0]])
+    """
     for step in feature_steps(scaling, sparse=sp.issparse(X_train), impute=impute):
         X_train = step.fit_transform(X_train)
         X_test = step.transform(X_test)
@@ -91,6 +116,14 @@ def fit_transform_split(
 
 
 def has_missing(X: Any) -> bool:
-    """Whether a dense or sparse feature matrix holds a NaN."""
+    """Whether a dense or sparse feature matrix holds a NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.preprocessing import has_missing
+    >>> has_missing(np.array([[1.0, np.nan]])), has_missing(np.eye(2))
+    (True, False)
+    """
     values = X.data if sp.issparse(X) else np.asarray(X)
     return bool(np.isnan(values).any())

@@ -76,7 +76,16 @@ TABLE_COLUMNS = (
 
 @dataclass(frozen=True)
 class Reference:
-    """One published number: ``value ± spread`` for a method on a data set."""
+    """One published number: ``value ± spread`` for a method on a data set.
+
+    Examples
+    --------
+    >>> from mlviz.reproduce import Reference
+    >>> reference = Reference(dataset="yeast", method="ML-KNN", metric="hamming_loss",
+    ...                       value=0.194, spread=0.010)
+    >>> reference.value - reference.spread < 0.2 < reference.value + reference.spread
+    True
+    """
 
     dataset: str
     method: str
@@ -87,6 +96,17 @@ class Reference:
 
 @dataclass(frozen=True)
 class Protocol:
+    """How :func:`reproduce` runs one paper's experiment, and where its numbers come from.
+
+    Examples
+    --------
+    >>> from mlviz.reproduce import PAPERS
+    >>> sorted(PAPERS)
+    ['clems', 'grople', 'mlknn', 'plst']
+    >>> PAPERS["mlknn"].spread in ("sd", "se")
+    True
+    """
+
     key: str
     title: str
     source: str
@@ -101,7 +121,15 @@ class Protocol:
 def default_data_dir() -> Path:
     """The MULAN folder: :func:`mlviz.datasets.default_data_dir` (``$MLVIZ_DATA_DIR``, else
     ``../shared/data/mulan`` beside the repository), or that fallback path when neither exists
-    (so the error names where the data was looked for)."""
+    (so the error names where the data was looked for).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from mlviz.reproduce import default_data_dir
+    >>> isinstance(default_data_dir(), Path)  # $MLVIZ_DATA_DIR, else ../shared/data/mulan
+    True
+    """
     return datasets.default_data_dir() or datasets.REPO_ROOT.parent / "shared" / "data" / "mulan"
 
 
@@ -365,6 +393,17 @@ class PerDimensionForest(RegressorMixin, BaseEstimator):
         Seeds the per-column seeds.
     n_jobs : int or None
         Passed to every forest.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.reproduce import PerDimensionForest
+    >>> X, Z = np.arange(20.0).reshape(10, 2), np.arange(30.0).reshape(10, 3)
+    >>> forests = PerDimensionForest(n_estimators=5, random_state=0).fit(X, Z)
+    >>> len(forests.estimators_), forests.predict(X).shape
+    (3, (10, 3))
+    >>> len({f.random_state for f in forests.estimators_})  # a seed of its own per column
+    3
     """
 
     def __init__(
@@ -411,6 +450,18 @@ def clems_scene_split(data_dir) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     ------
     FileNotFoundError
         When scene-train.arff or scene-test.arff is not in ``data_dir``.
+
+    Examples
+    --------
+    >>> from mlviz.datasets import default_data_dir
+    >>> from mlviz.reproduce import clems_scene_split
+    >>> X_train, Y_train, X_test, Y_test = clems_scene_split(default_data_dir())  # doctest: +SKIP
+    >>> X_train.shape, X_test.shape  # doctest: +SKIP
+    ((1203, 294), (1204, 294))
+    >>> clems_scene_split("/no/such/folder")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: the CLEMS protocol needs MULAN's scene split files; ...
     """
     data_dir = Path(data_dir)
     train, test = data_dir / "scene-train.arff", data_dir / "scene-test.arff"
@@ -431,6 +482,17 @@ def clems_demo_metric(Y_true, Y_pred, metric: str) -> float:
     Hamming loss and the unnormalised hard rank loss are :func:`mlviz.costs.paired_costs`;
     example F1 and accuracy are one minus the F1 and Jaccard costs. (criteria.py scores F1 = 1
     whenever the truth is empty; no scene row is empty, so the two conventions agree here.)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.reproduce import clems_demo_metric
+    >>> Y_true = np.array([[1, 1, 0], [0, 1, 0]])
+    >>> Y_pred = np.array([[1, 0, 0], [0, 1, 0]])
+    >>> clems_demo_metric(Y_true, Y_pred, "hamming_loss")  # one wrong bit in six
+    0.16666666666666666
+    >>> clems_demo_metric(Y_true, Y_pred, "accuracy")  # Jaccard 1/2 and 1
+    0.75
     """
     cost = {"hamming_loss": "hamming", "rank_loss": "rank_loss"}.get(metric)
     if cost is not None:
@@ -699,6 +761,17 @@ def reproduce(
     ------
     FileNotFoundError
         No data set of the protocol is in ``data_dir``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mlviz.reproduce import reproduce
+    >>> with tempfile.TemporaryDirectory() as empty:  # a real run needs the MULAN files
+    ...     try:
+    ...         reproduce("mlknn", data_dir=empty, quick=True)
+    ...     except FileNotFoundError as error:
+    ...         print("needs", str(error).split("(")[1].split(")")[0])
+    needs yeast
     """
     protocol = _protocol(paper)
     notes: list[str] = []
@@ -736,7 +809,17 @@ def _fmt(value: float, spread: float | None = None) -> str:
 
 
 def to_markdown(table: pd.DataFrame, *, command: str | None = None) -> str:
-    """Markdown report of a :func:`reproduce` result: header, comparison table, claims, notes."""
+    """Markdown report of a :func:`reproduce` result: header, comparison table, claims, notes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mlviz.reproduce import TABLE_COLUMNS, to_markdown
+    >>> table = pd.DataFrame(columns=TABLE_COLUMNS)
+    >>> table.attrs.update(paper="mlknn", title="ML-KNN (2007)")
+    >>> to_markdown(table).splitlines()[0]
+    '### mlknn: ML-KNN (2007)'
+    """
     attrs = table.attrs
     spread_name = {"sd": "standard deviation", "se": "standard error"}.get(
         attrs.get("spread", "sd"), "spread"

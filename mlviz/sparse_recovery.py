@@ -100,6 +100,17 @@ def cosamp(
     column index (a stable sort), like the MATLAB ``sortrows`` of the authors' decoder; with
     sub-sampled Hadamard dictionaries whose columns coincide, which of two identical atoms is
     chosen can still depend on rounding.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.sparse_recovery import cosamp
+    >>> dictionary = np.random.default_rng(0).normal(size=(12, 20))
+    >>> signal = np.zeros(20)
+    >>> signal[[3, 11]] = [1.0, -2.0]
+    >>> coefs = cosamp(dictionary, dictionary @ signal, sparsity=2)
+    >>> np.flatnonzero(coefs).tolist(), bool(np.allclose(coefs, signal))
+    ([3, 11], True)
     """
     Phi = np.asarray(dictionary, dtype=np.float64)
     if Phi.ndim != 2 or 0 in Phi.shape:

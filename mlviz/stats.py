@@ -30,6 +30,7 @@ __all__ = [
     "cooccurrence",
     "distinct_labelsets",
     "hypercube_sparsity_log10",
+    "is_tail",
     "label_cardinality",
     "label_density",
     "label_frequencies",
@@ -57,12 +58,30 @@ def _labels(Y) -> np.ndarray:
 
 
 def label_cardinality(Y) -> float:
-    """Mean number of relevant labels per instance, ``1/N Σ_i |Y_i|``."""
+    """Mean number of relevant labels per instance, ``1/N Σ_i |Y_i|``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import label_cardinality
+    >>> round(label_cardinality(Y), 3)
+    1.6
+    """
     return float(_labels(Y).sum(axis=1).mean())
 
 
 def label_density(Y) -> float:
-    """Label cardinality divided by the number of labels L (mean of all Y entries)."""
+    """Label cardinality divided by the number of labels L (mean of all Y entries).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import label_density
+    >>> round(label_density(Y), 3)
+    0.533
+    """
     Y = _labels(Y)
     return float(Y.sum(axis=1).mean() / Y.shape[1])
 
@@ -90,6 +109,15 @@ def unique_rows(Y, *, return_inverse: bool = False):
     counts : ndarray of int64, shape (n_distinct,)
     inverse : ndarray of intp, shape (N,)
         Only with ``return_inverse=True``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import unique_rows
+    >>> rows, counts = unique_rows(Y)
+    >>> rows.tolist(), counts.tolist()
+    ([[0, 0, 0], [0, 1, 1], [1, 0, 1], [1, 1, 0]], [1, 1, 1, 2])
     """
     Y = np.ascontiguousarray(Y, dtype=np.uint8)
     if Y.shape[1] == 0:
@@ -110,7 +138,16 @@ def unique_rows(Y, *, return_inverse: bool = False):
 
 
 def distinct_labelsets(Y) -> int:
-    """Number of distinct label vectors (label sets) among the instances."""
+    """Number of distinct label vectors (label sets) among the instances.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import distinct_labelsets
+    >>> distinct_labelsets(Y)
+    4
+    """
     return int(len(unique_rows(_labels(Y))[1]))
 
 
@@ -119,6 +156,14 @@ def hypercube_sparsity_log10(Y) -> float:
 
     Computed as ``log10(distinct) - L log10(2)`` so it never overflows (2^L does for
     L > 1023). Always <= 0; e.g. yeast (198 distinct of 2^14) gives about -1.92.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import hypercube_sparsity_log10
+    >>> round(hypercube_sparsity_log10(Y), 3)  # 4 of the 2^3 = 8 vertices: log10(0.5)
+    -0.301
     """
     Y = _labels(Y)
     return math.log10(distinct_labelsets(Y)) - Y.shape[1] * math.log10(2.0)
@@ -131,10 +176,49 @@ def label_frequencies(Y, *, relative: bool = False) -> np.ndarray:
     ----------
     relative : bool
         Return the fraction of instances instead of counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import label_frequencies
+    >>> label_frequencies(Y).tolist()
+    [3, 3, 2]
+    >>> label_frequencies(Y, relative=True).tolist()
+    [0.6, 0.6, 0.4]
     """
     Y = _labels(Y)
     counts = Y.sum(axis=0, dtype=np.int64)
     return counts / Y.shape[0] if relative else counts
+
+
+def is_tail(frequencies, threshold: float) -> np.ndarray:
+    """Whether each label is a tail label: relative frequency strictly below ``threshold``.
+
+    This is the one place mlviz compares a frequency with the tail threshold;
+    :func:`tail_labels`, the per-label tables, the figures and the app all ask it, so that a
+    label exactly at the threshold is a head label everywhere.
+
+    Parameters
+    ----------
+    frequencies : array-like of float, shape (L,)
+        Relative label frequencies (fractions of the instances), e.g.
+        ``label_frequencies(Y, relative=True)``.
+    threshold : float
+        A fraction of the instances. Not validated here (the callers that take it from a user
+        validate it, e.g. :func:`tail_labels`).
+
+    Returns
+    -------
+    ndarray of bool, shape (L,)
+
+    Examples
+    --------
+    >>> from mlviz.stats import is_tail
+    >>> is_tail([0.01, 0.05, 0.2], threshold=0.05).tolist()  # at the threshold is not tail
+    [True, False, False]
+    """
+    return np.asarray(frequencies, dtype=float) < threshold
 
 
 def tail_labels(Y, threshold: float) -> np.ndarray:
@@ -149,6 +233,14 @@ def tail_labels(Y, threshold: float) -> np.ndarray:
     -------
     ndarray of int
         Column indices, rarest first (ties in column order).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import tail_labels
+    >>> tail_labels(Y, threshold=0.5).tolist()  # label 2 is on 40% of the instances
+    [2]
     """
     if not isinstance(threshold, (int, float)) or not 0.0 < float(threshold) <= 1.0:
         raise ValueError(
@@ -156,7 +248,7 @@ def tail_labels(Y, threshold: float) -> np.ndarray:
             "count c over N instances pass c / N."
         )
     frequencies = label_frequencies(Y, relative=True)
-    rare = np.flatnonzero(frequencies < threshold)
+    rare = np.flatnonzero(is_tail(frequencies, threshold))
     return rare[np.argsort(frequencies[rare], kind="stable")]
 
 
@@ -178,6 +270,16 @@ def cooccurrence(Y, normalize: Literal["jaccard", "conditional"] | None = None) 
     Returns
     -------
     ndarray of int64 (counts) or float64 (normalised)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import cooccurrence
+    >>> cooccurrence(Y).tolist()
+    [[3, 2, 1], [2, 3, 1], [1, 1, 2]]
+    >>> cooccurrence(Y, normalize="conditional").round(2)[0].tolist()  # P(j | label 0)
+    [1.0, 0.67, 0.33]
     """
     if normalize not in (None, "jaccard", "conditional"):
         raise ValueError(f"normalize must be None, 'jaccard' or 'conditional'; got {normalize!r}.")
@@ -212,6 +314,15 @@ def labelset_counts(Y, label_names=None) -> pd.DataFrame:
         ``labelset`` (tuple of label column indices, sorted), ``labels`` (their names joined by
         ``", "``, ``"∅"`` for the empty set), ``count`` (instances), ``size`` (number of labels).
         Ties in ``count`` are ordered by size, then by the index tuple.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> from mlviz.stats import labelset_counts
+    >>> table = labelset_counts(Y, label_names=["a", "b", "c"])
+    >>> table["labels"].tolist(), table["count"].tolist()
+    (['a, b', '∅', 'a, c', 'b, c'], [2, 1, 1, 1])
     """
     if label_names is None and isinstance(Y, Dataset):
         label_names = Y.label_names
@@ -249,6 +360,14 @@ def summary(dataset: Dataset, *, tail_threshold: float = 0.01) -> dict[str, obje
         on exactly one instance), ``min_label_count`` / ``max_label_count`` (rarest and most
         frequent label), ``tail_labels`` (labels below ``tail_threshold`` relative frequency)
         and ``tail_threshold``.
+
+    Examples
+    --------
+    >>> from mlviz.stats import summary
+    >>> from mlviz.synthetic import make_cube
+    >>> numbers = summary(make_cube(n_samples=40, random_state=0))
+    >>> numbers["instances"], numbers["labels"], numbers["distinct"]
+    (40, 3, 7)
     """
     Y = _labels(dataset)
     sizes = Y.sum(axis=1)
@@ -295,6 +414,13 @@ def unseen_labelset_share(Y_reference: np.ndarray, Y: np.ndarray) -> float:
     -------
     float
         In [0, 1]; NaN when ``Y`` has no rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.stats import unseen_labelset_share
+    >>> unseen_labelset_share(np.array([[1, 0], [0, 1]]), np.array([[1, 0], [1, 1]]))
+    0.5
     """
     Y_reference = np.asarray(Y_reference)
     Y = np.asarray(Y)
@@ -324,6 +450,14 @@ def rows_per_group(row_support: np.ndarray) -> pd.DataFrame:
         ``private_rows`` (non-zero rows used by no other group). A group with
         ``rows_used > 0`` and ``private_rows == rows_used`` shares no latent dimension with
         the others: GroPLE models it independently (paper 001, §3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.stats import rows_per_group
+    >>> support = np.array([[True, True, False], [False, True, True]])  # group x latent row
+    >>> rows_per_group(support).values.tolist()
+    [[2, 1], [2, 1]]
     """
     support = np.asarray(row_support, dtype=bool)
     if support.ndim != 2:
@@ -354,6 +488,15 @@ def never_predicted(Y_pred: np.ndarray, Y_true: np.ndarray) -> tuple[np.ndarray,
     missed : ndarray of intp
         The subset of ``never`` that occurs at least once in ``Y_true``: labels the model
         gets wrong on every instance that has them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.stats import never_predicted
+    >>> Y_pred, Y_true = np.array([[1, 0, 0], [1, 0, 0]]), np.array([[1, 1, 0], [0, 0, 0]])
+    >>> never, missed = never_predicted(Y_pred, Y_true)
+    >>> never.tolist(), missed.tolist()
+    ([1, 2], [1])
     """
     Y_pred = np.asarray(Y_pred)
     Y_true = np.asarray(Y_true)
@@ -388,6 +531,18 @@ def votes_needed(prior: np.ndarray, cond_pos: np.ndarray, cond_neg: np.ndarray) 
     ndarray of int, shape (L,)
         The smallest winning count j in 0..k, or -1 when no count wins: the label is never
         predicted, whatever its neighbours carry.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.mlknn import MLkNN
+    >>> from mlviz.stats import votes_needed
+    >>> model = MLkNN(k=5).fit(X, Y)
+    >>> needed = votes_needed(model.prior_, model.cond_pos_, model.cond_neg_)
+    >>> needed.shape, bool(((needed >= -1) & (needed <= 5)).all())
+    ((22,), True)
     """
     prior = np.asarray(prior, dtype=float).ravel()
     cond_pos = np.asarray(cond_pos, dtype=float)
@@ -422,9 +577,18 @@ def tail_head_f1(
     pandas.DataFrame
         Index: the methods; columns ``tail_f1`` and ``head_f1`` (NaN when the part has no
         label), and ``n_tail``, ``n_head``: how many labels each mean is over.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.stats import tail_head_f1
+    >>> frequencies = np.array([0.5, 0.3, 0.01])
+    >>> table = tail_head_f1(frequencies, {"PLST": np.array([0.9, 0.7, 0.0])}, threshold=0.05)
+    >>> table.round(3).to_dict("records")
+    [{'tail_f1': 0.0, 'head_f1': 0.8, 'n_tail': 1, 'n_head': 2}]
     """
     frequencies = np.asarray(frequencies, dtype=float).ravel()
-    tail = frequencies < threshold
+    tail = is_tail(frequencies, threshold)
     rows = {}
     for method, f1 in f1_by_method.items():
         f1 = np.asarray(f1, dtype=float).ravel()
@@ -462,6 +626,14 @@ def labels_to_show(priority: np.ndarray, keep: np.ndarray, max_shown: int) -> np
     ndarray of intp
         Label indices in ascending order; fewer than the kept labels only when more than
         ``max_shown`` are flagged (then the flagged ones with the highest priority).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.stats import labels_to_show
+    >>> keep = np.array([True, False, True, True])
+    >>> labels_to_show(np.array([0.1, 0.9, 0.5, 0.7]), keep, max_shown=2).tolist()
+    [2, 3]
     """
     priority = np.asarray(priority, dtype=float).ravel()
     keep = np.asarray(keep, dtype=bool).ravel()

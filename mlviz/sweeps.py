@@ -33,6 +33,18 @@ def ideal_decoding(estimator, Y) -> np.ndarray:
 
     With a perfect regressor the prediction is round(o + Pᵀ P (y − o)), so what is left
     of the loss is the encoding error alone.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.linear import PLST
+    >>> from mlviz.sweeps import ideal_decoding
+    >>> ideal_decoding(PLST(22).fit(X, Y), Y).shape
+    (150, 22)
+    >>> bool((ideal_decoding(PLST(22).fit(X, Y), Y) == Y).all())  # all M kept: Y comes back
+    True
     """
     codes = estimator.transform_labels(Y)
     decoded = estimator.inverse_transform_labels(codes)
@@ -119,6 +131,18 @@ def parameter_sweep(
     -------
     DataFrame
         Tidy: method, <param>, kind ("learned" or "ideal"), metric, value.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.linear import PLST
+    >>> from mlviz.sweeps import parameter_sweep
+    >>> table = parameter_sweep({"PLST": lambda M: PLST(M)}, [2, 4], X[:100], Y[:100],
+    ...                         X[100:], Y[100:], param="M")
+    >>> sorted(table["M"].unique().tolist()), sorted(table["kind"].unique().tolist())
+    ([2, 4], ['learned'])
     """
     values = list(values)
     total = len(values) * len(factories)

@@ -272,6 +272,13 @@ def make_cube(
     Dataset
         Named ``"cube"``, labels ``a``, ``b``, ``c``, features ``u_a``, ``u_b``, ``u_c``,
         ``noise``.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_cube
+    >>> ds = make_cube(n_samples=40, random_state=0)
+    >>> ds.X.shape, ds.Y.shape, ds.label_names
+    ((40, 4), (40, 3), ('a', 'b', 'c'))
     """
     n_samples = _check_int(n_samples, "n_samples", 8)
     rng = np.random.default_rng(random_state)
@@ -365,6 +372,14 @@ def make_long_tailed(
     -------
     Dataset
         Named ``"long-tailed"``, labels ``l000``..., features ``w000``...; X is CSR.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_long_tailed
+    >>> ds = make_long_tailed(n_samples=200, n_features=30, n_labels=50, cardinality=3.0,
+    ...                       random_state=0)
+    >>> ds.X.shape, ds.Y.shape, ds.is_sparse
+    ((200, 30), (200, 50), True)
     """
     n_samples = _check_int(n_samples, "n_samples", 1)
     n_features = _check_int(n_features, "n_features", 1)
@@ -480,6 +495,14 @@ def write_samples(directory: str | Path) -> list[Path]:
     ``planted.arff`` / ``planted.xml`` (:func:`make_planted` with :data:`SAMPLE_PLANTED`),
     ``planted_groups.csv`` (columns ``label``, ``group``, ``role``) and ``cube.arff`` /
     ``cube.xml`` (:func:`make_cube` with :data:`SAMPLE_CUBE`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mlviz.synthetic import write_samples
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     print(sorted(path.name for path in write_samples(folder)))
+    ['cube.arff', 'cube.xml', 'planted.arff', 'planted.xml', 'planted_groups.csv']
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -502,7 +525,16 @@ def write_samples(directory: str | Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m mlviz.synthetic [--out DIR]``: regenerate the embedded sample data."""
+    """``python -m mlviz.synthetic [--out DIR]``: regenerate the embedded sample data.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mlviz.synthetic import main
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     main(["--out", folder])  # doctest: +ELLIPSIS
+    wrote ...
+    """
     from mlviz.datasets import SAMPLE_DIR as default
 
     parser = argparse.ArgumentParser(

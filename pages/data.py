@@ -55,7 +55,7 @@ if ds.notes:
 
 st.subheader("The long tail")
 frequencies = stats.label_frequencies(ds.Y, relative=True)
-n_tail = int((frequencies < threshold).sum())
+n_tail = int(stats.is_tail(frequencies, threshold).sum())
 shared.chart(
     figures.label_frequency_figure(frequencies, ds.label_names, threshold),
     key="label_frequency_chart",

@@ -112,33 +112,147 @@ def streamlit_server(timeout: float = 60) -> Iterator[str]:
             proc.kill()
 
 
-def wait_idle(pg) -> None:
-    """Wait until the page has a title and the app has finished its current run."""
-    pg.wait_for_selector("[data-testid='stMain'] h1")
-    for _ in range(2):  # a rerun can start just after the first idle moment
-        pg.wait_for_function(
-            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-            timeout=180_000,
-        )
-        pg.wait_for_timeout(400)
+# Waits are conditions on what the page shows, never fixed sleeps. Streamlit writes its script
+# state ("running", "notRunning", "rerunRequested", ...) into stApp's data-test-script-state
+# attribute; a MutationObserver (installed once per document) counts its changes, so a wait can
+# ask for "a run has started since the click and has finished" instead of sleeping until the
+# run has probably started.
+_RUNS = """() => {
+  if (!window.__mlvizRuns) {
+    const runs = {changes: 0, changed: performance.now(), newDocument: true};
+    new MutationObserver(records => {
+      runs.changes += records.length;
+      runs.changed = performance.now();
+    }).observe(document.documentElement, {
+      attributes: true, subtree: true, attributeFilter: ['data-test-script-state'],
+    });
+    window.__mlvizRuns = runs;
+  }
+  return window.__mlvizRuns;
+}"""
+
+#: How long (ms) the script state must stay unchanged before the app counts as idle. A run that
+#: the script itself requests (the router's first rerun, ``st.rerun``) starts within a few
+#: milliseconds of the previous run's end, so a quiet spell far longer than that means no run
+#: is pending. The wait returns as soon as the spell is over (not a fixed sleep after an event).
+QUIET_MS = 250
+
+# True once the app is idle: connected, script not running and not about to rerun, no status
+# widget, no stale element left, the state quiet for QUIET_MS, and -- when ``since`` is given --
+# at least one script-state change after ``since`` (a run started by the caller's action, or a
+# new document).
+_IDLE = (
+    "([since, quiet]) => {\n  const runs = ("
+    + _RUNS
+    + """)();
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
+  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
+  if (document.querySelector('[data-stale="true"]')) return false;
+  if (since !== null && !runs.newDocument && runs.changes <= since) return false;
+  return performance.now() - runs.changed >= quiet;
+}"""
+)
+
+
+def runs_so_far(pg) -> int:
+    """A mark to pass to :func:`wait_idle` as ``since`` before an action that starts a run."""
+    return pg.evaluate(
+        "() => { const runs = (" + _RUNS + ")(); runs.newDocument = false; return runs.changes; }"
+    )
+
+
+def wait_idle(pg, since: int | None = None, timeout: float = 180_000) -> None:
+    """Wait until the page has a title and the app has finished running.
+
+    With ``since`` (from :func:`runs_so_far` taken before the action) the wait also requires
+    that a run started after the action, so it cannot return in the moment between a click and
+    the run it triggers.
+    """
+    pg.wait_for_selector("[data-testid='stMain'] h1", timeout=timeout)
+    try:
+        pg.wait_for_function(_IDLE, arg=[since, QUIET_MS], timeout=timeout)
+    except Exception as error:  # say which condition did not hold
+        raise AssertionError(
+            f"the app did not become idle (since={since}): {pg.evaluate(_APP_STATE)}"
+        ) from error
+
+
+# What the idle condition looks at, for the message of a wait that timed out.
+_APP_STATE = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const runs = window.__mlvizRuns;
+  return {
+    url: location.href,
+    script: app && app.getAttribute('data-test-script-state'),
+    connection: app && app.getAttribute('data-test-connection-state'),
+    statusWidget: !!document.querySelector('[data-testid="stStatusWidget"]'),
+    stale: Array.from(document.querySelectorAll('[data-stale="true"]'))
+        .map(e => (e.getAttribute('data-testid') || e.tagName) + ': '
+             + (e.textContent || '').slice(0, 80)),
+    changes: runs ? runs.changes : null,
+    quietMs: runs ? Math.round(performance.now() - runs.changed) : null,
+  };
+}"""
+
+
+# True once every plotly chart of the main area is drawn (plotly has laid it out and its SVG
+# exists) and the charts' and the page's geometry has stayed the same for 5 animation frames:
+# plotly lays out titles and legends, and Streamlit resizes charts to a new window, after the
+# run has ended.
+_SETTLED = """() => {
+  const plots = Array.from(document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot'));
+  if (plots.some(p => !p._fullLayout || !p.querySelector('.main-svg'))) return false;
+  const box = e => { const b = e.getBoundingClientRect();
+                     return [b.left, b.top, b.width, b.height].map(Math.round).join(','); };
+  const shape = [window.innerWidth, window.innerHeight, ...plots.map(box),
+      ...Array.from(document.querySelectorAll(
+          '[data-testid="stMain"] .js-plotly-plot .gtitle, '
+          + '[data-testid="stMain"] .js-plotly-plot .legend')).map(box)].join('|');
+  const state = window.__mlvizLayout || {shape: null, frames: 0};
+  state.frames = state.shape === shape ? state.frames + 1 : 0;
+  state.shape = shape;
+  window.__mlvizLayout = state;
+  return state.frames >= 5;
+}"""
+
+
+def wait_settled(pg, timeout: float = 60_000) -> None:
+    """Wait until the main area's charts are drawn and their layout has stopped moving."""
+    pg.evaluate("() => { window.__mlvizLayout = null; }")
+    pg.wait_for_function(_SETTLED, polling="raf", timeout=timeout)
 
 
 def open_page(pg, path: str) -> None:
     """Open a page through the sidebar navigation, keeping the session (and its data set)."""
     link = pg.locator(f"[data-testid='stSidebarNav'] a[href$='/{path}']").first
+    here = pg.url.split("?")[0].rstrip("/") == link.evaluate("a => a.href").rstrip("/")
+    since = runs_so_far(pg)
     link.click()
-    pg.wait_for_timeout(300)
-    wait_idle(pg)
+    # the page already shown may not run again
+    wait_idle(pg, None if here else since)
+
+
+def click_and_wait(pg, locator) -> None:
+    """Click a control that starts a run (a button) and wait until that run has finished."""
+    since = runs_so_far(pg)
+    locator.click()
+    wait_idle(pg, since)
 
 
 def choose_dataset(pg, name: str) -> None:
     """Pick a data set by (part of) its name in the sidebar picker."""
+    before = chosen_dataset(pg)
     picker = pg.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input").first
     picker.click()
     picker.fill(name)
-    pg.locator("[role='option']", has_text=name).first.click()
-    pg.wait_for_timeout(300)
-    wait_idle(pg)
+    option = pg.locator("[role='option']", has_text=name).first
+    same = option.inner_text().strip() == before.strip()
+    since = runs_so_far(pg)
+    option.click()
+    # choosing the data set already shown starts no run
+    wait_idle(pg, None if same else since)
 
 
 def chosen_dataset(pg) -> str:
@@ -256,7 +370,7 @@ def shoot(pg, path: Path | None, *, full_page: bool = True, clip_sidebar: bool =
     layout the projector check measures, stays) and restored afterwards. With
     ``clip_sidebar`` only the main area is kept.
     """
-    pg.wait_for_timeout(300)
+    wait_settled(pg)
     viewport = dict(pg.viewport_size)
     if full_page:
         for _ in range(3):  # charts may grow once they are laid out at the new height
@@ -264,7 +378,7 @@ def shoot(pg, path: Path | None, *, full_page: bool = True, clip_sidebar: bool =
             if height <= pg.viewport_size["height"]:
                 break
             pg.set_viewport_size({"width": viewport["width"], "height": height})
-            pg.wait_for_timeout(700)
+            wait_settled(pg)
     try:
         clip = None
         if clip_sidebar:
@@ -275,4 +389,4 @@ def shoot(pg, path: Path | None, *, full_page: bool = True, clip_sidebar: bool =
     finally:
         if pg.viewport_size != viewport:
             pg.set_viewport_size(viewport)
-            pg.wait_for_timeout(500)
+            wait_settled(pg)

@@ -43,3 +43,16 @@ def _single_threaded_blas():
     oversubscribed BLAS makes small solves 20-300x slower."""
     with threadpool_limits(1):
         yield
+
+
+#: pytest-timeout's limit (s) for the long tests: the paper reproductions (``slow``) and the
+#: real-browser tests (``browser``); every other test has ``timeout`` in pyproject.toml.
+LONG_TEST_TIMEOUT = 1200
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("timeout") is None and (
+            item.get_closest_marker("slow") or item.get_closest_marker("browser")
+        ):
+            item.add_marker(pytest.mark.timeout(LONG_TEST_TIMEOUT))

@@ -74,9 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, path in VIEWS.items():
             _browser.open_page(pg, path)
             if path == "compare":
-                pg.get_by_role("button", name="Run cross-validation").click()
-                pg.wait_for_timeout(500)
-                _browser.wait_idle(pg)
+                _browser.click_and_wait(pg, pg.get_by_role("button", name="Run cross-validation"))
             if args.first_screen and path in (
                 "compare",
                 "plst",
@@ -89,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                     "document.querySelector('[data-testid=\"stMain\"]').scrollBy(0, -70); }"
                 )
             _browser.assert_no_exception(pg, name)
-            pg.wait_for_timeout(800)
+            _browser.wait_settled(pg)  # plotly lays out titles and legends after the run
             png = _browser.shoot(
                 pg, None, full_page=not args.first_screen, clip_sidebar=True
             )  # the view, not the sidebar

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "mlviz"
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "mlviz"
 
 LAYERS = {
     "io": 0,
@@ -146,3 +147,137 @@ def test_private_scikit_learn_api_only_through_the_compat_module():
     assert offenders == {}, "import these from mlviz._compat instead"
     # the check can fail: the compat module itself imports private names
     assert _private_sklearn_imports(compat)
+
+
+def _names(node: ast.AST) -> set[str]:
+    """Every variable and attribute name inside an expression, lower-cased."""
+    found = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            found.add(sub.id.lower())
+        elif isinstance(sub, ast.Attribute):
+            found.add(sub.attr.lower())
+    return found
+
+
+def tail_comparisons(source: str) -> list[int]:
+    """Line numbers of comparisons that re-code the tail rule (a frequency against a threshold).
+
+    Flagged: any ordering comparison with a ``tail_threshold`` operand, or with a ``*threshold*``
+    operand on one side and a ``*freq*`` or ``*count*`` one on the other. (A convergence test such
+    as ``decrease < threshold`` in mlviz.mds is not a tail rule and is not flagged.)
+    """
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        if not any(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in node.ops):
+            continue
+        sides = [_names(operand) for operand in [node.left, *node.comparators]]
+        everything = set().union(*sides)
+        has_threshold = [any("threshold" in name for name in side) for side in sides]
+        has_frequency = [any("freq" in n or "count" in n for n in side) for side in sides]
+        mixed = any(
+            has_threshold[i] and has_frequency[j]
+            for i in range(len(sides))
+            for j in range(len(sides))
+            if i != j
+        )
+        if "tail_threshold" in everything or mixed:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_tail_comparison_detector_finds_the_old_forms():
+    # the forms issue 21 found re-coded in six places; the detector must see each of them
+    for line in (
+        "tail = counts / n_samples < tail_threshold",
+        "is_tail = values < tail_threshold",
+        "tail = frequencies < threshold",
+        "n = int((frequencies < threshold).sum())",
+        "x = {'is_tail': frequencies[order] < tail_threshold}",
+    ):
+        assert tail_comparisons(line) == [1], line
+    assert tail_comparisons("if decrease < threshold:\n    pass") == []
+
+
+def test_the_tail_rule_is_coded_only_in_stats():
+    """One tail rule: ``frequency < threshold`` lives in mlviz.stats.is_tail, nowhere else."""
+    offenders = []
+    for path in [*sorted(PACKAGE.rglob("*.py")), *sorted((ROOT / "pages").rglob("*.py"))]:
+        lines = tail_comparisons(path.read_text())
+        if path == PACKAGE / "stats.py":
+            # is_tail's own comparison, and nothing else in stats
+            assert len(lines) == 1, f"mlviz/stats.py compares frequencies at lines {lines}"
+            continue
+        offenders += [f"{path.relative_to(ROOT)}:{line}" for line in lines]
+    assert not offenders, f"the tail rule re-coded (use mlviz.stats.is_tail): {offenders}"
+
+
+# Public names whose Examples section is still to come: their return types change on another
+# branch (issue 21 item 6: one result type for cross_validate and for explain()), and
+# io.labels.label_indices takes the ARFF parser's private structures.
+EXAMPLES_TO_COME = {
+    "mlviz.io.labels.label_indices",
+}
+
+
+def _public_callables():
+    """Every public class and function of mlviz, once, by the module that defines it.
+
+    Public: named in a module's ``__all__`` (or in ``mlviz.__all__``), or, in a module whose
+    path has no underscore-prefixed part, any class or function defined there whose name has
+    no leading underscore.
+    """
+    import importlib
+    import inspect
+    import pkgutil
+
+    import mlviz
+
+    names = ["mlviz"] + [
+        info.name
+        for info in pkgutil.walk_packages(mlviz.__path__, "mlviz.")
+        if not info.name.endswith("__main__")
+    ]
+    found = {}
+    for name in names:
+        module = importlib.import_module(name)
+        private_module = any(part.startswith("_") for part in name.split(".")[1:])
+        candidates = set(getattr(module, "__all__", ()))
+        if not private_module:
+            candidates |= {
+                key
+                for key, value in vars(module).items()
+                if not key.startswith("_")
+                and (inspect.isclass(value) or inspect.isfunction(value))
+                and value.__module__ == name
+            }
+        for key in candidates:
+            value = getattr(module, key)
+            if (
+                inspect.isclass(value) or inspect.isfunction(value)
+            ) and value.__module__.startswith("mlviz"):
+                found[f"{value.__module__}.{value.__qualname__}"] = value
+    return found
+
+
+def test_every_public_class_and_function_has_a_doctested_example():
+    """scikit-learn's convention (issue 21 item 6): an Examples section in every public
+    docstring, run by ``--doctest-modules`` (pyproject.toml)."""
+    import inspect
+
+    callables = _public_callables()
+    assert len(callables) > 150  # the walk found the package, not an empty list
+    missing = sorted(
+        name
+        for name, value in callables.items()
+        if name not in EXAMPLES_TO_COME
+        and "\nExamples\n--------\n>>> " not in "\n" + (inspect.getdoc(value) or "")
+    )
+    assert not missing, f"public names without an Examples section: {missing}"
+    stale = sorted(
+        EXAMPLES_TO_COME
+        - {n for n, v in callables.items() if "Examples" not in (inspect.getdoc(v) or "")}
+    )
+    assert not stale, f"remove from EXAMPLES_TO_COME (they have examples now): {stale}"

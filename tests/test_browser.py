@@ -92,9 +92,10 @@ def test_sidebar_tail_threshold_redraws_the_data_page_chart(page, server_url):
         .locator("input[type='range']")
     )
     slider.focus()
+    since = _browser.runs_so_far(page)
     for _ in range(20):
         page.keyboard.press("ArrowRight")
-    _wait_idle(page)
+    _wait_idle(page, since)
     page.wait_for_function(
         "(before) => JSON.stringify(Array.from(document.querySelectorAll("
         "'.js-plotly-plot .gtitle')).map(e => e.textContent)) !== JSON.stringify(before)",
@@ -136,13 +137,21 @@ def test_every_page_renders_and_a_slider_redraws(page, server_url, path):
     if sliders.count() == 0:
         return
     before = page.evaluate(_PLOTS_SIGNATURE)
-    sliders.first.focus()
+    slider = sliders.first
+    value = slider.get_attribute("aria-valuenow")
+    slider.focus()
+    since = _browser.runs_so_far(page)
     page.keyboard.press("Home")  # to the slider's minimum: M = 1, k = 1, K = 1, ...
-    _wait_idle(page)
+    # a slider already at its minimum does not move, and then starts no run
+    page.wait_for_function(
+        "([el, value]) => el.getAttribute('aria-valuenow') !== value || "
+        "el.getAttribute('aria-valuemin') === value",
+        arg=[slider.element_handle(), value],
+    )
+    _wait_idle(page, since if slider.get_attribute("aria-valuenow") != value else None)
     fit = page.get_by_role("button", name="Fit GroPLE")
     if fit.count():
-        fit.click()
-        _wait_idle(page)
+        _browser.click_and_wait(page, fit)
     _assert_no_exception(page, f"/{path} after moving a slider")
     if PAGES[path]:
         page.wait_for_function(
@@ -181,11 +190,10 @@ def test_every_page_legible_at_1280x720(projector_page, server_url, dataset):
         _browser.open_page(pg, path)
         where = f"{dataset} / {title}"
         if path == "compare":  # its tables and charts appear after a run
-            pg.get_by_role("button", name="Run cross-validation").click()
-            pg.wait_for_timeout(500)
-            _browser.wait_idle(pg)
+            _browser.click_and_wait(pg, pg.get_by_role("button", name="Run cross-validation"))
         _browser.assert_no_exception(pg, where)
-        pg.wait_for_timeout(500)  # plotly lays titles and legends out after the run ends
+        # shoot waits until plotly has laid out titles and legends (after the run ends), and
+        # leaves the window at its size, so the measurement below sees the same layout
         _browser.shoot(pg, folder / f"{dataset}-{number}-{path or 'data'}.png")
         problems += _browser.layout_problems(pg, where)
     assert not problems, "\n".join(problems)

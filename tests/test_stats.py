@@ -62,6 +62,25 @@ def test_label_frequencies_and_tail_labels():
         stats.tail_labels(Y, 5)
 
 
+def test_is_tail_is_strict_and_agrees_with_tail_labels():
+    # a label exactly at the threshold is a head label; NaN frequencies are never tail
+    np.testing.assert_array_equal(
+        stats.is_tail([0.0, 0.049, 0.05, 0.5, np.nan], 0.05), [True, True, False, False, False]
+    )
+    Y = np.zeros((20, 4), dtype=np.uint8)
+    Y[:1, 0] = 1  # 0.05: at the threshold
+    Y[:3, 1] = 1  # 0.15
+    Y[:, 2] = 1  # 1.0
+    # label 3 never occurs: 0.0
+    frequencies = stats.label_frequencies(Y, relative=True)
+    for threshold in (0.05, 0.1, 0.5, 1.0):
+        np.testing.assert_array_equal(
+            np.flatnonzero(stats.is_tail(frequencies, threshold)),
+            np.sort(stats.tail_labels(Y, threshold)),
+        )
+    np.testing.assert_array_equal(stats.tail_labels(Y, 0.05), [3])
+
+
 def test_cooccurrence_counts_and_normalisations():
     C = stats.cooccurrence(Y_SMALL)
     np.testing.assert_array_equal(C, [[3, 3, 1], [3, 3, 1], [1, 1, 2]])

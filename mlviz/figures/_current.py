@@ -52,6 +52,15 @@ def mark_current(
     ------
     ValueError
         If ``value`` is not a finite number.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from mlviz.figures._current import mark_current
+    >>> fig = mark_current(go.Figure(go.Scatter(x=[1, 2, 3], y=[3, 2, 1])), value=2, name="M",
+    ...                    where="x")
+    >>> len(fig.layout.shapes), fig.layout.annotations[0].text
+    (1, 'you are here: M = 2')
     """
     try:
         x = float(value)

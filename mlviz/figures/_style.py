@@ -83,6 +83,14 @@ def method_color(name: str) -> str:
         A hex colour. Unknown names get a colour from a separate list chosen by a hash of the
         name, so it is the same in every chart and every session (Python's ``hash`` is salted
         per process, hence SHA-256); two unknown names may share one.
+
+    Examples
+    --------
+    >>> from mlviz.figures._style import method_color
+    >>> method_color("PLST") == method_color("PLST"), method_color("PLST") != method_color("CLEMS")
+    (True, True)
+    >>> method_color("my method").startswith("#")  # unknown names: a fixed colour from the name
+    True
     """
     name = str(name)
     if name in METHOD_COLORS:
@@ -92,7 +100,15 @@ def method_color(name: str) -> str:
 
 
 def method_colors(names) -> dict[str, str]:
-    """``{name: method_color(name)}`` for several methods."""
+    """``{name: method_color(name)}`` for several methods.
+
+    Examples
+    --------
+    >>> from mlviz.figures._style import method_color, method_colors
+    >>> colours = method_colors(["PLST", "ML-KNN"])
+    >>> list(colours), colours["PLST"] == method_color("PLST")
+    (['PLST', 'ML-KNN'], True)
+    """
     return {name: method_color(name) for name in names}
 
 
@@ -115,6 +131,12 @@ def wrap_title(title: str, width: int = TITLE_CHARS) -> str:
     Lines already split by ``<br>`` are wrapped one by one; a line wholly inside one tag
     (``<sub>…</sub>``) keeps the tag on every piece. A line with tags in its middle is left
     alone (breaking inside a tag would show the markup).
+
+    Examples
+    --------
+    >>> from mlviz.figures._style import wrap_title
+    >>> wrap_title("Share of label variance per principal direction", width=20)
+    'Share of label<br>variance per<br>principal direction'
     """
     lines = []
     for line in re.split(r"<br\s*/?>", str(title)):
@@ -133,6 +155,12 @@ def title_height(text: str) -> int:
 
     plotly places a multi-line title by its first line, so its lower lines fall on the plot;
     the top margin is sized from the lines instead (``<sub>``/``<sup>`` lines are smaller).
+
+    Examples
+    --------
+    >>> from mlviz.figures._style import title_height
+    >>> title_height("one line") < title_height("two<br>lines")
+    True
     """
     lines = re.split(r"<br\s*/?>", str(text))
     small = sum(1 for line in lines if re.match(r"\s*<su[bp]>", line))
@@ -149,6 +177,15 @@ def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
     and axis titles, whose heights plotly does not add to the legend's offset.
 
     Returns the same figure, changed in place.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from mlviz.figures._style import legible
+    >>> fig = go.Figure(layout_title_text="A title much longer than one short line of a figure")
+    >>> fig = legible(fig, title_width=20)
+    >>> fig.layout.title.text.count("<br>")
+    2
     """
     title = fig.layout.title.text
     if title:
@@ -174,6 +211,12 @@ def number_axis(values) -> dict:
     Spanning at least a decade (all positive): a log axis with one tick per power of ten,
     written 10⁻³ (plotly's own log ticks between decades read "5, 2, 0.1, 5, 2"). Otherwise
     a linear axis with plain digits and thousands separators ("26,933.2", not "26.9332k").
+
+    Examples
+    --------
+    >>> from mlviz.figures._style import number_axis
+    >>> number_axis([0.001, 0.01, 10.0]).get("type"), number_axis([0.2, 0.4]).get("type")
+    ('log', 'linear')
     """
     import numpy as np
 

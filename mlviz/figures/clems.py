@@ -105,6 +105,22 @@ def embedding_figure(
     plotly.graph_objects.Figure
         Traces: truth role (``x, y`` = first two columns of ``embedding_truth``),
         [prediction role], [predicted point], [nearest candidates].
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.clems import CLEMS
+    >>> model = CLEMS(n_components=2, random_state=0).fit(X, Y)
+    >>> from mlviz.figures.clems import embedding_figure
+    >>> from mlviz.figures.hypercube import labelset_text
+    >>> text = labelset_text(model.candidates_, ds.label_names)
+    >>> fig = embedding_figure(model.embedding_truth_, model.embedding_pred_,
+    ...                        model.candidate_counts_, model.candidates_.sum(axis=1), text,
+    ...                        symmetric=not model.mirrored_)
+    >>> len(fig.data), len(fig.data[0].x) == len(model.candidates_)
+    (1, True)
     """
     truth = np.asarray(embedding_truth, dtype=float)
     if truth.ndim == 1:
@@ -255,7 +271,21 @@ def fitted_embedding_figure(
     title: str | None = None,
 ) -> go.Figure:
     """:func:`embedding_figure` of a fitted :class:`mlviz.clems.CLEMS` (its candidates,
-    their counts and sizes, both embeddings and whether the cost was mirrored)."""
+    their counts and sizes, both embeddings and whether the cost was mirrored).
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.clems import CLEMS
+    >>> model = CLEMS(n_components=2, random_state=0).fit(X, Y)
+    >>> from mlviz.figures.clems import fitted_embedding_figure
+    >>> from mlviz.figures.hypercube import labelset_text
+    >>> fig = fitted_embedding_figure(model, labelset_text(model.candidates_, ds.label_names))
+    >>> len(fig.data[0].x) == len(model.candidates_)
+    True
+    """
     return embedding_figure(
         model.embedding_truth_,
         model.embedding_pred_,
@@ -276,6 +306,13 @@ def shepard_pairs(n: int, mirrored: bool) -> tuple[np.ndarray, np.ndarray]:
     Symmetric: every unordered off-diagonal pair once (i < j, row-major). Mirrored: every
     ordered truth-prediction pair (i, j), diagonal included, because the mirrored stress
     (Eq. 2) weighs all of them, including c(y_i, y_i) = 0 against d(u_i^(t), u_i^(p)).
+
+    Examples
+    --------
+    >>> from mlviz.figures.clems import shepard_pairs
+    >>> rows, cols = shepard_pairs(3, mirrored=False)
+    >>> rows.tolist(), cols.tolist()
+    ([0, 0, 1], [1, 2, 2])
     """
     if mirrored:
         rows, cols = np.divmod(np.arange(n * n), n)
@@ -327,6 +364,15 @@ def shepard_figure(
     plotly.graph_objects.Figure
         Trace 0 holds the pairs (``x`` dissimilarity, ``y`` distance, ``customdata`` the
         index pair); trace 1 is the line y = x.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.clems import shepard_figure
+    >>> cost = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.25], [0.5, 0.25, 0.0]])
+    >>> fig = shepard_figure(cost, np.sqrt(cost), stress=0.0)  # a perfect embedding: on y = x
+    >>> len(fig.data), len(fig.data[0].x)
+    (2, 3)
     """
     if dissimilarity not in ("sqrt", "cost"):
         raise ValueError(

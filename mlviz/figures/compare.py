@@ -20,6 +20,7 @@ from plotly.subplots import make_subplots
 from mlviz.figures._current import mark_current
 from mlviz.figures._style import WIDE_TITLE_CHARS, legible, method_color, title_height
 from mlviz.metrics import METRICS
+from mlviz.stats import is_tail
 
 __all__ = ["metric_bars", "metric_title", "metric_vs_param_figure", "per_label_figure"]
 
@@ -32,7 +33,14 @@ _PANEL_TITLE_BAND = 30
 
 
 def metric_title(metric: str) -> str:
-    """Display name with its direction, e.g. "Hamming loss ↓"; unknown metrics as given."""
+    """Display name with its direction, e.g. "Hamming loss ↓"; unknown metrics as given.
+
+    Examples
+    --------
+    >>> from mlviz.figures.compare import metric_title
+    >>> metric_title("hamming_loss"), metric_title("micro_f1")
+    ('Hamming loss ↓', 'Micro F1 ↑')
+    """
     info = METRICS.get(metric)
     return f"{info.label} {info.arrow}" if info is not None else metric
 
@@ -80,6 +88,18 @@ def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
         Panels in order of first appearance of each metric; within a panel, one marker trace
         per method in its fixed colour (legend shown once), ``y`` the mean and
         ``error_y.array`` the sd.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({"method": ["PLST", "PLST", "ML-KNN", "ML-KNN"],
+    ...                         "fold": [0, 1, 0, 1], "metric": "hamming_loss",
+    ...                         "value": [0.10, 0.12, 0.09, 0.11]})
+    >>> from mlviz.evaluation import aggregate
+    >>> from mlviz.figures.compare import metric_bars
+    >>> fig = metric_bars(aggregate(results))
+    >>> [trace.name for trace in fig.data]
+    ['PLST', 'ML-KNN']
     """
     _require(
         summary_df,
@@ -213,6 +233,18 @@ def metric_vs_param_figure(
     plotly.graph_objects.Figure
         One trace per method: ``x`` the parameter values (sorted), ``y`` the means,
         ``error_y.array`` the sds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from mlviz.figures.compare import metric_vs_param_figure
+    >>> summary = pd.DataFrame({"method": "GroPLE", "n_components": [5, 10, 20],
+    ...                         "metric": "micro_f1", "mean": [0.40, 0.45, 0.47],
+    ...                         "sd": [0.02, 0.02, 0.01]})
+    >>> fig = metric_vs_param_figure(summary, param="n_components", metric="micro_f1", current=10)
+    >>> np.asarray(fig.data[0].x).tolist(), np.asarray(fig.data[0].y).tolist()
+    ([5, 10, 20], [0.4, 0.45, 0.47])
     """
     _require(
         df,
@@ -301,6 +333,19 @@ def per_label_figure(
     plotly.graph_objects.Figure
         Trace 0: frequency bars; then one marker trace per method (``y`` the label names, ``x``
         the scores; NaN scores, undefined, are left out).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.evaluation import OutOfFoldPredictions, per_label_comparison
+    >>> from mlviz.figures.compare import per_label_figure
+    >>> Y = np.array([[1, 0], [1, 1], [1, 0], [0, 0]])
+    >>> Y_pred = np.array([[1, 0], [1, 0], [1, 0], [0, 0]])
+    >>> predictions = {"PLST": OutOfFoldPredictions(Y_pred=Y_pred, Y_score=None)}
+    >>> table = per_label_comparison(predictions, Y, label_names=["x", "y"])
+    >>> fig = per_label_figure(table, ["PLST"], tail_threshold=0.3)
+    >>> len(fig.data), np.asarray(fig.data[1].y).tolist()
+    (2, [0.0, 1.0])
     """
     _require(
         table,
@@ -376,9 +421,9 @@ def per_label_figure(
         fig.update_xaxes(range=[-0.05, 1.05], tickvals=[0, 0.5, 1], row=1, col=panel)
     tail_note = ""
     if tail_threshold is not None:
-        is_tail = frequency < tail_threshold
-        if is_tail.any():
-            top = float(positions[is_tail].max()) + 0.5
+        in_tail = is_tail(frequency, tail_threshold)
+        if in_tail.any():
+            top = float(positions[in_tail].max()) + 0.5
             for panel in range(1, n_panels + 1):
                 fig.add_hrect(
                     y0=-0.5,

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from mlviz.figures._style import legible
+from mlviz.stats import is_tail
 
 
 def label_frequency_figure(
@@ -22,17 +23,24 @@ def label_frequency_figure(
     label_names : sequence of str
     tail_threshold : float
         Labels with frequency strictly below this are drawn as tail labels.
+
+    Examples
+    --------
+    >>> from mlviz.figures.data import label_frequency_figure
+    >>> fig = label_frequency_figure([0.5, 0.02, 0.3], ["a", "b", "c"], tail_threshold=0.05)
+    >>> list(fig.data[0].x), fig.layout.title.text
+    (['a', 'c', 'b'], 'Label frequencies (1 of 3 labels in the tail)')
     """
     frequencies = np.asarray(frequencies, dtype=float)
     order = np.argsort(-frequencies, kind="stable")
     names = [label_names[i] for i in order]
     values = frequencies[order]
-    is_tail = values < tail_threshold
+    in_tail = is_tail(values, tail_threshold)
     fig = go.Figure(
         go.Bar(
             x=names,
             y=values,
-            marker_color=np.where(is_tail, "#d62728", "#1f77b4"),
+            marker_color=np.where(in_tail, "#d62728", "#1f77b4"),
             hovertemplate="%{x}<br>frequency %{y:.3%}<extra></extra>",
         )
     )
@@ -43,7 +51,7 @@ def label_frequency_figure(
         annotation_text=f"tail threshold {tail_threshold:.1%}",
     )
     fig.update_layout(
-        title=f"Label frequencies ({int(is_tail.sum())} of {len(values)} labels in the tail)",
+        title=f"Label frequencies ({int(in_tail.sum())} of {len(values)} labels in the tail)",
         xaxis_title="label (most frequent first)",
         yaxis_title="share of instances",
         yaxis_tickformat=".0%",
@@ -60,6 +68,16 @@ def cooccurrence_figure(
     Every row and column is named (a category axis would skip names when crowded), so pass
     no more labels than can be read (the Data page passes the most frequent 50 and says so
     in ``title``); the figure grows with the number of labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.data import cooccurrence_figure
+    >>> from mlviz.stats import cooccurrence
+    >>> Y = np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1]])
+    >>> fig = cooccurrence_figure(cooccurrence(Y), ["a", "b", "c"])
+    >>> np.asarray(fig.data[0].z).shape, fig.layout.title.text
+    ((3, 3), 'Label co-occurrence')
     """
     matrix = np.asarray(matrix, dtype=float)
     names = [str(n) for n in label_names]
@@ -90,7 +108,16 @@ def cooccurrence_figure(
 
 
 def cardinality_figure(Y: np.ndarray) -> go.Figure:
-    """Histogram of the number of labels per instance."""
+    """Histogram of the number of labels per instance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.data import cardinality_figure
+    >>> fig = cardinality_figure(np.array([[1, 1, 0], [1, 0, 0], [0, 0, 0]]))
+    >>> len(fig.data)
+    1
+    """
     counts = np.asarray(Y).sum(axis=1).astype(int)
     sizes, occurrences = np.unique(counts, return_counts=True)
     fig = go.Figure(

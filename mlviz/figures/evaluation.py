@@ -44,6 +44,13 @@ def cd_diagram(
         the methods is labelled on the left, the rest on the right, each label reading
         "name (rank)" in the method's fixed colour. Groups of methods whose ranks differ by
         less than the CD are joined by thick bars (traces named "not significantly different").
+
+    Examples
+    --------
+    >>> from mlviz.figures.evaluation import cd_diagram
+    >>> fig = cd_diagram({"PLST": 1.4, "CLEMS": 2.1, "ML-KNN": 2.5}, critical_difference=1.05)
+    >>> sorted(annotation.text for annotation in fig.layout.annotations)
+    ['1', '2', '3', 'CD = 1.050', 'CLEMS (2.10)', 'ML-KNN (2.50)', 'PLST (1.40)']
     """
     ranks = dict(
         sorted(((str(k), float(v)) for k, v in dict(average_ranks).items()), key=lambda kv: kv[1])

@@ -50,6 +50,14 @@ def vk_column_layout(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Original label index shown in each heatmap column, -1 for a gap column.
     group_of_column : ndarray of intp, same shape
         Position (0..n_groups-1, ascending id) of the column's group, -1 for a gap column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.grople import vk_column_layout
+    >>> label_of_column, group_of_column = vk_column_layout(np.array([1, 0, 1]))
+    >>> label_of_column.tolist(), group_of_column.tolist()
+    ([1, -1, 0, 2], [0, -1, 1, 1])
     """
     groups = np.asarray(groups)
     label_of_column: list[int] = []
@@ -137,6 +145,18 @@ def vk_heatmap(
     -----
     "Zero" means exactly 0.0: the proximal step of the l2,1 norm sets rows to exact zeros,
     so no tolerance is applied and a tiny but non-zero row stays visible.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.grople import GroPLE
+    >>> from mlviz.figures.grople import vk_heatmap
+    >>> model = GroPLE(n_components=5, n_groups=4, random_state=0).fit(X, Y)
+    >>> fig = vk_heatmap(model.V_, model.groups_, ds.label_names, row_support=model.row_support_)
+    >>> len(fig.data), len(fig.data[0].z), len(fig.data[0].z[0])  # d rows, L + K - 1 columns
+    (1, 5, 25)
     """
     V = np.asarray(V, dtype=float)
     if V.ndim != 2:
@@ -245,6 +265,13 @@ def objective_figure(
     plotly.graph_objects.Figure
         Each panel uses a log y axis when its values are positive and span a decade, linear
         otherwise (``mlviz.figures._style.number_axis``).
+
+    Examples
+    --------
+    >>> from mlviz.figures.grople import objective_figure
+    >>> fig = objective_figure([10.0, 4.0, 3.5, 3.4], feature_history=[2.0, 1.0, 0.9])
+    >>> len(fig.data)
+    2
     """
     series = [("label embedding, Eq. (4)", "outer iteration", history)]
     if feature_history is not None:
@@ -311,6 +338,15 @@ def vk_group_heatmap(
     plotly.graph_objects.Figure
         One heatmap trace, ``z`` of shape (d, n_groups) in ascending group id order, every
         column named "V^k (n labels)"; the title states the aggregation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.grople import vk_group_heatmap
+    >>> V = np.arange(12.0).reshape(2, 6)
+    >>> fig = vk_group_heatmap(V, np.array([0, 0, 1, 1, 2, 2]))
+    >>> np.asarray(fig.data[0].z).shape, list(fig.data[0].x)
+    ((2, 3), ['V<sup>0</sup> (2)', 'V<sup>1</sup> (2)', 'V<sup>2</sup> (2)'])
     """
     V = np.asarray(V, dtype=float)
     if V.ndim != 2:

@@ -12,7 +12,15 @@ from mlviz.figures._style import DIRECTION_COLORS, GROUP_COLORS, NO_GROUP_COLOR,
 
 
 def labelset_text(vertices: np.ndarray, label_names: Sequence[str]) -> list[str]:
-    """Human-readable label set of each vertex ('∅' for the empty set)."""
+    """Human-readable label set of each vertex ('∅' for the empty set).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.hypercube import labelset_text
+    >>> labelset_text(np.array([[1, 0, 1], [0, 0, 0]]), ["a", "b", "c"])
+    ['{a, c}', '∅']
+    """
     return [
         "{" + ", ".join(label_names[j] for j in np.flatnonzero(v)) + "}" if v.any() else "∅"
         for v in np.asarray(vertices)
@@ -77,6 +85,18 @@ def hypercube_figure(
     max_arrow_names : int, default=12
         Name only this many of the longest label arrows (names of short arrows pile up at
         the origin); the legend says how many are named.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.hypercube import hypercube_figure
+    >>> from mlviz.hypercube import hamming_edges, occupied_vertices, project_vertices
+    >>> Y = np.array([[1, 0, 0], [1, 1, 0], [1, 1, 0], [0, 0, 1]])
+    >>> vertices, counts = occupied_vertices(Y)
+    >>> coords, loadings = project_vertices(vertices, counts, method="pca")
+    >>> fig = hypercube_figure(coords, vertices, counts, hamming_edges(vertices), ["a", "b", "c"])
+    >>> len(hamming_edges(vertices)), len(fig.data) >= 2
+    (1, True)
     """
     coords = np.asarray(coords, dtype=float)
     dim = coords.shape[1]
@@ -259,6 +279,16 @@ def cube_figure(
         PLST's reference point o (the label mean).
     directions : ndarray, shape (M, 3), optional
         PLST's principal directions (rows of P), drawn as lines o ± t p_m.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.hypercube import cube_figure
+    >>> from mlviz.hypercube import occupied_vertices
+    >>> vertices, counts = occupied_vertices(np.array([[1, 0, 0], [1, 1, 0], [0, 0, 1]]))
+    >>> fig = cube_figure(vertices, counts, ["a", "b", "c"])
+    >>> fig.layout.title.text
+    'The label cube {0,1}³'
     """
     if np.asarray(vertices).shape[1] != 3:
         raise ValueError("cube_figure draws 3-label data only; use hypercube_figure otherwise.")

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mlviz.figures._style import GROUP_COLORS, TITLE_CHARS, legible
+from mlviz.stats import is_tail
 
 __all__ = [
     "MAX_NAMED_LABELS",
@@ -43,7 +44,14 @@ _MAX_ANNOTATED_GROUPS = 30
 
 
 def group_colour(group: int) -> str:
-    """Categorical colour of a group id (the same on every figure and table of the page)."""
+    """Categorical colour of a group id (the same on every figure and table of the page).
+
+    Examples
+    --------
+    >>> from mlviz.figures.label_clusters import group_colour
+    >>> group_colour(0) == group_colour(0), group_colour(0) != group_colour(1)
+    (True, True)
+    """
     return GROUP_COLORS[int(group) % len(GROUP_COLORS)]
 
 
@@ -89,6 +97,13 @@ def cluster_order(groups: np.ndarray, frequencies: np.ndarray | None = None) -> 
     -------
     ndarray of intp, shape (n_labels,)
         Original column indices in display order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.label_clusters import cluster_order
+    >>> cluster_order(np.array([1, 0, 1, 0]), frequencies=np.array([0.1, 0.2, 0.3, 0.4])).tolist()
+    [3, 1, 2, 0]
     """
     groups = np.asarray(groups)
     if frequencies is None:
@@ -133,6 +148,17 @@ def affinity_heatmap(
         the names are coloured by group (:func:`group_colour`). Each group's diagonal block
         is outlined in its colour (one rectangle shape per group) and thin black lines
         (one vertical and one horizontal per boundary) separate consecutive groups.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.label_clustering import label_affinity
+    >>> from mlviz.figures.label_clusters import affinity_heatmap
+    >>> fig = affinity_heatmap(label_affinity(Y), groups, ds.label_names)
+    >>> len(fig.data[0].z), len(fig.data[0].x)
+    (22, 22)
     """
     affinity = np.asarray(affinity, dtype=float)
     if affinity.ndim != 2 or affinity.shape[0] != affinity.shape[1]:
@@ -254,6 +280,15 @@ def drill_down_members(
     note : str
         What the drill-down shows, for its title: "all 12 labels" or "the 60 most frequent
         of its 140 labels".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.label_clusters import drill_down_members
+    >>> groups, frequencies = np.array([0, 1, 1, 1]), np.array([0.5, 0.1, 0.3, 0.2])
+    >>> members, note = drill_down_members(groups, group=1, frequencies=frequencies, max_labels=2)
+    >>> members.tolist(), note
+    ([2, 3], 'the 2 most frequent of its 3 labels')
     """
     groups = np.asarray(groups)
     members = np.flatnonzero(groups == group)
@@ -272,6 +307,14 @@ def group_affinity(affinity: np.ndarray, groups: np.ndarray) -> np.ndarray:
     Entry (a, b) is the mean of ``affinity[i, j]`` over labels i in group a and j in group
     b, excluding i = j (the zero diagonal), so a single-label group has NaN on its own
     diagonal entry.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.label_clusters import group_affinity
+    >>> A = np.array([[0.0, 1.0, 0.2], [1.0, 0.0, 0.4], [0.2, 0.4, 0.0]])
+    >>> group_affinity(A, np.array([0, 0, 1])).round(3).tolist()
+    [[1.0, 0.3], [0.3, nan]]
     """
     affinity = np.asarray(affinity, dtype=float)
     groups = np.asarray(groups)
@@ -303,6 +346,17 @@ def group_affinity_heatmap(
     plotly.graph_objects.Figure
         A heatmap with ``z = group_affinity(affinity, groups)``; axes name each group with
         its size ("group 3 (12)"), coloured by :func:`group_colour`.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.label_clustering import label_affinity
+    >>> from mlviz.figures.label_clusters import group_affinity_heatmap
+    >>> fig = group_affinity_heatmap(label_affinity(Y), groups)
+    >>> list(fig.data[0].x)
+    ['group 0 (6)', 'group 1 (6)', 'group 2 (5)', 'group 3 (5)']
     """
     affinity = np.asarray(affinity, dtype=float)
     if affinity.ndim != 2 or affinity.shape[0] != affinity.shape[1]:
@@ -374,6 +428,15 @@ def eigenvalue_figure(
     Returns
     -------
     plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.label_clusters import eigenvalue_figure
+    >>> eigenvalues = np.array([1.0, 0.98, 0.95, 0.4, 0.35, 0.3])  # the gap after 3
+    >>> fig = eigenvalue_figure(eigenvalues, suggested_k=3, chosen_k=3)
+    >>> len(fig.data[0].y)
+    6
     """
     values = np.sort(np.asarray(eigenvalues, dtype=float).ravel())[::-1]
     if values.size == 0:
@@ -470,6 +533,19 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
         partitions (trace 0) with ± one standard deviation as error bars. Bottom: share of
         within-group label pairs that co-occur (trace 1); Ks with groups whose labels never
         co-occur are drawn as red crosses (trace 2) with their number in the hover.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> import numpy as np
+    >>> from mlviz.label_clustering import clustering_stability
+    >>> from mlviz.figures.label_clusters import stability_figure
+    >>> sweep = clustering_stability(Y, n_groups=[2, 4], n_resamples=3, random_state=0)
+    >>> fig = stability_figure(sweep, chosen_k=4)
+    >>> np.asarray(fig.data[0].x).tolist()
+    [2, 4]
     """
     needed = {"n_groups", "stability", "stability_std", "cooccurrence_rate", "n_never_cooccurring"}
     missing = needed - set(sweep.columns)
@@ -552,7 +628,17 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
 
 
 def never_cooccurring_groups(diagnostics: pd.DataFrame) -> pd.DataFrame:
-    """Rows of a :func:`group_diagnostics` table whose two or more labels never co-occur."""
+    """Rows of a :func:`group_diagnostics` table whose two or more labels never co-occur.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.label_clustering import group_diagnostics
+    >>> from mlviz.figures.label_clusters import never_cooccurring_groups
+    >>> Y = np.array([[1, 0, 1], [0, 1, 1], [1, 0, 0]])  # labels 0 and 1 never together
+    >>> never_cooccurring_groups(group_diagnostics(Y, np.array([0, 0, 1])))["group"].tolist()
+    [0]
+    """
     return diagnostics[(diagnostics["n_labels"] > 1) & (diagnostics["cooccurrence_rate"] == 0)]
 
 
@@ -573,6 +659,17 @@ def group_table(diagnostics: pd.DataFrame, *, max_names: int = 8) -> pd.DataFram
         verdict, labels`` (the numbers first, the long list of names last); ``labels`` is one
         string; ``verdict`` says "never co-occur" for a group whose labels never appear
         together, "single label" for a singleton, and is empty otherwise.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.label_clustering import group_diagnostics
+    >>> from mlviz.figures.label_clusters import group_table
+    >>> table = group_table(group_diagnostics(Y, groups, label_names=ds.label_names))
+    >>> len(table), table.columns.tolist()[-2:]
+    (4, ['verdict', 'labels'])
     """
 
     def names(labels) -> str:
@@ -623,6 +720,16 @@ def cluster_table(
         Columns ``group, label, frequency, is_tail``, sorted by group (ascending), then
         frequency (descending), ties in original column order; the index is the label's
         original column index.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.label_clusters import cluster_table
+    >>> frequencies = np.array([0.5, 0.2, 0.01])
+    >>> groups = np.array([1, 0, 1])
+    >>> table = cluster_table(groups, ["a", "b", "c"], frequencies, tail_threshold=0.05)
+    >>> table[["group", "label", "is_tail"]].values.tolist()
+    [[0, 'b', False], [1, 'a', False], [1, 'c', True]]
     """
     frequencies = np.asarray(frequencies, dtype=float)
     if frequencies.ndim != 1:
@@ -636,7 +743,7 @@ def cluster_table(
             "group": groups[order],
             "label": [names[i] for i in order],
             "frequency": frequencies[order],
-            "is_tail": frequencies[order] < tail_threshold,
+            "is_tail": is_tail(frequencies[order], tail_threshold),
         },
         index=pd.Index(order, name="column"),
     )

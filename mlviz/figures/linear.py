@@ -57,6 +57,18 @@ def spectrum_figure(singular_values: np.ndarray, *, current: int | None = None) 
         Trace 0 (bars): ``σ_m² / Σ σ²`` against m = 1..; trace 1 (line): the cumulative
         share, i.e. the fraction of the training encoding error removed by keeping M = m
         directions.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.linear import PLST
+    >>> from mlviz.figures.linear import spectrum_figure
+    >>> model = PLST(4).fit(X, Y)
+    >>> fig = spectrum_figure(model.singular_values_, current=4)
+    >>> len(fig.data), round(float(fig.data[1].y[-1]), 3)  # the cumulative share ends at 1
+    (2, 1.0)
     """
     sigma = np.sort(np.abs(_vector(singular_values, "singular_values", "spectrum_figure")))[::-1]
     energy = sigma**2
@@ -147,6 +159,15 @@ def encoding_error_figure(
     -------
     plotly.graph_objects.Figure
         Trace 0: training error, trace 1 (when given): test error, both against M.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.linear import encoding_error_figure
+    >>> train_error, test_error = np.array([0.2, 0.1, 0.05]), np.array([0.25, 0.15, 0.1])
+    >>> fig = encoding_error_figure(train_error, test_error=test_error, current=2)
+    >>> [trace.name for trace in fig.data]
+    ['PLST, training set', 'PLST, test set']
     """
     train_error = _vector(train_error, "train_error", "encoding_error_figure")
     m = _m_values(train_error.size, m_values, "encoding_error_figure")
@@ -216,6 +237,16 @@ def loss_vs_m_figure(
     plotly.graph_objects.Figure
         One trace per (method, kind) in order of first appearance, points sorted by M;
         ideal-learner traces are dashed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from mlviz.figures.linear import loss_vs_m_figure
+    >>> df = pd.DataFrame({"method": "PLST", "M": [8, 2, 4], "hamming_loss": [0.08, 0.12, 0.10]})
+    >>> fig = loss_vs_m_figure(df, metric="hamming_loss", current=4)
+    >>> len(fig.data), np.asarray(fig.data[0].x).tolist()  # points sorted by M
+    (1, [2, 4, 8])
     """
     missing = {"method", "M", metric} - set(df.columns)
     if missing:
@@ -296,6 +327,15 @@ def decoding_steps_table(
     -------
     pandas.DataFrame
         Columns ``label, y_tilde, y_hat, y_true, correct`` (correct = ``y_hat == y_true``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.linear import decoding_steps_table
+    >>> y_tilde, y_hat, y_true = np.array([0.8, 0.3]), np.array([1, 0]), np.array([1, 1])
+    >>> table = decoding_steps_table(y_tilde, y_hat, y_true, ["a", "b"])
+    >>> table[["label", "y_hat", "correct"]].values.tolist()
+    [['a', 1, True], ['b', 0, False]]
     """
     names, arrays = _check_label_vectors(
         "decoding_steps_table", label_names, y_tilde=y_tilde, y_hat=y_hat, y_true=y_true
@@ -355,6 +395,14 @@ def decoding_figure(
     -------
     plotly.graph_objects.Figure
         Traces in order: [h bars,] ỹ bars, truth markers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.linear import decoding_figure
+    >>> fig = decoding_figure(np.array([0.8, 0.3, 0.6]), np.array([1, 1, 0]), ["a", "b", "c"])
+    >>> len(fig.data), np.asarray(fig.data[0].y).tolist()
+    (2, [0.8, 0.3, 0.6])
     """
     names, arrays = _check_label_vectors(
         "decoding_figure", label_names, y_tilde=y_tilde, y_true=y_true

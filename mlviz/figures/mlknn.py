@@ -80,6 +80,18 @@ def posterior_figure(
         Trace 0: bars of P(H1)P(E|H1); trace 1: bars of P(H0)P(E|H0); trace 2: posterior
         markers on the right axis (0..1), filled for predicted labels; labels decided
         positive are shaded and their names bold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from mlviz.figures.mlknn import posterior_figure
+    >>> table = pd.DataFrame({"label": ["a", "b"], "count": [4, 1], "score_pos": [0.3, 0.02],
+    ...                       "score_neg": [0.05, 0.4], "posterior": [0.857, 0.048],
+    ...                       "decision": [1, 0]})
+    >>> fig = posterior_figure(table)
+    >>> len(fig.data), np.asarray(fig.data[2].y).tolist()
+    (3, [0.857, 0.048])
     """
     data = _posterior_table(table)
     n_labels, n_predicted = len(data), int(data["decision"].to_numpy().astype(bool).sum())
@@ -217,6 +229,19 @@ def neighbors_table(
         Columns ``rank`` (1 = nearest), ``train_row``, ``distance``, ``n_labels``,
         ``label_set`` (readable, "∅" when empty), then one 0/1 column per label; the
         column sums of the label columns are the counts C_t(l) of Eq. (6).
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> from mlviz.mlknn import neighbors_graph
+    >>> from mlviz.figures.mlknn import neighbors_table
+    >>> graph = neighbors_graph(X[:1], X[1:], n_neighbors=3)
+    >>> indices, distances = graph.indices, graph.data
+    >>> table = neighbors_table(indices, distances, Y[1:][indices], ds.label_names)
+    >>> table["rank"].tolist(), bool((table["n_labels"] == Y[1:][indices].sum(axis=1)).all())
+    ([1, 2, 3], True)
     """
     indices = np.asarray(indices).ravel()
     distances = np.asarray(distances, dtype=float).ravel()

@@ -31,6 +31,12 @@ def export_filename(*parts: str) -> str:
     ------
     ValueError
         If no part has a letter or digit.
+
+    Examples
+    --------
+    >>> from mlviz.figures.report import export_filename
+    >>> export_filename("yeast", "PLST", "spectrum")
+    'yeast_PLST_spectrum'
     """
     cleaned = [_UNSAFE.sub("-", str(part)).strip("-") for part in parts]
     cleaned = [part for part in cleaned if part]
@@ -83,6 +89,15 @@ def html_report(
     ------
     ValueError
         If there is no figure, or ``include_plotlyjs`` is not "cdn" or "inline".
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from mlviz.figures.report import html_report
+    >>> figures = {"spectrum": go.Figure(go.Bar(y=[3, 2, 1]))}
+    >>> page = html_report("PLST on <yeast>", figures, parameters={"M": 4})
+    >>> page.startswith("<!DOCTYPE html>"), "PLST on &lt;yeast&gt;" in page
+    (True, True)
     """
     if include_plotlyjs not in ("cdn", "inline"):
         raise ValueError(

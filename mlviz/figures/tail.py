@@ -70,6 +70,14 @@ def named_positions(
     Returns
     -------
     ndarray of int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.tail import named_positions
+    >>> tail = np.array([True, True, False, False])
+    >>> named_positions(tail, priority=np.array([0.1, 0.9, 0.5, 0.2]), max_named=2).tolist()
+    [1]
     """
     n_labels = tail.size
     if n_labels <= max_named:
@@ -208,6 +216,22 @@ def plst_tail_figure(
         Trace 0: labels predicted at least once on the test split; trace 1: labels never
         predicted there. y is ``unrepresented`` (0 = the M directions represent the label
         fully, 1 = not at all); labels constant in training (no variance) are not drawn.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> X_train, X_test, Y_train, Y_test = X[:100], X[100:], Y[:100], Y[100:]
+    >>> from mlviz.linear import PLST
+    >>> from mlviz.per_label import plst_label_table
+    >>> from mlviz.figures.tail import plst_tail_figure
+    >>> model = PLST(4).fit(X_train, Y_train)
+    >>> table = plst_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> fig = plst_tail_figure(table, tail_threshold=0.05, n_components=4)
+    >>> len(fig.data)
+    2
     """
     data = _sorted(
         table, ("unrepresented", "encoding_error", "predicted", "support"), "plst_tail_figure"
@@ -297,6 +321,22 @@ def clems_tail_figure(
         Trace 0: ``true`` (test rows with the label); trace 1: ``decoded`` (test rows whose
         decoded candidate set contains it), side by side per label on a log axis where 0
         is drawn at the bottom line (ticked "0").
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> X_train, X_test, Y_train, Y_test = X[:100], X[100:], Y[:100], Y[100:]
+    >>> from mlviz.clems import CLEMS
+    >>> from mlviz.per_label import clems_label_table
+    >>> from mlviz.figures.tail import clems_tail_figure
+    >>> model = CLEMS(n_components=3, random_state=0).fit(X_train, Y_train)
+    >>> table = clems_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> fig = clems_tail_figure(table, tail_threshold=0.05)
+    >>> len(fig.data)
+    2
     """
     data = _sorted(table, ("true", "decoded", "candidate_sets"), "clems_tail_figure")
     true = data["true"].to_numpy()
@@ -370,6 +410,22 @@ def mlknn_tail_figure(
         Trace 0: prior of every label; trace 1: test recall of the labels with a positive in
         the test split (the others have no recall and are not drawn; the title says how
         many).
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> X_train, X_test, Y_train, Y_test = X[:100], X[100:], Y[:100], Y[100:]
+    >>> from mlviz.mlknn import MLkNN
+    >>> from mlviz.per_label import mlknn_label_table
+    >>> from mlviz.figures.tail import mlknn_tail_figure
+    >>> model = MLkNN(k=5).fit(X_train, Y_train)
+    >>> table = mlknn_label_table(model, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> fig = mlknn_tail_figure(table, tail_threshold=0.05)
+    >>> len(fig.data), len(fig.data[0].y)
+    (2, 22)
     """
     data = _sorted(table, ("prior", "recall", "support", "predicted"), "mlknn_tail_figure")
     prior = data["prior"].to_numpy(dtype=float)
@@ -451,6 +507,24 @@ def grople_tail_figure(
         Trace 0: the method's F1, trace 1: the baseline's, dodged left and right of each
         label; the axis names carry the group (``name · g3``). Labels with undefined F1 (no
         test positive and never predicted) are not drawn.
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> X, Y = ds.X, ds.Y
+    >>> X_train, X_test, Y_train, Y_test = X[:100], X[100:], Y[:100], Y[100:]
+    >>> from mlviz.grople import GroPLE
+    >>> from mlviz.linear import BinaryRelevance
+    >>> from mlviz.per_label import grople_label_table
+    >>> from mlviz.figures.tail import grople_tail_figure
+    >>> model = GroPLE(n_components=5, n_groups=4, random_state=0).fit(X_train, Y_train)
+    >>> baseline = BinaryRelevance().fit(X_train, Y_train)
+    >>> table = grople_label_table(model, baseline, X_test, Y_test, Y_train, tail_threshold=0.05,
+    ...                       label_names=ds.label_names)
+    >>> fig = grople_tail_figure(table, tail_threshold=0.05)
+    >>> [trace.name for trace in fig.data]
+    ['GroPLE test F1', 'BR test F1']
     """
     data = _sorted(
         table,

@@ -11,7 +11,18 @@ import scipy.sparse as sp
 
 
 class DataFormatError(ValueError):
-    """A file is not a valid multi-label data set; the message says what, where and what to do."""
+    """A file is not a valid multi-label data set; the message says what, where and what to do.
+
+    Examples
+    --------
+    >>> import io
+    >>> from mlviz.io import DataFormatError, load_csv
+    >>> try:
+    ...     load_csv(io.StringIO("x,a\\n1,2\\n"), label_columns=["a"])
+    ... except DataFormatError:
+    ...     print("rejected")
+    rejected
+    """
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +49,15 @@ class Dataset:
     them raises ``ValueError: assignment destination is read-only``; make a new Dataset
     (e.g. ``dataclasses.replace(ds, Y=new_Y)``) to change the data. Arrays passed in are not
     frozen themselves: changing them in place afterwards would make the digest stale.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.io import Dataset
+    >>> ds = Dataset(name="toy", X=np.zeros((3, 2)), Y=np.array([[1, 0], [0, 1], [1, 1]]),
+    ...              feature_names=("x1", "x2"), label_names=("a", "b"))
+    >>> ds.n_samples, ds.n_features, ds.n_labels, ds.is_sparse
+    (3, 2, 2, False)
     """
 
     name: str

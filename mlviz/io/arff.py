@@ -368,6 +368,22 @@ def load_arff(
         Whenever the input is not a valid multi-label ARFF file, including every error
         liac-arff raises while decoding; the message names the input, the line or attribute,
         and what to do.
+
+    Examples
+    --------
+    >>> import io
+    >>> from mlviz.io import load_arff
+    >>> text = '''@relation toy
+    ... @attribute x numeric
+    ... @attribute a {0,1}
+    ... @attribute b {0,1}
+    ... @data
+    ... 0.5,1,0
+    ... 1.5,0,1
+    ... '''
+    >>> ds = load_arff(io.StringIO(text), n_labels=2, name="toy")
+    >>> ds.X.shape, ds.label_names, ds.Y.tolist()
+    ((2, 1), ('a', 'b'), [[1, 0], [0, 1]])
     """
     if missing not in ("error", "keep"):
         raise ValueError(f"missing must be 'error' or 'keep'; got {missing!r}.")

@@ -52,6 +52,15 @@ def load_csv(
         no name; unknown label columns; a non-numeric feature column; an infinite feature
         value; a missing feature value (with ``missing="error"``); a label value other than
         0/1 or a missing label. Each message names the column and the row.
+
+    Examples
+    --------
+    >>> import io
+    >>> from mlviz.io import load_csv
+    >>> table = io.StringIO("x1,x2,a,b\\n0.5,1,1,0\\n2,0,0,1\\n1,1,1,1\\n")
+    >>> ds = load_csv(table, label_columns=["a", "b"])
+    >>> ds.X.shape, ds.label_names, ds.Y.sum(axis=0).tolist()
+    ((3, 2), ('a', 'b'), [2, 2])
     """
     import pandas as pd
 

@@ -21,14 +21,29 @@ _MEKA_C = re.compile(r"(?:^|[\s:])-C\s+(-?\d+)(?=\s|$|')")
 
 
 def meka_label_count(relation: str) -> int | None:
-    """MEKA's ``-C n`` in an ``@relation`` value: n > 0 first n attributes, n < 0 last |n|."""
+    """MEKA's ``-C n`` in an ``@relation`` value: n > 0 first n attributes, n < 0 last |n|.
+
+    Examples
+    --------
+    >>> from mlviz.io.labels import meka_label_count
+    >>> meka_label_count("scene: -C 6"), meka_label_count("scene: -C -6"), meka_label_count("x")
+    (6, -6, None)
+    """
     match = _MEKA_C.search(relation or "")
     return int(match.group(1)) if match else None
 
 
 def xml_candidates(path: Path) -> list[Path]:
     """Where the MULAN XML of ``path`` may be: ``name.xml``; for ``name-train.arff`` /
-    ``name-test.arff`` (or ``_train``/``_test``) also the full set's ``name.xml``."""
+    ``name-test.arff`` (or ``_train``/``_test``) also the full set's ``name.xml``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from mlviz.io.labels import xml_candidates
+    >>> [path.name for path in xml_candidates(Path("yeast-train.arff"))]
+    ['yeast-train.xml', 'yeast.xml']
+    """
     candidates = [path.with_suffix(".xml")]
     for suffix in ("-train", "-test", "_train", "_test"):
         if path.stem.lower().endswith(suffix):
@@ -37,7 +52,17 @@ def xml_candidates(path: Path) -> list[Path]:
 
 
 def xml_label_names(xml: Source) -> tuple[list[str], str]:
-    """Label names of a MULAN XML file, in document order (nested hierarchy labels included)."""
+    """Label names of a MULAN XML file, in document order (nested hierarchy labels included).
+
+    Examples
+    --------
+    >>> import io
+    >>> from mlviz.io.labels import xml_label_names
+    >>> xml = io.StringIO('<labels xmlns="http://mulan.sourceforge.net/labels">'
+    ...                   '<label name="a"></label><label name="b"></label></labels>')
+    >>> xml_label_names(xml)[0]
+    ['a', 'b']
+    """
     text = _read_source(xml, "XML", _looks_like_xml_text)
     if not text.text.strip():
         raise DataFormatError(f"{text.label}: the label XML is empty. Give MULAN's name.xml.")

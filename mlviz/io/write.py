@@ -48,6 +48,19 @@ def save_arff(
     again. liac-arff writes floats with ``str`` (the shortest exact round trip) and NaN as
     ``?``, so loading the files (with ``missing="keep"`` if ``X`` has NaN) gives back
     identical ``X``, ``Y`` and names.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from mlviz.io import load_arff, save_arff
+    >>> from mlviz.synthetic import make_cube
+    >>> ds = make_cube(n_samples=20, random_state=0)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     arff_path, xml_path = save_arff(ds, Path(folder) / "cube.arff")
+    ...     back = load_arff(arff_path, xml=xml_path)
+    >>> arff_path.name, xml_path.name, (back.Y == ds.Y).all()
+    ('cube.arff', 'cube.xml', np.True_)
     """
     target = Path(path)
     if target.is_dir():
