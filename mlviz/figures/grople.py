@@ -17,7 +17,14 @@ from plotly.subplots import make_subplots
 
 from mlviz.figures._style import TITLE_CHARS, legible, number_axis
 
-__all__ = ["objective_figure", "vk_column_layout", "vk_group_heatmap", "vk_heatmap"]
+__all__ = [
+    "lambda2_options",
+    "objective_figure",
+    "row_pattern_caption",
+    "vk_column_layout",
+    "vk_group_heatmap",
+    "vk_heatmap",
+]
 
 # Group names are written above the heatmap only while they stay legible.
 _MAX_ANNOTATED_GROUPS = 30
@@ -365,3 +372,66 @@ def vk_group_heatmap(
         margin=dict(t=90, b=10),
     )
     return legible(fig, legend=False)
+
+
+def lambda2_options(grid: Sequence[float], lambda2_max: float) -> list[float]:
+    """The values of ``grid`` below ``lambda2_max`` (:func:`mlviz.grople.lambda2_max`).
+
+    At and above the bound every V^k of the fit is zero, so a λ2 slider stops below it; the
+    smallest grid value is kept even when it is not below (a slider needs one option).
+    """
+    values = sorted(float(v) for v in grid)
+    below = [v for v in values if v < lambda2_max]
+    return below or values[:1]
+
+
+def row_pattern_caption(row_support: np.ndarray, lambda2: float, lambda2_max: float) -> str:
+    """What the V^k heatmap of a fitted GroPLE shows, counted from its ``row_support_``.
+
+    Every number is read from ``row_support`` (n_groups, d); the sentence about λ2 states the
+    bound of :func:`mlviz.grople.lambda2_max` (a fact about the data and the fit's start),
+    not a promise that a larger λ2 switches more rows off: Eq. (4) is not convex, so the
+    rows used need not fall monotonically with λ2.
+    """
+    support = np.asarray(row_support, dtype=bool)
+    n_groups, n_latent = support.shape
+    per_group = support.sum(axis=1)
+    users = support.sum(axis=0)
+    n_dead, n_shared, n_single = (
+        int((users == 0).sum()),
+        int((users > 1).sum()),
+        int((users == 1).sum()),
+    )
+    with_own = int((support & (users == 1)[None, :]).any(axis=1).sum())
+    patterns = len({row.tobytes() for row in support})
+    fewest, most = int(per_group.min()), int(per_group.max())
+    used_range = f"{fewest}" if fewest == most else f"{fewest}–{most}"
+    text = (
+        f"Each column block is one of the {n_groups} label groups' V^k (paper Figure 1), "
+        f"headed by the number of latent rows it uses out of d = {n_latent}; rows are the "
+        "latent dimensions, and a blank row is exactly zero for every label of its group (the "
+        f"ℓ2,1 penalty switches whole rows off). Here the groups use {used_range} rows each; "
+        f"{n_shared} row(s) are used by two or more groups, {n_single} by one group only"
+        + (f", {n_dead} by none" if n_dead else "")
+        + ". "
+    )
+    if not support.any():
+        text += "No group uses any row: V is zero and the model predicts from no feature."
+    elif with_own:
+        text += (
+            f"{with_own} of the {n_groups} groups have rows of their own "
+            f"({patterns} different row patterns): the pattern of the paper's Figure 1."
+        )
+    elif n_groups > 1 and patterns > 1:
+        text += f"No group has a row of its own, but the groups use {patterns} different row sets."
+    else:
+        text += (
+            "No group has a row of its own: at these settings the groups share every latent "
+            "dimension they use, unlike the paper's Figure 1 (each group its own few rows)."
+        )
+    relation = "at or above" if lambda2 >= lambda2_max else "below"
+    text += (
+        f" λ2 = {lambda2:g} is {relation} λ2_max = {lambda2_max:.3g}, the value from which the "
+        "fit's first V step, and so the whole fit, is zero on this training split."
+    )
+    return text
