@@ -27,7 +27,7 @@ TRY_THIS = {
     "hypercube": ("lesson_cube_axes", False, True),
     "plst": ("lesson_plst_m", 2, 1),
     "groups": ("lesson_groups_k", 10, None),  # after: the eigengap's suggestion
-    "grople": ("lesson_grople_lambda2", 1.0, 10.0),
+    "grople": ("lesson_grople_lambda2", 10.0, 1.0),
     "clems": ("lesson_clems_cost", "f1", "rank_loss"),
     "mlknn": ("lesson_mlknn_k", 10, 1),
     "compare": ("lesson_compare_methods", ["PLST", "CLEMS", "ML-KNN"], None),  # after: + BR
@@ -192,10 +192,10 @@ def test_groups_step_explains_why_it_has_no_figure_below_three_labels():
 def test_another_data_set_starts_every_step_from_its_defaults():
     at = _go(_app(_load("sample:planted")), "grople")
     assert at.slider(key="lesson_grople_d").value == 22  # d = L
-    at.select_slider(key="lesson_grople_lambda2").set_value(10.0).run()
+    at.select_slider(key="lesson_grople_lambda2").set_value(1.0).run()
     medical = _load("mulan:medical")
     at.session_state["dataset"] = medical
     at.run()
     _assert_clean(at, "medical after planted")
     assert at.slider(key="lesson_grople_d").value == medical.n_labels
-    assert at.select_slider(key="lesson_grople_lambda2").value == 1.0
+    assert at.select_slider(key="lesson_grople_lambda2").value == 10.0
