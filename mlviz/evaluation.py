@@ -538,17 +538,6 @@ def cross_validate(
 PER_LABEL_METRICS = {"f1": "F1", "recall": "recall", "precision": "precision", "auc": "AUC"}
 
 
-@validate_params(
-    {
-        "predictions": [Mapping],
-        "Y": ["array-like", "sparse matrix"],
-        "label_names": ["array-like", None],
-        "tail_threshold": [_SHARE, None],
-        "metrics": ["array-like"],
-        "zero_division": _ZERO_DIVISION,
-    },
-    prefer_skip_nested_validation=True,
-)
 @dataclass(frozen=True)
 class GridSearchResult:
     """Outcome of :func:`grid_search_cv`.
@@ -647,6 +636,17 @@ def grid_search_cv(
     )
 
 
+@validate_params(
+    {
+        "predictions": [Mapping],
+        "Y": ["array-like", "sparse matrix"],
+        "label_names": ["array-like", None],
+        "tail_threshold": [_SHARE, None],
+        "metrics": ["array-like"],
+        "zero_division": _ZERO_DIVISION,
+    },
+    prefer_skip_nested_validation=True,
+)
 def per_label_comparison(
     predictions: Mapping[str, OutOfFoldPredictions],
     Y,

@@ -167,7 +167,7 @@ with st.container(border=True):
         label="λ2 range",
     )
     lambda2_grid = figures.lambda2_options(LOG_GRID, bound) if bound is not None else LOG_GRID
-    lambda2_default = max(v for v in lambda2_grid if v <= PAGE_LAMBDA2)
+    lambda2_default = figures.lambda2_opening(lambda2_grid, bound, PAGE_LAMBDA2)
     if st.session_state.get("grople_lambda2", lambda2_default) not in lambda2_grid:
         st.session_state.pop("grople_lambda2", None)  # beyond this data's range: the default
     lambda2 = shared.bound(
@@ -250,7 +250,8 @@ def _figure1(p: dict, progress):
 
 n_cells = len(GROPLE_FIGURE1_GRID["lambda1"]) * len(GROPLE_FIGURE1_GRID["lambda2"])
 figure1_reason = grople_figure1_unsupported(len(split.Y_train), L, n_groups=GROPLE_FIGURE1_K)
-figure1_settings = {"d": d, "affinity": affinity, "alpha": alpha, "beta": beta}
+# the paper's d = 100 (every data set, §4.2) and the page's affinity, α and β
+figure1_settings = {"d": PAPER_D, "affinity": affinity, "alpha": alpha, "beta": beta}
 figure1_request_key = "grople_figure1_request"
 data_key = (shared.dataset_digest(), shared.split_settings())
 if st.button(
@@ -258,7 +259,8 @@ if st.button(
     key="grople_figure1",
     disabled=bool(figure1_reason),
     help=figure1_reason
-    or f"Sets K = {GROPLE_FIGURE1_K} and the λ1, λ2 that {GROPLE_FIGURE1_FOLDS}-fold "
+    or f"Sets d = {PAPER_D}, K = {GROPLE_FIGURE1_K} and the λ1, λ2 that "
+    f"{GROPLE_FIGURE1_FOLDS}-fold "
     f"cross-validated accuracy on the training split prefers among the paper's grid "
     f"({n_cells} pairs, {n_cells * GROPLE_FIGURE1_FOLDS} fits; minutes on medical), then fits.",
 ):
@@ -277,6 +279,7 @@ if figure1_request is not None and figure1_request[0] == data_key and not figure
     )
     if figure1 is not None:
         chosen = {
+            "grople_d": figure1_request[1]["d"],
             "grople_k": GROPLE_FIGURE1_K,
             "grople_lambda1": figure1.lambda1,
             "grople_lambda2": figure1.lambda2,
@@ -289,7 +292,8 @@ if figure1_request is not None and figure1_request[0] == data_key and not figure
         st.caption(
             f"Paper's Figure 1: {GROPLE_FIGURE1_FOLDS}-fold cross-validated accuracy on the "
             f"training split chose λ1 = {figure1.lambda1:g}, λ2 = {figure1.lambda2:g} "
-            f"(accuracy {figure1.search.best_score:.3f}) at K = {GROPLE_FIGURE1_K}; its refit "
+            f"(accuracy {figure1.search.best_score:.3f}) at K = {GROPLE_FIGURE1_K}, "
+            f"d = {figure1.model.n_components}; its refit "
             f"uses {', '.join(map(str, figure1.rows_used))} latent rows per group "
             f"({figure1.distinct_patterns} different row sets). Fit below with these settings."
         )

@@ -710,7 +710,7 @@ def step_grople() -> None:
     options = (
         grople_figures.lambda2_options(LAMBDA2_GRID, bound) if bound is not None else LAMBDA2_GRID
     )
-    opening = max(v for v in options if v <= DEFAULTS["lesson_grople_lambda2"])
+    opening = grople_figures.lambda2_opening(options, bound, DEFAULTS["lesson_grople_lambda2"])
     if st.session_state.get("lesson_grople_lambda2", opening) not in options:
         st.session_state["lesson_grople_lambda2"] = opening
     with c2:

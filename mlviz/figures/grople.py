@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 from mlviz.figures._style import TITLE_CHARS, legible, number_axis
 
 __all__ = [
+    "lambda2_opening",
     "lambda2_options",
     "objective_figure",
     "row_pattern_caption",
@@ -383,6 +384,25 @@ def lambda2_options(grid: Sequence[float], lambda2_max: float) -> list[float]:
     values = sorted(float(v) for v in grid)
     below = [v for v in values if v < lambda2_max]
     return below or values[:1]
+
+
+#: Share of λ2_max below which a view opens: on the planted sample (λ1 = 1, d = 11 and 22)
+#: fits at 0.3 λ2_max still predicted (micro-F1 0.76) but at 0.5 λ2_max they ended at V = 0
+#: (docs/GROPLE.md), so the opening value keeps a margin of 5.
+OPENING_SHARE_OF_LAMBDA2_MAX = 0.2
+
+
+def lambda2_opening(grid: Sequence[float], lambda2_max: float | None, preferred: float) -> float:
+    """The λ2 a view opens at: ``preferred``, or the largest grid value at most
+    ``OPENING_SHARE_OF_LAMBDA2_MAX * lambda2_max`` when that is smaller (small data sets,
+    where ``preferred`` would end at V = 0). Always a value of ``grid``.
+    """
+    values = sorted(float(v) for v in grid)
+    ceiling = preferred
+    if lambda2_max is not None:
+        ceiling = min(ceiling, OPENING_SHARE_OF_LAMBDA2_MAX * lambda2_max)
+    below = [v for v in values if v <= ceiling]
+    return below[-1] if below else values[0]
 
 
 def row_pattern_caption(row_support: np.ndarray, lambda2: float, lambda2_max: float) -> str:
