@@ -773,7 +773,7 @@ def step_grople() -> None:
             f"{alone} group{'s share' if alone != 1 else ' shares'} no latent row with any "
             "other group: GroPLE models such a group independently of the rest."
             if alone
-            else "Every group that uses a row shares one with another group."
+            else "Every group that uses a row shares at least one of its rows with another group."
         )
     if n_groups > 1:
         patterns = len({row.tobytes() for row in np.asarray(model.row_support_)})

@@ -193,7 +193,8 @@ def test_lambda2_options_stop_below_the_bound():
 
 
 @pytest.mark.parametrize(
-    ("bound", "expected"), [(67.9, 10.0), (13.3, 1.0), (None, 10.0), (0.01, 0.0), (1e6, 10.0)]
+    ("bound", "expected"),
+    [(67.9, 10.0), (13.3, 1.0), (47.3, 10.0), (None, 10.0), (0.01, 0.0), (1e6, 10.0)],
 )
 def test_lambda2_opening_keeps_a_margin_below_the_bound(bound, expected):
     assert lambda2_opening(LESSON_GRID, bound, 10.0) == expected
