@@ -422,7 +422,7 @@ def lambda2_max(
     -------
     float
     """
-    Y = np.asarray(y)
+    Y = y.toarray() if sp.issparse(y) else np.asarray(y)
     if Y.ndim == 1:
         Y = Y[:, None]
     groups = check_groups(groups, Y.shape[1])

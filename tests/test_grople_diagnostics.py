@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from mlviz import datasets
@@ -48,6 +49,8 @@ def test_lambda2_max_hand_worked_one_dimension():
     s1 = np.linalg.svd(2.0 * Y - 1.0, compute_uv=False)[0]
     bound = lambda2_max(Y, np.zeros(3, dtype=int), 1, init="svd")
     assert bound == pytest.approx(2.0 * s1**1.5, rel=1e-12)
+    sparse = lambda2_max(sp.csr_matrix(Y), np.zeros(3, dtype=int), 1, init="svd")
+    assert sparse == pytest.approx(bound, rel=1e-12)
 
 
 def test_lambda2_max_is_the_max_over_groups(planted):
