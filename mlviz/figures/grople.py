@@ -439,8 +439,9 @@ def row_pattern_caption(row_support: np.ndarray, lambda2: float, lambda2_max: fl
         text += "No group uses any row: V is zero and the model predicts from no feature."
     elif with_own:
         text += (
-            f"{with_own} of the {n_groups} groups have rows of their own "
-            f"({patterns} different row patterns): the pattern of the paper's Figure 1."
+            f"{with_own} of the {n_groups} groups "
+            + ("has rows of its own " if with_own == 1 else "have rows of their own ")
+            + f"({patterns} different row patterns): the pattern of the paper's Figure 1."
         )
     elif n_groups > 1 and patterns > 1:
         text += f"No group has a row of its own, but the groups use {patterns} different row sets."
