@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
 from mlviz.grople import GroPLE
+from mlviz.io import Dataset
 from mlviz.metrics import METRICS
 from mlviz.synthetic import make_long_tailed
 
@@ -141,17 +142,54 @@ def test_lambda2_slider_stops_below_the_bound_of_the_data():
     assert f"λ2 ≥ {model.lambda2_max_:.3g} makes every V^k zero" in captions
 
 
-def test_a_degenerate_fit_is_an_error_with_cause_and_fix():
-    # λ1 = 100 with λ2 = 10 (both on the sliders, below λ2_max) ends at V = 0 on the planted
-    # sample: Eq. (4) has V = 0 as a local minimiser for every λ2 > 0
-    at = _open("sample:planted", {"grople_lambda1": "100.0", "grople_lambda2": "10.0"})
+def _noise_labels(n_labels: int = 4, seed: int = 0) -> Dataset:
+    """50 instances whose labels are coin flips independent of the 3 features."""
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((50, n_labels)) < 0.4).astype(np.uint8)
+    Y[:5] = 1
+    return Dataset(
+        name=f"noise{n_labels}",
+        X=rng.standard_normal((50, 3)),
+        Y=Y,
+        feature_names=("f1", "f2", "f3"),
+        label_names=tuple(f"L{j}" for j in range(n_labels)),
+    )
+
+
+def _open_dataset(dataset: Dataset, params: dict | None = None) -> AppTest:
+    at = AppTest.from_file(str(REPO / "pages" / "grople.py"), default_timeout=180)
+    at.session_state["dataset"] = dataset
+    at.session_state["dataset_label"] = dataset.name
+    for name, value in (params or {}).items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def test_an_all_zero_fit_is_an_error_with_cause_and_fix():
+    # noise labels: λ2 = 10 is on the slider (λ2_max = 13.3 here) but Eq. (4) ends at V = 0,
+    # its local minimiser for every λ2 > 0; the page opens lower (λ2 = 1) for this reason
+    at = _open_dataset(_noise_labels(), {"grople_lambda2": "10.0"})
     assert not at.exception
+    assert at.select_slider(key="grople_lambda2").value == 10.0
     model = _fitted_model(at)
-    assert model.degenerate_
+    assert model.lambda2 < model.lambda2_max_
+    assert not model.V_.any() and "V is all zero" in model.degenerate_
     errors = [e.value for e in at.error]
     assert any("degenerate" in e and model.degenerate_ in e for e in errors), errors
     assert any("Lower λ2" in e for e in errors)
     assert not [c for c in at.caption if "paper Figure 1" in c.value]  # no V^k view
+    assert not at.get("plotly_chart")
+
+
+def test_a_fit_that_predicts_nothing_is_an_error_with_cause_and_fix():
+    # λ1 = 100 with λ2 = 10 (both on the sliders, below λ2_max) on the planted sample: one
+    # row per group is left and every score stays negative (λ1^(1/3) λ2^(2/3) ~ 21)
+    at = _open("sample:planted", {"grople_lambda1": "100.0", "grople_lambda2": "10.0"})
+    assert not at.exception
+    model = _fitted_model(at)
+    assert model.V_.any() and "predicts no label" in model.degenerate_
+    errors = [e.value for e in at.error]
+    assert any("degenerate" in e and model.degenerate_ in e for e in errors), errors
     assert not at.get("plotly_chart")
 
 
