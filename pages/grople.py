@@ -358,7 +358,8 @@ else:  # too many labels to name: one column per group, and one group's labels o
         ),
         key="grople_vk_drill",
     )
-st.caption(figures.row_pattern_caption(model.row_support_, lambda2, model.lambda2_max_))
+# the fitted model's own λ2: after a widget change without a press the view is the last fit
+st.caption(figures.row_pattern_caption(model.row_support_, model.lambda2, model.lambda2_max_))
 
 st.subheader("The label groups GroPLE used")
 groups_used = group_diagnostics(
