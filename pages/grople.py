@@ -295,7 +295,9 @@ if figure1_request is not None and figure1_request[0] == data_key and not figure
             f"(accuracy {figure1.search.best_score:.3f}) at K = {GROPLE_FIGURE1_K}, "
             f"d = {figure1.model.n_components}; its refit "
             f"uses {', '.join(map(str, figure1.rows_used))} latent rows per group "
-            f"({figure1.distinct_patterns} different row sets). Fit below with these settings."
+            f"({figure1.distinct_patterns} different row sets). Fit below with these settings. "
+            "Iteration-cap warnings above this line, if any, come from single cross-validation "
+            "fits of the grid; the fit below reports its own."
         )
         with st.expander("Cross-validation of λ1 × λ2"):
             shared.fitted_table(figure1.search.table, number_format="%.4g")
