@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 from scipy import stats
 from sklearn.base import clone
-from sklearn.model_selection import KFold, ShuffleSplit
+from sklearn.model_selection import KFold, ParameterGrid, ShuffleSplit
 
 from mlviz._compat import (
     HasMethods,
@@ -51,11 +51,13 @@ __all__ = [
     "CrossValidationResult",
     "EvaluationError",
     "FriedmanNemenyiResult",
+    "GridSearchResult",
     "OutOfFoldPredictions",
     "aggregate",
     "cross_validate",
     "dask_backend",
     "friedman_nemenyi",
+    "grid_search_cv",
     "nemenyi_critical_difference",
     "nemenyi_groups",
     "nemenyi_q_alpha",
@@ -578,6 +580,128 @@ def cross_validate(
 
 
 PER_LABEL_METRICS = {"f1": "F1", "recall": "recall", "precision": "precision", "auc": "AUC"}
+
+
+@dataclass(frozen=True)
+class GridSearchResult:
+    """Outcome of :func:`grid_search_cv`.
+
+    Attributes
+    ----------
+    best_params : dict
+        The cell with the best mean score (the first in grid order among equals).
+    best_score : float
+        Its mean over the folds.
+    metric : str
+        The score (a name of :func:`mlviz.metrics.evaluate`).
+    table : pandas.DataFrame
+        One row per cell in grid order: the parameters, then ``mean``, ``sd``, ``n`` of
+        ``metric`` over the folds.
+
+    Examples
+    --------
+    >>> from mlviz import PLST
+    >>> from mlviz.evaluation import grid_search_cv
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, _ = make_planted(n_samples=120, random_state=0)
+    >>> result = grid_search_cv(PLST(), {"n_components": [2, 4]}, ds.X, ds.Y,
+    ...                         metric="micro_f1", cv=3, random_state=0)
+    >>> result.metric, len(result.table), bool(result.best_score == result.table["mean"].max())
+    ('micro_f1', 2, True)
+    """
+
+    best_params: dict[str, Any]
+    best_score: float
+    metric: str
+    table: pd.DataFrame
+
+
+def grid_search_cv(
+    estimator,
+    param_grid: Mapping[str, Sequence[Any]],
+    X,
+    Y,
+    *,
+    metric: str = "accuracy",
+    cv: int | Any = 5,
+    random_state: int | None = None,
+    n_jobs: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> GridSearchResult:
+    """Choose parameters by k-fold cross-validation on (X, Y): every cell of a grid, same folds.
+
+    scikit-learn's :class:`~sklearn.model_selection.ParameterGrid` enumerates the cells and
+    :func:`cross_validate` fits a clone of ``estimator`` per cell and fold on the same folds
+    (so the cells are compared on equal terms, in parallel, with ``progress``); the best mean
+    wins. It is :class:`~sklearn.model_selection.GridSearchCV` with mlviz's multi-label
+    metrics and a progress callback, without the refit: callers refit the winner on what
+    they choose (the GroPLE paper's Figure 1 protocol: training folds only).
+
+    Parameters
+    ----------
+    estimator : multi-label estimator (unfitted)
+    param_grid : dict of str -> sequence
+        Parameter name -> values to try (``estimator.set_params`` names).
+    X, Y : features and 0/1 labels
+        Only these rows are used (pass the training split).
+    metric : str, default="accuracy"
+        Name from :func:`mlviz.metrics.evaluate`; larger or smaller is better as
+        :data:`mlviz.metrics.METRICS` says.
+    cv, random_state, n_jobs, progress
+        As in :func:`cross_validate`.
+
+    Returns
+    -------
+    GridSearchResult
+
+    Examples
+    --------
+    >>> from mlviz import PLST
+    >>> from mlviz.evaluation import grid_search_cv
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, _ = make_planted(n_samples=120, random_state=0)
+    >>> search = grid_search_cv(PLST(), {"n_components": [1, 8]}, ds.X, ds.Y,
+    ...                         metric="hamming_loss", cv=3, random_state=0)
+    >>> search.table[["n_components", "n"]].values.tolist()  # every cell on the same 3 folds
+    [[1, 3], [8, 3]]
+    >>> search.best_params  # lower Hamming loss wins
+    {'n_components': 8}
+    """
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; choose one of {sorted(METRICS)}.")
+    cells = list(ParameterGrid(dict(param_grid)))
+    if not cells:
+        raise ValueError("param_grid has no cell: give every parameter at least one value.")
+    names = [f"cell {i}" for i in range(len(cells))]
+    estimators = {
+        name: clone(estimator).set_params(**cell) for name, cell in zip(names, cells, strict=True)
+    }
+    results = cross_validate(
+        estimators,
+        X,
+        Y,
+        cv=cv,
+        metrics=[metric],
+        random_state=random_state,
+        n_jobs=n_jobs,
+        progress=progress,
+    ).results
+    scores = aggregate(results).set_index("method")
+    table = pd.DataFrame(cells)
+    table["mean"] = [float(scores.loc[name, "mean"]) for name in names]
+    table["sd"] = [float(scores.loc[name, "sd"]) for name in names]
+    table["n"] = [int(scores.loc[name, "n"]) for name in names]
+    means = table["mean"].to_numpy()
+    if np.isnan(means).all():
+        raise ValueError(f"{metric} is undefined in every fold of every cell.")
+    sign = 1.0 if _greater_is_better(metric) else -1.0
+    best = int(np.nanargmax(sign * means))
+    return GridSearchResult(
+        best_params=dict(cells[best]),
+        best_score=float(means[best]),
+        metric=metric,
+        table=table,
+    )
 
 
 @validate_params(

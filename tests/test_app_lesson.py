@@ -27,7 +27,7 @@ TRY_THIS = {
     "hypercube": ("lesson_cube_axes", False, True),
     "plst": ("lesson_plst_m", 2, 1),
     "groups": ("lesson_groups_k", 10, None),  # after: the eigengap's suggestion
-    "grople": ("lesson_grople_lambda2", 1.0, 10.0),
+    "grople": ("lesson_grople_lambda2", 10.0, 1.0),
     "clems": ("lesson_clems_cost", "f1", "rank_loss"),
     "mlknn": ("lesson_mlknn_k", 10, 1),
     "compare": ("lesson_compare_methods", ["PLST", "CLEMS", "ML-KNN"], None),  # after: + BR
@@ -192,10 +192,30 @@ def test_groups_step_explains_why_it_has_no_figure_below_three_labels():
 def test_another_data_set_starts_every_step_from_its_defaults():
     at = _go(_app(_load("sample:planted")), "grople")
     assert at.slider(key="lesson_grople_d").value == 22  # d = L
-    at.select_slider(key="lesson_grople_lambda2").set_value(10.0).run()
+    at.select_slider(key="lesson_grople_lambda2").set_value(1.0).run()
     medical = _load("mulan:medical")
     at.session_state["dataset"] = medical
     at.run()
     _assert_clean(at, "medical after planted")
     assert at.slider(key="lesson_grople_d").value == medical.n_labels
-    assert at.select_slider(key="lesson_grople_lambda2").value == 1.0
+    assert at.select_slider(key="lesson_grople_lambda2").value == 10.0
+
+
+def test_grople_step_says_a_degenerate_fit_is_one_and_bounds_its_slider():
+    from tests.test_app_grople import _noise_labels
+
+    data = _noise_labels(6)  # coin-flip labels, 50 instances
+    at = AppTest.from_file(str(REPO / "pages" / "lesson.py"), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = data
+    at.session_state["dataset_label"] = data.name
+    at.query_params["lesson_step"] = "4 · GroPLE"
+    at.query_params["lesson_grople_lambda2"] = "10.0"
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    slider = at.select_slider(key="lesson_grople_lambda2")
+    assert slider.value == 10.0
+    bound = float(re.search(r"From λ2 = ([0-9.]+) on", " ".join(c.value for c in at.caption))[1])
+    assert max(float(v) for v in slider.options) < bound <= 30.0  # 30 is cut off
+    errors = [e.value for e in at.error]
+    assert any("degenerate" in e and "predicts no label" in e for e in errors), errors
+    assert _charts(at) == 0  # no V^k view of a model that predicts nothing

@@ -76,7 +76,7 @@ def test_grople_malformed_link_falls_back_with_notes():
     for key in ("grople_d", "grople_k"):
         assert at.slider(key=key).value == defaults.slider(key=key).value
     assert at.selectbox(key="grople_affinity").value == "heat"
-    assert at.select_slider(key="grople_lambda2").value == 1.0
+    assert at.select_slider(key="grople_lambda2").value == 10.0  # the page's opening λ2
 
 
 def test_teaching_defaults_of_grople_and_label_clusters():
@@ -194,7 +194,7 @@ def test_lesson_malformed_link_falls_back_with_notes():
     assert any("`lesson_grople_lambda2=7`" in n for n in notes), notes
     L = at.session_state["dataset"].n_labels
     assert at.slider(key="lesson_grople_d").value == L  # the step's default d = L
-    assert at.select_slider(key="lesson_grople_lambda2").value == 1.0
+    assert at.select_slider(key="lesson_grople_lambda2").value == 10.0
     unknown_step = open_link("lesson.py", {"lesson_step": "8 · Deep learning"})
     assert_no_failure(unknown_step)
     assert any("`lesson_step=8 · Deep learning`" in n for n in link_notes(unknown_step))
@@ -207,9 +207,9 @@ def test_lesson_try_this_button_moves_the_link_along():
     assert "lesson_grople_lambda2" not in at.query_params  # the default stays out of the URL
     at.button(key="lesson_try_grople").click().run()
     assert_no_failure(at)
-    assert at.select_slider(key="lesson_grople_lambda2").value == 10.0
-    assert at.query_params["lesson_grople_lambda2"] == "10.0"
+    assert at.select_slider(key="lesson_grople_lambda2").value == 1.0
+    assert at.query_params["lesson_grople_lambda2"] == "1.0"
     reopened = open_link("lesson.py", dict(at.query_params))
     assert_no_failure(reopened)
     assert reopened.radio(key="lesson_step").value == "grople"
-    assert reopened.select_slider(key="lesson_grople_lambda2").value == 10.0
+    assert reopened.select_slider(key="lesson_grople_lambda2").value == 1.0

@@ -9,7 +9,10 @@ from sklearn.datasets import make_multilabel_classification
 from mlviz.figures._style import WIDE_TITLE_CHARS
 from mlviz.figures.grople import (
     UPRIGHT_BEYOND,
+    lambda2_opening,
+    lambda2_options,
     objective_figure,
+    row_pattern_caption,
     vk_column_layout,
     vk_group_heatmap,
     vk_heatmap,
@@ -176,3 +179,46 @@ def test_vk_group_heatmap_checks_row_support():
     V = _planted_v()
     with pytest.raises(ValueError, match="row_support"):
         vk_group_heatmap(V, GROUPS, row_support=np.ones((3, 4), dtype=bool))
+
+
+# ------------------------------------------------------------------ λ2 range and the caption
+
+LESSON_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
+
+
+def test_lambda2_options_stop_below_the_bound():
+    assert lambda2_options(LESSON_GRID, 51.2) == [0.0, 0.1, 1.0, 10.0, 30.0]
+    assert lambda2_options(LESSON_GRID, 30.0) == [0.0, 0.1, 1.0, 10.0]  # at the bound: V = 0
+    assert lambda2_options([1.0, 10.0], 0.5) == [1.0]  # a slider needs one option
+
+
+@pytest.mark.parametrize(
+    ("bound", "expected"),
+    [(67.9, 10.0), (13.3, 1.0), (47.3, 10.0), (None, 10.0), (0.01, 0.0), (1e6, 10.0)],
+)
+def test_lambda2_opening_keeps_a_margin_below_the_bound(bound, expected):
+    assert lambda2_opening(LESSON_GRID, bound, 10.0) == expected
+
+
+def test_row_pattern_caption_counts_what_the_support_shows():
+    support = np.array([[1, 1, 0, 0], [1, 0, 1, 0]], dtype=bool)
+    text = row_pattern_caption(support, 10.0, 50.0)
+    assert "2 label groups' V^k" in text and "out of d = 4" in text
+    assert "use 2 rows each; 1 row(s) are used by two or more groups, 2 by one group only" in text
+    assert ", 1 by none." in text
+    assert "2 of the 2 groups have rows of their own (2 different row patterns)" in text
+    assert "λ2 = 10 is below λ2_max = 50" in text
+    assert "Raise" not in text and "raise" not in text
+
+    shared = np.array([[1, 1, 0], [1, 1, 0]], dtype=bool)
+    text = row_pattern_caption(shared, 1.0, 50.0)
+    assert "use 2 rows each" in text and "No group has a row of its own: at these settings" in text
+
+    # every row used by two groups: no row of its own, yet three different row sets
+    pairs = np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1]], dtype=bool)
+    assert "the groups use 3 different row sets" in row_pattern_caption(pairs, 1.0, 50.0)
+
+    zero = np.zeros((3, 4), dtype=bool)
+    text = row_pattern_caption(zero, 60.0, 50.0)
+    assert "No group uses any row" in text
+    assert "λ2 = 60 is at or above λ2_max = 50" in text

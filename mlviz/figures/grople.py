@@ -17,7 +17,15 @@ from plotly.subplots import make_subplots
 
 from mlviz.figures._style import TITLE_CHARS, legible, number_axis
 
-__all__ = ["objective_figure", "vk_column_layout", "vk_group_heatmap", "vk_heatmap"]
+__all__ = [
+    "lambda2_opening",
+    "lambda2_options",
+    "objective_figure",
+    "row_pattern_caption",
+    "vk_column_layout",
+    "vk_group_heatmap",
+    "vk_heatmap",
+]
 
 # Group names are written above the heatmap only while they stay legible.
 _MAX_ANNOTATED_GROUPS = 30
@@ -402,3 +410,109 @@ def vk_group_heatmap(
         margin=dict(t=90, b=10),
     )
     return legible(fig, legend=False)
+
+
+def lambda2_options(grid: Sequence[float], lambda2_max: float) -> list[float]:
+    """The values of ``grid`` below ``lambda2_max`` (:func:`mlviz.grople.lambda2_max`).
+
+    At and above the bound every V^k of the fit is zero, so a λ2 slider stops below it; the
+    smallest grid value is kept even when it is not below (a slider needs one option).
+
+    Examples
+    --------
+    >>> from mlviz.figures.grople import lambda2_options
+    >>> lambda2_options([0.0, 0.1, 1.0, 10.0, 100.0], lambda2_max=12.5)
+    [0.0, 0.1, 1.0, 10.0]
+    """
+    values = sorted(float(v) for v in grid)
+    below = [v for v in values if v < lambda2_max]
+    return below or values[:1]
+
+
+#: Share of λ2_max below which a view opens. At λ1 = 1, fits at 0.08-0.3 λ2_max predicted
+#: (planted, medical, genbase, yeast, emotions) while 0.5-0.7 λ2_max ended at V = 0 or
+#: predicted nothing on planted, medical and genbase (docs/GROPLE.md): a margin of 2 to that.
+OPENING_SHARE_OF_LAMBDA2_MAX = 0.25
+
+
+def lambda2_opening(grid: Sequence[float], lambda2_max: float | None, preferred: float) -> float:
+    """The λ2 a view opens at: ``preferred``, or the largest grid value at most
+    ``OPENING_SHARE_OF_LAMBDA2_MAX * lambda2_max`` when that is smaller (small data sets,
+    where ``preferred`` would end at V = 0). Always a value of ``grid``.
+
+    Examples
+    --------
+    >>> from mlviz.figures.grople import lambda2_opening
+    >>> lambda2_opening([0.0, 0.1, 1.0, 10.0], lambda2_max=100.0, preferred=10.0)
+    10.0
+    >>> lambda2_opening([0.0, 0.1, 1.0, 10.0], lambda2_max=12.5, preferred=10.0)  # 10 > 12.5 / 4
+    1.0
+    """
+    values = sorted(float(v) for v in grid)
+    ceiling = preferred
+    if lambda2_max is not None:
+        ceiling = min(ceiling, OPENING_SHARE_OF_LAMBDA2_MAX * lambda2_max)
+    below = [v for v in values if v <= ceiling]
+    return below[-1] if below else values[0]
+
+
+def row_pattern_caption(row_support: np.ndarray, lambda2: float, lambda2_max: float) -> str:
+    """What the V^k heatmap of a fitted GroPLE shows, counted from its ``row_support_``.
+
+    Every number is read from ``row_support`` (n_groups, d); the sentence about λ2 states the
+    bound of :func:`mlviz.grople.lambda2_max` (a fact about the data and the fit's start),
+    not a promise that a larger λ2 switches more rows off: Eq. (4) is not convex, so the
+    rows used need not fall monotonically with λ2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.grople import row_pattern_caption
+    >>> support = np.array([[1, 1, 0, 0], [0, 1, 1, 0]], dtype=bool)  # 2 groups, d = 4
+    >>> text = row_pattern_caption(support, lambda2=1.0, lambda2_max=5.0)
+    >>> "the groups use 2 rows each" in text, "2 of the 2 groups have rows of their own" in text
+    (True, True)
+    """
+    support = np.asarray(row_support, dtype=bool)
+    n_groups, n_latent = support.shape
+    per_group = support.sum(axis=1)
+    users = support.sum(axis=0)
+    n_dead, n_shared, n_single = (
+        int((users == 0).sum()),
+        int((users > 1).sum()),
+        int((users == 1).sum()),
+    )
+    with_own = int((support & (users == 1)[None, :]).any(axis=1).sum())
+    patterns = len({row.tobytes() for row in support})
+    fewest, most = int(per_group.min()), int(per_group.max())
+    used_range = f"{fewest}" if fewest == most else f"{fewest}–{most}"
+    text = (
+        f"Each column block is one of the {n_groups} label groups' V^k (paper Figure 1), "
+        f"headed by the number of latent rows it uses out of d = {n_latent}; rows are the "
+        "latent dimensions, and a blank row is exactly zero for every label of its group (the "
+        f"ℓ2,1 penalty switches whole rows off). Here the groups use {used_range} rows each; "
+        f"{n_shared} row(s) are used by two or more groups, {n_single} by one group only"
+        + (f", {n_dead} by none" if n_dead else "")
+        + ". "
+    )
+    if not support.any():
+        text += "No group uses any row: V is zero and the model predicts from no feature."
+    elif with_own:
+        text += (
+            f"{with_own} of the {n_groups} groups "
+            + ("has rows of its own " if with_own == 1 else "have rows of their own ")
+            + f"({patterns} different row patterns): the pattern of the paper's Figure 1."
+        )
+    elif n_groups > 1 and patterns > 1:
+        text += f"No group has a row of its own, but the groups use {patterns} different row sets."
+    else:
+        text += (
+            "No group has a row of its own: at these settings the groups share every latent "
+            "dimension they use, unlike the paper's Figure 1 (each group its own few rows)."
+        )
+    relation = "at or above" if lambda2 >= lambda2_max else "below"
+    text += (
+        f" λ2 = {lambda2:g} is {relation} λ2_max = {lambda2_max:.3g}, the value from which the "
+        "fit's first V step, and so the whole fit, is zero on this training split."
+    )
+    return text

@@ -14,13 +14,13 @@ import numpy as np
 
 from mlviz import hypercube
 from mlviz.clems import CLEMS
-from mlviz.grople import GroPLE
+from mlviz.grople import GroPLE, lambda2_max
 from mlviz.label_clustering import LabelClustering
 from mlviz.linear import PLST
 from mlviz.metrics import per_label_f1 as _per_label_f1
 from mlviz.mlknn import MLkNN
 from pages import _shared as shared
-from pages._lesson.methods import make_estimator
+from pages._lesson.methods import LESSON_LAMBDA1, make_estimator
 from pages._lesson.state import Lesson
 
 
@@ -88,8 +88,29 @@ def grople(c: Lesson, d: int, lambda2: float) -> GroPLE | None:
         "lesson-grople",
         {"d": d, "lambda2": lambda2, "K": k, "affinity": affinity},
         lambda: GroPLE(
-            n_components=d, n_groups=k, label_affinity=affinity, lambda2=lambda2, random_state=0
+            n_components=d,
+            n_groups=k,
+            label_affinity=affinity,
+            lambda1=LESSON_LAMBDA1,
+            lambda2=lambda2,
+            random_state=0,
         ).fit(split.X_train, split.Y_train),
+    )
+
+
+def grople_lambda2_max(c: Lesson, d: int) -> float | None:
+    """λ2 from which step 4's fit is zero (:func:`mlviz.grople.lambda2_max`), step 3's groups."""
+    split = c.split
+    k, affinity = c.groups_settings()
+    model = clustering(c, k, affinity) if c.L >= 3 else None
+    if c.L >= 3 and model is None:
+        return None
+    groups = model.labels_ if model is not None else np.zeros(c.L, dtype=int)
+    return _fit(
+        "λ2 range",
+        "lesson-grople-lambda2-max",
+        {"d": d, "K": k, "affinity": affinity},
+        lambda: lambda2_max(split.Y_train, groups, d, random_state=0),  # the fit's U_0
     )
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from mlviz import stats
 from mlviz.figures import grople as grople_figures
 from pages._lesson import fits
-from pages._lesson.methods import AFFINITY_NAMES
+from pages._lesson.methods import AFFINITY_NAMES, LESSON_LAMBDA1
 from pages._lesson.state import LAMBDA2_GRID, Lesson, chart, in_range, try_this
 from pages._lesson.text import MAX_BARS, count, notice
 
@@ -45,25 +46,42 @@ def show(c: Lesson) -> None:
     else:
         d = 1
         c1.caption("One label: d = 1 is the only choice.")
-    c.ensure("lesson_grople_lambda2", lambda v: v in LAMBDA2_GRID)
+    # the slider stops below λ2_max: from there on every V^k is zero on this data
+    bound = fits.grople_lambda2_max(c, d)
+    options = (
+        grople_figures.lambda2_options(LAMBDA2_GRID, bound) if bound is not None else LAMBDA2_GRID
+    )
+    opening = grople_figures.lambda2_opening(options, bound, c.defaults["lesson_grople_lambda2"])
+    c.ensure("lesson_grople_lambda2", lambda v: v in options)
+    if st.session_state.get("lesson_grople_lambda2", opening) not in options:
+        st.session_state["lesson_grople_lambda2"] = opening
     with c2:
         lambda2 = float(
             c.bound(
                 st.select_slider,
                 "λ2 (group sparsity of $V^k$)",
-                LAMBDA2_GRID,
+                options,
                 key="lesson_grople_lambda2",
+                default=opening,
             )
         )
+        if bound is not None:
+            st.caption(
+                f"From λ2 = {bound:.3g} on every $V^k$ is zero on this training split, so the "
+                f"slider stops below it (λ1 = {LESSON_LAMBDA1:g})."
+            )
     try_this(
         "grople",
-        "raise λ2 to 10",
-        {"lesson_grople_lambda2": 10.0},
-        why_disabled="λ2 is 10 already." if lambda2 == 10.0 else "",
+        "lower λ2 to 1",
+        {"lesson_grople_lambda2": 1.0},
+        why_disabled="λ2 is 1 already." if lambda2 == 1.0 else "",
     )
     with st.spinner("Fitting GroPLE…"):
         model = fits.grople(c, d, lambda2)
     if not fits.fits_this_data(model):
+        return
+    if model.degenerate_:
+        st.error(f"This GroPLE fit is degenerate. {model.degenerate_}", icon=":material/error:")
         return
     if L <= MAX_BARS:
         fig = grople_figures.vk_heatmap(
@@ -96,7 +114,19 @@ def show(c: Lesson) -> None:
             f"{alone} group{'s share' if alone != 1 else ' shares'} no latent row with any "
             "other group: GroPLE models such a group independently of the rest."
             if alone
-            else "Every group that uses a row shares one with another group."
+            else "Every group that uses a row shares at least one of its rows with another group."
+        )
+    if n_groups > 1:
+        patterns = len({row.tobytes() for row in np.asarray(model.row_support_)})
+        with_own = int((rows["private_rows"] > 0).sum())
+        points.append(
+            f"The groups use {patterns} different sets of rows and {with_own} of them have a "
+            "row no other group uses"
+            + (
+                ": each group picks its own latent dimensions, as in the paper's Figure 1."
+                if patterns == n_groups and with_own
+                else "."
+            )
         )
     if lambda2 == 0:
         points.append("With λ2 = 0 nothing pushes rows to zero: every row is used.")

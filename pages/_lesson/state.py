@@ -112,7 +112,7 @@ class Lesson:
             "lesson_groups_affinity": "heat",
             "lesson_groups_k": min(10, self.groups_k_max()),
             "lesson_grople_d": self.grople_d_max(),
-            "lesson_grople_lambda2": 1.0,
+            "lesson_grople_lambda2": 10.0,
             "lesson_clems_cost": "f1",
             "lesson_clems_m": 2,
             "lesson_clems_instance": 0,
@@ -144,16 +144,19 @@ class Lesson:
         if key in st.session_state and not valid(st.session_state[key]):
             st.session_state[key] = self.defaults[key]
 
-    def bound(self, widget: Callable[..., Any], *args: Any, key: str, **kwargs: Any) -> Any:
+    def bound(
+        self, widget: Callable[..., Any], *args: Any, key: str, default: Any = None, **kwargs: Any
+    ) -> Any:
         """A lesson widget bound to the URL (``shared.bound``) that opens at its default.
 
         Streamlit leaves a bound value out of the URL when it equals the widget's own default
         and reads a link value equal to that default as no value at all, so the widget's
         default must be the step's default (not the slider's minimum): otherwise a link with
         M = 1 would reopen at the step's M = 2. ``persist_state`` keeps the value while
-        another step is shown.
+        another step is shown. ``default`` replaces the step's default where it depends on
+        what was fitted (step 4's λ2 opens below the data's bound).
         """
-        default = self.defaults[key]
+        default = self.defaults[key] if default is None else default
         kind = getattr(widget, "__name__", "")
         if kind in ("selectbox", "radio"):
             kwargs["index"] = list(args[1]).index(default)

@@ -1,0 +1,191 @@
+"""GroPLE's honesty about its fit (issue 22, part 5): the λ2 bound, degenerate fits, caps.
+
+- :func:`mlviz.grople.lambda2_max`: at and above it Algorithm 1's first V step is exactly
+  zero (optimality of V = 0 in Eq. A.3), just below it is not; a hand-worked value at d = 1.
+- ``degenerate_``: V all zero, or no label predicted on the training rows.
+- ``converged_`` / ``feature_converged_`` and the ConvergenceWarning at an iteration cap.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from mlviz import datasets
+from mlviz.evaluation import cross_validate, grid_search_cv
+from mlviz.grople import (
+    GroPLE,
+    _initial_basis,
+    _SignedLabels,
+    lambda2_max,
+    solve_group_coefficients,
+)
+
+
+@pytest.fixture(scope="module")
+def planted():
+    ds = datasets.load_source("sample:planted")
+    return np.asarray(ds.X), np.asarray(ds.Y)
+
+
+def _first_v_step(Y, groups, d, lambda2):
+    """Algorithm 2 at the fit's own start U_0 (what Algorithm 1 solves first)."""
+    U0 = _initial_basis(_SignedLabels(Y, signed=False), d, "random", 0)
+    V, _ = solve_group_coefficients(
+        U0, 2.0 * Y - 1.0, lambda2, groups=groups, max_iter=5000, tol=1e-12
+    )
+    return V
+
+
+# --------------------------------------------------------------------------- the λ2 bound
+
+
+def test_lambda2_max_hand_worked_one_dimension():
+    # d = 1, one group, init="svd": U_0 = u_1 sqrt(s_1), so U_0^T S = s_1^{3/2} v_1^T and the
+    # bound is 2 s_1^{3/2} with s_1 the largest singular value of S = 2 Y - 1
+    Y = np.array([[1, 0, 1], [1, 1, 0], [0, 0, 1], [1, 0, 0]])
+    s1 = np.linalg.svd(2.0 * Y - 1.0, compute_uv=False)[0]
+    bound = lambda2_max(Y, np.zeros(3, dtype=int), 1, init="svd", random_state=0)
+    assert bound == pytest.approx(2.0 * s1**1.5, rel=1e-12)
+    sparse = lambda2_max(sp.csr_matrix(Y), np.zeros(3, dtype=int), 1, init="svd", random_state=0)
+    assert sparse == pytest.approx(bound, rel=1e-12)
+
+
+def test_lambda2_max_is_the_max_over_groups(planted):
+    _, Y = planted
+    groups = np.arange(Y.shape[1]) % 3
+    whole = lambda2_max(Y, groups, 6, random_state=0)
+    # each group alone (its labels only, same U_0: it depends on N and d, not on L)
+    per_group = [
+        lambda2_max(Y[:, groups == k], np.zeros((groups == k).sum(), int), 6, random_state=0)
+        for k in range(3)
+    ]
+    assert whole == pytest.approx(max(per_group), rel=1e-12)
+    assert min(per_group) < whole  # the groups differ, so the max is a real choice
+
+
+@pytest.mark.parametrize("d", [4, 11])
+def test_first_v_step_is_zero_exactly_from_the_bound(planted, d):
+    _, Y = planted
+    groups = np.arange(Y.shape[1]) % 4
+    bound = lambda2_max(Y, groups, d, random_state=0)
+    assert np.any(_first_v_step(Y, groups, d, 0.999 * bound))  # just below: a row survives
+    assert not np.any(_first_v_step(Y, groups, d, bound * (1 + 1e-9)))
+    assert not np.any(_first_v_step(Y, groups, d, 1.5 * bound))
+
+
+def test_fit_at_or_above_the_bound_is_all_zero_and_says_so(planted):
+    X, Y = planted
+    model = GroPLE(n_components=11, n_groups=4, random_state=0, lambda1=1.0, lambda2=1.0).fit(X, Y)
+    assert model.lambda2_max_ == pytest.approx(
+        lambda2_max(Y, model.groups_, 11, random_state=0), rel=1e-12
+    )
+    assert model.V_.any() and model.degenerate_ == ""
+    for factor in (1.0 + 1e-9, 2.0):
+        high = GroPLE(
+            random_state=0,
+            n_components=11,
+            n_groups=4,
+            lambda1=1.0,
+            lambda2=factor * model.lambda2_max_,
+        ).fit(X, Y)
+        assert not high.V_.any()
+        assert not high.row_support_.any()
+        assert "V is all zero" in high.degenerate_
+        assert "Lower λ2" in high.degenerate_
+        scores = high.decision_function(X)
+        np.testing.assert_allclose(scores, scores[:1].repeat(len(X), axis=0))  # no feature counts
+
+
+def test_well_below_the_bound_the_fit_uses_rows_and_predicts(planted):
+    X, Y = planted
+    bound = GroPLE(n_components=11, n_groups=4, random_state=0, lambda1=1.0).fit(X, Y).lambda2_max_
+    model = GroPLE(
+        n_components=11, n_groups=4, random_state=0, lambda1=1.0, lambda2=0.1 * bound
+    ).fit(X, Y)
+    assert model.row_support_.any(axis=1).all()
+    assert model.predict(X).any() and model.degenerate_ == ""
+
+
+# --------------------------------------------------------------------------- degenerate fits
+
+
+def test_a_fit_that_predicts_no_label_is_flagged(planted):
+    X, Y = planted
+    # β this large removes every feature (Z = 0): every row gets the intercept's scores, and
+    # every planted label is off in most rows, so no score is positive
+    model = GroPLE(n_components=11, n_groups=4, random_state=0, beta=1e9).fit(X, Y)
+    assert not model.Z_.any()
+    assert model.V_.any()
+    assert not model.predict(X).any()
+    assert "predicts no label" in model.degenerate_
+    assert "Z is all zero" in model.degenerate_
+
+
+# --------------------------------------------------------------------------- iteration caps
+
+
+def test_cap_of_algorithm_1_is_flagged_and_warned(planted):
+    X, Y = planted
+    with pytest.warns(ConvergenceWarning, match=r"Algorithm 1 .*\(max_iter=2\)"):
+        model = GroPLE(
+            n_components=11, n_groups=4, random_state=0, lambda1=1.0, lambda2=10.0, max_iter=2
+        ).fit(X, Y)
+    assert model.n_iter_ == 2 and not model.converged_
+
+
+def test_cap_of_the_feature_embedding_is_flagged_and_warned(planted):
+    X, Y = planted
+    with pytest.warns(ConvergenceWarning, match=r"feature embedding .*\(feature_max_iter=1\)"):
+        model = GroPLE(n_components=11, n_groups=4, random_state=0, feature_max_iter=1).fit(X, Y)
+    assert model.feature_n_iter_ == 1 and not model.feature_converged_
+
+
+def test_a_converged_fit_is_flagged_and_silent(planted):
+    X, Y = planted
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = GroPLE(n_components=11, n_groups=4, random_state=0, lambda1=1.0, lambda2=10.0).fit(
+            X, Y
+        )
+    assert model.converged_ and model.n_iter_ < model.max_iter
+    assert model.feature_converged_ and model.feature_n_iter_ < model.feature_max_iter
+    history = model.objective_history_
+    assert (history[-2] - history[-1]) <= model.tol * abs(history[-2])
+
+
+# --------------------------------------------------------------------------- grid search
+
+
+def test_grid_search_cv_picks_the_best_cell_of_cross_validate(planted):
+    X, Y = planted
+    X, Y = X[:240], Y[:240]
+    base = GroPLE(n_components=6, n_groups=4, max_iter=200, random_state=0)
+    grid = {"lambda1": [1e-3, 1.0], "lambda2": [1.0, 1e4]}  # 1e4 is above the bound: V = 0
+    result = grid_search_cv(base, grid, X, Y, metric="micro_f1", cv=3, random_state=0)
+    assert list(result.table.columns[:2]) == ["lambda1", "lambda2"]
+    assert len(result.table) == 4
+    # each cell's mean is what cross_validate gives that estimator alone on the same folds
+    for cell in result.table.itertuples(index=False):
+        alone = cross_validate(
+            {"m": base.set_params(lambda1=cell.lambda1, lambda2=cell.lambda2)},
+            X,
+            Y,
+            cv=3,
+            metrics=["micro_f1"],
+            random_state=0,
+        ).results
+        assert alone["value"].mean() == pytest.approx(cell.mean, abs=1e-12)
+    best = result.table["mean"].idxmax()
+    assert result.best_score == result.table["mean"].max()
+    assert result.best_params == {
+        "lambda1": result.table.loc[best, "lambda1"],
+        "lambda2": result.table.loc[best, "lambda2"],
+    }
+    assert result.best_params["lambda2"] == 1.0  # the zero model predicts nothing: F1 0
+    with pytest.raises(ValueError, match="unknown metric"):
+        grid_search_cv(base, grid, X, Y, metric="nope")
