@@ -38,6 +38,7 @@ LAYERS = {
     "sweeps": 2,
     "__main__": 2,
     "per_label": 2,
+    "methods": 2,  # the registry: builds the models (layer 1), read by figures and pages
     "figures": 3,
 }
 
