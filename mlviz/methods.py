@@ -88,6 +88,9 @@ class Method:
         tail labels beside each label; None when there is none.
     option_labels : mapping
         Display labels of the factory's categorical settings, e.g. ``{"cost": COST_LABELS}``.
+    in_dimension_sweep : bool
+        Offered in the Compare page's metric-against-dimension sweep (a cross-validation per
+        dimension: the methods whose fit is quick enough to repeat, and CLEMS).
     """
 
     name: str
@@ -99,6 +102,7 @@ class Method:
     max_labels: int | None = None
     tail_table: str | None = None
     option_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    in_dimension_sweep: bool = False
 
     @property
     def tail_reasons(self) -> bool:
@@ -216,6 +220,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 symbol="M",
                 max_labels=MAX_LABELS_SQUARE,
                 tail_table="plst_label_table",
+                in_dimension_sweep=True,
             ),
             Method(
                 "PBR",
@@ -234,6 +239,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 dimension="M",
                 symbol="M",
                 max_labels=MAX_LABELS_SQUARE,
+                in_dimension_sweep=True,
             ),
             Method(
                 "CS",
@@ -261,6 +267,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 symbol="M",
                 tail_table="clems_label_table",
                 option_labels=MappingProxyType({"cost": COST_LABELS}),
+                in_dimension_sweep=True,
             ),
             Method(
                 "GroPLE",
@@ -272,6 +279,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 max_labels=MAX_LABELS_SQUARE,
                 tail_table="grople_label_table",
                 option_labels=MappingProxyType({"affinity": AFFINITY_LABELS}),
+                in_dimension_sweep=True,
             ),
         )
     }

@@ -12,18 +12,15 @@ from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS
 from mlviz.figures.lesson import rows_per_group
-from mlviz.grople import GroPLE
 from mlviz.label_clustering import AFFINITIES, LabelClustering, group_diagnostics
-from mlviz.linear import PLST, BinaryRelevance
+from mlviz.methods import AFFINITY_LABELS, METHODS
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import grople_label_table, tail_summary
-from pages import _shared as shared
+from pages._app import experiment, export, fitting, links, source, tables
 
-# Stage 1 holds several L x L matrices (8 L^2 bytes each, 32 MB at 2,000 labels); beyond that
-# the page says so instead of filling memory, as the PLST page does.
-MAX_LABELS = 2_000
+GROPLE = METHODS["GroPLE"]
 
-ds = shared.current_dataset()
+ds = source.current_dataset()
 L = ds.n_labels
 st.title("GroPLE: group-preserving label embedding")
 st.markdown(
@@ -32,29 +29,26 @@ st.markdown(
     "by none, so each group picks its own few latent dimensions. A sparse linear map Z then "
     "predicts U from the features (Eq. 5); scores are X Z V."
 )
-if L > MAX_LABELS:
-    shared.explain_and_stop(
+# Stage 1 holds several L x L matrices (8 L^2 bytes each); beyond the registry's cap the page
+# says so instead of filling memory, as the PLST page does.
+if not GROPLE.runs_on(L):
+    experiment.explain_and_stop(
         f"GroPLE's first stage compares every pair of labels (a {L:,} × {L:,} affinity and its "
         f"eigenvectors), and V holds d × {L:,} entries: too large for {ds.name}. This page "
-        f"fits data sets with up to {MAX_LABELS:,} labels; the Data, Hypercube and ML-KNN "
+        f"fits data sets with up to {GROPLE.max_labels:,} labels; the Data, Hypercube and ML-KNN "
         "pages work at this size."
     )
 # stage 1 and the latent factors need two training instances (GroPLE says so)
-split = shared.model_split(min_train=2, needs="GroPLE")
+split = experiment.model_split(min_train=2, needs="GroPLE")
 
 LOG_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0]
 POSITIVE_GRID = LOG_GRID[1:]  # λ1 > 0 keeps V Vᵀ + λ1 I invertible (Eq. A.2)
 WIDE_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3, 1e4]
 k_max = L + 2 if L <= 28 else 30
 PAPER_D = 100  # the paper's latent dimension for every data set (Table 2)
-AFFINITY_LABELS = {
-    "heat": "heat kernel (paper)",
-    "cooccurrence": "co-occurrence (Jaccard)",
-    "correlation": "correlation",
-}
 with st.container(border=True):
     c1, c2, c3 = st.columns(3)
-    affinity = shared.bound(
+    affinity = links.bound(
         c1.selectbox,
         "Label affinity of the groups",
         list(AFFINITY_LABELS),
@@ -64,25 +58,19 @@ with st.container(border=True):
         help="How stage 1 compares labels before grouping them (the Label clusters page shows "
         "the groups each choice gives). The paper uses the heat kernel.",
     )
-    suggested = (
-        shared.fit(
-            "grople-suggested-k",
-            {"affinity": affinity, "k_max": k_max},
-            lambda p: (
-                LabelClustering(n_groups=min(p["k_max"], L), affinity=p["affinity"])
-                .fit(split.Y_train)
-                .suggest_n_groups(max_groups=min(p["k_max"], L))
-            ),
-            label="Label spectrum",
+    suggested = L
+    if L >= 3:  # the eigengap of the training labels' spectrum, fitted at the largest K
+        spectrum = fitting.fit(
+            LabelClustering(n_groups=min(k_max, L), affinity=affinity), label="Label spectrum"
         )
-        if L >= 3
-        else L
-    )
+        suggested = (
+            spectrum.suggest_n_groups(max_groups=min(k_max, L)) if spectrum is not None else None
+        )
     half_d = max(1, (L + 1) // 2)
     # above 200 labels the page opens at the paper's d = 100: an APG step of Eq. (4) costs
     # d^2 L, so d = L / 2 is too slow for a first view at ~1,000 labels (docs/GROPLE.md)
     default_d = min(half_d, PAPER_D)
-    d = shared.bound(
+    d = links.bound(
         c1.slider,
         "Latent dimension d",
         1,
@@ -105,7 +93,7 @@ with st.container(border=True):
             f"({half_d}), to keep the first fit short: set a larger d and press **Fit GroPLE** "
             "(slower)."
         )
-    n_groups = shared.bound(
+    n_groups = links.bound(
         c1.slider,
         "Label groups K",
         1,
@@ -122,7 +110,7 @@ with st.container(border=True):
             key="grople_use_suggested",
             on_click=lambda: st.session_state.update(grople_k=suggested),
         )
-    lambda1 = shared.bound(
+    lambda1 = links.bound(
         c2.select_slider,
         "λ1 (‖U‖² weight)",
         POSITIVE_GRID,
@@ -130,7 +118,7 @@ with st.container(border=True):
         key="grople_lambda1",
         persist_state="session",
     )
-    lambda2 = shared.bound(
+    lambda2 = links.bound(
         c2.select_slider,
         "λ2 (group sparsity of V^k)",
         LOG_GRID,
@@ -138,7 +126,7 @@ with st.container(border=True):
         key="grople_lambda2",
         persist_state="session",
     )
-    alpha = shared.bound(
+    alpha = links.bound(
         c3.select_slider,
         "α (latent-correlation term)",
         WIDE_GRID,
@@ -146,7 +134,7 @@ with st.container(border=True):
         key="grople_alpha",
         persist_state="session",
     )
-    beta = shared.bound(
+    beta = links.bound(
         c3.select_slider,
         "β (ℓ1 sparsity of Z)",
         WIDE_GRID,
@@ -165,37 +153,16 @@ with st.container(border=True):
     }
 
 
-def _fit(p: dict):
-    model = GroPLE(
-        n_components=p["d"],
-        n_groups=p["K"],
-        label_affinity=p["affinity"],
-        lambda1=p["lambda1"],
-        lambda2=p["lambda2"],
-        alpha=p["alpha"],
-        beta=p["beta"],
-    )
-    model.fit(split.X_train, split.Y_train)
-    baselines = {
-        "GroPLE": model,
-        "BR": BinaryRelevance().fit(split.X_train, split.Y_train),
-        f"PLST (M={min(p['d'], L)})": PLST(n_components=min(p["d"], L)).fit(
-            split.X_train, split.Y_train
-        ),
-    }
+def test_scores(models: dict) -> dict[str, dict[str, float]]:
     # bipartition metrics only (the table shows no ranking metric; those cost seconds at
     # ~1,000 labels)
-    scores = {
-        name: evaluate(split.Y_test, est.predict(split.X_test)) for name, est in baselines.items()
-    }
-    return model, scores, baselines["BR"]
+    return {name: evaluate(split.Y_test, est.predict(split.X_test)) for name, est in models.items()}
 
 
-result = shared.fit(
-    "grople",
-    params,
-    _fit,
+model = fitting.fit(
+    GROPLE.make(**params),
     on="button",
+    key="grople",
     label="Fit GroPLE",
     spinner="Fitting GroPLE: label groups, then U and V^k, then Z…",
 )
@@ -203,12 +170,21 @@ st.caption(
     "GroPLE is fitted when you press the button (a fit takes seconds); fits are "
     "cached, so going back to earlier settings is instant."
 )
-if result is None:
+if model is None:
     st.stop()
-model, scores, binary_relevance = result
+# the baselines beside it, at the fitted model's d (the last press's, not the widgets')
+m = min(model.n_components, L)
+binary_relevance = fitting.fit(METHODS["BR"].make(), label="Binary relevance")
+plst = fitting.fit(METHODS["PLST"].make(M=m), label=f"PLST (M={m})")
+baselines = {"GroPLE": model, "BR": binary_relevance, f"PLST (M={m})": plst}
+if any(b is None for b in baselines.values()):
+    st.stop()
+scores = fitting.compute(test_scores, {"models": baselines}, label="Test-split metrics")
+if scores is None:
+    st.stop()
 
 if L <= cluster_figures.MAX_NAMED_LABELS:
-    shared.chart(
+    export.chart(
         figures.vk_heatmap(
             model.V_,
             model.groups_,
@@ -219,12 +195,12 @@ if L <= cluster_figures.MAX_NAMED_LABELS:
         key="grople_vk",
     )
 else:  # too many labels to name: one column per group, and one group's labels on request
-    shared.chart(
+    export.chart(
         figures.vk_group_heatmap(model.V_, model.groups_, row_support=model.row_support_),
         key="grople_vk_groups",
     )
     group_ids, group_sizes = np.unique(model.groups_, return_counts=True)
-    position = shared.bound(
+    position = links.bound(
         st.selectbox,
         "Drill down into group",
         range(len(group_ids)),
@@ -234,7 +210,7 @@ else:  # too many labels to name: one column per group, and one group's labels o
     members, shown_note = cluster_figures.drill_down_members(
         model.groups_, group_ids[position], stats.label_frequencies(split.Y_train)
     )
-    shared.chart(
+    export.chart(
         figures.vk_heatmap(
             model.V_[:, members],
             model.groups_[members],
@@ -273,9 +249,12 @@ st.caption(
 
 st.subheader("The label groups GroPLE used")
 groups_used = group_diagnostics(
-    split.Y_train, model.groups_, label_names=ds.label_names, tail_threshold=shared.tail_threshold()
+    split.Y_train,
+    model.groups_,
+    label_names=ds.label_names,
+    tail_threshold=experiment.tail_threshold(),
 )
-shared.group_table(groups_used, latent_rows_used=model.row_support_.sum(axis=1))
+tables.group_table(groups_used, latent_rows_used=model.row_support_.sum(axis=1))
 never_used = cluster_figures.never_cooccurring_groups(groups_used)
 affinity_used = model.label_affinity
 st.caption(
@@ -308,18 +287,18 @@ if absent.size:
 table = pd.DataFrame(scores).T
 shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]
 table = table[shown].rename(columns={m: f"{METRICS[m].label} {METRICS[m].arrow}" for m in shown})
-shared.fitted_table(table, number_format="%.4f")
+tables.fitted_table(table, number_format="%.4f")
 st.caption(
     "Test-split metrics of GroPLE beside binary relevance and PLST on the same "
     "split (the paper's Table 2 metrics)."
 )
 
 st.subheader("Tail labels: does sharing a group help or hurt rare labels?")
-threshold = shared.tail_threshold()
+threshold = experiment.tail_threshold()
 label_table = grople_label_table(
     model, binary_relevance, split.X_test, split.Y_test, split.Y_train, threshold, ds.label_names
 )
-shared.chart(tail_figures.grople_tail_figure(label_table, threshold), key="grople_tail")
+export.chart(tail_figures.grople_tail_figure(label_table, threshold), key="grople_tail")
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
@@ -338,7 +317,7 @@ else:
         f"No label is in the tail: every label is in at least {percent} of the training "
         "instances (the threshold is in the sidebar's Experiment settings)."
     )
-shared.chart(
+export.chart(
     figures.objective_figure(model.objective_history_, model.feature_objective_history_),
     key="grople_objective",
 )
@@ -347,4 +326,4 @@ st.caption(
     "feature embedding (Eq. 5)."
 )
 
-shared.report_button("GroPLE")
+export.report_button("GroPLE")

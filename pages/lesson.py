@@ -5,7 +5,7 @@ a "try this" button that sets the step's own widgets for the class, and what to 
 sentences computed from the figure's data (``mlviz.figures.lesson``), so that they hold on
 whatever data set is loaded. Widgets keep their values across steps (``persist_state``);
 a value that does not fit the loaded data set falls back to the step's default. The step and
-its widgets are bound to the URL (``shared.bound``), so a link reopens the same step with the
+its widgets are bound to the URL (``links.bound``), so a link reopens the same step with the
 same settings; the other steps' settings are not in the link and open at their defaults.
 """
 
@@ -33,14 +33,15 @@ from mlviz.figures import mlknn as mlknn_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS, legible
 from mlviz.grople import GroPLE
 from mlviz.label_clustering import LabelClustering, group_diagnostics
-from mlviz.linear import PLST, BinaryRelevance
+from mlviz.linear import PLST
+from mlviz.methods import METHODS as REGISTRY
 from mlviz.metrics import hamming_loss, per_label_f1
 from mlviz.mlknn import MLkNN
-from pages import _shared as shared
+from pages._app import experiment, export, fitting, links, source
 
-ds = shared.current_dataset()
+ds = source.current_dataset()
 st.title("Lesson: label embedding in seven steps")
-split = shared.model_split(needs="The lesson")
+split = experiment.model_split(needs="The lesson")
 L = ds.n_labels
 names = [str(n) for n in ds.label_names]
 n_train, n_test = len(split.Y_train), len(split.Y_test)
@@ -151,7 +152,7 @@ def _ensure(key: str, valid: Callable[[Any], bool]) -> None:
 
 
 def _bound(widget: Callable[..., Any], *args: Any, key: str, **kwargs: Any) -> Any:
-    """A lesson widget bound to the URL (``shared.bound``) that opens at ``DEFAULTS[key]``.
+    """A lesson widget bound to the URL (``links.bound``) that opens at ``DEFAULTS[key]``.
 
     Streamlit leaves a bound value out of the URL when it equals the widget's own default and
     reads a link value equal to that default as no value at all, so the widget's default must
@@ -166,7 +167,7 @@ def _bound(widget: Callable[..., Any], *args: Any, key: str, **kwargs: Any) -> A
         kwargs["default"] = default
     else:
         kwargs["value"] = default
-    return shared.bound(widget, *args, key=key, persist_state="session", **kwargs)
+    return links.bound(widget, *args, key=key, persist_state="session", **kwargs)
 
 
 def _in_range(low: int, high: int) -> Callable[[Any], bool]:
@@ -242,9 +243,10 @@ def _per_label_legible(fig: Any, n_labels: int, **axis: Any) -> Any:
     return fig
 
 
-def _fit(label: str, name: str, params: dict[str, Any], fn: Callable[[], Any]) -> Any:
-    """Fit through the shared cache; on a library error it is shown and None returned."""
-    return shared.fit(name, params, lambda _: fn(), label=label)
+def _fit(label: str, method: str, **settings: Any) -> Any:
+    """Fit a registry method through the shared cache (the pages' fits when the settings
+    match); on a library error it is shown and None returned."""
+    return fitting.fit(REGISTRY[method].make(**settings), label=label)
 
 
 def _too_many_labels(what: str) -> bool:
@@ -259,7 +261,7 @@ def _too_many_labels(what: str) -> bool:
 
 
 def _fits_this_data(model: Any) -> bool:
-    """False when there is no model: :func:`shared.fit` never returns another data set's."""
+    """False when there is no model: :func:`fitting.fit` never returns another data set's."""
     return model is not None
 
 
@@ -282,48 +284,33 @@ def _groups_settings() -> tuple[int, str]:
 
 # ----------------------------------------------------------------------------- models
 def fit_plst(m: int) -> PLST | None:
-    return _fit(
-        "PLST",
-        "lesson-plst",
-        {"M": m},
-        lambda: PLST(n_components=m).fit(split.X_train, split.Y_train),
-    )
+    return _fit("PLST", "PLST", M=m)
 
 
 def fit_clustering(k: int, affinity: str) -> LabelClustering | None:
-    return _fit(
-        "Label clustering",
-        "lesson-groups",
-        {"K": k, "affinity": affinity},
-        lambda: LabelClustering(n_groups=k, affinity=affinity).fit(split.Y_train),
-    )
+    return fitting.fit(LabelClustering(n_groups=k, affinity=affinity), label="Label clustering")
 
 
 def fit_grople(d: int, lambda2: float) -> GroPLE | None:
     k, affinity = _groups_settings()
-    return _fit(
-        "GroPLE",
-        "lesson-grople",
-        {"d": d, "lambda2": lambda2, "K": k, "affinity": affinity},
-        lambda: GroPLE(n_components=d, n_groups=k, label_affinity=affinity, lambda2=lambda2).fit(
-            split.X_train, split.Y_train
-        ),
-    )
+    return _fit("GroPLE", "GroPLE", d=d, lambda2=lambda2, K=k, affinity=affinity)
 
 
 def fit_clems(m: int, cost: str) -> CLEMS | None:
-    return _fit(
-        "CLEMS",
-        "lesson-clems",
-        {"M": m, "cost": cost},
-        lambda: CLEMS(n_components=m, cost=cost, random_state=0).fit(split.X_train, split.Y_train),
-    )
+    return _fit("CLEMS", "CLEMS", M=m, cost=cost)
 
 
 def fit_mlknn(k: int) -> MLkNN | None:
-    return _fit(
-        "ML-KNN", "lesson-mlknn", {"k": k}, lambda: MLkNN(k=k).fit(split.X_train, split.Y_train)
-    )
+    return _fit("ML-KNN", "ML-KNN", k=k)
+
+
+def _occupied_vertices():
+    return hypercube.occupied_vertices(ds.Y)
+
+
+def _vertex_pca(occupied: tuple[np.ndarray, np.ndarray]):
+    vertices, counts = occupied
+    return hypercube.project_vertices(vertices, counts, method="pca", n_components=2)
 
 
 # ------------------------------------------------------------------------------- steps
@@ -338,10 +325,8 @@ def step_hypercube() -> None:
         "the labels in which two corners differ. A data set occupies only a few of the $2^L$ "
         "corners (PLST paper, §2): the sparsity every label embedding exploits."
     )
-    occupied = shared.fit(
-        "lesson-vertices",
-        {},
-        lambda _: hypercube.occupied_vertices(ds.Y),
+    occupied = fitting.compute(
+        _occupied_vertices,
         label="Occupied label sets",
         uses_split=False,
     )
@@ -378,7 +363,7 @@ def step_hypercube() -> None:
         plst = fit_plst(2)
         if not _fits_this_data(plst):
             return
-        shared.chart(
+        export.chart(
             cube_figures.cube_figure(
                 vertices,
                 counts,
@@ -416,10 +401,9 @@ def step_hypercube() -> None:
         {key: True},
         why_disabled="The axes are drawn." if axes else "",
     )
-    projection = shared.fit(
-        "lesson-vertex-pca",
-        {},
-        lambda _: hypercube.project_vertices(vertices, counts, method="pca", n_components=2),
+    projection = fitting.compute(
+        _vertex_pca,
+        {"occupied": occupied},
         label="Projection of the label sets",
         uses_split=False,
     )
@@ -469,7 +453,7 @@ def step_hypercube() -> None:
         # the builder names the arrows after label_names in order: name the drawn ones
         fig.update_traces(text=arrow_names, selector=dict(mode="text"))
     fig.update_layout(xaxis_title="principal direction 1", yaxis_title="principal direction 2")
-    shared.chart(_legend_at_bottom(fig), key="lesson_hypercube")
+    export.chart(_legend_at_bottom(fig), key="lesson_hypercube")
     points.append(
         (
             _count(len(edges), "pair of the drawn sets is", "pairs of the drawn sets are")
@@ -537,7 +521,7 @@ def step_plst() -> None:
         y_tilde, y_true, names, h=h, max_labels=MAX_BARS, title_width=WIDE_TITLE_CHARS
     )
     shown = len(fig.data[1].x)
-    shared.chart(_per_label_legible(fig, shown, col=2), key="lesson_plst_decoding")
+    export.chart(_per_label_legible(fig, shown, col=2), key="lesson_plst_decoding")
     kept = facts.variance_kept(model.singular_values_, m)
     loss = hamming_loss(split.Y_test, model.predict(split.X_test))
     _notice(
@@ -614,9 +598,9 @@ def step_groups() -> None:
         fig = cluster_figures.affinity_heatmap(model.affinity_, model.labels_, names, frequencies)
     else:
         fig = cluster_figures.group_affinity_heatmap(model.affinity_, model.labels_)
-    shared.chart(fig, key="lesson_groups_heatmap")
+    export.chart(fig, key="lesson_groups_heatmap")
     diagnostics = group_diagnostics(
-        split.Y_train, model.labels_, label_names=names, tail_threshold=shared.tail_threshold()
+        split.Y_train, model.labels_, label_names=names, tail_threshold=experiment.tail_threshold()
     )
     never = cluster_figures.never_cooccurring_groups(diagnostics)
     gap = model.eigenvalues_[suggested - 1] - model.eigenvalues_[suggested]
@@ -710,7 +694,7 @@ def step_grople() -> None:
         fig = grople_figures.vk_group_heatmap(
             model.V_, model.groups_, row_support=model.row_support_
         )
-    shared.chart(fig, key="lesson_grople_vk")
+    export.chart(fig, key="lesson_grople_vk")
     rows = facts.rows_per_group(model.row_support_)
     n_groups = len(rows)
     unused = int((rows["rows_used"] == 0).sum())
@@ -782,7 +766,7 @@ def step_clems() -> None:
     truth = split.Y_test[index]
     nearest_costs = cost_matrix(truth[None, :], model.candidates_[nearest], cost)[0]
     texts = cube_figures.labelset_text(model.candidates_, names)
-    shared.chart(
+    export.chart(
         _legend_at_bottom(
             clems_figures.fitted_embedding_figure(
                 model,
@@ -887,7 +871,7 @@ def step_mlknn() -> None:
             "predicted ones, then the highest posterior</sup>"
         )
         legible(fig, title_width=WIDE_TITLE_CHARS, legend=False)  # wrap the new title
-    shared.chart(_per_label_legible(fig, len(shown)), key="lesson_mlknn_posterior")
+    export.chart(_per_label_legible(fig, len(shown)), key="lesson_mlknn_posterior")
     predictions = model.predict(split.X_test)
     never, missed = facts.never_predicted(predictions, split.Y_test)
     needed = facts.votes_needed(model.prior_, model.cond_pos_, model.cond_neg_)
@@ -949,29 +933,20 @@ def _compare_settings() -> dict[str, dict[str, Any]]:
     }
 
 
-def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray | None:
-    def fit_predict() -> np.ndarray:
-        estimator = {
-            "BR": lambda: BinaryRelevance(),
-            "PLST": lambda: PLST(n_components=params.get("M", 1)),
-            "GroPLE": lambda: GroPLE(
-                n_components=params.get("d", 1),
-                n_groups=params.get("K", 1),
-                label_affinity=params.get("affinity", "heat"),
-                lambda2=params.get("lambda2", 1.0),
-            ),
-            "CLEMS": lambda: CLEMS(
-                n_components=params.get("M", 2), cost=params.get("cost", "f1"), random_state=0
-            ),
-            "ML-KNN": lambda: MLkNN(k=params.get("k", 1)),
-        }[method]()
-        predictions = estimator.fit(split.X_train, split.Y_train).predict(split.X_test)
-        # nan: a label neither present nor predicted has no F1 (not a perfect 1, not a 0)
-        return per_label_f1(split.Y_test, predictions, zero_division=np.nan)
+def _test_f1(method: str, model: Any) -> np.ndarray:
+    del method  # what the result is (see fitting.compute's identity)
+    predictions = model.predict(split.X_test)
+    # nan: a label neither present nor predicted has no F1 (not a perfect 1, not a 0)
+    return per_label_f1(split.Y_test, predictions, zero_division=np.nan)
 
-    # one name per method: after a failed fit the last good result is the same method's
-    return shared.fit(
-        f"lesson-per-label-f1-{method}", params, lambda _: fit_predict(), label=f"{method} (F1)"
+
+def _per_label_f1(method: str, params: dict[str, Any]) -> np.ndarray | None:
+    model = _fit(method, method, **params)
+    if model is None:
+        return None
+    # after a failure the last good result is the same method's
+    return fitting.compute(
+        _test_f1, {"method": method, "model": model}, label=f"{method} (F1)", identity=("method",)
     )
 
 
@@ -981,7 +956,7 @@ def step_compare() -> None:
         r"\text{Macro-}F_1=\frac{1}{L}\sum_{l=1}^{L}F_1^{(l)}"
     )
     st.latex(r"l\ \text{is a tail label}\iff\frac{1}{N}\sum_{n=1}^{N}y_{nl}<\tau")
-    tau = shared.tail_threshold()
+    tau = experiment.tail_threshold()
     st.markdown(
         "Every method on the same train/test split, one row per label with the rarest at the "
         "top: its training frequency, then each method's test F1. Tail labels, below "
@@ -1025,7 +1000,7 @@ def step_compare() -> None:
             **{f"F1 {method}": f1[method] for method in chosen},
         }
     )
-    shared.chart(
+    export.chart(
         compare_figures.per_label_figure(
             per_label, chosen, metric="F1", tail_threshold=tau if tau > 0 else None
         ),
@@ -1088,7 +1063,7 @@ def step_compare() -> None:
 # -------------------------------------------------------------------------------- page
 st.caption(
     "From the label hypercube to the tail: per step the paper's formula, one figure of a live "
-    f"model on **{st.session_state.get(shared.SOURCE_LABEL_KEY, ds.name)}**, a *try this* "
+    f"model on **{st.session_state.get(source.SOURCE_LABEL_KEY, ds.name)}**, a *try this* "
     "button that sets the step's widgets, and what to notice."
     + (
         " You are on the planted sample (four planted label groups and six tail labels), "
@@ -1139,4 +1114,4 @@ forward.button(
     args=({"lesson_step": STEPS[min(position + 1, len(STEPS) - 1)]},),
 )
 
-shared.report_button("Lesson")
+export.report_button("Lesson")

@@ -61,18 +61,10 @@ def _open(source: str, params: dict | None = None) -> AppTest:
 
 
 def _fitted_model(at: AppTest) -> GroPLE:
-    """The GroPLE the page shows, wherever the page keeps it in the session."""
-
-    def find(value, depth=0):
-        if isinstance(value, GroPLE):
-            return value
-        if isinstance(value, tuple) and depth < 2:
-            return next((m for m in (find(v, depth + 1) for v in value) if m is not None), None)
-        return None
-
-    models = [m for m in (find(at.session_state[key]) for key in at.session_state) if m is not None]
-    assert models, "no fitted GroPLE in the session"
-    return models[0]
+    """The GroPLE the page shows: the page's last good fit (pages/_app/fitting.py)."""
+    shown = [v for _, v in at.session_state["_fit_last_good"].values() if isinstance(v, GroPLE)]
+    assert shown, "no fitted GroPLE in the session"
+    return shown[-1]
 
 
 def _vk_caption(at: AppTest) -> str:

@@ -105,8 +105,18 @@ def test_display_labels_name_exactly_the_librarys_options():
 
 
 def _string_lists(tree: ast.AST):
-    """Every literal list/tuple/set of strings and every dict keyed by strings."""
+    """Every literal list/tuple/set of strings and every dict keyed by strings, except a
+    widget's ``default=`` (the page's initial choice among the registry's methods)."""
+    defaults = {
+        id(keyword.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for keyword in node.keywords
+        if keyword.arg == "default"
+    }
     for node in ast.walk(tree):
+        if id(node) in defaults:
+            continue
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             values = node.elts
         elif isinstance(node, ast.Dict):
