@@ -27,6 +27,7 @@ never another page's result, nor one fitted on other label columns.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
@@ -147,6 +148,10 @@ def key_of(value: Any) -> Any:
         return ("result", cached)
     if isinstance(value, BaseEstimator):
         return ("estimator", _class_name(type(value)), key_of(value.get_params(deep=False)))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        # e.g. CLEMS's CandidateCosts no longer in the store (a fallback): by its fields
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return ("dataclass", _class_name(type(value)), key_of(fields))
     if callable(value):
         return ("function", *_function_name(value))
     raise TypeError(
