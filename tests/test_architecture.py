@@ -105,3 +105,15 @@ def test_import_mlviz_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"import mlviz pulled in: {out.stdout.strip()}"
+
+
+def test_pages_holds_only_page_scripts_and_helper_packages():
+    """pages/ is the product's layout: the router's page scripts, and helper packages whose
+    names start with "_" (Streamlit's legacy pages/ mode ignores them)."""
+    from pages._app import router
+
+    pages_dir = PACKAGE.parent / "pages"
+    scripts = {p.name for p in pages_dir.glob("*.py") if p.name != "__init__.py"}
+    assert scripts == {file for file, _, _ in router.PAGES}
+    for folder in (p for p in pages_dir.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        assert folder.name.startswith("_") and (folder / "__init__.py").exists(), folder.name

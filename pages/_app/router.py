@@ -15,7 +15,9 @@ fix (rename the folder) would change the product's layout. Two things remain, bo
 Streamlit only:
 
 1. A page that runs without the router (:func:`ensure_routed`) calls ``st.navigation``, which
-   ends the legacy mode for the whole process (``streamlit/commands/navigation.py``), and
+   ends the legacy mode for the whole process (documented: "as soon as any session of your
+   app executes the st.navigation command, your app will ignore the pages/ directory (across
+   all sessions)", docs.streamlit.io/develop/api-reference/navigation/st.navigation), and
    reruns; the rerun starts at ``app.py``, whose router resolves the same URL to the same
    page. ``tests/test_app.py`` checks that the legacy mode really ends. If the rerun comes
    back to the page, the page file itself is the main script (a test opened it directly): the
