@@ -267,6 +267,28 @@ def test_overlapping_recordings_in_two_threads_keep_their_own_warnings():
     assert warnings.showwarning is hook
 
 
+def test_a_hook_put_back_late_by_a_libraries_catch_warnings_still_passes_warnings_on():
+    """Thread A's library enters catch_warnings during A's fit (saving the router), B's
+    recording ends and restores the hook, then A's block exits and puts the router back: a
+    warning must still reach the original hook (no recursion, nothing lost)."""
+    import warnings
+
+    from pages._app import library_warnings
+
+    seen = []
+    original = warnings.showwarning
+    warnings.showwarning = lambda message, *args, **kwargs: seen.append(str(message))
+    try:
+        with library_warnings.recording_warnings():
+            block = warnings.catch_warnings()
+            block.__enter__()  # saves the router as the hook to restore
+        block.__exit__(None, None, None)  # puts the router back after the recording ended
+        warnings.warn("after every fit", UserWarning, stacklevel=1)
+    finally:
+        warnings.showwarning = original
+    assert seen == ["after every fit"]
+
+
 def test_show_warnings_deduplicates():
     def script():
         from pages._app import library_warnings

@@ -47,15 +47,17 @@ def _route(message, category, filename, lineno, file=None, line=None):
     if bucket is not None and issubclass(category, SHOWN_WARNINGS):
         bucket.append(str(message))
         return
-    # after the last recording ended (a warning already on its way here): the restored hook
-    previous = _state["previous"] or warnings.showwarning
-    previous(message, category, filename, lineno, file, line)
+    # Every other warning goes to the hook that was installed before. It is kept after the
+    # last recording ends: a library's own catch_warnings block, entered during a fit, may put
+    # this function back after that (its exit restores what it saw on entry).
+    _state["previous"](message, category, filename, lineno, file, line)
 
 
 def _start() -> None:
     with _lock:
         if _state["recorders"] == 0:
-            _state["previous"] = warnings.showwarning
+            if warnings.showwarning is not _route:  # else a stale copy: keep the one we had
+                _state["previous"] = warnings.showwarning
             _state["filters"] = list(warnings.filters)
             warnings.showwarning = _route
             for category in SHOWN_WARNINGS:
@@ -74,7 +76,7 @@ def _stop() -> None:
             ours = {("always", None, c, None, 0) for c in SHOWN_WARNINGS}
             warnings.filters[:] = [f for f in added if f not in ours] + _state["filters"]
             warnings._filters_mutated()
-            _state["previous"] = _state["filters"] = None
+            _state["filters"] = None
 
 
 @contextmanager
