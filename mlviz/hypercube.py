@@ -373,9 +373,9 @@ def warm_up_umap() -> UmapWarmUp | None:
     The first UMAP projection in a process pays the import of umap-learn and the just-in-time
     compilation of its numba code; ``benchmarks/bench_scale.py`` (step ``umap``) measures
     that first call against a call after this warm-up. An app calls this once, when a view
-    that offers UMAP has drawn (the Hypercube page does, through
-    ``pages/_shared.start_umap_warm_up``), so that a user's first UMAP view pays only the
-    projection. The thread is a daemon: it never keeps the process alive. Compiling holds
+    that offers UMAP has drawn (the Hypercube page does, through its
+    ``start_umap_warm_up``), so that a user's first UMAP view pays only the projection.
+    The thread is a daemon: it never keeps the process alive. Compiling holds
     Python's global interpreter lock for most of its time, so other Python work in the
     process runs slower until it is done (started at app start, it delayed the first page's
     first chart from 4.6 s to 7.3 s: ``benchmarks/bench_app.py``).

@@ -7,18 +7,19 @@ import streamlit as st
 from scipy.spatial.distance import cdist
 from sklearn.ensemble import RandomForestRegressor
 
-from mlviz.clems import CLEMS, DEFAULT_MAX_CANDIDATES, compute_candidate_costs
+from mlviz.clems import DEFAULT_MAX_CANDIDATES, compute_candidate_costs
 from mlviz.costs import cost_matrix
 from mlviz.figures import clems as figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures.hypercube import labelset_text
+from mlviz.methods import COST_LABELS, METHODS
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import clems_label_table, tail_summary
 from mlviz.stats import distinct_labelsets
-from pages import _shared as shared
+from pages._app import experiment, export, fitting, links, source, tables
 
-ds = shared.current_dataset()
-K = ds.n_labels
+ds = source.current_dataset()
+L = ds.n_labels
 st.title("CLEMS: cost-sensitive label embedding")
 st.markdown(
     "CLEMS (Huang & Lin) embeds the distinct training label sets by weighted multidimensional "
@@ -28,35 +29,28 @@ st.markdown(
     "is cheapest."
 )
 
-split = shared.model_split(needs="CLEMS")
-
-COSTS = {
-    "f1": "F1 (1 − F1)",
-    "accuracy": "Accuracy (1 − Jaccard)",
-    "hamming": "Hamming",
-    "rank_loss": "Rank loss (asymmetric)",
-}
+split = experiment.model_split(needs="CLEMS")
 c1, c2, c3 = st.columns(3)
-cost = shared.bound(
+cost = links.bound(
     c1.selectbox,
     "Cost",
-    list(COSTS),
-    format_func=COSTS.get,
+    list(COST_LABELS),
+    format_func=COST_LABELS.get,
     key="clems_cost",
     persist_state="session",
 )
 with c2:
-    M = shared.int_slider(
+    M = links.int_slider(
         "Embedding dimension M",
         1,
-        K,
-        min(2, K),
+        L,
+        min(2, L),
         key="clems_m",
         why_fixed="with a single label the embedding has one dimension.",
         help="Opens at M = 2, so the picture below is the whole embedding (the paper's M is "
         "K); the test metrics at M = K are shown beside for comparison.",
     )
-regressor_name = shared.bound(
+regressor_name = links.bound(
     c3.radio,
     "Regressor",
     ["ridge (fast)", "random forest (paper)"],
@@ -82,18 +76,15 @@ max_candidates = int(
 )
 
 
-def _costs(params: dict):
-    return compute_candidate_costs(
-        split.Y_train, params["cost"], max_candidates=params["max_candidates"]
-    )
+def candidate_costs_of(cost: str, max_candidates: int):
+    return compute_candidate_costs(split.Y_train, cost, max_candidates=max_candidates)
 
 
 # The candidates and their cost matrix depend on the cost and the cap only: computed once
 # and reused for every M and regressor.
-candidate_costs = shared.fit(
-    "clems-costs",
+candidate_costs = fitting.compute(
+    candidate_costs_of,
     {"cost": cost, "max_candidates": max_candidates},
-    _costs,
     label="Candidate costs",
     spinner=f"Cost between every pair of the {max_candidates:,} candidate label sets (once per "
     "cost and cap; every M and regressor reuses it)…",
@@ -102,46 +93,46 @@ if candidate_costs is None:
     st.stop()
 
 
-def _fit(params: dict) -> tuple[CLEMS, dict, np.ndarray]:
+def fitted_clems(m: int, label: str, spinner: str):
+    """CLEMS at M = m with the page's settings, on the candidates above (a cached fit)."""
     regressor = None
-    if params["regressor"].startswith("random forest"):
+    if regressor_name.startswith("random forest"):
         regressor = RandomForestRegressor(n_estimators=50, max_depth=10, random_state=0, n_jobs=1)
-    model = CLEMS(
-        n_components=params["M"],
-        cost=params["cost"],
-        regressor=regressor,
-        max_candidates=params["max_candidates"],
-        random_state=0,
+    return fitting.fit(
+        METHODS["CLEMS"].make(M=m, cost=cost, regressor=regressor, max_candidates=max_candidates),
+        fit_params={"candidate_costs": candidate_costs},
+        label=label,
+        spinner=spinner,
     )
-    model.fit(split.X_train, split.Y_train, candidate_costs=candidate_costs)
-    # every truth-to-prediction distance, for the Shepard diagram (computed here, once per fit)
-    distances = cdist(
+
+
+def test_scores(model) -> dict[str, float]:
+    return evaluate(split.Y_test, model.predict(split.X_test))
+
+
+def embedded_distances(model) -> np.ndarray:
+    """Every truth-to-prediction distance, for the Shepard diagram (once per fit)."""
+    return cdist(
         model.embedding_truth_, model.embedding_pred_ if model.mirrored_ else model.embedding_truth_
     )
-    return model, evaluate(split.Y_test, model.predict(split.X_test)), distances
 
 
-result = shared.fit(
-    "clems",
-    {"cost": cost, "M": M, "regressor": regressor_name, "max_candidates": max_candidates},
-    _fit,
-    label="CLEMS",
-    spinner="Embedding the candidate label sets and fitting the regressor…",
-)
-if result is None:
+model = fitted_clems(M, "CLEMS", "Embedding the candidate label sets and fitting the regressor…")
+if model is None:
     st.stop()
-model, scores, distances = result
+scores = fitting.compute(test_scores, {"model": model}, label="Test-split metrics")
+distances = fitting.compute(embedded_distances, {"model": model}, label="Embedded distances")
+if scores is None or distances is None:
+    st.stop()
 
 full = None
-if M != K:
-    # the paper embeds in M = K dimensions: its metrics beside the 2-D teaching view
-    full = shared.fit(
-        "clems",
-        {"cost": cost, "M": K, "regressor": regressor_name, "max_candidates": max_candidates},
-        _fit,
-        label=f"CLEMS at M = K = {K}",
-        spinner=f"Fitting CLEMS at M = K = {K} for comparison…",
+if M != L:
+    # the paper embeds in M = L dimensions: its metrics beside the 2-D teaching view
+    full_model = fitted_clems(
+        L, f"CLEMS at M = K = {L}", f"Fitting CLEMS at M = K = {L} for comparison…"
     )
+    if full_model is not None:
+        full = fitting.compute(test_scores, {"model": full_model}, label="Test-split metrics")
 
 cols = st.columns(4)
 cols[0].metric(
@@ -161,7 +152,7 @@ cols[1].metric(
 for col, name in zip(cols[2:], ["example_f1", "accuracy"], strict=True):
     delta = None
     if full is not None:
-        delta = f"{full[1][name]:.4f} at M = K = {K}"
+        delta = f"{full[name]:.4f} at M = K = {L}"
     col.metric(
         f"Test {METRICS[name].label} {METRICS[name].arrow} (M = {M})",
         f"{scores[name]:.4f}",
@@ -184,11 +175,11 @@ else:
     )
 
 st.subheader("Tail labels: how often CLEMS decodes each label, against the truth")
-threshold = shared.tail_threshold()
+threshold = experiment.tail_threshold()
 label_table = clems_label_table(
     model, split.X_test, split.Y_test, split.Y_train, threshold, label_names=ds.label_names
 )
-shared.chart(tail_figures.clems_tail_figure(label_table, threshold), key="clems_tail")
+export.chart(tail_figures.clems_tail_figure(label_table, threshold), key="clems_tail")
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
@@ -217,7 +208,7 @@ def instance_view() -> None:
     """Reruns alone when the instance changes: the embedding and regressor stay untouched."""
     texts = labelset_text(model.candidates_, ds.label_names)
     st.subheader("One test instance")
-    index = shared.bound(
+    index = links.bound(
         st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0, key="clems_instance"
     )
     explanation = model.explain(split.X_test[index : index + 1], n=5)
@@ -227,7 +218,7 @@ def instance_view() -> None:
 
     left, right = st.columns(2)
     with left:
-        shared.chart(
+        export.chart(
             figures.fitted_embedding_figure(
                 model,
                 texts,
@@ -244,7 +235,7 @@ def instance_view() -> None:
             "red rings are the nearest prediction-role points, the first one is the decoded set."
         )
     with right:
-        shared.chart(
+        export.chart(
             figures.shepard_figure(
                 model.cost_matrix_,
                 distances,
@@ -262,7 +253,7 @@ def instance_view() -> None:
             f"Kruskal stress-1 = {model.stress1_:.3f} here (0 is exact, 0.1 fair, 0.2 poor)."
             + (
                 " With the Hamming cost and M = K the square-root dissimilarity embeds exactly."
-                if cost == "hamming" and M == K
+                if cost == "hamming" and M == L
                 else ""
             )
         )
@@ -271,7 +262,7 @@ def instance_view() -> None:
     table = explanation.candidates.assign(
         label_set=[texts[i] for i in nearest], cost_vs_truth=nearest_costs
     )[["label_set", "count", "distance", "cost_vs_truth"]]
-    shared.fitted_table(table, hide_index=True)
+    tables.fitted_table(table, hide_index=True)
     st.markdown(
         f"**Truth:** {labelset_text(truth[None, :], ds.label_names)[0]}  \n"
         f"**Decoded:** {labelset_text(decoded[None, :], ds.label_names)[0]} — cost "
@@ -287,4 +278,4 @@ def instance_view() -> None:
 
 instance_view()
 
-shared.report_button("CLEMS")
+export.report_button("CLEMS")

@@ -10,7 +10,6 @@ import pandas as pd
 import scipy.sparse as sp
 import streamlit as st
 
-from mlviz.clems import CLEMS
 from mlviz.evaluation import (
     aggregate,
     cross_validate,
@@ -19,12 +18,10 @@ from mlviz.evaluation import (
     summarize,
 )
 from mlviz.figures import compare as figures
-from mlviz.grople import GroPLE
-from mlviz.linear import CPLST, PBR, PLST, BinaryRelevance, CompressedSensing
+from mlviz.methods import COST_LABELS, METHODS
 from mlviz.metrics import METRICS
-from mlviz.mlknn import MLkNN
 from mlviz.preprocessing import has_missing, with_feature_steps
-from pages import _shared as shared
+from pages._app import experiment, export, fitting, links, source, tables
 
 DASK_SCHEDULER_VARIABLE = "MLVIZ_DASK_SCHEDULER"
 # Cross-validating BR, PLST, ML-KNN and CLEMS on the delicious-shaped set (16,105 instances x
@@ -39,15 +36,10 @@ SECONDS_PER_CELL_AND_FOLD = 0.097e-6
 # issue 14's budget for a button is 30 s; the margin covers the page's own work and the
 # estimate's error (3 folds, estimated 29 s, took 33 s through AppTest at load 2)
 BUTTON_SECONDS = 25
-# BR, PBR, PLST and CPLST hold a K x K basis of the label space and GroPLE a K x K label
-# affinity (8 K^2 bytes each, 800 MB at 10,000 labels); above this many labels they are left
-# out with a note, as the PLST page stops there. ML-KNN, CLEMS and CS run at any size.
-MAX_LABELS_SQUARE = 2_000
-SQUARE_IN_LABELS = ("BR", "PBR", "PLST", "CPLST", "GroPLE")
 
-ds = shared.current_dataset()
-K = ds.n_labels
-threshold = shared.tail_threshold()
+ds = source.current_dataset()
+L = ds.n_labels
+threshold = experiment.tail_threshold()
 tail = threshold if threshold > 0 else None  # 0: no label is a tail label
 scheduler = os.environ.get(DASK_SCHEDULER_VARIABLE, "").strip()
 st.title("Compare methods")
@@ -61,12 +53,11 @@ if scheduler:
         f"Cross-validation runs on the Dask scheduler at `{scheduler}` ({DASK_SCHEDULER_VARIABLE})."
     )
 
-ALL = ["BR", "PLST", "PBR", "CPLST", "CS", "ML-KNN", "CLEMS", "GroPLE"]
 c1, c2 = st.columns([3, 1])
-methods = shared.bound(
+methods = links.bound(
     c1.multiselect,
     "Methods",
-    ALL,
+    list(METHODS),
     default=["BR", "PLST", "ML-KNN", "CLEMS"],
     key="compare_methods",
     persist_state="session",
@@ -74,18 +65,23 @@ methods = shared.bound(
 
 
 def runnable(chosen: list[str]) -> list[str]:
-    """The chosen methods that run on this data set; the others are named in a warning."""
-    if K <= MAX_LABELS_SQUARE:
-        return chosen
-    left_out = [m for m in chosen if m in SQUARE_IN_LABELS]
+    """The chosen methods that run on this data set; the others are named in a warning.
+
+    BR, PBR, PLST and CPLST hold an L x L basis of the label space and GroPLE an L x L label
+    affinity (8 L^2 bytes each, 800 MB at 10,000 labels): above the registry's cap they are
+    left out with a note, as the PLST page stops there.
+    """
+    left_out = [m for m in chosen if not METHODS[m].runs_on(L)]
     if left_out:
+        cap = min(METHODS[m].max_labels for m in left_out)
+        at_any_size = [n for n, m in METHODS.items() if m.max_labels is None]
         st.warning(
-            f"{', '.join(left_out)} left out: each holds a {K:,} × {K:,} matrix of the label "
+            f"{', '.join(left_out)} left out: each holds a {L:,} × {L:,} matrix of the label "
             f"space (a basis, or GroPLE's label affinity), too large for {ds.name}; they run "
-            f"on data sets with up to {MAX_LABELS_SQUARE:,} labels. ML-KNN, CLEMS and CS run "
-            "at this size."
+            f"on data sets with up to {cap:,} labels. {', '.join(at_any_size[:-1])} and "
+            f"{at_any_size[-1]} run at this size."
         )
-    return [m for m in chosen if m not in SQUARE_IN_LABELS]
+    return [m for m in chosen if m not in left_out]
 
 
 methods = runnable(methods)
@@ -94,7 +90,7 @@ max_folds = min(10, ds.n_samples)
 
 def estimated_seconds(n_methods: int, folds: int) -> float:
     """Rough run time from the measured rates (BR, PLST, ML-KNN, CLEMS; CS, GroPLE are slower)."""
-    cells = n_methods * ds.n_samples * K
+    cells = n_methods * ds.n_samples * L
     return cells * (SECONDS_PER_CELL + SECONDS_PER_CELL_AND_FOLD * folds)
 
 
@@ -102,7 +98,7 @@ default_folds = max(
     [f for f in range(2, 6) if estimated_seconds(max(1, len(methods)), f) <= BUTTON_SECONDS] or [2]
 )
 if max_folds > 2:
-    n_splits = shared.bound(
+    n_splits = links.bound(
         c2.slider,
         "Folds",
         2,
@@ -116,28 +112,29 @@ else:
     c2.caption(f"2 folds (the data set has {ds.n_samples} instances).")
 with st.expander("Method parameters"):
     p1, p2, p3, p4 = st.columns(4)
-    if K > 1:
-        M = shared.bound(
+    with_m = [n for n, m in METHODS.items() if m.symbol == "M"]
+    if L > 1:
+        M = links.bound(
             p1.slider,
-            "M (PLST, PBR, CPLST, CS, CLEMS)",
+            f"M ({', '.join(with_m)})",
             1,
-            K,
-            min(K, max(1, K // 2)),
+            L,
+            min(L, max(1, L // 2)),
             key="compare_m",
             persist_state="session",
         )
     else:
         M = 1
-        p1.caption("M = 1 (PLST, PBR, CPLST, CS, CLEMS): the data set has one label.")
-    k = shared.bound(p2.slider, "k (ML-KNN)", 1, 30, 10, key="compare_k", persist_state="session")
-    cost = shared.bound(
+        p1.caption(f"M = 1 ({', '.join(with_m)}): the data set has one label.")
+    k = links.bound(p2.slider, "k (ML-KNN)", 1, 30, 10, key="compare_k", persist_state="session")
+    cost = links.bound(
         p3.selectbox,
         "CLEMS cost",
-        ["f1", "accuracy", "hamming", "rank_loss"],
+        list(COST_LABELS),
         key="compare_cost",
         persist_state="session",
     )
-    d = shared.bound(
+    d = links.bound(
         p4.slider,
         "d (GroPLE)",
         1,
@@ -150,25 +147,19 @@ with st.expander("Method parameters"):
 
 
 def make(name: str, params: dict, dimension: int | None = None):
-    """A fresh estimator for a method name.
+    """A fresh estimator for a method name, from the registry.
 
-    ``params`` holds the page's M, k, cost and d; ``dimension`` overrides M (or d for GroPLE).
+    ``params`` holds the page's M, k, cost and d; ``dimension`` overrides M (at most L) and
+    GroPLE's d. GroPLE groups the labels into K = min(10, L) groups.
     """
-    m = params["M"] if dimension is None else min(dimension, K)
-    estimator = {
-        "BR": lambda: BinaryRelevance(),
-        "PLST": lambda: PLST(n_components=m),
-        "PBR": lambda: PBR(n_components=m),
-        "CPLST": lambda: CPLST(n_components=m),
-        "CS": lambda: CompressedSensing(n_components=m, random_state=0),
-        "ML-KNN": lambda: MLkNN(k=params["k"]),
-        "CLEMS": lambda: CLEMS(n_components=m, cost=params["cost"], random_state=0),
-        "GroPLE": lambda: GroPLE(
-            n_components=params["d"] if dimension is None else dimension,
-            n_groups=min(10, K),
-            random_state=0,
-        ),
-    }[name]()
+    settings = {
+        "M": params["M"] if dimension is None else min(dimension, L),
+        "d": params["d"] if dimension is None else dimension,
+        "k": params["k"],
+        "cost": params["cost"],
+        "K": min(10, L),
+    }
+    estimator = METHODS[name].make(**settings)
     # the sidebar's imputation and scaling, fitted inside each fold on its training part
     return with_feature_steps(
         estimator, params["scaling"], sparse=sp.issparse(ds.X), impute=params["impute"]
@@ -215,7 +206,7 @@ def show_failures(failures: pd.DataFrame, n_folds: int, where: str = "") -> None
 
 
 params = {
-    "scaling": shared.feature_scaling(),
+    "scaling": experiment.feature_scaling(),
     "impute": has_missing(ds.X),
     "methods": tuple(methods),
     "folds": n_splits,
@@ -229,7 +220,7 @@ params = {
 if methods and estimated_seconds(len(methods), n_splits) > 10:
     five = f"; 5 folds ~{estimated_seconds(len(methods), 5):.0f} s" if n_splits != 5 else ""
     st.caption(
-        f"Rough estimate at this size ({ds.n_samples:,} instances × {K:,} labels): "
+        f"Rough estimate at this size ({ds.n_samples:,} instances × {L:,} labels): "
         f"~{estimated_seconds(len(methods), n_splits):.0f} s for {len(methods)} method(s) × "
         f"{n_splits} folds{five} (rates measured for BR, PLST, ML-KNN and CLEMS on a 2-core "
         "machine; CS and GroPLE are slower)."
@@ -242,7 +233,7 @@ if methods and estimated_seconds(len(methods), n_splits) > 10:
     )
 
 
-def _cross_validate(params: dict, progress) -> dict:
+def cross_validation(progress, **params) -> dict:
     result = run_cross_validation(
         {m: make(m, params) for m in params["methods"]},
         cv=params["folds"],
@@ -271,11 +262,11 @@ if not methods:
     st.info("Choose at least one method to run the cross-validation.")
     st.stop()
 # the whole data set in folds, not the sidebar's split
-outcome = shared.fit(
-    "compare",
+outcome = fitting.compute(
+    cross_validation,
     params,
-    _cross_validate,
     on="button",
+    key="compare",
     label="Run cross-validation",
     progress=True,
     uses_split=False,
@@ -295,7 +286,7 @@ table.columns = [
     f"{METRICS[c].label} {METRICS[c].arrow}" if c in METRICS else c for c in table.columns
 ]
 # metrics as rows, methods as columns: a dozen metrics side by side would not fit the page
-shared.fitted_table(table.T.rename_axis("metric"), text_width=95)
+tables.fitted_table(table.T.rename_axis("metric"), text_width=95)
 run_tail = run_params["tail"]
 tail_caption = (
     f" Tail / head macro F1: macro F1 over the labels carried by fewer / at least "
@@ -308,7 +299,7 @@ tail_caption = (
 st.caption(
     "Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better." + tail_caption
 )
-shared.chart(figures.metric_bars(aggregate(results)), key="compare_bars")
+export.chart(figures.metric_bars(aggregate(results)), key="compare_bars")
 st.download_button(
     "Download fold results (CSV)",
     results.to_csv(index=False),
@@ -322,7 +313,7 @@ if per_label is None:
     st.info("No method ran in every fold, so there are no out-of-fold predictions per label.")
 else:
     shown_methods = outcome["methods"]
-    metric = shared.bound(
+    metric = links.bound(
         st.radio,
         "Score",
         ["F1", "recall"],
@@ -330,7 +321,7 @@ else:
         key="compare_label_metric",
         persist_state="session",
     )
-    shared.chart(
+    export.chart(
         figures.per_label_figure(per_label, shown_methods, metric=metric, tail_threshold=run_tail),
         key="compare_per_label",
     )
@@ -342,13 +333,13 @@ else:
         "to lose the rare labels first."
     )
     other = {"F1": "recall", "recall": "F1"}[metric]  # the table follows the chosen score
-    shared.fitted_table(
+    tables.fitted_table(
         per_label,
         column_order=[c for c in per_label.columns if not str(c).startswith(f"{other} ")],
         hide_index=True,
         column_config={
             "frequency": st.column_config.NumberColumn(
-                format="percent", width=shared.NUMBER_COLUMN_PX
+                format="percent", width=tables.NUMBER_COLUMN_PX
             ),
             "label": st.column_config.TextColumn(width=120),
             f"best {metric}": st.column_config.TextColumn(width=120),
@@ -368,15 +359,15 @@ else:
 
 st.subheader("A metric against the embedding dimension")
 s1, s2 = st.columns([3, 1])
-sweep_methods = shared.bound(
+sweep_methods = links.bound(
     s1.multiselect,
     "Methods",
-    ["PLST", "CPLST", "CLEMS", "GroPLE"],
+    [name for name, method in METHODS.items() if method.in_dimension_sweep],
     default=["PLST", "CLEMS"],
     key="compare_sweep_methods",
     persist_state="session",
 )
-sweep_metric = shared.bound(
+sweep_metric = links.bound(
     s2.selectbox,
     "Metric",
     ["example_f1", "accuracy", "micro_f1", "macro_f1", "hamming_loss"],
@@ -385,10 +376,10 @@ sweep_metric = shared.bound(
     persist_state="session",
 )
 SWEEP_FOLDS = min(3, ds.n_samples)  # a curve needs many fits: three folds per point
-dims = np.unique(np.round(np.linspace(1, K, num=min(K, 6))).astype(int))
+dims = np.unique(np.round(np.linspace(1, L, num=min(L, 6))).astype(int))
 
 
-def _dimension_sweep(params: dict, progress) -> tuple[pd.DataFrame, pd.DataFrame]:
+def dimension_sweep(progress, **params) -> tuple[pd.DataFrame, pd.DataFrame]:
     parts, failed = [], []
     for i, dim in enumerate(params["dims"]):
         progress(i, len(params["dims"]), f"dimension {dim}")
@@ -405,16 +396,16 @@ def _dimension_sweep(params: dict, progress) -> tuple[pd.DataFrame, pd.DataFrame
 sweep = None
 sweep_methods = runnable(sweep_methods)
 if sweep_methods:
-    sweep = shared.fit(
-        "compare_sweep",
+    sweep = fitting.compute(
+        dimension_sweep,
         {
             **params,
             "sweep": tuple(sweep_methods),
             "metric": sweep_metric,
             "dims": tuple(dims.tolist()),
         },
-        _dimension_sweep,
         on="button",
+        key="compare_sweep",
         label="Run the dimension sweep",
         progress=True,
         uses_split=False,
@@ -427,7 +418,7 @@ if sweep is not None:
     if not curves.empty:
         shown = curves["metric"].iloc[0]
         gro_d = "GroPLE" in set(curves["method"]) and d != M
-        shared.chart(
+        export.chart(
             figures.metric_vs_param_figure(
                 curves, "dimension", shown, current=M, current_name="M" if gro_d else "M/d"
             ),
@@ -443,4 +434,4 @@ if sweep is not None:
             "dimensions stop helping?"
         )
 
-shared.report_button("Compare")
+export.report_button("Compare")

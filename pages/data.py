@@ -8,29 +8,28 @@ import streamlit as st
 
 from mlviz import stats
 from mlviz.figures import data as figures
-from pages import _shared as shared
+from pages._app import experiment, export, fitting, links, source
 
 MAX_COOCCURRENCE_LABELS = 50  # a readable heatmap; more labels are cut to the most frequent
 TOP_LABEL_SETS = 20
 
-ds = shared.current_dataset()
+ds = source.current_dataset()
 st.title(f"Data: {ds.name}")
 
 
-threshold = shared.tail_threshold()
+threshold = experiment.tail_threshold()
 
 
-def _statistics(params: dict) -> tuple[dict, pd.DataFrame]:
+def statistics(tail_threshold: float) -> tuple[dict, pd.DataFrame]:
     return (
-        stats.summary(ds, tail_threshold=params["tail_threshold"]),
+        stats.summary(ds, tail_threshold=tail_threshold),
         stats.labelset_counts(ds.Y, label_names=ds.label_names),
     )
 
 
-result = shared.fit(
-    "data-statistics",
+result = fitting.compute(
+    statistics,
     {"tail_threshold": threshold},
-    _statistics,
     label="Statistics",
     uses_split=False,
 )
@@ -56,7 +55,7 @@ if ds.notes:
 st.subheader("The long tail")
 frequencies = stats.label_frequencies(ds.Y, relative=True)
 n_tail = int(stats.is_tail(frequencies, threshold).sum())
-shared.chart(
+export.chart(
     figures.label_frequency_figure(frequencies, ds.label_names, threshold),
     key="label_frequency_chart",
 )
@@ -72,7 +71,7 @@ shown = np.sort(np.argsort(-frequencies, kind="stable")[:MAX_COOCCURRENCE_LABELS
 # beyond ~25 names a half-width heatmap cannot name every row and column legibly
 left, right = st.columns(2) if len(shown) <= 25 else (st.container(), st.container())
 with left:
-    normalize = shared.bound(
+    normalize = links.bound(
         st.radio,
         "Co-occurrence",
         ["counts", "jaccard", "conditional"],
@@ -88,7 +87,7 @@ with left:
     title = "Label co-occurrence"
     if len(shown) < ds.n_labels:
         title += f" (the {len(shown)} most frequent of {ds.n_labels} labels)"
-    shared.chart(figures.cooccurrence_figure(matrix, names, title=title), key="cooc_chart")
+    export.chart(figures.cooccurrence_figure(matrix, names, title=title), key="cooc_chart")
     off_diagonal = np.where(np.eye(len(shown), dtype=bool), -np.inf, matrix.astype(float))
     if len(shown) < 2:
         st.caption("With a single label there are no pairs: the one cell is its own count.")
@@ -102,7 +101,7 @@ with left:
             f"{names[j]} ({off_diagonal[i, j]:.3g})."
         )
 with right:
-    shared.chart(figures.cardinality_figure(ds.Y), key="cardinality_chart")
+    export.chart(figures.cardinality_figure(ds.Y), key="cardinality_chart")
     st.caption(
         f"How many labels an instance carries; their mean, the label cardinality, is "
         f"{summary['cardinality']:.2f}. {summary['empty_instances']:,} instances carry no label."
@@ -122,4 +121,4 @@ st.download_button(
     mime="text/csv",
 )
 
-shared.report_button("Data")
+export.report_button("Data")

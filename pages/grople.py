@@ -11,9 +11,9 @@ from mlviz.figures import grople as figures
 from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS
-from mlviz.grople import GroPLE, lambda2_max
+from mlviz.grople import lambda2_max
 from mlviz.label_clustering import AFFINITIES, LabelClustering, group_diagnostics
-from mlviz.linear import PLST, BinaryRelevance
+from mlviz.methods import AFFINITY_LABELS, METHODS
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import grople_label_table, tail_summary
 from mlviz.reproduce import (
@@ -23,13 +23,11 @@ from mlviz.reproduce import (
     grople_figure1,
     grople_figure1_unsupported,
 )
-from pages import _shared as shared
+from pages._app import experiment, export, fitting, links, source, tables
 
-# Stage 1 holds several L x L matrices (8 L^2 bytes each, 32 MB at 2,000 labels); beyond that
-# the page says so instead of filling memory, as the PLST page does.
-MAX_LABELS = 2_000
+GROPLE = METHODS["GroPLE"]
 
-ds = shared.current_dataset()
+ds = source.current_dataset()
 L = ds.n_labels
 st.title("GroPLE: group-preserving label embedding")
 st.markdown(
@@ -38,24 +36,34 @@ st.markdown(
     "by none, so each group picks its own few latent dimensions. A sparse linear map Z then "
     "predicts U from the features (Eq. 5); scores are X Z V."
 )
-if L > MAX_LABELS:
-    shared.explain_and_stop(
+# Stage 1 holds several L x L matrices (8 L^2 bytes each); beyond the registry's cap the page
+# says so instead of filling memory, as the PLST page does.
+if not GROPLE.runs_on(L):
+    experiment.explain_and_stop(
         f"GroPLE's first stage compares every pair of labels (a {L:,} × {L:,} affinity and its "
         f"eigenvectors), and V holds d × {L:,} entries: too large for {ds.name}. This page "
-        f"fits data sets with up to {MAX_LABELS:,} labels; the Data, Hypercube and ML-KNN "
+        f"fits data sets with up to {GROPLE.max_labels:,} labels; the Data, Hypercube and ML-KNN "
         "pages work at this size."
     )
 # stage 1 and the latent factors need two training instances (GroPLE says so)
-split = shared.model_split(min_train=2, needs="GroPLE")
+split = experiment.model_split(min_train=2, needs="GroPLE")
 
 # "Paper's Figure 1" chose K and the λs in the previous run; they are set here, before the
 # widgets exist (Streamlit forbids changing a widget's value after it is drawn), and the fit
-# request of shared.fit is dropped so that the new settings are fitted without a second press
+# request of fitting.fit is dropped so that the new settings are fitted without a second press
 FIGURE1_PENDING = "_grople_figure1_pending"
 _pending = st.session_state.pop(FIGURE1_PENDING, None)
 if _pending is not None:
     st.session_state.update(_pending)
     st.session_state.pop("_fit_requested:grople", None)
+
+
+def lambda2_bound(d: int, K: int, affinity: str) -> float:
+    """λ2_max of the training labels at the page's label groups (seed 0, as the page's GroPLE
+    fits: the same U_0)."""
+    groups = LabelClustering(n_groups=min(K, L), affinity=affinity, random_state=0)
+    return lambda2_max(split.Y_train, groups.fit(split.Y_train).labels_, d, random_state=0)
+
 
 LOG_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0]
 POSITIVE_GRID = LOG_GRID[1:]  # λ1 > 0 keeps V Vᵀ + λ1 I invertible (Eq. A.2)
@@ -67,14 +75,9 @@ PAPER_D = 100  # the paper's latent dimension for every data set (Table 2)
 # this one gives 2-5 rows per group, 5 different row sets, micro-F1 0.770 (BR 0.753); on
 # medical (K = 5) it gives 1-11 rows per group (docs/GROPLE.md).
 PAGE_LAMBDA1, PAGE_LAMBDA2 = 1.0, 10.0
-AFFINITY_LABELS = {
-    "heat": "heat kernel (paper)",
-    "cooccurrence": "co-occurrence (Jaccard)",
-    "correlation": "correlation",
-}
 with st.container(border=True):
     c1, c2, c3 = st.columns(3)
-    affinity = shared.bound(
+    affinity = links.bound(
         c1.selectbox,
         "Label affinity of the groups",
         list(AFFINITY_LABELS),
@@ -84,25 +87,20 @@ with st.container(border=True):
         help="How stage 1 compares labels before grouping them (the Label clusters page shows "
         "the groups each choice gives). The paper uses the heat kernel.",
     )
-    suggested = (
-        shared.fit(
-            "grople-suggested-k",
-            {"affinity": affinity, "k_max": k_max},
-            lambda p: (
-                LabelClustering(n_groups=min(p["k_max"], L), affinity=p["affinity"], random_state=0)
-                .fit(split.Y_train)
-                .suggest_n_groups(max_groups=min(p["k_max"], L))
-            ),
+    suggested = L
+    if L >= 3:  # the eigengap of the training labels' spectrum, fitted at the largest K
+        spectrum = fitting.fit(
+            LabelClustering(n_groups=min(k_max, L), affinity=affinity, random_state=0),
             label="Label spectrum",
         )
-        if L >= 3
-        else L
-    )
+        suggested = (
+            spectrum.suggest_n_groups(max_groups=min(k_max, L)) if spectrum is not None else None
+        )
     half_d = max(1, (L + 1) // 2)
     # above 200 labels the page opens at the paper's d = 100: an APG step of Eq. (4) costs
     # d^2 L, so d = L / 2 is too slow for a first view at ~1,000 labels (docs/GROPLE.md)
     default_d = min(half_d, PAPER_D)
-    d = shared.bound(
+    d = links.bound(
         c1.slider,
         "Latent dimension d",
         1,
@@ -125,7 +123,7 @@ with st.container(border=True):
             f"({half_d}), to keep the first fit short: set a larger d and press **Fit GroPLE** "
             "(slower)."
         )
-    n_groups = shared.bound(
+    n_groups = links.bound(
         c1.slider,
         "Label groups K",
         1,
@@ -142,7 +140,7 @@ with st.container(border=True):
             key="grople_use_suggested",
             on_click=lambda: st.session_state.update(grople_k=suggested),
         )
-    lambda1 = shared.bound(
+    lambda1 = links.bound(
         c2.select_slider,
         "λ1 (‖U‖² weight)",
         POSITIVE_GRID,
@@ -154,24 +152,14 @@ with st.container(border=True):
         "every group of the planted sample uses every row (docs/GROPLE.md).",
     )
     # every V^k is zero from λ2_max on (first V step, Eq. A.3): the slider stops below it
-    bound = shared.fit(
-        "grople-lambda2-max",
-        {"d": d, "K": n_groups, "affinity": affinity},
-        lambda p: lambda2_max(
-            split.Y_train,
-            LabelClustering(n_groups=min(p["K"], L), affinity=p["affinity"], random_state=0)
-            .fit(split.Y_train)
-            .labels_,
-            p["d"],
-            random_state=0,  # the page's GroPLE fits with seed 0: the same U_0
-        ),
-        label="λ2 range",
+    bound = fitting.compute(
+        lambda2_bound, {"d": d, "K": n_groups, "affinity": affinity}, label="λ2 range"
     )
     lambda2_grid = figures.lambda2_options(LOG_GRID, bound) if bound is not None else LOG_GRID
     lambda2_default = figures.lambda2_opening(lambda2_grid, bound, PAGE_LAMBDA2)
     if st.session_state.get("grople_lambda2", lambda2_default) not in lambda2_grid:
         st.session_state.pop("grople_lambda2", None)  # beyond this data's range: the default
-    lambda2 = shared.bound(
+    lambda2 = links.bound(
         c2.select_slider,
         "λ2 (group sparsity of V^k)",
         lambda2_grid,
@@ -184,7 +172,7 @@ with st.container(border=True):
             f"λ2 ≥ {bound:.3g} makes every V^k zero on this training split (λ2_max: the first "
             "V step of Algorithm 1 is then exactly zero), so the slider stops below it."
         )
-    alpha = shared.bound(
+    alpha = links.bound(
         c3.select_slider,
         "α (latent-correlation term)",
         WIDE_GRID,
@@ -192,7 +180,7 @@ with st.container(border=True):
         key="grople_alpha",
         persist_state="session",
     )
-    beta = shared.bound(
+    beta = links.bound(
         c3.select_slider,
         "β (ℓ1 sparsity of Z)",
         WIDE_GRID,
@@ -211,41 +199,20 @@ with st.container(border=True):
     }
 
 
-def _fit(p: dict):
-    model = GroPLE(
-        n_components=p["d"],
-        n_groups=p["K"],
-        label_affinity=p["affinity"],
-        lambda1=p["lambda1"],
-        lambda2=p["lambda2"],
-        alpha=p["alpha"],
-        beta=p["beta"],
-        random_state=0,
-    )
-    model.fit(split.X_train, split.Y_train)
-    baselines = {
-        "GroPLE": model,
-        "BR": BinaryRelevance().fit(split.X_train, split.Y_train),
-        f"PLST (M={min(p['d'], L)})": PLST(n_components=min(p["d"], L)).fit(
-            split.X_train, split.Y_train
-        ),
-    }
+def test_scores(models: dict) -> dict[str, dict[str, float]]:
     # bipartition metrics only (the table shows no ranking metric; those cost seconds at
     # ~1,000 labels)
-    scores = {
-        name: evaluate(split.Y_test, est.predict(split.X_test)) for name, est in baselines.items()
-    }
-    return model, scores, baselines["BR"]
+    return {name: evaluate(split.Y_test, est.predict(split.X_test)) for name, est in models.items()}
 
 
-def _figure1(p: dict, progress):
+def figure1_search(d: int, affinity: str, alpha: float, beta: float, progress):
     return grople_figure1(
         split.X_train,
         split.Y_train,
-        n_components=p["d"],
-        label_affinity=p["affinity"],
-        alpha=p["alpha"],
-        beta=p["beta"],
+        n_components=d,
+        label_affinity=affinity,
+        alpha=alpha,
+        beta=beta,
         progress=progress,
         random_state=0,
     )
@@ -256,7 +223,7 @@ figure1_reason = grople_figure1_unsupported(len(split.Y_train), L, n_groups=GROP
 # the paper's d = 100 (every data set, §4.2) and the page's affinity, α and β
 figure1_settings = {"d": PAPER_D, "affinity": affinity, "alpha": alpha, "beta": beta}
 figure1_request_key = "grople_figure1_request"
-data_key = (shared.dataset_digest(), shared.split_settings())
+data_key = (source.dataset_digest(), experiment.split_settings())
 if st.button(
     "Paper's Figure 1",
     key="grople_figure1",
@@ -272,10 +239,9 @@ if figure1_reason:
     st.caption(f"Paper's Figure 1 is not available here: {figure1_reason}")
 figure1_request = st.session_state.get(figure1_request_key)
 if figure1_request is not None and figure1_request[0] == data_key and not figure1_reason:
-    figure1 = shared.fit(
-        "grople-figure1",
+    figure1 = fitting.compute(
+        figure1_search,
         figure1_request[1],
-        _figure1,
         progress=True,
         label="Paper's Figure 1",
         spinner=f"Cross-validating λ1 × λ2 at K = {GROPLE_FIGURE1_K}…",
@@ -303,13 +269,12 @@ if figure1_request is not None and figure1_request[0] == data_key and not figure
             "fits of the grid; the fit below reports its own."
         )
         with st.expander("Cross-validation of λ1 × λ2"):
-            shared.fitted_table(figure1.search.table, number_format="%.4g")
+            tables.fitted_table(figure1.search.table, number_format="%.4g")
 
-result = shared.fit(
-    "grople",
-    params,
-    _fit,
+model = fitting.fit(
+    GROPLE.make(**params),
     on="button",
+    key="grople",
     label="Fit GroPLE",
     spinner="Fitting GroPLE: label groups, then U and V^k, then Z…",
 )
@@ -317,16 +282,25 @@ st.caption(
     "GroPLE is fitted when you press the button (a fit takes seconds); fits are "
     "cached, so going back to earlier settings is instant."
 )
-if result is None:
+if model is None:
     st.stop()
-model, scores, binary_relevance = result
 if model.degenerate_:
     # a fit that predicts nothing is not shown as a result (issue 22): cause and fix instead
     st.error(f"This GroPLE fit is degenerate. {model.degenerate_}", icon=":material/error:")
     st.stop()
+# the baselines beside it, at the fitted model's d (the last press's, not the widgets')
+m = min(model.n_components, L)
+binary_relevance = fitting.fit(METHODS["BR"].make(), label="Binary relevance")
+plst = fitting.fit(METHODS["PLST"].make(M=m), label=f"PLST (M={m})")
+baselines = {"GroPLE": model, "BR": binary_relevance, f"PLST (M={m})": plst}
+if any(b is None for b in baselines.values()):
+    st.stop()
+scores = fitting.compute(test_scores, {"models": baselines}, label="Test-split metrics")
+if scores is None:
+    st.stop()
 
 if L <= cluster_figures.MAX_NAMED_LABELS:
-    shared.chart(
+    export.chart(
         figures.vk_heatmap(
             model.V_,
             model.groups_,
@@ -337,12 +311,12 @@ if L <= cluster_figures.MAX_NAMED_LABELS:
         key="grople_vk",
     )
 else:  # too many labels to name: one column per group, and one group's labels on request
-    shared.chart(
+    export.chart(
         figures.vk_group_heatmap(model.V_, model.groups_, row_support=model.row_support_),
         key="grople_vk_groups",
     )
     group_ids, group_sizes = np.unique(model.groups_, return_counts=True)
-    position = shared.bound(
+    position = links.bound(
         st.selectbox,
         "Drill down into group",
         range(len(group_ids)),
@@ -352,7 +326,7 @@ else:  # too many labels to name: one column per group, and one group's labels o
     members, shown_note = cluster_figures.drill_down_members(
         model.groups_, group_ids[position], stats.label_frequencies(split.Y_train)
     )
-    shared.chart(
+    export.chart(
         figures.vk_heatmap(
             model.V_[:, members],
             model.groups_[members],
@@ -368,9 +342,12 @@ st.caption(figures.row_pattern_caption(model.row_support_, model.lambda2, model.
 
 st.subheader("The label groups GroPLE used")
 groups_used = group_diagnostics(
-    split.Y_train, model.groups_, label_names=ds.label_names, tail_threshold=shared.tail_threshold()
+    split.Y_train,
+    model.groups_,
+    label_names=ds.label_names,
+    tail_threshold=experiment.tail_threshold(),
 )
-shared.group_table(groups_used, latent_rows_used=model.row_support_.sum(axis=1))
+tables.group_table(groups_used, latent_rows_used=model.row_support_.sum(axis=1))
 never_used = cluster_figures.never_cooccurring_groups(groups_used)
 affinity_used = model.label_affinity
 st.caption(
@@ -403,14 +380,14 @@ if absent.size:
 table = pd.DataFrame(scores).T
 shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]
 table = table[shown].rename(columns={m: f"{METRICS[m].label} {METRICS[m].arrow}" for m in shown})
-shared.fitted_table(table, number_format="%.4f")
+tables.fitted_table(table, number_format="%.4f")
 st.caption(
     "Test-split metrics of GroPLE beside binary relevance and PLST on the same "
     "split (the paper's Table 2 metrics)."
 )
 
 st.subheader("Tail labels: does sharing a group help or hurt rare labels?")
-threshold = shared.tail_threshold()
+threshold = experiment.tail_threshold()
 label_table = grople_label_table(
     model,
     binary_relevance,
@@ -420,7 +397,7 @@ label_table = grople_label_table(
     threshold,
     label_names=ds.label_names,
 )
-shared.chart(tail_figures.grople_tail_figure(label_table, threshold), key="grople_tail")
+export.chart(tail_figures.grople_tail_figure(label_table, threshold), key="grople_tail")
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
@@ -439,7 +416,7 @@ else:
         f"No label is in the tail: every label is in at least {percent} of the training "
         "instances (the threshold is in the sidebar's Experiment settings)."
     )
-shared.chart(
+export.chart(
     figures.objective_figure(model.objective_history_, model.feature_objective_history_),
     key="grople_objective",
 )
@@ -448,4 +425,4 @@ st.caption(
     "feature embedding (Eq. 5)."
 )
 
-shared.report_button("GroPLE")
+export.report_button("GroPLE")

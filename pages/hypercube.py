@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 
 import numpy as np
@@ -10,11 +12,42 @@ import streamlit as st
 from mlviz import hypercube
 from mlviz.figures import hypercube as figures
 from mlviz.label_clustering import LabelClustering
-from mlviz.linear import PLST
+from mlviz.methods import METHODS
 from mlviz.stats import distinct_labelsets
-from pages import _shared as shared
+from pages._app import experiment, export, fitting, links, source
 
-ds = shared.current_dataset()
+# UMAP compiles its numba code on its first call in a process (about a minute). This page (the
+# only one offering UMAP) starts mlviz.hypercube.warm_up_umap once per server process, after
+# its first run has drawn. Not at app start: numba holds the GIL while it compiles, and
+# started after the first page it delayed that page's first chart from 4.6 s to 7.3 s and the
+# next pages' first visits by ~1-2 s (benchmarks/bench_app.py, idle machine).
+UMAP_WARM_UP_ENV = "MLVIZ_UMAP_WARM_UP"  # "0" turns the warm-up off (the tests do)
+
+
+@st.cache_resource(show_spinner=False)
+def umap_warm_up_holder() -> dict:
+    """This server process's warm-up: {"thread": UmapWarmUp or None, "lock": Lock}."""
+    return {"lock": threading.Lock()}
+
+
+def start_umap_warm_up() -> None:
+    """Start the UMAP warm-up thread unless already started, umap-learn is missing, or
+    ``MLVIZ_UMAP_WARM_UP=0``. Returns at once: the compilation runs in a daemon thread."""
+    holder = umap_warm_up_holder()
+    with holder["lock"]:
+        if "thread" in holder:
+            return
+        holder["thread"] = None
+        if os.environ.get(UMAP_WARM_UP_ENV, "1") != "0":
+            holder["thread"] = hypercube.warm_up_umap()
+
+
+def umap_warm_up():
+    """The started warm-up thread (``mlviz.hypercube.UmapWarmUp``), or None if none runs."""
+    return umap_warm_up_holder().get("thread")
+
+
+ds = source.current_dataset()
 st.title("The label hypercube")
 st.markdown(
     "Each label set is a corner (vertex) of the hypercube {0,1}^L. A data set occupies only a "
@@ -23,10 +56,12 @@ st.markdown(
 )
 
 
-n_label_sets = shared.fit(
-    "hypercube-count",
-    {},
-    lambda p: distinct_labelsets(ds.Y),
+def count_label_sets() -> int:
+    return distinct_labelsets(ds.Y)
+
+
+n_label_sets = fitting.compute(
+    count_label_sets,
     label="Counting the label sets",
     uses_split=False,
 )
@@ -49,15 +84,14 @@ if ds.n_labels != 3:  # the literal cube below has at most 8 corners
     )
 
 
-def _vertices(params: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    vertices, counts = hypercube.occupied_vertices(ds.Y, max_vertices=params["max_vertices"])
+def occupied_vertices(max_vertices: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    vertices, counts = hypercube.occupied_vertices(ds.Y, max_vertices=max_vertices)
     return vertices, counts, hypercube.hamming_edges(vertices)
 
 
-occupied = shared.fit(
-    "hypercube-vertices",
+occupied = fitting.compute(
+    occupied_vertices,
     {"max_vertices": max_vertices},
-    _vertices,
     label="Finding the occupied vertices",
     uses_split=False,
 )
@@ -78,7 +112,7 @@ st.caption(
 )
 
 if ds.n_labels == 3:
-    n_dirs = shared.bound(
+    n_dirs = links.bound(
         st.slider, "PLST directions to draw (M)", 0, 3, 1, key="cube_m", persist_state="session"
     )
     plst = None
@@ -88,13 +122,8 @@ if ds.n_labels == 3:
             f"{ds.name} has {ds.n_samples}. The cube is drawn without them."
         )
     elif n_dirs:
-        split = shared.model_split(needs="PLST's directions")
-        plst = shared.fit(
-            "plst-cube",
-            {"M": n_dirs},
-            lambda p: PLST(n_components=p["M"]).fit(split.X_train, split.Y_train),
-            label="PLST",
-        )
+        experiment.model_split(needs="PLST's directions")
+        plst = fitting.fit(METHODS["PLST"].make(M=n_dirs), label="PLST")
     fig = figures.cube_figure(
         vertices,
         counts,
@@ -102,7 +131,7 @@ if ds.n_labels == 3:
         offset=plst.offset_ if plst is not None else None,
         directions=plst.components_[:n_dirs] if plst is not None else None,
     )
-    shared.chart(fig, key="cube_chart")
+    export.chart(fig, key="cube_chart")
     st.caption(
         "The literal cube: filled corners carry instances (bigger = more), hollow ones none. "
         + (
@@ -117,12 +146,12 @@ if ds.n_labels == 3:
     st.stop()
 
 c1, c2, c3, c4 = st.columns(4)
-dim = shared.bound(
+dim = links.bound(
     c2.radio, "Dimensions", [2, 3], horizontal=True, key="cube_dim", persist_state="session"
 )
 # UMAP on 2,000 label sets of 983 labels (delicious-shaped), benchmarks/bench_scale.py step
 # "umap" on a busy 2-core machine: the first call in a process (import + numba compilation)
-# and a call once compiled. The warm-up thread of shared.start_umap_warm_up, started when this
+# and a call once compiled. The warm-up thread of start_umap_warm_up (above), started when this
 # page has first drawn, compiles meanwhile.
 UMAP_MEASURED = (
     "measured by benchmarks/bench_scale.py on a busy 2-core machine: 67 s for a first UMAP of "
@@ -137,7 +166,7 @@ def _umap_timings() -> dict[str, tuple[int, float]]:
 
 
 def _umap_compiled() -> bool:
-    warm_up = shared.umap_warm_up()
+    warm_up = umap_warm_up()
     finished = warm_up is not None and warm_up.seconds is not None and warm_up.error is None
     return finished or "last" in _umap_timings()
 
@@ -152,7 +181,7 @@ methods = {
 umap_missing = not hypercube.umap_available()
 if umap_missing or len(vertices) <= dim + 2:  # UMAP needs a neighbourhood graph
     del methods["umap"]
-method = shared.bound(
+method = links.bound(
     c1.selectbox,
     "Projection",
     list(methods),
@@ -160,7 +189,7 @@ method = shared.bound(
     persist_state="session",
     format_func=methods.get,
 )
-colour_by = shared.bound(
+colour_by = links.bound(
     c3.radio,
     "Colour by",
     ["label count", "label cluster"],
@@ -169,7 +198,7 @@ colour_by = shared.bound(
 )
 with c4:
     n_groups = (
-        shared.int_slider(
+        links.int_slider(
             "Clusters (K)",
             1,
             min(20, ds.n_labels),
@@ -197,7 +226,7 @@ def _umap_spinner() -> str:
         return (
             f"{head} (the last UMAP on this server took {last[1]:.0f} s for {last[0]:,} label sets)"
         )
-    warm_up = shared.umap_warm_up()
+    warm_up = umap_warm_up()
     if _umap_compiled():  # by the warm-up: no UMAP has run on this server yet
         return (
             f"{head} Its code was compiled in the background after this page first opened (in "
@@ -212,21 +241,21 @@ def _umap_spinner() -> str:
     return f"{head} The first UMAP on this server also compiles its code: {UMAP_MEASURED}."
 
 
-def _project(params: dict) -> tuple[np.ndarray, np.ndarray | None]:
+def projection(method: str, dim: int, max_vertices: int) -> tuple[np.ndarray, np.ndarray | None]:
+    del max_vertices  # the key of the drawn vertices
     start = time.perf_counter()
     projected = hypercube.project_vertices(
-        vertices, counts, method=params["method"], n_components=params["dim"], random_state=0
+        vertices, counts, method=method, n_components=dim, random_state=0
     )
-    if params["method"] == "umap":
+    if method == "umap":
         _umap_timings()["last"] = (len(vertices), time.perf_counter() - start)
     return projected
 
 
 # cached per data set, number of drawn vertices, method and dimension
-result = shared.fit(
-    "hypercube-projection",
+result = fitting.compute(
+    projection,
     {"method": method, "dim": dim, "max_vertices": max_vertices},
-    _project,
     label="Projection",
     uses_split=False,
     spinner=_umap_spinner() if method == "umap" else f"Projecting {n_drawn:,} label sets…",
@@ -236,24 +265,21 @@ if result is None:
 coords, loadings = result
 colour, colour_title = None, "labels in set"
 if colour_by == "label cluster":
-    clustering = shared.fit(
-        "label-clustering",
-        {"K": n_groups},
-        lambda p: LabelClustering(n_groups=p["K"], random_state=0).fit(ds.Y),
-        label="Label clustering",
-        uses_split=False,
+    # all label columns of the whole data set (the Label clusters page fits the occurring ones)
+    clustering = fitting.fit(
+        LabelClustering(n_groups=n_groups, random_state=0), rows="all", label="Label clustering"
     )
     if clustering is not None:
         colour = hypercube.dominant_group(vertices, clustering.labels_)
         colour_title = "dominant cluster"
-show_axes = method == "pca" and shared.bound(
+show_axes = method == "pca" and links.bound(
     st.checkbox,
     "Draw the label axes (biplot)",
     value=ds.n_labels <= 20,
     key="cube_axes",
     persist_state="session",
 )
-shared.chart(
+export.chart(
     figures.hypercube_figure(
         coords,
         vertices,
@@ -294,5 +320,5 @@ st.caption(
     + "Sets that overlap here are the ones a low-dimensional embedding cannot tell apart."
 )
 
-shared.report_button("Hypercube")
-shared.start_umap_warm_up()  # after this page has drawn: UMAP may be chosen next
+export.report_button("Hypercube")
+start_umap_warm_up()  # after this page has drawn: UMAP may be chosen next

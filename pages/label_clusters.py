@@ -15,7 +15,8 @@ from mlviz.label_clustering import (
     clustering_stability,
     group_diagnostics,
 )
-from pages import _shared as shared
+from mlviz.methods import AFFINITY_LABELS
+from pages._app import experiment, export, fitting, links, source, tables
 
 MIN_LABELS = 3  # below this there is no eigengap to read and no partition to choose
 MAX_K = 30
@@ -25,7 +26,7 @@ SIDE_BY_SIDE_MAX_LABELS = 25
 AUTO_SWEEP_MAX_LABELS = 100  # larger label sets compute the K sweep on request
 N_RESAMPLES = 10
 
-ds = shared.current_dataset()
+ds = source.current_dataset()
 st.title("Label clusters")
 st.markdown(
     "GroPLE's first stage (Kumar et al., §3) groups labels by spectral clustering: an "
@@ -67,21 +68,15 @@ if L < MIN_LABELS:
         )
     st.stop()
 
-AFFINITY_OPTIONS = ["heat", "cooccurrence", "correlation"]
-AFFINITY_LABELS = {
-    "heat": "heat kernel (paper)",
-    "cooccurrence": "co-occurrence (Jaccard)",
-    "correlation": "correlation",
-}
 k_max = min(MAX_K, L)
 if st.session_state.get("clusters_k", 0) > k_max:
     st.session_state["clusters_k"] = k_max  # a previous data set had more labels
 
 c1, c2 = st.columns([1, 2])
-affinity = shared.bound(
+affinity = links.bound(
     c1.selectbox,
     "Affinity between labels",
-    AFFINITY_OPTIONS,
+    list(AFFINITY_LABELS),
     format_func=AFFINITY_LABELS.__getitem__,
     key="clusters_affinity",
     persist_state="session",
@@ -90,26 +85,20 @@ affinity = shared.bound(
 )
 
 
-def _spectrum(params: dict) -> LabelClustering:
-    # fitted at the largest K offered, so that the spectrum holds every gap up to k_max
-    return LabelClustering(
-        n_groups=params["k_max"], affinity=params["affinity"], random_state=0
-    ).fit(Y)
-
-
-# the whole data set, not the split: this page describes the labels, it predicts nothing
-spectrum_model = shared.fit(
-    "label-spectrum",
-    {"affinity": affinity, "k_max": k_max},
-    _spectrum,
+# the whole data set, not the split: this page describes the labels, it predicts nothing;
+# only the labels that occur (the Hypercube page clusters all label columns)
+# fitted at the largest K offered, so that the spectrum holds every gap up to k_max
+spectrum_model = fitting.fit(
+    LabelClustering(n_groups=k_max, affinity=affinity, random_state=0),
+    rows="all",
+    columns=occurring,
     label="Label spectrum",
     spinner="Affinity between the labels and its leading eigenvalues…",
-    uses_split=False,
 )
 if spectrum_model is None:
     st.stop()
 suggested = spectrum_model.suggest_n_groups(max_groups=k_max)
-n_groups = shared.bound(
+n_groups = links.bound(
     c2.slider,
     "Number of groups K",
     2,
@@ -119,29 +108,28 @@ n_groups = shared.bound(
     persist_state="session",
     help=f"Opens at the eigengap's suggestion for this data set and affinity (K = {suggested}).",
 )
-tail = shared.tail_threshold()
+tail = experiment.tail_threshold()
 
 
-def _fit(params: dict) -> LabelClustering:
-    return LabelClustering(n_groups=params["K"], affinity=params["affinity"], random_state=0).fit(Y)
-
-
-model = shared.fit(
-    "label-clustering",
-    {"K": n_groups, "affinity": affinity},
-    _fit,
+model = fitting.fit(
+    LabelClustering(n_groups=n_groups, affinity=affinity, random_state=0),
+    rows="all",
+    columns=occurring,
     label="Label clustering",
     spinner=f"Clustering {L} labels into K = {n_groups} groups…",
-    uses_split=False,
 )
 if model is None:
     st.stop()
 
-diagnostics = shared.fit(
-    "label-groups",
-    # keyed by the model's own settings: after a failed fit ``model`` is the last one that worked
-    {"K": model.n_groups, "affinity": model.affinity, "tail": tail},
-    lambda p: group_diagnostics(Y, model.labels_, label_names=names, tail_threshold=p["tail"]),
+
+def label_groups(model: LabelClustering, tail: float):
+    return group_diagnostics(Y, model.labels_, label_names=names, tail_threshold=tail)
+
+
+# keyed by the model itself: after a failed fit ``model`` is the last one that worked
+diagnostics = fitting.compute(
+    label_groups,
+    {"model": model, "tail": tail},
     label="Group diagnostics",
     uses_split=False,
 )
@@ -209,7 +197,7 @@ side_by_side = L <= SIDE_BY_SIDE_MAX_LABELS
 left, right = st.columns([3, 2]) if side_by_side else (st.container(), st.container())
 with left:
     if L <= figures.MAX_NAMED_LABELS:
-        shared.chart(
+        export.chart(
             figures.affinity_heatmap(
                 model.affinity_, model.labels_, names, frequencies=frequencies
             ),
@@ -222,7 +210,7 @@ with left:
             "affinity; a pale block is a group the affinity does not support."
         )
     else:
-        shared.chart(
+        export.chart(
             figures.group_affinity_heatmap(model.affinity_, model.labels_),
             key="clusters_group_heatmap",
         )
@@ -232,7 +220,7 @@ with left:
             "labels."
         )
         group_sizes = diagnostics.set_index("group")["n_labels"]
-        chosen_group = shared.bound(
+        chosen_group = links.bound(
             st.selectbox,
             "Drill down into group",
             list(group_sizes.index),
@@ -250,7 +238,7 @@ with left:
         else:
             shown_note = f"all {members.size} labels"
         members.sort()
-        shared.chart(
+        export.chart(
             figures.affinity_heatmap(
                 model.affinity_[members][:, members],
                 model.labels_[members],
@@ -262,7 +250,7 @@ with left:
         )
 with right:
     shown = min(MAX_K + 1, spectrum_model.eigenvalues_.size)
-    shared.chart(
+    export.chart(
         figures.eigenvalue_figure(
             spectrum_model.eigenvalues_,
             suggested,
@@ -289,22 +277,22 @@ st.subheader("Choosing K from evidence")
 sweep_ks = list(range(2, min(k_max, L - 1) + 1))
 
 
-def _sweep(params: dict):
+def stability_sweep(affinity: str, ks: tuple[int, int], B: int):
     return clustering_stability(
         Y,
-        list(range(params["ks"][0], params["ks"][1] + 1)),
-        affinity=params["affinity"],
-        n_resamples=params["B"],
+        list(range(ks[0], ks[1] + 1)),
+        affinity=affinity,
+        n_resamples=B,
         random_state=0,
     )
 
 
 sweep_automatic = L <= AUTO_SWEEP_MAX_LABELS
-sweep = shared.fit(
-    "clusters_sweep",
+sweep = fitting.compute(
+    stability_sweep,
     {"affinity": affinity, "ks": (sweep_ks[0], sweep_ks[-1]), "B": N_RESAMPLES},
-    _sweep,
     on="change" if sweep_automatic else "button",
+    key="clusters_sweep",
     label="Compute the K sweep",
     spinner=f"Clustering {N_RESAMPLES} bootstrap samples at K = 2..{sweep_ks[-1]}…",
     uses_split=False,
@@ -316,7 +304,7 @@ if sweep is None and not sweep_automatic:
         "bootstrap samples) takes a while, so it runs on request."
     )
 if sweep is not None:
-    shared.chart(figures.stability_figure(sweep, chosen_k=n_groups), key="clusters_sweep_figure")
+    export.chart(figures.stability_figure(sweep, chosen_k=n_groups), key="clusters_sweep_figure")
     best = sweep.loc[sweep["stability"].idxmax()]
     by_k = sweep.set_index("n_groups")
     st.caption(
@@ -336,7 +324,7 @@ if sweep is not None:
     )
 
 st.subheader("The groups")
-shared.group_table(diagnostics)
+tables.group_table(diagnostics)
 st.caption(
     "One row per group: support = instances carrying any of its labels; co-occurring pairs = "
     "share of its label pairs that occur together at least once (None for a single label); "
@@ -356,6 +344,6 @@ with st.expander("Every label with its group"):
     table = figures.cluster_table(model.labels_, names, frequencies, tail)
     if truth is not None:
         table["planted group"] = truth[table.index.to_numpy()]
-    shared.fitted_table(table, hide_index=True)
+    tables.fitted_table(table, hide_index=True)
 
-shared.report_button("Label clusters")
+export.report_button("Label clusters")

@@ -18,9 +18,9 @@ from mlviz.metrics import (
 )
 from mlviz.mlknn import MLkNN, MLkNNPath, neighbors_graph
 from mlviz.per_label import label_frequency_table, mlknn_label_table, tail_summary
-from pages import _shared as shared
+from pages._app import experiment, export, fitting, links, source, tables
 
-ds = shared.current_dataset()
+ds = source.current_dataset()
 st.title("ML-KNN")
 st.markdown(
     "For each label l, ML-KNN counts how many of an instance's k nearest training neighbours "
@@ -30,7 +30,7 @@ st.markdown(
 )
 
 # a training instance is not its own neighbour, so k counts from the other training rows
-split = shared.model_split(min_train=2, needs="ML-KNN")
+split = experiment.model_split(min_train=2, needs="ML-KNN")
 n_train = len(split.Y_train)
 # Every k on the slider is a prefix of the k_max nearest (same order, same ties): one neighbour
 # search and one counting pass (MLkNNPath) serve every k and s, which then cost only the tables.
@@ -38,7 +38,7 @@ k_max = min(50, n_train - 1)
 
 c1, c2 = st.columns(2)
 with c1:
-    k = shared.int_slider(
+    k = links.int_slider(
         "Neighbours k",
         1,
         k_max,
@@ -47,7 +47,7 @@ with c1:
         why_fixed=f"the training split has {n_train} instances, and an instance is not its own "
         "neighbour.",
     )
-s = shared.bound(
+s = links.bound(
     c2.select_slider,
     "Smoothing s",
     options=[0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0],
@@ -57,19 +57,17 @@ s = shared.bound(
 )
 
 
-def _neighbours(params: dict) -> tuple[MLkNNPath, object]:
+def neighbour_search(k_max: int) -> tuple[MLkNNPath, object]:
     """The k_max nearest training rows of every training and test row and the count tables
     of every k, once per split."""
-    k_max = params["k_max"]
     graph_train = neighbors_graph(split.X_train, split.X_train, k_max, exclude_self=True)
     path = MLkNNPath(k_max=k_max, metric="precomputed").fit(graph_train, split.Y_train)
     return path, neighbors_graph(split.X_test, split.X_train, k_max)
 
 
-search = shared.fit(
-    "mlknn-neighbours",
+search = fitting.compute(
+    neighbour_search,
     {"k_max": k_max},
-    _neighbours,
     label="Neighbour search",
     spinner=f"Finding the {k_max} nearest training neighbours of every instance and counting "
     "their labels for every k (once per split; every k and s reuses them)…",
@@ -79,8 +77,9 @@ if search is None:
 path, graph_test = search
 
 
-def _fit(params: dict) -> tuple[MLkNN, dict, np.ndarray]:
-    model = path.estimator(params["k"], params["s"])  # = MLkNN(k, s).fit(...), tables only
+def mlknn_on_the_path(k: int, s: float, k_max: int) -> tuple[MLkNN, dict, np.ndarray]:
+    del k_max  # the key of the neighbour search the path holds
+    model = path.estimator(k, s)  # = MLkNN(k, s).fit(...), tables only
     # only the five metrics shown below: evaluate() would add macro AUC and the bipartition
     # metrics, seconds more with ~1,000 labels
     Y_score = model.predict_proba(graph_test)
@@ -95,10 +94,9 @@ def _fit(params: dict) -> tuple[MLkNN, dict, np.ndarray]:
     return model, scores, predicted
 
 
-result = shared.fit(
-    "mlknn",
+result = fitting.compute(
+    mlknn_on_the_path,
     {"k": k, "s": s, "k_max": k_max},
-    _fit,
     label="ML-KNN",
     spinner="Counting neighbour labels and scoring the test split…",
 )
@@ -115,11 +113,16 @@ for col, name in zip(
 st.caption("Test-split metrics of the paper's Table 1 for this k and s.")
 
 st.subheader("Tail labels: a small prior needs many neighbours")
-threshold = shared.tail_threshold()
-frequencies = shared.fit(  # independent of k and s: once per split and threshold
-    "mlknn-label-frequencies",
+threshold = experiment.tail_threshold()
+
+
+def label_frequencies(threshold: float):
+    return label_frequency_table(split.Y_train, threshold, label_names=ds.label_names)
+
+
+frequencies = fitting.compute(  # independent of k and s: once per split and threshold
+    label_frequencies,
     {"threshold": threshold},
-    lambda p: label_frequency_table(split.Y_train, p["threshold"], label_names=ds.label_names),
     label="Label frequencies",
 )
 if frequencies is None:
@@ -134,7 +137,7 @@ label_table = mlknn_label_table(
     Y_pred=predicted,
     frequencies=frequencies,
 )
-shared.chart(tail_figures.mlknn_tail_figure(label_table, threshold), key="mlknn_tail")
+export.chart(tail_figures.mlknn_tail_figure(label_table, threshold), key="mlknn_tail")
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
@@ -160,7 +163,7 @@ MAX_LABEL_COLUMNS = 6  # one 0/1 column per label in the neighbours table up to 
 def instance_view() -> None:
     """Reruns alone when the instance changes: the fitted model and metrics stay untouched."""
     st.subheader("One test instance")
-    index = shared.bound(
+    index = links.bound(
         st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0, key="mlknn_instance"
     )
     explanation = model.explain(graph_test[index : index + 1], label_names=ds.label_names)
@@ -174,7 +177,7 @@ def instance_view() -> None:
             f"({int(full['decision'].sum())} of {len(full):,} labels predicted)"
         )
         legible(figure, title_width=WIDE_TITLE_CHARS, legend=False)  # wrap the new title
-    shared.chart(figure, key="mlknn_posterior")
+    export.chart(figure, key="mlknn_posterior")
     st.caption(
         "Per label, the two prior × likelihood products (log scale): the label is predicted when "
         "the H₁ bar is at least as tall as the H₀ bar (ties go positive, as in the authors' code). "
@@ -196,7 +199,7 @@ def instance_view() -> None:
         + (f"; the {len(shown)} labels above" if one_column_each and len(shown) < len(full) else "")
         + ")"
     )
-    shared.fitted_table(
+    tables.fitted_table(
         neighbours,
         hide_index=True,
         column_config={"label_set": st.column_config.TextColumn(width="large")},
@@ -213,14 +216,14 @@ def instance_view() -> None:
         "score_neg": ("score H₀", "P(H₀)·P(E|H₀), the grey bar above"),
         "posterior": ("posterior", "P(H₁|E), used for ranking"),
     }
-    shared.fitted_table(
+    tables.fitted_table(
         table,
         hide_index=True,
         column_config={
             "label": st.column_config.TextColumn(width=100),
             **{
                 column: st.column_config.NumberColumn(
-                    header, help=why, format="%.4g", width=shared.NUMBER_COLUMN_PX
+                    header, help=why, format="%.4g", width=tables.NUMBER_COLUMN_PX
                 )
                 for column, (header, why) in headers.items()
                 if column in table.columns
@@ -231,4 +234,4 @@ def instance_view() -> None:
 
 instance_view()
 
-shared.report_button("ML-KNN")
+export.report_button("ML-KNN")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -9,48 +11,44 @@ import streamlit as st
 from mlviz.figures import linear as figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS
-from mlviz.linear import CPLST, PBR, PLST, BinaryRelevance, CompressedSensing
+from mlviz.methods import METHODS
 from mlviz.metrics import METRICS
 from mlviz.per_label import plst_label_table, tail_summary
 from mlviz.sweeps import parameter_sweep
-from pages import _shared as shared
+from pages._app import experiment, export, fitting, links, source
 
-# The model's encoding error uses a full L x L basis of the label space (all M at once):
-# 8 L^2 bytes, 32 MB at 2,000 labels. Beyond that the page says so instead of filling memory.
-MAX_LABELS = 2_000
-
-ds = shared.current_dataset()
-K = ds.n_labels
+ds = source.current_dataset()
+L = ds.n_labels
 st.title("PLST and the linear label-space transformations")
 st.markdown(
     "PLST (Tai & Lin) encodes each label vector y as h = P(y − o) with the M leading principal "
     "directions P of the training labels, learns x → h by ridge regression, and decodes "
     "ỹ = o + Pᵀh, rounded at ½ (Algorithm 8, Eq. 2)."
 )
-if K > MAX_LABELS:
-    shared.explain_and_stop(
-        f"This page works with a full {K:,} × {K:,} basis of the label space, too large to "
-        f"hold for {ds.name}; it shows data sets with up to {MAX_LABELS:,} labels. The Data, "
-        "Hypercube and ML-KNN pages work at this size."
+# The model's encoding error uses a full L x L basis of the label space (all M at once):
+# beyond the registry's cap the page says so instead of filling memory.
+if not METHODS["PLST"].runs_on(L):
+    experiment.explain_and_stop(
+        f"This page works with a full {L:,} × {L:,} basis of the label space, too large to "
+        f"hold for {ds.name}; it shows data sets with up to {METHODS['PLST'].max_labels:,} "
+        "labels. The Data, Hypercube and ML-KNN pages work at this size."
     )
-split = shared.model_split(needs="PLST")
+split = experiment.model_split(needs="PLST")
 
-M = shared.int_slider(
+M = links.int_slider(
     "Embedding dimension M",
     1,
-    K,
+    L,
     4,
     key="plst_m",
     why_fixed="with a single label there is a single direction.",
 )
-# One fit with all K directions; every M on the slider is its truncation (the basis does not
+# One fit with all L directions; every M on the slider is its truncation (the basis does not
 # depend on M and ridge is fitted output by output), so moving M never refits.
-full_model = shared.fit(
-    "plst-full",
-    {"K": K},
-    lambda p: PLST(n_components=p["K"]).fit(split.X_train, split.Y_train),
+full_model = fitting.fit(
+    METHODS["PLST"].make(M=L),
     label="PLST",
-    spinner=f"Fitting PLST with all {K} directions (once per split)…",
+    spinner=f"Fitting PLST with all {L} directions (once per split)…",
 )
 if full_model is None:
     st.stop()
@@ -65,7 +63,7 @@ if not np.any(full_model.singular_values_ > 0):
 else:
     left, right = st.columns(2)
     with left:
-        shared.chart(
+        export.chart(
             figures.spectrum_figure(full_model.singular_values_, current=M), key="plst_spectrum"
         )
         st.caption(
@@ -75,20 +73,23 @@ else:
             "means a small M loses little."
         )
     with right:
-        m_values = np.arange(K + 1)
+        m_values = np.arange(L + 1)
+
+        def encoding_errors_of(model) -> tuple[np.ndarray, np.ndarray]:
+            return (
+                model.encoding_error(split.Y_train).mean(axis=0),
+                model.encoding_error(split.Y_test).mean(axis=0),
+            )
+
         # all M at once, from the full basis; cached so that moving M does not recompute it
-        encoding_errors = shared.fit(
-            "plst-encoding-error",
-            {"K": K},
-            lambda p: (
-                full_model.encoding_error(split.Y_train).mean(axis=0),
-                full_model.encoding_error(split.Y_test).mean(axis=0),
-            ),
+        encoding_errors = fitting.compute(
+            encoding_errors_of,
+            {"model": full_model},
             label="Encoding error",
             spinner="Encoding error for every M…",
         )
         if encoding_errors is not None:
-            shared.chart(
+            export.chart(
                 figures.encoding_error_figure(*encoding_errors, m_values=m_values, current=M),
                 key="plst_encoding_error",
             )
@@ -100,27 +101,24 @@ else:
             "together with the regression error."
         )
 
-threshold = shared.tail_threshold()
+threshold = experiment.tail_threshold()
 label_table = None
 if np.any(model.singular_values_ > 0):
     # cached per M and threshold: moving M back and forth redraws without predicting again
-    label_table = shared.fit(
-        "plst-tail",
-        {"M": M, "threshold": threshold},
-        lambda p: plst_label_table(
-            model,
-            split.X_test,
-            split.Y_test,
-            split.Y_train,
-            p["threshold"],
-            label_names=ds.label_names,
-        ),
+    def label_table_of(model, threshold: float):
+        return plst_label_table(
+            model, split.X_test, split.Y_test, split.Y_train, threshold, label_names=ds.label_names
+        )
+
+    label_table = fitting.compute(
+        label_table_of,
+        {"model": model, "threshold": threshold},
         label="Per-label encoding error",
         spinner="Per-label errors on the test split…",
     )
 if label_table is not None:
     st.subheader(f"Tail labels: what M = {model.n_components_} directions cannot represent")
-    shared.chart(
+    export.chart(
         tail_figures.plst_tail_figure(label_table, threshold, n_components=model.n_components_),
         key="plst_tail",
     )
@@ -150,16 +148,26 @@ if label_table is not None:
         )
 
 st.subheader("Test loss against M")
-FACTORIES = {
-    "PLST": lambda m: PLST(n_components=m),
-    "PLST-origin": lambda m: PLST(n_components=m, center=False),
-    "PBR": lambda m: PBR(n_components=m),
-    "CPLST": lambda m: CPLST(n_components=m),
-    "CS": lambda m: CompressedSensing(n_components=m, random_state=0),
-    "BR": lambda m: BinaryRelevance() if m == K else None,
-}
+
+
+def at_dimension(name: str, m: int):
+    """A fresh estimator of a linear method at M = m (BR has all L labels: only at M = L)."""
+    if name == "PLST-origin":  # PLST without centring: the reference point o = 0
+        return METHODS["PLST"].make(M=m, center=False)
+    method = METHODS[name]
+    if method.dimension is None:
+        return method.make() if m == L else None
+    return method.make(M=m)
+
+
+# the registry's linear label-space transformations, PLST's variant without centring after
+# PLST, BR (no compression) last
+LINEAR = [n for n, m in METHODS.items() if m.estimator.startswith("mlviz.linear.")]
+SWEPT = [n for n in LINEAR if METHODS[n].dimension is not None]
+SWEPT = [*SWEPT[:1], "PLST-origin", *SWEPT[1:], *(n for n in LINEAR if n not in SWEPT)]
+FACTORIES = {name: functools.partial(at_dimension, name) for name in SWEPT}
 c1, c2, c3 = st.columns([3, 2, 1])
-methods = shared.bound(
+methods = links.bound(
     c1.multiselect,
     "Methods",
     list(FACTORIES),
@@ -169,7 +177,7 @@ methods = shared.bound(
     help="CS decodes each instance by a sparse reconstruction (CoSaMP, the paper's decoder): "
     "noticeably slower.",
 )
-metric = shared.bound(
+metric = links.bound(
     c2.selectbox,
     "Metric",
     ["hamming_loss", "example_f1", "accuracy", "micro_f1", "macro_f1"],
@@ -177,7 +185,7 @@ metric = shared.bound(
     key="plst_metric",
     persist_state="session",
 )
-ideal = shared.bound(
+ideal = links.bound(
     c3.checkbox,
     "Ideal learner",
     value=True,
@@ -186,18 +194,20 @@ ideal = shared.bound(
     help="Also decode the exact codes of the test labels: what is left is the "
     "encoding error alone (paper Fig. 2).",
 )
-grid = np.unique(np.round(np.geomspace(1, K, num=min(K, 12))).astype(int))
+grid = np.unique(np.round(np.geomspace(1, L, num=min(L, 12))).astype(int))
 
 
-def _sweep(params: dict, progress) -> pd.DataFrame:
+def loss_sweep(
+    methods: tuple[str, ...], ideal: bool, grid: tuple[int, ...], progress
+) -> pd.DataFrame:
     return parameter_sweep(
-        {m: FACTORIES[m] for m in params["methods"]},
-        np.asarray(params["grid"]),
+        {m: FACTORIES[m] for m in methods},
+        np.asarray(grid),
         split.X_train,
         split.Y_train,
         split.X_test,
         split.Y_test,
-        ideal=params["ideal"],
+        ideal=ideal,
         ranking=False,  # the metric menu holds bipartition metrics only
         progress=lambda done, total, message: progress(done, total, f"Fitting {message}"),
     )
@@ -207,28 +217,28 @@ def _sweep(params: dict, progress) -> pd.DataFrame:
 # ~9 s of CPU on the delicious-shaped set (benchmarks/bench_scale.py, plst_sweep), too much to
 # add to the first render, so on large sets it waits for a press.
 SWEEP_AUTOMATIC_SIZE = 500_000
-sweep_automatic = len(split.Y_test) * K <= SWEEP_AUTOMATIC_SIZE
+sweep_automatic = len(split.Y_test) * L <= SWEEP_AUTOMATIC_SIZE
 
 
 if methods:
-    sweep = shared.fit(
-        "plst-sweep",
+    sweep = fitting.compute(
+        loss_sweep,
         {"methods": tuple(methods), "ideal": ideal, "grid": tuple(grid.tolist())},
-        _sweep,
         label="The sweep over M",
+        key="plst-sweep",
         progress=True,
         on="change" if sweep_automatic else "button",
         first_fit_automatic=False,
     )
     if not sweep_automatic and sweep is None:
         st.caption(
-            f"With {len(split.Y_test):,} test instances × {K:,} labels the sweep fits each "
+            f"With {len(split.Y_test):,} test instances × {L:,} labels the sweep fits each "
             f"method once and predicts and scores {len(grid)} values of M: seconds rather than "
             "a moment, so it runs when you press the button."
         )
     if sweep is not None and not sweep.empty:
         wide = sweep.query("metric == @metric").rename(columns={"value": metric})
-        shared.chart(
+        export.chart(
             figures.loss_vs_m_figure(
                 wide, metric=metric, current=M, title_width=WIDE_TITLE_CHARS
             ),  # drawn across the page
@@ -246,7 +256,7 @@ if methods:
 def instance_view() -> None:
     """Reruns alone when the instance changes: the fitted model and sweep stay untouched."""
     st.subheader("One test instance, step by step")
-    index = shared.bound(
+    index = links.bound(
         st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0, key="plst_instance"
     )
     x_row = split.X_test[index : index + 1]
@@ -254,7 +264,7 @@ def instance_view() -> None:
     y_tilde = model.predict_decoded(x_row)[0]
     y_hat = model.predict(x_row)[0]
     y_true = split.Y_test[index]
-    shared.chart(
+    export.chart(
         figures.decoding_figure(
             y_tilde, y_true, ds.label_names, h=h, title_width=WIDE_TITLE_CHARS
         ),  # drawn across the page
@@ -272,4 +282,4 @@ def instance_view() -> None:
 
 instance_view()
 
-shared.report_button("PLST")
+export.report_button("PLST")

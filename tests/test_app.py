@@ -3,7 +3,7 @@
 AppTest starts every run of ``app.py`` in Streamlit's legacy ``pages/`` mode (it resets the
 process-wide flag before each run), so every rerun exercises the path a deep link takes on a
 fresh server: the page calls the public ``st.navigation`` and reruns through the router
-(pages/_shared.py). The router's reruns, page switches and the upload path are tested here on
+(pages/_app/router.py). The router's reruns, page switches and the upload path are tested here on
 ``app.py`` itself; each page is also run as its own script with the session state the router
 would have set (every slider moved to both ends), and the picker through ``from_function``.
 """
@@ -185,9 +185,9 @@ def test_a_page_opened_without_the_router_loads_the_default_data(page):
 def _picker_script():
     import streamlit as st
 
-    from pages import _shared
+    from pages._app import source
 
-    _shared.dataset_picker()
+    source.dataset_picker()
     st.write(st.session_state["dataset"].name)
 
 
@@ -226,11 +226,11 @@ def test_switching_source_loads_it():
 def _picker_and_split_script():
     import streamlit as st
 
-    from pages import _shared
+    from pages._app import experiment, source
 
-    _shared.dataset_picker()
-    _shared.experiment_settings()
-    split = _shared.current_split()
+    source.dataset_picker()
+    experiment.experiment_settings()
+    split = experiment.current_split()
     st.write(f"split {len(split.train_index)} {len(split.test_index)}")
 
 
@@ -295,10 +295,10 @@ def test_missing_feature_values_in_an_upload_are_imputed_on_the_training_rows_on
     at.run()
     assert_clean(at, "upload with a gap")
     assert any("1 missing feature values" in c.value for c in at.caption)
-    from pages import _shared
+    from pages._app import experiment, source
 
     ds = at.session_state["dataset"]
-    split = _shared._split(ds.digest, (_shared.SPLIT_RANDOM, 0.3, 0, "none"), ds)
+    split = experiment._split(ds.digest, (source.SPLIT_RANDOM, 0.3, 0, "none"), ds)
     train_b = ds.X[split.train_index, 1]
     filled = np.nanmean(train_b)  # the mean of the training rows only
     where = np.flatnonzero(np.isnan(ds.X[:, 1]))[0]
@@ -310,7 +310,7 @@ def test_missing_feature_values_in_an_upload_are_imputed_on_the_training_rows_on
     assert part[row, 1] == filled
     assert not np.isnan(split.X_train).any() and not np.isnan(split.X_test).any()
     # unit rows: imputed first, then every instance scaled to length 1 (train and test)
-    scaled = _shared._split(ds.digest, (_shared.SPLIT_RANDOM, 0.3, 0, "unit_rows"), ds)
+    scaled = experiment._split(ds.digest, (source.SPLIT_RANDOM, 0.3, 0, "unit_rows"), ds)
     for part in (scaled.X_train, scaled.X_test):
         norms = np.linalg.norm(part, axis=1)
         np.testing.assert_allclose(norms[norms > 0], 1.0)

@@ -233,6 +233,6 @@ def test_compare_applies_the_sidebar_feature_scaling_inside_each_fold():
 
 def test_feature_scaling_labels_name_every_library_scaling():
     from mlviz.preprocessing import FEATURE_SCALINGS
-    from pages import _shared as shared
+    from pages._app import experiment
 
-    assert tuple(shared.FEATURE_SCALING_LABELS) == FEATURE_SCALINGS
+    assert tuple(experiment.FEATURE_SCALING_LABELS) == FEATURE_SCALINGS

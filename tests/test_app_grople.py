@@ -20,6 +20,7 @@ from mlviz import datasets
 from mlviz.grople import GroPLE
 from mlviz.io import Dataset
 from mlviz.metrics import METRICS
+from mlviz.reproduce import GroPLEFigure1
 from mlviz.synthetic import make_long_tailed
 
 REPO = Path(__file__).resolve().parents[1]
@@ -63,18 +64,10 @@ def _open(source: str, params: dict | None = None) -> AppTest:
 
 
 def _fitted_model(at: AppTest) -> GroPLE:
-    """The GroPLE the page shows, wherever the page keeps it in the session."""
-
-    def find(value, depth=0):
-        if isinstance(value, GroPLE):
-            return value
-        if isinstance(value, tuple) and depth < 2:
-            return next((m for m in (find(v, depth + 1) for v in value) if m is not None), None)
-        return None
-
-    models = [m for m in (find(at.session_state[key]) for key in at.session_state) if m is not None]
-    assert models, "no fitted GroPLE in the session"
-    return models[0]
+    """The GroPLE the page shows: the page's last good fit (pages/_app/fitting.py)."""
+    shown = [v for _, v in at.session_state["_fit_last_good"].values() if isinstance(v, GroPLE)]
+    assert shown, "no fitted GroPLE in the session"
+    return shown[-1]
 
 
 def _vk_caption(at: AppTest) -> str:
@@ -207,7 +200,9 @@ def test_figure1_button_sets_k5_and_the_cross_validated_lambdas():
     at = _open("sample:planted")
     at.button(key="grople_figure1").click().run()
     assert not at.exception and not at.error
-    figure1 = at.session_state["_fit_last_good:grople-figure1"][2]
+    (figure1,) = [
+        v for _, v in at.session_state["_fit_last_good"].values() if isinstance(v, GroPLEFigure1)
+    ]
     table = figure1.search.table
     best = table.loc[table["mean"].idxmax()]
     assert (figure1.lambda1, figure1.lambda2) == (best["lambda1"], best["lambda2"])

@@ -17,6 +17,8 @@ from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
 from mlviz.io import Dataset
+from mlviz.linear import PLST
+from mlviz.mlknn import MLkNN
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 120
@@ -32,6 +34,13 @@ TRY_THIS = {
     "mlknn": ("lesson_mlknn_k", 10, 1),
     "compare": ("lesson_compare_methods", ["PLST", "CLEMS", "ML-KNN"], None),  # after: + BR
 }
+
+
+def _shown(at: AppTest, cls: type):
+    """The model of class ``cls`` the page shows: its last good fit (pages/_app/fitting.py)."""
+    shown = [v for _, v in at.session_state["_fit_last_good"].values() if isinstance(v, cls)]
+    assert shown, f"no fitted {cls.__name__} in the session"
+    return shown[-1]
 
 
 def _load(source: str) -> Dataset:
@@ -108,7 +117,7 @@ def test_notices_state_what_the_data_shows():
     assert "planted sample" in at.caption[0].value
 
     _go(at, "plst")
-    model = at.session_state["_fit_last_good:lesson-plst"][2]  # the fitted model
+    model = _shown(at, PLST)  # the fitted model
     sigma = np.sort(model.singular_values_)[::-1]
     share = (sigma[:2] ** 2).sum() / (sigma**2).sum()
     assert f"retains **{share:.0%}**" in _notice(at)
@@ -120,7 +129,7 @@ def test_medical_has_no_planted_notes_and_names_never_predicted_labels():
     _go(at, "groups")
     assert "Planted sample" not in _notice(at)
     _go(at, "mlknn")
-    model = at.session_state["_fit_last_good:lesson-mlknn"][2]
+    model = _shown(at, MLkNN)
     assert model.k_ == 10
     match = re.search(r"never predicts \*\*(\d+)\*\* of 45 labels", _notice(at))
     assert match, _notice(at)

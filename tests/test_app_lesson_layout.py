@@ -38,10 +38,10 @@ def test_only_state_and_fits_use_the_app_helpers():
     users = sorted(
         path.name
         for path in LESSON.glob("*.py")
-        if any(name.startswith("pages._shared") for name in _imports(path))
+        if any(name.startswith("pages._app") for name in _imports(path))
     )
     assert users == ["fits.py", "state.py"]
-    assert not any(n.startswith("pages._shared") for n in _imports(PAGES / "lesson.py"))
+    assert not any(n.startswith("pages._app") for n in _imports(PAGES / "lesson.py"))
 
 
 def test_the_page_script_runs_every_step_module():

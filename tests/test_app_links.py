@@ -1,6 +1,6 @@
 """Links that restore a view: widgets bound to the URL, bad link values noted, never raised.
 
-Every parameter widget goes through ``pages._shared.bound`` (Streamlit's own
+Every parameter widget goes through ``pages._app.links.bound`` (Streamlit's own
 ``bind="query-params"``) and the data set through ``?dataset=``. A link opened in AppTest
 (``at.query_params``) must give the same widget values; a malformed link must fall back to
 the defaults with a note naming the parameter, and never an exception or ``st.error``.

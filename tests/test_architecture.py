@@ -40,6 +40,7 @@ LAYERS = {
     "sweeps": 2,
     "__main__": 2,
     "per_label": 2,
+    "methods": 2,  # the registry: builds the models (layer 1), read by figures and pages
     "figures": 3,
 }
 
@@ -281,3 +282,15 @@ def test_every_public_class_and_function_has_a_doctested_example():
         - {n for n, v in callables.items() if "Examples" not in (inspect.getdoc(v) or "")}
     )
     assert not stale, f"remove from EXAMPLES_TO_COME (they have examples now): {stale}"
+
+
+def test_pages_holds_only_page_scripts_and_helper_packages():
+    """pages/ is the product's layout: the router's page scripts, and helper packages whose
+    names start with "_" (Streamlit's legacy pages/ mode ignores them)."""
+    from pages._app import router
+
+    pages_dir = PACKAGE.parent / "pages"
+    scripts = {p.name for p in pages_dir.glob("*.py") if p.name != "__init__.py"}
+    assert scripts == {file for file, _, _ in router.PAGES}
+    for folder in (p for p in pages_dir.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        assert folder.name.startswith("_") and (folder / "__init__.py").exists(), folder.name

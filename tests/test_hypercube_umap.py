@@ -14,6 +14,7 @@ from mlviz import hypercube
 from mlviz.hypercube import occupied_vertices, project_vertices, warm_up_umap
 
 REPO = Path(__file__).resolve().parents[1]
+UMAP_WARM_UP_ENV = "MLVIZ_UMAP_WARM_UP"  # read by pages/hypercube.py
 
 
 def warm_up_threads() -> list[threading.Thread]:
@@ -68,23 +69,26 @@ class FakeWarmUp:
 @pytest.fixture
 def router_warm_up(monkeypatch):
     """The router with the warm-up turned on, a fresh holder, and the start recorded."""
-    from pages import _shared as shared
+    import streamlit as st
 
-    monkeypatch.setenv(shared.UMAP_WARM_UP_ENV, "1")
-    shared._umap_warm_up_holder.clear()
+    from pages._app import source
+
+    monkeypatch.setenv(UMAP_WARM_UP_ENV, "1")
+    # the page's holder is a st.cache_resource of the page script: cleared with the others
+    st.cache_resource.clear()
     events: list[str] = []
     monkeypatch.setattr(
         hypercube, "warm_up_umap", lambda: events.append("warm-up started") or FakeWarmUp()
     )
-    original_current_dataset = shared.current_dataset
+    original_current_dataset = source.current_dataset
 
     def current_dataset():  # every page starts with it; the sidebar does not call it
         events.append("page")
         return original_current_dataset()
 
-    monkeypatch.setattr(shared, "current_dataset", current_dataset)
+    monkeypatch.setattr(source, "current_dataset", current_dataset)
     yield events
-    shared._umap_warm_up_holder.clear()
+    st.cache_resource.clear()
 
 
 def test_hypercube_page_starts_the_warm_up_once_after_it_has_drawn(router_warm_up):
@@ -108,14 +112,11 @@ def test_hypercube_page_starts_the_warm_up_once_after_it_has_drawn(router_warm_u
 
 
 def test_no_warm_up_when_turned_off(router_warm_up, monkeypatch):
-    from pages import _shared as shared
-
-    monkeypatch.setenv(shared.UMAP_WARM_UP_ENV, "0")
+    monkeypatch.setenv(UMAP_WARM_UP_ENV, "0")
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180).run()
     at.switch_page("pages/hypercube.py").run()
     assert not at.exception
     assert "warm-up started" not in router_warm_up
-    assert shared.umap_warm_up() is None
 
 
 def test_hypercube_page_without_umap_offers_no_umap(without_umap):

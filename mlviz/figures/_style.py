@@ -17,6 +17,8 @@ import textwrap
 
 from plotly.colors import qualitative
 
+from mlviz.methods import METHODS
+
 __all__ = [
     "DIRECTION_COLORS",
     "GROUP_COLORS",
@@ -32,19 +34,10 @@ __all__ = [
     "wrap_title",
 ]
 
-#: The methods of mlviz, each with its colour (d3's category10, which plotly also ships).
-#: Related variants share a hue: PLST-origin is a lighter PLST.
-METHOD_COLORS: dict[str, str] = {
-    "BR": "#1f77b4",  # blue
-    "PLST": "#ff7f0e",  # orange
-    "PLST-origin": "#ffbb78",  # light orange
-    "PBR": "#9467bd",  # purple
-    "CPLST": "#8c564b",  # brown
-    "CS": "#e377c2",  # pink
-    "ML-KNN": "#2ca02c",  # green
-    "CLEMS": "#17becf",  # cyan
-    "GroPLE": "#d62728",  # red
-}
+#: The methods of mlviz, each with its colour (:data:`mlviz.methods.METHODS`: d3's category10,
+#: which plotly also ships). Related variants share a hue: PLST-origin is a lighter PLST.
+METHOD_COLORS: dict[str, str] = {name: method.color for name, method in METHODS.items()}
+METHOD_COLORS["PLST-origin"] = "#ffbb78"  # light orange: PLST without centring
 
 # Colours for names outside METHOD_COLORS (a user's own estimator): distinct from the above.
 _FALLBACK_COLORS: tuple[str, ...] = (

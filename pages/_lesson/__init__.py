@@ -11,5 +11,5 @@ scripts plus underscore packages only. Modules:
 - one module per step, each with ``show(lesson)``: :mod:`.hypercube`, :mod:`.plst`,
   :mod:`.groups`, :mod:`.grople`, :mod:`.clems`, :mod:`.mlknn`, :mod:`.compare`.
 
-Only :mod:`.state` and :mod:`.fits` import ``pages._shared``.
+Only :mod:`.state` and :mod:`.fits` import the app's helpers (:mod:`pages._app`).
 """

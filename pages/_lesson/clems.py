@@ -9,7 +9,7 @@ from mlviz.costs import cost_matrix
 from mlviz.figures import clems as clems_figures
 from mlviz.figures import hypercube as cube_figures
 from pages._lesson import fits
-from pages._lesson.methods import COSTS
+from pages._lesson.methods import COST_LABELS
 from pages._lesson.state import Lesson, chart, in_range, try_this
 from pages._lesson.text import labelset, legend_at_bottom, notice
 
@@ -34,9 +34,13 @@ def show(c: Lesson) -> None:
         "as the authors' code does."
     )
     c1, c2, c3 = st.columns(3)
-    c.ensure("lesson_clems_cost", lambda v: v in COSTS)
+    c.ensure("lesson_clems_cost", lambda v: v in COST_LABELS)
     cost = c.bound(
-        c1.selectbox, "Cost c", list(COSTS), format_func=COSTS.get, key="lesson_clems_cost"
+        c1.selectbox,
+        "Cost c",
+        list(COST_LABELS),
+        format_func=COST_LABELS.get,
+        key="lesson_clems_cost",
     )
     m_max = c.clems_m_max()
     c.ensure("lesson_clems_m", in_range(1, m_max))

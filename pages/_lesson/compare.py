@@ -10,8 +10,9 @@ import streamlit as st
 
 from mlviz import stats
 from mlviz.figures import compare as compare_figures
+from mlviz.methods import METHODS
 from pages._lesson import fits
-from pages._lesson.methods import MAX_LABELS_SQUARE, METHODS, SQUARE_IN_LABELS
+from pages._lesson.methods import LESSON_METHODS
 from pages._lesson.state import Lesson, chart, tail_threshold, try_this
 from pages._lesson.text import f1_text, notice
 
@@ -29,8 +30,10 @@ def show(c: Lesson) -> None:
         f"τ = {tau:.1%} of the training instances (the sidebar's tail threshold), are shaded. "
         "Each method uses the settings of its step."
     )
-    c.ensure("lesson_compare_methods", lambda v: isinstance(v, list) and set(v) <= set(METHODS))
-    chosen = c.bound(st.multiselect, "Methods", METHODS, key="lesson_compare_methods")
+    c.ensure(
+        "lesson_compare_methods", lambda v: isinstance(v, list) and set(v) <= set(LESSON_METHODS)
+    )
+    chosen = c.bound(st.multiselect, "Methods", LESSON_METHODS, key="lesson_compare_methods")
     try_this(
         "compare",
         "add binary relevance (no compression)",
@@ -59,12 +62,13 @@ def _runnable(c: Lesson, chosen: list[str]) -> list[str]:
     if "ML-KNN" in chosen and c.mlknn_k_max() < 1:
         st.warning("ML-KNN is left out: the training split has fewer than two instances.")
         chosen = [m for m in chosen if m != "ML-KNN"]
-    left_out = [m for m in chosen if m in SQUARE_IN_LABELS] if L > MAX_LABELS_SQUARE else []
+    left_out = [m for m in chosen if not METHODS[m].runs_on(L)]
     if left_out:
+        cap = min(METHODS[m].max_labels for m in left_out)
         st.warning(
             f"{', '.join(left_out)} left out: each holds a {L:,} × {L:,} matrix of the label "
             f"space (a basis, or GroPLE's label affinity), too large for {ds.name}; they run "
-            f"on data sets with up to {MAX_LABELS_SQUARE:,} labels."
+            f"on data sets with up to {cap:,} labels."
         )
         chosen = [m for m in chosen if m not in left_out]
     return chosen

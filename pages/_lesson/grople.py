@@ -8,7 +8,7 @@ import streamlit as st
 from mlviz import stats
 from mlviz.figures import grople as grople_figures
 from pages._lesson import fits
-from pages._lesson.methods import AFFINITY_NAMES, LESSON_LAMBDA1
+from pages._lesson.methods import AFFINITY_LABELS, LESSON_LAMBDA1
 from pages._lesson.state import LAMBDA2_GRID, Lesson, chart, in_range, try_this
 from pages._lesson.text import MAX_BARS, count, notice
 
@@ -30,7 +30,7 @@ def show(c: Lesson) -> None:
         "latent matrix $U$ ($d$ columns). The $\\ell_{2,1}$ penalty switches off whole rows of "
         "$V^k$, so the labels of a group use the same few latent dimensions. "
         + (
-            f"The groups are step 3's: K = {k}, {AFFINITY_NAMES[affinity]}."
+            f"The groups are step 3's: K = {k}, {AFFINITY_LABELS[affinity]}."
             if L >= 3
             else "With fewer than 3 labels all labels form one group."
         )

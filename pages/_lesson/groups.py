@@ -9,7 +9,7 @@ from mlviz import stats
 from mlviz.figures import label_clusters as cluster_figures
 from mlviz.label_clustering import group_diagnostics
 from pages._lesson import fits
-from pages._lesson.methods import AFFINITY_NAMES
+from pages._lesson.methods import AFFINITY_LABELS
 from pages._lesson.state import Lesson, chart, in_range, tail_threshold, try_this
 from pages._lesson.text import MAX_BARS, notice
 
@@ -41,12 +41,12 @@ def show(c: Lesson) -> None:
         return
     k_max = c.groups_k_max()
     c1, c2 = st.columns(2)
-    c.ensure("lesson_groups_affinity", lambda v: v in AFFINITY_NAMES)
+    c.ensure("lesson_groups_affinity", lambda v: v in AFFINITY_LABELS)
     affinity = c.bound(
         c1.selectbox,
         "Affinity",
-        list(AFFINITY_NAMES),
-        format_func=AFFINITY_NAMES.get,
+        list(AFFINITY_LABELS),
+        format_func=AFFINITY_LABELS.get,
         key="lesson_groups_affinity",
     )
     c.ensure("lesson_groups_k", in_range(2, k_max))
@@ -80,7 +80,7 @@ def show(c: Lesson) -> None:
         f"($\\lambda_{{{suggested}}} - \\lambda_{{{suggested + 1}}}$ = {gap:.3f}, the largest "
         f"drop for K = 2..{min(k_max, model.eigenvalues_.size - 1)}).",
         (
-            f"With K = {k} the {AFFINITY_NAMES[affinity]} gives {model.n_groups_} groups; "
+            f"With K = {k} the {AFFINITY_LABELS[affinity]} gives {model.n_groups_} groups; "
             + (
                 f"**{len(never)}** of them hold labels that never appear together in a training "
                 f"instance (sizes {', '.join(str(n) for n in never['n_labels'])}): held together "

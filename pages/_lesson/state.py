@@ -2,7 +2,7 @@
 
 Widgets keep their values across steps (``persist_state``); a value that does not fit the
 loaded data set falls back to the step's default. The step and its widgets are bound to the
-URL (``shared.bound``), so a link reopens the same step with the same settings; the other
+URL (``links.bound``), so a link reopens the same step with the same settings; the other
 steps' settings are not in the link and open at their defaults.
 
 Streamlit imports this module once per process and reruns only the page script, so nothing
@@ -21,14 +21,15 @@ import streamlit as st
 
 from mlviz import datasets
 from mlviz.io import Dataset
-from pages import _shared as shared
-from pages._lesson.methods import AFFINITY_NAMES, COSTS, MAX_LABELS_SQUARE
+from mlviz.methods import MAX_LABELS_SQUARE, METHODS
+from pages._app import experiment, export, links, source
+from pages._lesson.methods import AFFINITY_LABELS, COST_LABELS, TAUGHT_IN
 
 # the app helpers the steps use, re-exported so that only this module and fits.py import them
-chart = shared.chart
-tail_threshold = shared.tail_threshold
-report_button = shared.report_button
-SOURCE_LABEL_KEY = shared.SOURCE_LABEL_KEY
+chart = export.chart
+tail_threshold = experiment.tail_threshold
+report_button = export.report_button
+SOURCE_LABEL_KEY = source.SOURCE_LABEL_KEY
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
 LAMBDA2_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
@@ -58,12 +59,12 @@ def try_this(step: str, text: str, preset: dict[str, Any], *, why_disabled: str 
 def start(title: str) -> Lesson:
     """The page's title over the loaded data set and split (or an explanation and a stop).
 
-    Call it from the page script: run without the router, ``shared.current_dataset`` finds
-    the page to re-run by walking the call stack up to a file in ``pages/``.
+    Call it from the page script: :func:`pages._app.source.current_dataset` brings a page run
+    without the router under it.
     """
-    ds = shared.current_dataset()
+    ds = source.current_dataset()
     st.title(title)
-    split = shared.model_split(needs="The lesson")
+    split = experiment.model_split(needs="The lesson")
     return Lesson(
         ds=ds,
         split=split,
@@ -80,7 +81,7 @@ class Lesson:
     """What every step works on in this run, and the helpers that need it."""
 
     ds: Dataset
-    split: shared.Split
+    split: experiment.Split
     L: int
     names: list[str]
     n_train: int
@@ -118,7 +119,8 @@ class Lesson:
             "lesson_clems_instance": 0,
             "lesson_mlknn_k": min(10, max(self.mlknn_k_max(), 1)),
             "lesson_mlknn_instance": 0,
-            "lesson_compare_methods": ["PLST", "CLEMS", "ML-KNN"],
+            # step 7 opens with the methods of steps 2, 5 and 6
+            "lesson_compare_methods": [TAUGHT_IN[step] for step in ("plst", "clems", "mlknn")],
         }
 
     def reset_widgets_for_new_data(self) -> None:
@@ -147,7 +149,7 @@ class Lesson:
     def bound(
         self, widget: Callable[..., Any], *args: Any, key: str, default: Any = None, **kwargs: Any
     ) -> Any:
-        """A lesson widget bound to the URL (``shared.bound``) that opens at its default.
+        """A lesson widget bound to the URL (``links.bound``) that opens at its default.
 
         Streamlit leaves a bound value out of the URL when it equals the widget's own default
         and reads a link value equal to that default as no value at all, so the widget's
@@ -164,7 +166,7 @@ class Lesson:
             kwargs["default"] = default
         else:
             kwargs["value"] = default
-        return shared.bound(widget, *args, key=key, persist_state="session", **kwargs)
+        return links.bound(widget, *args, key=key, persist_state="session", **kwargs)
 
     def setting(self, key: str, valid: Callable[[Any], bool]) -> Any:
         """Another step's widget value (kept across steps), or its default when not valid."""
@@ -185,29 +187,28 @@ class Lesson:
         if self.L < 3:
             return 1, "heat"
         k = self.setting("lesson_groups_k", in_range(2, self.groups_k_max()))
-        affinity = self.setting("lesson_groups_affinity", lambda v: v in AFFINITY_NAMES)
+        affinity = self.setting("lesson_groups_affinity", lambda v: v in AFFINITY_LABELS)
         return int(k), affinity
 
     def method_settings(self) -> dict[str, dict[str, Any]]:
         """Each method with the settings of its step (their defaults when a step was not shown)."""
         k, affinity = self.groups_settings()
-        return {
-            "BR": {},
-            "PLST": {"M": self.setting("lesson_plst_m", in_range(1, self.L))},
-            "GroPLE": {
+        by_step = {
+            "plst": {"M": self.setting("lesson_plst_m", in_range(1, self.L))},
+            "grople": {
                 "d": self.setting("lesson_grople_d", in_range(1, self.grople_d_max())),
                 "lambda2": self.setting("lesson_grople_lambda2", lambda v: v in LAMBDA2_GRID),
                 "K": k,
                 "affinity": affinity,
             },
-            "CLEMS": {
+            "clems": {
                 "M": self.setting("lesson_clems_m", in_range(1, self.clems_m_max())),
-                "cost": self.setting("lesson_clems_cost", lambda v: v in COSTS),
+                "cost": self.setting("lesson_clems_cost", lambda v: v in COST_LABELS),
             },
-            "ML-KNN": {
-                "k": self.setting("lesson_mlknn_k", in_range(1, max(self.mlknn_k_max(), 1)))
-            },
+            "mlknn": {"k": self.setting("lesson_mlknn_k", in_range(1, max(self.mlknn_k_max(), 1)))},
         }
+        # binary relevance (no setting), then each method with its step's settings
+        return {METHODS["BR"].name: {}} | {TAUGHT_IN[s]: v for s, v in by_step.items()}
 
     def too_many_labels(self, what: str) -> bool:
         """True, with a note, when ``what`` (an L x L matrix) is too large for the data."""

@@ -1,0 +1,201 @@
+"""Experiment settings (split, feature scaling, tail threshold) and the train/test split.
+
+Every model page uses the sidebar's split, or says in words why the data cannot support one
+(:func:`model_split`, :func:`explain_and_stop`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+import numpy as np
+import streamlit as st
+
+from mlviz.io import Dataset
+from pages._app import links, source
+
+SPLIT_LABELS = {
+    source.SPLIT_OFFICIAL: "the data set's own train/test split",
+    source.SPLIT_RANDOM: "random split (test fraction, seed)",
+}
+TAIL_THRESHOLD_KEY = "tail_threshold"
+DEFAULT_TAIL_THRESHOLD = 0.05
+
+
+def tail_threshold() -> float:
+    """The sidebar's tail threshold (share of training instances) that every page uses."""
+    return float(st.session_state.get(TAIL_THRESHOLD_KEY, DEFAULT_TAIL_THRESHOLD))
+
+
+def experiment_settings() -> None:
+    """Sidebar: the train/test split, feature scaling and tail threshold every page shares.
+
+    A data set that ships its own train/test files offers that split, as the papers use it
+    (the default), or a random split.
+    """
+    with st.sidebar.expander("Experiment settings"):
+        mode = source.SPLIT_RANDOM
+        if st.session_state.get(source.HAS_OFFICIAL_SPLIT_KEY):
+            mode = links.bound(
+                st.radio,
+                "Split",
+                [source.SPLIT_OFFICIAL, source.SPLIT_RANDOM],
+                format_func=SPLIT_LABELS.__getitem__,
+                key=source.SPLIT_MODE_KEY,
+                persist_state="session",
+                help="The published train/test files (as in the papers), or a random split of "
+                "the whole data set.",
+            )
+        n_train = st.session_state.get(source.OFFICIAL_TRAIN_KEY)
+        loaded = source.DATASET_KEY in st.session_state
+        if mode == source.SPLIT_OFFICIAL and n_train is not None and loaded:
+            n_test = source.loaded_dataset().n_samples - n_train
+            st.caption(f"{n_train:,} training and {n_test:,} test instances, as published.")
+        else:
+            links.bound(
+                st.slider,
+                "Test fraction",
+                0.1,
+                0.5,
+                0.3,
+                0.05,
+                key="test_size",
+                persist_state="session",
+            )
+            links.bound(
+                st.number_input,
+                "Split seed",
+                0,
+                10_000,
+                0,
+                key="split_seed",
+                persist_state="session",
+            )
+        links.bound(
+            st.selectbox,
+            "Feature scaling",
+            list(FEATURE_SCALING_LABELS),
+            key=FEATURE_SCALING_KEY,
+            persist_state="session",
+            format_func=FEATURE_SCALING_LABELS.get,
+            help="Fitted on training rows only (in each fold on the Compare page). Unit rows "
+            "suit bag-of-words features, where long documents otherwise get every label.",
+        )
+        links.bound(
+            st.slider,
+            "Tail threshold (share of training instances)",
+            0.005,
+            0.5,
+            DEFAULT_TAIL_THRESHOLD,
+            0.005,
+            format="%.3f",
+            key=TAIL_THRESHOLD_KEY,
+            persist_state="session",
+            help="Labels carried by a smaller share of the training instances count as tail "
+            "labels on every page.",
+        )
+
+
+@dataclass(frozen=True)
+class Split:
+    """The train/test split every model page uses; the index arrays are rows of the data set."""
+
+    X_train: Any
+    X_test: Any
+    Y_train: np.ndarray
+    Y_test: np.ndarray
+    train_index: np.ndarray
+    test_index: np.ndarray
+
+
+FEATURE_SCALING_KEY = "feature_scaling"
+# the names of mlviz.preprocessing.FEATURE_SCALINGS (not imported: it loads scikit-learn,
+# which the first page does without; a test checks the two agree)
+FEATURE_SCALING_LABELS = {
+    "none": "none (as loaded)",
+    "standardise": "standardise each feature",
+    "unit_rows": "each instance to unit length",
+}
+
+
+def feature_scaling() -> str:
+    """The sidebar's feature scaling (a name of ``mlviz.preprocessing.FEATURE_SCALINGS``)."""
+    value = st.session_state.get(FEATURE_SCALING_KEY, "none")
+    return value if value in FEATURE_SCALING_LABELS else "none"
+
+
+def split_settings() -> tuple:
+    """What the split depends on besides the data set: a cache key part for every result."""
+    standardize = feature_scaling()
+    n_train = st.session_state.get(source.OFFICIAL_TRAIN_KEY)
+    if n_train is not None:
+        return (source.SPLIT_OFFICIAL, int(n_train), standardize)
+    return (
+        source.SPLIT_RANDOM,
+        float(st.session_state.get("test_size", 0.3)),
+        int(st.session_state.get("split_seed", 0)),
+        standardize,
+    )
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _split(digest: str, settings: tuple, _ds: Dataset) -> Split:
+    """Split by ``settings`` (:func:`split_settings`); ``digest`` and ``settings`` are the key.
+
+    Missing feature values (NaN, loaded with ``missing="keep"``) are filled with the mean of
+    the training rows, then the features are scaled as chosen, every step fitted on the
+    training rows only (``mlviz.preprocessing.fit_transform_split``).
+    """
+    del digest  # only the cache key
+    # imported here so that the app's first page renders without loading scikit-learn
+    from sklearn.model_selection import train_test_split
+
+    from mlviz.preprocessing import fit_transform_split
+
+    if settings[0] == source.SPLIT_OFFICIAL:
+        n_train = settings[1]
+        train, test = np.arange(n_train), np.arange(n_train, _ds.n_samples)
+    else:
+        train, test = train_test_split(
+            np.arange(_ds.n_samples), test_size=settings[1], random_state=settings[2]
+        )
+    X_train, X_test = fit_transform_split(
+        _ds.X[train], _ds.X[test], settings[-1], impute=bool(source.n_missing(_ds))
+    )
+    return Split(X_train, X_test, _ds.Y[train], _ds.Y[test], train, test)
+
+
+def current_split() -> Split:
+    """The split of the current data set: its official one, or random (Experiment settings)."""
+    ds = source.loaded_dataset()
+    return _split(source.dataset_digest(ds), split_settings(), ds)
+
+
+# ------------------------------------------------------------------------ degenerate data
+def explain_and_stop(message: str) -> NoReturn:
+    """Say in words why the rest of the page cannot be drawn on this data, and stop there."""
+    st.info(message)
+    st.stop()
+
+
+def model_split(*, min_train: int = 1, needs: str = "this page") -> Split:
+    """The sidebar's split, or an explanation (and a stop) when a side would be too small."""
+    ds = source.loaded_dataset()
+    if ds.n_samples < 2:
+        explain_and_stop(
+            f"{needs} needs a training and a test split, so at least 2 instances; "
+            f"{ds.name} has {ds.n_samples}."
+        )
+    try:
+        split = current_split()
+    except ValueError as err:
+        explain_and_stop(f"The sidebar's train/test split cannot be made on {ds.name}: {err}")
+    n_train, n_test = len(split.Y_train), len(split.Y_test)
+    if n_test == 0 or n_train < min_train:
+        explain_and_stop(
+            f"{needs} needs at least {min_train} training and 1 test instance; the split of "
+            f"{ds.name} ({ds.n_samples} instances) gives {n_train} and {n_test}. Change the "
+            "test fraction in Experiment settings."
+        )
+    return split

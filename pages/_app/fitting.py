@@ -1,0 +1,452 @@
+"""The one place where pages run models: a cache keyed by what a result is.
+
+Two entry points, both with the spinner or progress bar, errors shown as ``st.error``, the
+library's warnings shown on the page (and stored with the cached result), and never a result
+of another data set:
+
+* :func:`fit` fits a scikit-learn estimator on the loaded data. Its cache key is the
+  estimator's class, its ``get_params(deep=True)``, the data set's content digest and the rows
+  and label columns it is fitted on (the training rows of the sidebar's split, or all rows;
+  all label columns, or a subset). The same settings on two pages are one fit.
+* :func:`compute` runs any other computation (occupied vertices, sweeps, tables). Its key is
+  the function (file, qualified name) with its keyword arguments and the data set's digest
+  (plus the split's settings unless ``uses_split=False``).
+
+A function given to :func:`compute` may read the loaded data set and the split (both are in
+the key) and whatever is a deterministic function of them and of its arguments; everything
+else it depends on must be an argument. Arguments are keyed by value (arrays by a hash of
+their bytes); a result of this cache (a fitted model, computed costs) passed as an argument
+is keyed by its own cache key, any other estimator by its class and parameters. A value the
+cache cannot key raises ``TypeError``, rather than being keyed by a ``repr`` that may shorten
+it.
+
+After a failed fit, the last good result of the same page, the same kind (estimator class or
+function), the same data set and split and the same rows and columns is shown, with a note:
+never another page's result, nor one fitted on other label columns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+import scipy.sparse as sp
+import streamlit as st
+
+from pages._app import experiment, library_warnings, source
+
+T = TypeVar("T")
+E = TypeVar("E")
+
+# What a fit may raise that is the data's or the settings' fault: scikit-learn and mlviz raise
+# ValueError (DataFormatError and numpy's LinAlgError are ValueErrors); mlviz's EvaluationError
+# is a RuntimeError; MemoryError when a setting asks for too much. Anything else is a bug and
+# keeps its traceback.
+FIT_ERRORS: tuple[type[BaseException], ...] = (
+    ValueError,
+    RuntimeError,
+    ArithmeticError,
+    MemoryError,
+)
+_LAST_GOOD_KEY = "_fit_last_good"
+
+
+@dataclass(frozen=True)
+class FitOutcome:
+    """A cached fit: its value or its error message, and the warnings it raised."""
+
+    value: Any = None
+    error: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def _error_message(err: BaseException) -> str:
+    if isinstance(err, MemoryError):
+        return "it ran out of memory; try a smaller setting or a smaller data set."
+    return str(err) or type(err).__name__
+
+
+class _OutcomeStore:
+    """The last ``max_entries`` fit outcomes, shared by all sessions (least recently used out).
+
+    Not ``st.cache_resource`` on the fit itself: a function cached that way may not draw into
+    elements created outside it, and a fit's progress bar is exactly that. Also knows the key
+    of every value it holds, so that a result passed on to another computation is keyed by
+    what it is (:func:`key_of`).
+    """
+
+    def __init__(self, max_entries: int = 64) -> None:
+        self._entries: OrderedDict[tuple, FitOutcome] = OrderedDict()
+        self._origin: dict[int, tuple] = {}  # id(value) -> key, for values held here
+        self._lock = threading.Lock()
+        self.max_entries = max_entries
+
+    def get(self, key: tuple) -> FitOutcome | None:
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+            return self._entries.get(key)
+
+    def put(self, key: tuple, outcome: FitOutcome) -> None:
+        with self._lock:
+            self._entries[key] = outcome
+            if outcome.error is None:
+                self._origin[id(outcome.value)] = key
+            while len(self._entries) > self.max_entries:
+                _, old = self._entries.popitem(last=False)
+                self._origin.pop(id(old.value), None)
+
+    def origin(self, value: Any) -> tuple | None:
+        """The key ``value`` is cached under, if this store holds it (an identity check)."""
+        with self._lock:
+            key = self._origin.get(id(value))
+            if key is not None and self._entries.get(key, FitOutcome()).value is value:
+                return key
+            return None
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+@st.cache_resource(show_spinner=False)
+def _outcomes() -> _OutcomeStore:
+    return _OutcomeStore()
+
+
+# ------------------------------------------------------------------------------ cache keys
+def _array_key(a: np.ndarray) -> tuple:
+    a = np.ascontiguousarray(a)
+    digest = hashlib.blake2b(a.view(np.uint8) if a.size else b"", digest_size=16).hexdigest()
+    return ("ndarray", a.dtype.str, a.shape, digest)
+
+
+def key_of(value: Any) -> Any:
+    """A hashable key of ``value`` by what it is (see the module docstring)."""
+    from sklearn.base import BaseEstimator
+
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return (type(value).__name__, value)
+    if isinstance(value, np.generic):
+        return (type(value).__name__, value.item())
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(key_of(v) for v in value))
+    if isinstance(value, Mapping):
+        return ("dict", tuple(sorted((str(k), key_of(v)) for k, v in value.items())))
+    if isinstance(value, np.ndarray):
+        return _array_key(value)
+    if sp.issparse(value):
+        csr = sp.csr_matrix(value)
+        return ("sparse", csr.shape, *(_array_key(a) for a in (csr.data, csr.indices, csr.indptr)))
+    cached = _outcomes().origin(value)
+    if cached is not None:
+        return ("result", cached)
+    if isinstance(value, BaseEstimator):
+        return ("estimator", _class_name(type(value)), key_of(value.get_params(deep=False)))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        # e.g. CLEMS's CandidateCosts no longer in the store (a fallback): by its fields
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return ("dataclass", _class_name(type(value)), key_of(fields))
+    if callable(value):
+        return ("function", *_function_name(value))
+    raise TypeError(
+        f"cannot key a {type(value).__name__} for the fit cache: pass plain values, arrays, "
+        "estimators or results of this cache"
+    )
+
+
+def _class_name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _function_name(fn: Callable) -> tuple[str, str]:
+    """(file, qualified name): page scripts all run as ``__main__``, so the file tells them
+    apart."""
+    code = getattr(fn, "__code__", None)
+    where = code.co_filename if code is not None else getattr(fn, "__module__", "")
+    return (where, getattr(fn, "__qualname__", repr(fn)))
+
+
+def _data_key(rows: Literal["train", "all"]) -> tuple:
+    """What a result depends on besides its settings: the data set, and the split if used."""
+    if rows == "all":
+        return (source.dataset_digest(), "all rows")
+    return (source.dataset_digest(), "training rows", experiment.split_settings())
+
+
+def _columns_key(columns) -> Any:
+    if columns is None:
+        return "all label columns"
+    return ("label columns", tuple(int(c) for c in np.asarray(columns).ravel()))
+
+
+# ----------------------------------------------------------------------------- running
+def _cached_outcome(cache_key: tuple, call: Callable[[], Any]) -> FitOutcome:
+    """Run ``call`` once per ``cache_key``; errors and warnings are cached with the result."""
+    store = _outcomes()
+    outcome = store.get(cache_key)
+    if outcome is None:
+        with library_warnings.recording_warnings() as messages:
+            try:
+                value = call()
+            except FIT_ERRORS as err:
+                outcome = FitOutcome(error=_error_message(err), warnings=tuple(messages))
+            else:
+                outcome = FitOutcome(value=value, warnings=tuple(messages))
+        store.put(cache_key, outcome)
+    return outcome
+
+
+def _requested(
+    key: str | None,
+    on: Literal["change", "button"],
+    label: str,
+    data_key: tuple,
+    request: Any,
+    settings_key: Any,
+    first_fit_automatic: bool,
+) -> tuple[bool, Any]:
+    """The settings to compute: the widgets' (``on="change"``) or those of the last press.
+
+    Returns (go, request); ``go`` is False when a button has not been pressed yet.
+    """
+    if on == "change":
+        return True, request
+    if key is None:
+        raise ValueError('on="button" needs a key (the button\'s key is f"{key}_fit")')
+    requested_key = f"_fit_requested:{key}"
+    pressed = st.button(label, key=f"{key}_fit", type="primary")
+    requested = st.session_state.get(requested_key)
+    stale = requested is None or requested[0] != data_key
+    if pressed or (stale and first_fit_automatic):
+        requested = st.session_state[requested_key] = (data_key, request, settings_key)
+    elif stale:
+        st.info(f"Press **{label}** to fit.")
+        return False, None
+    if requested[2] != settings_key:
+        st.info(f"Showing the last fitted settings; press **{label}** to apply yours.")
+    return True, requested[1]
+
+
+def _show(
+    cache_key: tuple,
+    slot: tuple,
+    call: Callable[[Any], Any],
+    label: str,
+    spinner: str | None,
+    described: str,
+) -> Any:
+    """Compute (or fetch) ``cache_key``, show its warnings or error; the value or None."""
+    placeholder = st.empty()
+
+    def report(done: int, total: int, message: str) -> None:
+        placeholder.progress(min(done / max(total, 1), 1.0), text=message)
+
+    with st.spinner(spinner or f"{label}…", show_time=True):
+        outcome = _cached_outcome(cache_key, lambda: call(report))
+    placeholder.empty()
+    library_warnings.show_warnings(outcome.warnings)
+
+    last_good = st.session_state.setdefault(_LAST_GOOD_KEY, {})
+    if outcome.error is None:
+        last_good[slot] = (described, outcome.value)
+        return outcome.value
+    st.error(f"{label} failed: {outcome.error}")
+    last = last_good.get(slot)
+    if last is not None:
+        st.info(f"Showing the last settings that worked: {last[0]}.")
+        return last[1]
+    return None
+
+
+def _slot(kind: Any, data_key: tuple, columns: Any) -> tuple:
+    """Where a page keeps the last good result of one kind of computation (see the module
+    docstring): the page, the kind, the data set and split, the label columns."""
+    from pages._app import router
+
+    return (router.current_page(), kind, data_key, columns)
+
+
+def _describe(settings: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in settings.items())
+
+
+def fit(
+    estimator: E,
+    *,
+    rows: Literal["train", "all"] = "train",
+    columns=None,
+    fit_params: Mapping[str, Any] | None = None,
+    label: str | None = None,
+    spinner: str | None = None,
+    on: Literal["change", "button"] = "change",
+    key: str | None = None,
+    first_fit_automatic: bool = True,
+) -> E | None:
+    """``estimator`` fitted on the loaded data, cached by what it is; None if there is none.
+
+    Parameters
+    ----------
+    estimator : scikit-learn estimator
+        Unfitted; a clone is fitted (``estimator`` itself stays unfitted). Estimators whose
+        ``fit`` takes the labels only (``fit(Y)``, e.g. ``LabelClustering``) get the labels.
+    rows : {"train", "all"}
+        The training rows of the sidebar's split, or every row of the data set.
+    columns : array of int, optional
+        The label columns to fit on (default all).
+    fit_params : dict, optional
+        Keyword arguments of ``fit`` (keyed like :func:`compute`'s arguments).
+    on : {"change", "button"}
+        ``"change"`` fits whenever the estimator's settings change. ``"button"`` draws a
+        button labelled ``label`` with the key ``f"{key}_fit"`` and fits the settings of its
+        last press; the first fit for a data set happens without a press when
+        ``first_fit_automatic``. Until the button is pressed again, the result of the last
+        pressed settings is returned, with a note when the widgets now say otherwise.
+
+    Returns
+    -------
+    The fitted clone, or None when there is nothing to show: the fit failed (an ``st.error``
+    with the library's message was shown) and this page has no earlier good fit of the same
+    class on the same data, rows and columns, or a button has not been pressed yet.
+
+    Examples
+    --------
+    ``plst = fitting.fit(METHODS["PLST"].make(M=4))``;
+    ``clusters = fitting.fit(LabelClustering(n_groups=4), rows="all", columns=occurring)``.
+    """
+    from sklearn.base import clone
+
+    cls = type(estimator)
+    label = label or cls.__name__
+    if columns is not None:
+        columns = np.asarray(columns).ravel()
+        if np.array_equal(columns, np.arange(source.loaded_dataset().n_labels)):
+            columns = None  # every label column, in order: the same fit as no subset
+    data_key = _data_key(rows)
+    columns_key = _columns_key(columns)
+    params_key = key_of(estimator.get_params(deep=True))
+    go, requested = _requested(
+        key, on, label, (data_key, columns_key), clone(estimator), params_key, first_fit_automatic
+    )
+    if not go:
+        return None
+    params_key = key_of(requested.get_params(deep=True))
+    fit_kwargs = dict(fit_params or {})
+    cache_key = (
+        "estimator",
+        _class_name(cls),
+        params_key,
+        data_key,
+        columns_key,
+        key_of(fit_kwargs),
+    )
+
+    def call(report) -> Any:
+        del report  # an estimator's fit reports no progress
+        ds = source.loaded_dataset()
+        if rows == "all":
+            X, Y = ds.X, ds.Y
+        else:
+            part = experiment.current_split()
+            X, Y = part.X_train, part.Y_train
+        if columns is not None:
+            Y = Y[:, np.asarray(columns)]
+        model = clone(requested)
+        if _fits_labels_only(model):
+            return model.fit(Y, **fit_kwargs)
+        return model.fit(X, Y, **fit_kwargs)
+
+    described = _describe(_changed_params(requested))
+    return _show(
+        cache_key, _slot(_class_name(cls), data_key, columns_key), call, label, spinner, described
+    )
+
+
+def _fits_labels_only(estimator) -> bool:
+    import inspect
+
+    first = next(iter(inspect.signature(estimator.fit).parameters), None)
+    return first == "Y"
+
+
+def _changed_params(estimator) -> dict[str, Any]:
+    """The estimator's parameters that differ from their defaults (as its repr shows them)."""
+    import inspect
+
+    defaults = {
+        name: p.default
+        for name, p in inspect.signature(type(estimator).__init__).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+    return {
+        name: value
+        for name, value in estimator.get_params(deep=False).items()
+        if name not in defaults or repr(defaults[name]) != repr(value)
+    }
+
+
+def compute(
+    fn: Callable[..., T],
+    params: Mapping[str, Any] | None = None,
+    *,
+    label: str | None = None,
+    spinner: str | None = None,
+    on: Literal["change", "button"] = "change",
+    key: str | None = None,
+    progress: bool = False,
+    uses_split: bool = True,
+    first_fit_automatic: bool = True,
+    identity: tuple[str, ...] = (),
+) -> T | None:
+    """``fn(**params)`` for the loaded data, cached by ``fn`` and ``params``; None if none.
+
+    Parameters
+    ----------
+    fn : callable
+        A named function (not a lambda: its name is part of the key). With ``progress=True``
+        it also receives ``progress=report``, where ``report(done, total, message)``
+        advances a progress bar.
+    params : dict
+        Its keyword arguments: every setting it depends on besides the data set and the split
+        (see the module docstring).
+    uses_split : bool
+        Whether the result depends on the sidebar's split (most) or only on the data set.
+    identity : tuple of str
+        Names in ``params`` that say *what* is computed rather than how (e.g. ``("method",)``
+        for a function computing any method's scores): after a failure, only a result with
+        the same values of these is shown in its place.
+    label, spinner, on, key, first_fit_automatic
+        As in :func:`fit`.
+
+    Returns
+    -------
+    The result of ``fn``, or None as in :func:`fit`.
+
+    Examples
+    --------
+    ``fitting.compute(occupied, {"max_vertices": 500}, uses_split=False)`` with
+    ``def occupied(max_vertices): ...`` defined on the page.
+    """
+    if getattr(fn, "__name__", "") == "<lambda>":
+        raise ValueError("compute() keys results by the function's name: pass a named function")
+    params = dict(params or {})
+    label = label or fn.__name__
+    data_key = _data_key("train") if uses_split else (source.dataset_digest(),)
+    function = _function_name(fn)
+    go, requested = _requested(
+        key, on, label, data_key, params, key_of(params), first_fit_automatic
+    )
+    if not go:
+        return None
+    cache_key = ("function", function, key_of(requested), data_key)
+
+    def call(report) -> Any:
+        return fn(**requested, progress=report) if progress else fn(**requested)
+
+    kind = (function, tuple((name, key_of(requested.get(name))) for name in identity))
+    return _show(cache_key, _slot(kind, data_key, None), call, label, spinner, _describe(requested))

@@ -1,0 +1,119 @@
+"""Library warnings of a fit, collected per script thread and shown on the page.
+
+Warnings users should see: the library's (constant labels, capped views, dropped candidates)
+and scikit-learn's ConvergenceWarning are UserWarnings; numerical trouble is a RuntimeWarning.
+Deprecation and future warnings are for developers and stay in the server log.
+
+How a fit's warnings are captured (the choice, and why)
+-------------------------------------------------------
+Python 3.11 routes every warning of every thread through one module-level function,
+``warnings.showwarning``, and keeps one global filter list; Streamlit runs each session's
+script in its own thread, so two sessions can fit at the same time.
+``warnings.catch_warnings(record=True)`` swaps that global function and the filters for the
+block and restores what it saw on entry: with two overlapping blocks in two threads, each
+collects the other's warnings and the later exit restores a stale hook.
+
+Here nothing is replaced for good. While at least one thread records (a counter under a lock),
+a router function stands in for ``warnings.showwarning``: it appends a warning to the
+recording thread's own list (thread-local) and hands every other warning, of any thread, to
+the function that was installed before, unchanged. When the last recording ends, that function
+is put back, whatever happened meanwhile, and so are the filters: so pytest's capture, the
+server's logging and any other hook see every warning that is not a fit's, and outside fits the
+process runs with exactly its own hook and filters. While recording, an "always" filter for
+the shown categories is appended (after any more specific filter, e.g. pytest's) so that a
+warning repeated by a second fit is collected again rather than suppressed as already shown.
+Python 3.14's context-aware warnings (``sys.flags.context_aware_warnings``) would make this a
+plain ``catch_warnings`` per thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import streamlit as st
+
+SHOWN_WARNINGS: tuple[type[Warning], ...] = (UserWarning, RuntimeWarning)
+
+_local = threading.local()  # .messages: the recording thread's list, or None
+_lock = threading.Lock()
+_state: dict = {"recorders": 0, "previous": None, "filters": None}
+
+
+def _route(message, category, filename, lineno, file=None, line=None):
+    bucket = getattr(_local, "messages", None)
+    if bucket is not None and issubclass(category, SHOWN_WARNINGS):
+        bucket.append(str(message))
+        return
+    # Every other warning goes to the hook that was installed before. It is kept after the
+    # last recording ends: a library's own catch_warnings block, entered during a fit, may put
+    # this function back after that (its exit restores what it saw on entry).
+    _state["previous"](message, category, filename, lineno, file, line)
+
+
+def _start() -> None:
+    with _lock:
+        if _state["recorders"] == 0:
+            if warnings.showwarning is not _route:  # else a stale copy: keep the one we had
+                _state["previous"] = warnings.showwarning
+            _state["filters"] = list(warnings.filters)
+            warnings.showwarning = _route
+            for category in SHOWN_WARNINGS:
+                warnings.filterwarnings("always", category=category, append=True)
+        _state["recorders"] += 1
+
+
+def _stop() -> None:
+    with _lock:
+        _state["recorders"] -= 1
+        if _state["recorders"] == 0:
+            if warnings.showwarning is _route:
+                warnings.showwarning = _state["previous"]
+            # the filters as they were, plus any another thread added meanwhile
+            added = [f for f in warnings.filters if f not in _state["filters"]]
+            ours = {("always", None, c, None, 0) for c in SHOWN_WARNINGS}
+            warnings.filters[:] = [f for f in added if f not in ours] + _state["filters"]
+            warnings._filters_mutated()
+            _state["filters"] = None
+
+
+@contextmanager
+def recording_warnings() -> Iterator[list[str]]:
+    """Collect the warnings raised in this thread inside the block into the yielded list.
+
+    Nested blocks pass what they collected on to the enclosing block.
+    """
+    outer = getattr(_local, "messages", None)
+    messages: list[str] = []
+    _start()
+    _local.messages = messages
+    try:
+        yield messages
+    finally:
+        _local.messages = outer
+        _stop()
+        if outer is not None:
+            outer.extend(messages)
+
+
+def show_warnings(messages: Sequence[str]) -> None:
+    """Show library warnings on the page, each message once; more than three go in an expander."""
+    unique = list(dict.fromkeys(messages))
+    if len(unique) <= 3:
+        for message in unique:
+            st.warning(message, icon=":material/warning:")
+        return
+    st.warning(unique[0], icon=":material/warning:")
+    with st.expander(f"{len(unique) - 1} more warnings from the library"):
+        for message in unique[1:]:
+            st.warning(message, icon=":material/warning:")
+
+
+@contextmanager
+def showing_warnings() -> Iterator[None]:
+    """Show, under the block's output, the library warnings raised inside the block."""
+    with recording_warnings() as messages:
+        yield
+    show_warnings(messages)

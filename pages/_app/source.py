@@ -1,0 +1,204 @@
+"""The data set every page works on: loaders, the sidebar's picker, ``current_dataset``.
+
+Caches are keyed by the data set's content digest, never by Streamlit's hashing of arrays
+(which samples large arrays).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+from weakref import WeakKeyDictionary
+
+import numpy as np
+import scipy.sparse as sp
+import streamlit as st
+
+from mlviz import datasets
+from mlviz.io import DataFormatError, Dataset, load_arff, load_csv
+from pages._app import links
+
+DATASET_KEY = "dataset"
+SOURCE_LABEL_KEY = "dataset_label"
+UPLOAD_DIGEST_KEY = "upload_digest"
+OFFICIAL_TRAIN_KEY = "official_n_train"
+HAS_OFFICIAL_SPLIT_KEY = "source_has_official_split"
+SPLIT_MODE_KEY = "split_mode"
+SPLIT_OFFICIAL, SPLIT_RANDOM = "official", "random"
+
+
+# --------------------------------------------------------------------------- data set
+@st.cache_resource(show_spinner=False)
+def _sources() -> list[datasets.DatasetSource]:
+    return datasets.list_sources()
+
+
+@st.cache_resource(show_spinner="Loading data set…", max_entries=16)
+def _load_source(key: str, official_split: bool) -> tuple[Dataset, int | None]:
+    """The data set of ``key`` and, for its official split, the number of training rows.
+
+    With the official split the data set is the training rows followed by the test rows, so
+    the split's index arrays refer to it. Missing feature values are kept as NaN and imputed
+    on the training rows in :func:`_split`.
+    """
+    if official_split:
+        train, test = datasets.load_official_split(key, missing="keep")
+        source = next(s for s in _sources() if s.key == key)
+        return datasets.stack_split(train, test, name=source.name), train.n_samples
+    return datasets.load_source(key, missing="keep"), None
+
+
+@st.cache_resource(show_spinner="Reading upload…", max_entries=8)
+def _load_upload(
+    digest: str, name: str, payload: bytes, xml: bytes | None, label_spec: str
+) -> Dataset:
+    """Parse an uploaded file; ``digest`` (of all inputs) is the cache key."""
+    del digest  # only the cache key
+    stem = name.rsplit(".", 1)[0]
+    if name.lower().endswith((".csv", ".tsv", ".txt")):
+        label_columns: Any = [c.strip() for c in label_spec.split(",") if c.strip()]
+        if len(label_columns) == 1 and label_columns[0].isdigit():
+            label_columns = int(label_columns[0])
+        if not label_columns:
+            raise DataFormatError(
+                f"{name}: say which columns are labels (names separated by commas, or a number n "
+                "for the last n columns) in the box under the uploader."
+            )
+        return load_csv(payload, label_columns, name=stem, missing="keep")
+    n_labels = int(label_spec) if label_spec.strip().isdigit() else None
+    return load_arff(payload, xml=xml, n_labels=n_labels, name=stem, missing="keep")
+
+
+def current_dataset() -> Dataset:
+    """The data set every page works on; call it first, at a page's top level.
+
+    Under the router the sidebar has been drawn already; a page running alone is brought
+    under the router first (:func:`pages._app.router.ensure_routed`). Not for fragments and
+    helpers: they read :func:`loaded_dataset`.
+    """
+    from pages._app import router  # the router draws this module's picker
+
+    router.ensure_routed()
+    return loaded_dataset()
+
+
+def loaded_dataset() -> Dataset:
+    """The data set in the session (the picker's), without any routing."""
+    return st.session_state[DATASET_KEY]
+
+
+_DIGESTS: WeakKeyDictionary[Dataset, str] = WeakKeyDictionary()
+
+
+def dataset_digest(dataset: Dataset | None = None) -> str:
+    """The content digest of ``dataset`` (default: the loaded one), hashed once per object."""
+    dataset = st.session_state[DATASET_KEY] if dataset is None else dataset
+    digest = _DIGESTS.get(dataset)
+    if digest is None:
+        digest = _DIGESTS[dataset] = dataset.digest
+    return digest
+
+
+def _set_dataset(dataset: Dataset, label: str, official_n_train: int | None = None) -> None:
+    st.session_state[DATASET_KEY] = dataset
+    st.session_state[SOURCE_LABEL_KEY] = label
+    st.session_state[OFFICIAL_TRAIN_KEY] = official_n_train
+
+
+def _source_label(source: datasets.DatasetSource) -> str:
+    """Picker text: the group, the name and the shape (from the file headers)."""
+    group = "sample" if source.kind == "sample" else "folder"
+    return f"{group} · {source.label()}"
+
+
+def dataset_picker() -> None:
+    """Sidebar: embedded samples, data sets found in the data folder, and uploads.
+
+    A failed load shows ``st.error`` with the library's message and keeps the data set that
+    was loaded before.
+    """
+    sidebar = st.sidebar
+    sidebar.header("Data set")
+    sources = _sources()
+    if not sources:
+        sidebar.error("No data sets found: the embedded samples in mlviz/sample_data are missing.")
+        st.stop()
+    by_key = {s.key: s for s in sources}
+    links.dataset_from_link(list(by_key))
+    choice = sidebar.selectbox(
+        "Choose a data set",
+        list(by_key),  # samples first, then the folder's sets by name: each set once
+        format_func=lambda key: _source_label(by_key[key]),
+        key="source_choice",
+        help="Instances × feature attributes, and labels. Embedded samples ship with mlviz; "
+        "the others are found in the folder named by MLVIZ_DATA_DIR (or ../shared/data/mulan).",
+    )
+    source = by_key[choice]
+    labels = {s.key: (f"{s.name} (sample)" if s.kind == "sample" else s.name) for s in sources}
+    with sidebar.expander("Upload your own (ARFF + XML, or CSV)"):
+        upload = st.file_uploader(
+            "ARFF or CSV file", type=["arff", "csv", "tsv"], key="upload_file"
+        )
+        upload_xml = st.file_uploader(
+            "MULAN label file (.xml), optional", type=["xml"], key="upload_xml"
+        )
+        label_spec = st.text_input(
+            "Labels (CSV: column names or a count of last columns; ARFF without XML: count)",
+            key="upload_labels",
+        )
+
+    links.dataset_to_link(None if upload is not None else choice)
+    if upload is not None:
+        st.session_state[HAS_OFFICIAL_SPLIT_KEY] = False
+        payload = upload.getvalue()
+        xml = upload_xml.getvalue() if upload_xml is not None else None
+        digest = hashlib.sha256(
+            payload + b"\0" + (xml or b"") + b"\0" + label_spec.encode()
+        ).hexdigest()
+        if st.session_state.get(UPLOAD_DIGEST_KEY) != digest:
+            try:
+                dataset = _load_upload(digest, upload.name, payload, xml, label_spec)
+            except (DataFormatError, ValueError) as err:
+                sidebar.error(f"Could not load {upload.name}: {err}")
+                if DATASET_KEY in st.session_state:
+                    sidebar.info(f"Still showing {st.session_state[SOURCE_LABEL_KEY]}.")
+            else:
+                st.session_state[UPLOAD_DIGEST_KEY] = digest
+                st.session_state.pop("loaded_source", None)  # removing the upload reloads
+                _set_dataset(dataset, f"{upload.name} (upload)")
+    else:
+        st.session_state.pop(UPLOAD_DIGEST_KEY, None)
+        st.session_state[HAS_OFFICIAL_SPLIT_KEY] = source.has_official_split
+        official = source.has_official_split and (
+            st.session_state.get(SPLIT_MODE_KEY, SPLIT_OFFICIAL) == SPLIT_OFFICIAL
+        )
+        wanted = (choice, official)
+        if st.session_state.get("loaded_source") != wanted or DATASET_KEY not in st.session_state:
+            try:
+                dataset, n_train = _load_source(choice, official)
+            except (DataFormatError, ValueError, OSError) as err:
+                sidebar.error(f"Could not load {labels[choice]}: {err}")
+            else:
+                st.session_state["loaded_source"] = wanted
+                _set_dataset(dataset, labels[choice], n_train)
+
+    if DATASET_KEY not in st.session_state:
+        st.error("No data set is loaded yet: pick another one in the sidebar.")
+        st.stop()
+    ds = loaded_dataset()
+    sidebar.caption(
+        f"**{st.session_state[SOURCE_LABEL_KEY]}** — {ds.n_samples:,} instances, "
+        f"{ds.n_features:,} features{' (sparse)' if ds.is_sparse else ''}, {ds.n_labels} labels"
+    )
+    n_missing_values = n_missing(ds)
+    if n_missing_values:
+        sidebar.caption(
+            f"{n_missing_values:,} missing feature values: the models fill them with the mean of "
+            "the training rows (the test rows are not used)."
+        )
+
+
+def n_missing(ds: Dataset) -> int:
+    """Missing (NaN) feature values of ``ds``."""
+    values = ds.X.data if sp.issparse(ds.X) else ds.X
+    return int(np.isnan(values).sum())

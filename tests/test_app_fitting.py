@@ -1,0 +1,307 @@
+"""pages/_app/fitting.py (the cache keyed by what a result is) and library_warnings.py.
+
+Scripts run through ``AppTest.from_function``; the data sets are the degenerate corpus's small
+members, put in the session as the picker would, and the page the router would be running is
+put in the session under ``router.PAGE_KEY``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from degenerate import degenerate_corpus
+from streamlit.testing.v1 import AppTest
+
+REPO = Path(__file__).resolve().parents[1]
+TIMEOUT = 120
+CORPUS = degenerate_corpus()
+PAGE_KEY = "_current_page"  # pages._app.router.PAGE_KEY (checked below)
+
+
+def _compute_script():
+    import warnings
+
+    import streamlit as st
+
+    from pages._app import fitting
+
+    calls = st.session_state.setdefault("calls", [])
+
+    def model(M):
+        calls.append(M)
+        ds = st.session_state["dataset"]
+        if ds.name == "broken":
+            raise ValueError("the model cannot be fitted on broken")
+        warnings.warn(f"label column(s) 0 are constant (M = {M})", UserWarning, stacklevel=2)
+        return f"model of {ds.name} with M = {M}"
+
+    result = fitting.compute(
+        model,
+        {"M": st.session_state.get("M", 1)},
+        label="The model",
+        on=st.session_state.get("on", "change"),
+        key="model",
+    )
+    st.text(f"result: {result}")
+
+
+def _app(dataset, script=_compute_script, **state) -> AppTest:
+    at = AppTest.from_function(script, default_timeout=TIMEOUT)
+    at.session_state["dataset"] = dataset
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at
+
+
+def _result(at: AppTest) -> str:
+    return at.text[-1].value
+
+
+def _renamed(name: str, dataset):
+    from mlviz.io import Dataset
+
+    return Dataset(name, dataset.X, dataset.Y, dataset.feature_names, dataset.label_names)
+
+
+def test_the_page_key_is_the_routers():
+    from pages._app import router
+
+    assert router.PAGE_KEY == PAGE_KEY
+
+
+def test_compute_is_cached_and_its_warnings_show_on_every_rerun():
+    at = _app(CORPUS["two_labels"]).run()
+    assert _result(at) == "result: model of two_labels with M = 1"
+    assert [w.value for w in at.warning] == ["label column(s) 0 are constant (M = 1)"]
+    at.run()
+    assert at.session_state["calls"] == [1], "the second run must come from the cache"
+    assert [w.value for w in at.warning] == ["label column(s) 0 are constant (M = 1)"]
+
+
+def test_failed_fit_shows_the_message_and_never_another_data_sets_result():
+    good = CORPUS["label_always_on"]
+    # the same shape and labels, different content: label counts cannot tell them apart
+    broken = type(good)("broken", good.X + 1.0, good.Y, good.feature_names, good.label_names)
+    at = _app(good).run()
+    assert _result(at) == "result: model of label_always_on with M = 1"
+    at.session_state["dataset"] = broken
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The model failed: the model cannot be fitted on broken"]
+    assert _result(at) == "result: None"
+
+
+def test_failed_fit_falls_back_to_the_last_good_settings_of_the_same_data():
+    at = _app(CORPUS["two_labels"], M=1).run()
+    assert _result(at).endswith("M = 1")
+    # a data set object with the same content (same digest) whose fits now fail at M = 2
+    at.session_state["dataset"] = _renamed("broken", CORPUS["two_labels"])
+    at.session_state["M"] = 2
+    at.run()
+    assert at.error and "cannot be fitted" in at.error[0].value
+    assert _result(at) == "result: model of two_labels with M = 1"
+    assert "Showing the last settings that worked: M = 1" in at.info[0].value
+
+
+def test_button_fit_waits_for_the_press_after_the_first_fit():
+    at = _app(CORPUS["two_labels"], on="button", M=1).run()
+    assert _result(at).endswith("M = 1")
+    at.session_state["M"] = 3
+    at.run()
+    assert _result(at).endswith("M = 1")
+    assert "press **The model** to apply yours" in at.info[0].value
+    at.button(key="model_fit").click().run()
+    assert _result(at).endswith("M = 3")
+    assert not at.info
+
+
+def test_compute_refuses_a_lambda_and_an_argument_it_cannot_key():
+    from pages._app import fitting
+
+    with pytest.raises(ValueError, match="named function"):
+        fitting.compute(lambda: 1)
+    with pytest.raises(TypeError, match="cannot key"):
+        fitting.key_of(object())
+    # arrays are keyed by their bytes, not by a shortened repr
+    a, b = np.zeros(5000), np.zeros(5000)
+    b[2500] = 1
+    assert repr(a) == repr(b) and fitting.key_of(a) != fitting.key_of(b)
+
+
+# ------------------------------------------------------------------ estimators by what they are
+def _clustering_script():
+    """The Hypercube page's clustering (all label columns) and the Label clusters page's (the
+    occurring ones), with the same settings, in one run."""
+    import numpy as np
+    import streamlit as st
+
+    from mlviz.label_clustering import LabelClustering
+    from pages._app import fitting
+
+    ds = st.session_state["dataset"]
+    occurring = np.flatnonzero(np.asarray(ds.Y.sum(axis=0)).ravel() > 0)
+    k = st.session_state.get("K", 2)
+    all_columns = fitting.fit(LabelClustering(n_groups=k), rows="all")
+    st.session_state["_current_page"] = "label_clusters"
+    occurring_only = fitting.fit(LabelClustering(n_groups=k), rows="all", columns=occurring)
+    st.session_state["_current_page"] = "hypercube"
+    st.text(
+        "all: "
+        + ("None" if all_columns is None else str(all_columns.labels_.size))
+        + "; occurring: "
+        + ("None" if occurring_only is None else str(occurring_only.labels_.size))
+    )
+
+
+def test_the_same_clustering_on_all_and_on_the_occurring_columns_are_two_fits():
+    ds = CORPUS["label_never_on"]  # label 3 never occurs
+    at = _app(ds, _clustering_script, _current_page="hypercube").run()
+    assert not at.exception and not at.error
+    assert _result(at) == "all: 4; occurring: 3"
+
+
+def test_a_failed_fit_never_shows_the_model_of_other_label_columns():
+    ds = CORPUS["label_never_on"]
+    at = _app(ds, _clustering_script, _current_page="hypercube").run()
+    assert _result(at) == "all: 4; occurring: 3"
+    at.session_state["K"] = 0  # rejected by LabelClustering's parameter constraints
+    at.run()
+    assert len(at.error) == 2 and all("Label" in e.value for e in at.error)
+    # each falls back to its own columns' last good model, never the other one's
+    assert _result(at) == "all: 4; occurring: 3"
+    assert len(at.info) == 2
+
+
+def _page_fit_script():
+    import streamlit as st
+
+    from mlviz.methods import METHODS
+    from pages._app import fitting
+
+    model = fitting.fit(METHODS["PLST"].make(M=st.session_state.get("M", 1)), label="PLST")
+    st.session_state.setdefault("models", []).append(model)
+    st.text("None" if model is None else f"PLST M = {model.n_components}")
+
+
+def test_the_same_settings_on_two_pages_are_one_fit():
+    at = _app(CORPUS["two_labels"], _page_fit_script, _current_page="plst").run()
+    assert _result(at) == "PLST M = 1"
+    at.session_state["_current_page"] = "hypercube"
+    at.run()
+    assert _result(at) == "PLST M = 1"
+    first, second = at.session_state["models"]
+    assert first is second, "the second page must get the first page's fit from the cache"
+
+
+def test_a_failed_fit_never_shows_another_pages_model():
+    at = _app(CORPUS["two_labels"], _page_fit_script, _current_page="plst").run()
+    assert _result(at) == "PLST M = 1"
+    at.session_state["_current_page"] = "hypercube"
+    at.session_state["M"] = 0  # rejected by PLST's parameter constraints
+    at.run()
+    assert at.error and "PLST failed" in at.error[0].value
+    assert _result(at) == "None", "the PLST page's model must not stand in for the Hypercube's"
+    at.session_state["_current_page"] = "plst"
+    at.run()
+    assert _result(at) == "PLST M = 1"  # its own page's last good fit
+    assert "Showing the last settings that worked: n_components = 1" in at.info[0].value
+
+
+# ----------------------------------------------------------------------------- warnings
+def test_warnings_of_other_threads_are_not_collected_and_the_hook_is_restored():
+    import threading
+    import warnings
+
+    from pages._app import library_warnings
+
+    def other_session():  # another session's script thread, not collecting
+        warnings.warn("another session's warning", UserWarning, stacklevel=1)
+
+    # pytest.warns receives what the hook passes on: the other thread's warning
+    with pytest.warns(UserWarning, match="another session"):
+        hook, filters = warnings.showwarning, list(warnings.filters)  # pytest.warns' own
+        with library_warnings.recording_warnings() as messages:
+            assert warnings.showwarning is not hook  # routed while a fit records
+            thread = threading.Thread(target=other_session)
+            thread.start()
+            thread.join()
+            warnings.warn("this page's warning", UserWarning, stacklevel=1)
+        assert warnings.showwarning is hook, "the process-wide hook must be put back"
+        assert warnings.filters == filters
+    assert messages == ["this page's warning"]
+
+
+def test_overlapping_recordings_in_two_threads_keep_their_own_warnings():
+    import threading
+    import warnings
+
+    from pages._app import library_warnings
+
+    hook = warnings.showwarning
+    started, release = threading.Event(), threading.Event()
+    collected: dict[str, list[str]] = {}
+
+    def session(name: str, first: bool) -> None:
+        with library_warnings.recording_warnings() as messages:
+            if first:
+                started.set()
+                release.wait(10)
+            else:
+                started.wait(10)
+            warnings.warn(f"{name}'s warning", UserWarning, stacklevel=1)
+            if not first:
+                release.set()
+        collected[name] = messages
+
+    threads = [
+        threading.Thread(target=session, args=("a", True)),
+        threading.Thread(target=session, args=("b", False)),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert collected == {"a": ["a's warning"], "b": ["b's warning"]}
+    assert warnings.showwarning is hook
+
+
+def test_a_hook_put_back_late_by_a_libraries_catch_warnings_still_passes_warnings_on():
+    """Thread A's library enters catch_warnings during A's fit (saving the router), B's
+    recording ends and restores the hook, then A's block exits and puts the router back: a
+    warning must still reach the original hook (no recursion, nothing lost)."""
+    import warnings
+
+    from pages._app import library_warnings
+
+    seen = []
+    original = warnings.showwarning
+    warnings.showwarning = lambda message, *args, **kwargs: seen.append(str(message))
+    try:
+        with library_warnings.recording_warnings():
+            block = warnings.catch_warnings()
+            block.__enter__()  # saves the router as the hook to restore
+        block.__exit__(None, None, None)  # puts the router back after the recording ended
+        warnings.warn("after every fit", UserWarning, stacklevel=1)
+    finally:
+        warnings.showwarning = original
+    assert seen == ["after every fit"]
+
+
+def test_show_warnings_deduplicates():
+    def script():
+        from pages._app import library_warnings
+
+        library_warnings.show_warnings(["a", "b", "a"])
+
+    at = AppTest.from_function(script, default_timeout=TIMEOUT).run()
+    assert [w.value for w in at.warning] == ["a", "b"]
+
+
+def test_digest_is_computed_once_per_data_set():
+    from pages._app import source
+
+    ds = CORPUS["one_feature"]
+    assert source.dataset_digest(ds) == ds.digest
+    assert source._DIGESTS[ds] == ds.digest
