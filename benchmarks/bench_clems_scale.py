@@ -162,9 +162,8 @@ def quality(seeds: int = 3, landmarks=(500, 1000)) -> pd.DataFrame:
                         "clems": {"n_landmarks": n_landmarks},
                     }
                 )
-                rows.append(
-                    {"seed": seed, "cost": cost, "n_landmarks": n_landmarks or "exact", **result}
-                )
+                setting = "exact" if n_landmarks is None else f"{n_landmarks} landmarks"
+                rows.append({"seed": seed, "cost": cost, "setting": setting, **result})
     return pd.DataFrame(rows)
 
 
@@ -186,7 +185,7 @@ if __name__ == "__main__":
     if args.quality:
         table = quality(args.seeds)
         print(markdown_table(table))
-        summary = table.groupby(["cost", "n_landmarks"], sort=False)[
+        summary = table.groupby(["cost", "setting"], sort=False)[
             [f"test_{m}" for m in ("f1", "accuracy")] + ["stress1", "fit_cpu_s"]
         ].agg(["mean", "std"])
         print(summary.round(4).to_string())

@@ -552,7 +552,7 @@ class CLEMS(MultiLabelEstimator):
             rows = np.sort(rng.choice(n, _STRESS_SAMPLE, replace=False))
         self.stress_sample_size_ = len(rows)
         cost_of = _cost_function(self.cost)
-        candidates = prepared.candidates.astype(np.float64)
+        candidates = _cost_input(prepared.candidates, self.cost)
         frequency = self.weights == "frequency"
         raw = scale = 0.0
         step = max(1, min(_CHUNK_ROWS, (1 << 22) // n))
@@ -793,7 +793,30 @@ def _labels_digest(labels: np.ndarray) -> str:
 def _cost_function(cost) -> CostFunction:
     if callable(cost):
         return lambda truth, prediction: np.asarray(cost(truth, prediction), dtype=np.float64)
-    return lambda truth, prediction: _costs.cost_matrix(truth, prediction, cost)
+    return lambda truth, prediction: _candidate_cost_matrix(truth, prediction, cost)
+
+
+def _candidate_cost_matrix(truth: np.ndarray, prediction: np.ndarray, cost: str) -> np.ndarray:
+    """:func:`mlviz.costs.cost_matrix` for CLEMS' own 0/1 float candidate matrices.
+
+    The same formulas (``_cost_from_counts``) without re-validating the label matrices on every
+    block (most of the time of a 16,000 x 64 block), and the counts ``|a ∧ b|`` from a float32
+    product, which is exact for counts below 2^24 and about twice as fast as float64.
+    """
+    truth = np.asarray(truth, dtype=np.float32)  # no copy for the float32 candidates
+    prediction = np.asarray(prediction, dtype=np.float32)
+    return _costs._cost_from_counts(
+        cost,
+        (truth @ prediction.T).astype(np.float64),
+        truth.sum(axis=1, dtype=np.float64)[:, None],
+        prediction.sum(axis=1, dtype=np.float64)[None, :],
+        truth.shape[1],
+    )
+
+
+def _cost_input(candidates: np.ndarray, cost) -> np.ndarray:
+    # a callable cost receives float64 0/1 matrices (documented); the named costs take float32
+    return candidates.astype(np.float64 if callable(cost) else np.float32)
 
 
 def compute_candidate_costs(
@@ -873,7 +896,7 @@ def _candidate_costs(
     n_keep = len(order) if max_candidates is None else min(len(order), max_candidates)
     kept, dropped = order[:n_keep], order[n_keep:]
     candidates = distinct[kept]
-    candidates_float = candidates.astype(np.float64)
+    candidates_float = _cost_input(candidates, cost)
     n_land = _landmark_count(n_keep, n_landmarks)
     cost_to = cost_from = None
     if n_land >= n_keep:
