@@ -190,8 +190,8 @@ else:
 if model.embedding_method_ == "landmark":
     st.caption(
         f"Landmark CLEMS (a scalable approximation, not the paper's exact MDS): "
-        f"{model.n_landmarks_:,} landmark sets (the most frequent half, the rest spread out in "
-        f"cost space) are embedded by weighted SMACOF; the other "
+        f"{model.n_landmarks_:,} landmark sets (the most frequent quarter, the rest spread "
+        f"out in cost space) are embedded by weighted SMACOF; the other "
         f"{len(model.candidates_) - model.n_landmarks_:,} are each placed against the fixed "
         "landmarks by minimising their own stress. Every candidate can be predicted. Stress-1 "
         + (

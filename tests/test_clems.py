@@ -445,11 +445,12 @@ def _long_tailed_split(seed: int = 0):
 @pytest.mark.parametrize(
     "cost,stress_ratio,cost_ratio",
     [
-        # margins from seeds 0-2 (benchmark numbers in docs/CLEMS.md "At scale"): at a quarter
-        # of the candidates as landmarks the test cost was 0.98-1.02x the exact one and the
-        # stress-1 0.8-1.1x; with 50 landmarks (a twelfth) rank loss was 1.35x, which fails
-        ("f1", 1.25, 1.07),
-        ("rank_loss", 1.25, 1.07),
+        # margins from data seeds 0-2 of this set (this one is seed 0): with a quarter of the
+        # candidates as landmarks the test cost was 0.98-1.02x the exact one for F1 (F1 within
+        # 0.006) and 0.98-1.08x for rank loss, stress-1 0.8-1.1x; with a sixth of them (100)
+        # rank loss was 1.16-1.32x, which fails
+        ("f1", 1.25, 1.05),
+        ("rank_loss", 1.25, 1.10),
     ],
 )
 def test_landmark_clems_is_within_a_margin_of_the_exact_embedding(cost, stress_ratio, cost_ratio):
@@ -518,7 +519,7 @@ def test_landmark_stress_is_the_stress_of_the_whole_embedding(cost, weights, mir
     assert model.stress1_ == pytest.approx(expected, rel=1e-8)
 
 
-def test_landmarks_are_the_most_frequent_half_then_farthest_points():
+def test_landmarks_are_the_most_frequent_quarter_then_farthest_points():
     # an independent farthest-point sampling on the full (symmetrised) cost matrix
     from mlviz.clems import compute_candidate_costs
 
@@ -527,13 +528,14 @@ def test_landmarks_are_the_most_frequent_half_then_farthest_points():
         prepared = compute_candidate_costs(Y, cost, None, n_landmarks=150)
         lm = prepared.landmark_indices
         assert prepared.uses_landmarks and len(np.unique(lm)) == 150
-        np.testing.assert_array_equal(lm[:75], np.arange(75))  # candidates: most frequent first
+        # 150 / 4 -> 38 most frequent (candidates come most frequent first)
+        np.testing.assert_array_equal(lm[:38], np.arange(38))
         cands = prepared.candidates.astype(float)
         full = cost_matrix(cands, cands, cost)
         sym = 0.5 * (full + full.T)
-        chosen = list(range(75))
+        chosen = list(range(38))
         nearest = sym[:, chosen].min(axis=1)
-        for _ in range(75):
+        for _ in range(150 - 38):
             nearest[chosen] = -np.inf
             j = int(np.argmax(nearest))
             assert nearest[j] == pytest.approx(nearest[lm[len(chosen)]])  # ties: same cost
