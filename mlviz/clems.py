@@ -180,14 +180,18 @@ class CLEMS(MultiLabelEstimator):
         with :data:`AUTO_N_LANDMARKS` (1,000) landmarks above. Measured
         (``benchmarks/bench_clems_scale.py``, ``docs/CLEMS.md`` "At scale", 3 random 70/30
         splits of a bibtex-shaped set, ~2,260 candidates, M = K = 159, ridge): with 1,000
-        landmarks the test F1 of the F1-cost model was 0.693 against 0.695 exact (per split
-        -0.011 to +0.005) and the test accuracy of the accuracy-cost model 0.567 against 0.576
-        (-0.009 on every split); whole-embedding stress-1 0.011 vs 0.015 (F1; exact SMACOF
-        stopped by ``tol``) and 0.033 vs 0.028 (accuracy). Why 2,500: the exact path on the
-        delicious-shaped set (M = K = 983, one BLAS thread) took 5.4 s CPU and 0.9 GB at 2,500
-        candidates, 7.3 s and 1.1 GB at 3,000, 15 s and 1.5 GB at 4,000 (n x n matrices), while
-        landmark CLEMS on all ~16,000 candidates stays under the times and memory recorded in
-        ``docs/BENCHMARKS.md``; 2,500 keeps bibtex-sized candidate sets exact.
+        landmarks the test F1 of the F1-cost model was 0.694 against 0.695 exact (per split
+        -0.012 to +0.005) and the test accuracy of the accuracy-cost model 0.587 against 0.576
+        (+0.007 to +0.011); whole-embedding stress-1 0.011 vs 0.015 (F1; the exact SMACOF
+        stopped by ``tol``) and 0.033 vs 0.028 (accuracy). On a 580-candidate set with a
+        quarter of them as landmarks the test rank loss was up to 8 % higher than exact
+        (``tests/test_clems.py``). Why 2,500: the exact path on the delicious-shaped set (M = K
+        = 983, one BLAS thread) took 5.4 s CPU and 0.9 GB peak at 2,500 candidates, 7.3 s and
+        1.1 GB at 3,000, 15 s and 1.5 GB at 4,000 (n x n matrices, ~14 GB at 16,000), while
+        landmark CLEMS fitted all 16,105 candidates of that set in 10.5 s CPU and 1.3 GB peak
+        (``docs/BENCHMARKS.md``); 2,500 keeps bibtex-sized candidate sets exact. Each placed
+        point stops by ``tol`` (relative decrease of its own stress) or after ``max_iter``
+        updates.
     init : {"classical", "random"}, default="classical"
         Start of the first SMACOF run (see Initialisation above).
     n_init : int, default=1
