@@ -582,3 +582,16 @@ def test_auto_switches_to_landmarks_above_the_exact_limit(monkeypatch):
     decoded = model.candidates_[table["candidate"].iloc[0]].astype(float)
     expected = cost_matrix(model.candidates_[table["candidate"]].astype(float), decoded[None], "f1")
     np.testing.assert_allclose(table["cost_if_truth"], expected[:, 0])
+
+
+@pytest.mark.parametrize("bad", [1, 0, "all", 2.5, True])
+def test_n_landmarks_is_validated(bad):
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from mlviz.clems import compute_candidate_costs
+
+    Y = _labels(seed=4)
+    with pytest.raises(InvalidParameterError, match="n_landmarks"):
+        CLEMS(n_landmarks=bad).fit(Y.astype(float), Y)
+    with pytest.raises(ValueError, match="n_landmarks must be an integer >= 2"):
+        compute_candidate_costs(Y, "f1", None, n_landmarks=bad)
