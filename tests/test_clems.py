@@ -479,7 +479,13 @@ def test_landmark_clems_is_within_a_margin_of_the_exact_embedding(cost, stress_r
 
 @pytest.mark.parametrize(
     "cost,weights,mirror",
-    [("hamming", "uniform", False), ("f1", "frequency", False), ("rank_loss", "frequency", True)],
+    [
+        ("hamming", "uniform", False),
+        ("f1", "frequency", False),
+        ("rank_loss", "frequency", True),
+        ("rank_loss", "uniform", True),
+        ("f1", "frequency", True),
+    ],
 )
 def test_landmark_stress_is_the_stress_of_the_whole_embedding(cost, weights, mirror):
     # the reported stress counts every pair of candidates, computed here from the full cost
@@ -595,3 +601,25 @@ def test_n_landmarks_is_validated(bad):
         CLEMS(n_landmarks=bad).fit(Y.astype(float), Y)
     with pytest.raises(ValueError, match="n_landmarks must be an integer >= 2"):
         compute_candidate_costs(Y, "f1", None, n_landmarks=bad)
+
+
+def test_landmark_path_finds_the_asymmetry_of_a_callable_cost():
+    # "a missed label costs 4, a false alarm 1": asymmetric, so mirror="auto" must mirror, and
+    # the two cost blocks must be the cost in each direction
+    def missed_costs_more(truth, prediction):
+        missed = truth @ (1 - prediction).T
+        false_alarm = (1 - truth) @ prediction.T
+        return 4.0 * missed + false_alarm
+
+    X, X_te, Y, _ = _long_tailed_split(seed=3)
+    model = CLEMS(n_components=4, cost=missed_costs_more, n_landmarks=80, random_state=0).fit(X, Y)
+    assert model.embedding_method_ == "landmark" and model.mirrored_
+    from mlviz.clems import compute_candidate_costs
+
+    prepared = compute_candidate_costs(Y, missed_costs_more, None, n_landmarks=80)
+    cands = prepared.candidates.astype(float)
+    lm = prepared.landmark_indices
+    assert not prepared.symmetric
+    np.testing.assert_allclose(prepared.cost_to_landmarks, missed_costs_more(cands, cands[lm]))
+    np.testing.assert_allclose(prepared.cost_from_landmarks, missed_costs_more(cands[lm], cands).T)
+    assert model.predict(X_te).shape == (X_te.shape[0], Y.shape[1])
