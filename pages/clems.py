@@ -194,8 +194,8 @@ if model.embedding_method_ == "landmark":
         f"out in cost space) are embedded by weighted SMACOF; the other "
         f"{len(model.candidates_) - model.n_landmarks_:,} are each placed against the fixed "
         "landmarks by minimising their own stress, so they fit the landmarks better than each "
-        "other (in few dimensions much worse than the exact embedding would). Every candidate "
-        "can be predicted. Stress-1 "
+        "other (in few dimensions much worse than an exact embedding). Every candidate can be "
+        "predicted. Stress-1 "
         + (
             "is over all pairs of candidates."
             if model.stress_sample_size_ == len(model.candidates_)
