@@ -771,9 +771,13 @@ def out_of_sample_smacof(
               \\Big(y_j + \\delta_{aj} \\frac{z - y_j}{\\lVert z - y_j \\rVert}\\Big)
 
     (the term of a landmark at distance 0 is :math:`y_j`, SMACOF's convention), which never
-    increases :math:`\\sigma_a`. As in :func:`weighted_smacof` the step is over-relaxed,
-    :math:`z \\leftarrow \\Gamma + r(\\Gamma - z)`, and a point whose relaxed step would raise
-    its stress takes the plain step instead, so every point's stress is non-increasing.
+    increases :math:`\\sigma_a`. As in :func:`weighted_smacof` the step may be over-relaxed,
+    :math:`z \\leftarrow \\Gamma + r(\\Gamma - z)`; here both steps are evaluated and each
+    point keeps the one with the lower stress, so every point's stress is non-increasing. On
+    CLEMS placements (4,000 delicious-shaped label sets, 1,000 landmarks) this reached the
+    lowest stress for every cost: keeping the relaxed step whenever it did not raise the
+    stress left rank-loss placements at up to 3.4x the stress of the plain iteration, while
+    the plain iteration alone left F1 placements at 25x that of the relaxed one.
 
     **Start.** Unless ``init`` is given, each point starts at the least-squares triangulation
     of its squared dissimilarities against the landmarks (de Silva & Tenenbaum's landmark MDS
@@ -784,11 +788,15 @@ def out_of_sample_smacof(
     ``r <= min(M, n_landmarks - 1)``), where the update keeps any point that starts in it, so
     the work is O(n n_landmarks r) per iteration even when M is large.
 
-    **Stopping.** Each point stops on its own, when one update lowers its stress by less than
+    **Stopping.** Each point stops on its own, after the update in which its plain Guttman
+    step Γ − z guaranteed a decrease :math:`\\sum_j w_{aj} \\lVert \\Gamma - z \\rVert^2` below
     ``tol`` times :math:`\\sum_j w_{aj}\\delta_{aj}^2` (its stress if every distance were zero;
-    the same relative rule as :func:`weighted_smacof`), when its stress reaches zero,
-    or after ``max_iter`` updates. Points are processed in chunks of 2,048, so memory is
-    O(2048 n_landmarks) besides the inputs and the result.
+    the scale of :func:`weighted_smacof`'s rule). Since Γ − z is the gradient step
+    :math:`-\\nabla\\sigma_a(z) / (2 \\sum_j w_{aj})`, this is a stationarity test; the realised
+    decrease of a relaxed step is not one (an overshooting step can gain little far from the
+    optimum). It also stops when its stress reaches zero, or after ``max_iter`` updates.
+    Points are processed in chunks of 2,048, so memory is O(2048 n_landmarks) besides the
+    inputs and the result.
 
     Parameters
     ----------
@@ -942,14 +950,23 @@ def _place_chunk(
         candidate = guttman + relaxation * (guttman - z[active]) if relaxation else guttman
         new_stress, new_dist = point_stress(candidate, active)
         if relaxation:
-            # The majorisation guarantee holds for the plain Guttman step only.
-            worse = new_stress > stress[active]
-            if worse.any():
-                candidate[worse] = guttman[worse]
-                new_stress[worse], new_dist[worse] = point_stress(guttman[worse], active[worse])
-        decrease = stress[active] - new_stress
+            # The majorisation guarantee holds for the plain Guttman step only, and a relaxed
+            # step that lowers the stress less than the plain one can lead into a worse basin
+            # (measured on rank-loss placements), so each point keeps the better of the two.
+            plain_stress, plain_dist = point_stress(guttman, active)
+            better = plain_stress <= new_stress
+            candidate[better] = guttman[better]
+            new_stress[better], new_dist[better] = plain_stress[better], plain_dist[better]
+        # Stationarity, not the realised decrease: the plain Guttman step is the gradient step
+        # Γ - z = -∇σ(z) / (2 Σw) and lowers σ by at least Σw |Γ - z|² (majorisation), so a
+        # point stops once that guaranteed decrease is below tol * Σ w δ². A relaxed step's
+        # own decrease can be small while the point is still far from stationary (it
+        # overshoots), which stopped rank-loss placements early at 1.7x the stress.
+        guaranteed = weight_sum[active] * np.einsum(
+            "ij,ij->i", guttman - z[active], guttman - z[active]
+        )
         z[active], stress[active] = candidate, new_stress
         n_iter[active] += 1
-        going = (decrease >= tol * scale[active]) & (new_stress > 1e-14 * scale[active])
+        going = (guaranteed >= tol * scale[active]) & (new_stress > 1e-14 * scale[active])
         active, dist = active[going], new_dist[going]
     return z, stress, n_iter
