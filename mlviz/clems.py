@@ -184,10 +184,10 @@ class CLEMS(MultiLabelEstimator):
         -0.012 to +0.005) and the test accuracy of the accuracy-cost model 0.587 against 0.576
         (+0.007 to +0.011); whole-embedding stress-1 0.011 vs 0.015 (F1; the exact SMACOF
         stopped by ``tol``) and 0.033 vs 0.028 (accuracy). On a 580-candidate set with a
-        quarter of them as landmarks the test rank loss was up to 8 % higher than exact
+        quarter of them as landmarks the test rank loss was 0.95-1.00x the exact one
         (``tests/test_clems.py``). The approximation is worse at small M, where the placed
         candidates fit their distances to the landmarks but not to each other: on 2,400
-        delicious-shaped candidates (500 landmarks) whole-embedding stress-1 was 0.83 against 0.44
+        delicious-shaped candidates (500 landmarks) whole-embedding stress-1 was 1.93 against 0.44
         exact at M = 2 and 0.13 against 0.10 at M = 20. Why 2,500: the exact path on the
         delicious-shaped set (M = K = 983, one BLAS thread) took 5.4 s CPU and 0.9 GB peak at 2,500
         candidates, 7.3 s and 1.1 GB at 3,000, 15 s and 1.5 GB at 4,000 (n x n matrices, ~14 GB at

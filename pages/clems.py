@@ -203,6 +203,13 @@ if model.embedding_method_ == "landmark":
             "with all candidates."
         )
     )
+    if model.stress1_ > 0.2:
+        st.warning(
+            f"Stress-1 is {model.stress1_:.2f} for the whole embedding (0.2 is poor): in M = "
+            f"{M} dimensions the placed label sets fit the landmarks but not each other, so "
+            "distances between placed sets in this picture are unreliable. A larger M (the "
+            "paper uses M = K) embeds them far better."
+        )
 
 st.subheader("Tail labels: how often CLEMS decodes each label, against the truth")
 threshold = shared.tail_threshold()
