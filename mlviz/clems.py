@@ -191,7 +191,7 @@ class CLEMS(MultiLabelEstimator):
         exact at M = 2 and 0.13 against 0.10 at M = 20. Why 2,500: the exact path on the
         delicious-shaped set (M = K = 983, one BLAS thread) took 5.4 s CPU and 0.9 GB peak at 2,500
         candidates, 7.3 s and 1.1 GB at 3,000, 15 s and 1.5 GB at 4,000 (n x n matrices, ~14 GB at
-        16,000), while landmark CLEMS fitted all 16,105 candidates of that set in 10.5 s CPU and 1.3
+        16,000), while landmark CLEMS fitted all 16,105 candidates of that set in 11.5 s CPU and 1.3
         GB peak (``docs/BENCHMARKS.md``); 2,500 keeps bibtex-sized candidate sets exact. Each placed
         point stops by ``tol`` (relative decrease of its own stress) or after ``max_iter`` updates.
     init : {"classical", "random"}, default="classical"
