@@ -181,9 +181,9 @@ class CLEMS(MultiLabelEstimator):
         (``benchmarks/bench_clems_scale.py``, ``docs/CLEMS.md`` "At scale", 3 random 70/30
         splits of a bibtex-shaped set, ~2,260 candidates, M = K = 159, ridge): with 1,000
         landmarks the test F1 of the F1-cost model was 0.694 against 0.695 exact (per split
-        -0.012 to +0.005) and the test accuracy of the accuracy-cost model 0.587 against 0.576
-        (+0.007 to +0.011); whole-embedding stress-1 0.011 vs 0.015 (F1; the exact SMACOF
-        stopped by ``tol``) and 0.033 vs 0.028 (accuracy). On a 580-candidate set with a
+        -0.012 to +0.005) and the test accuracy of the accuracy-cost model 0.583 against 0.576
+        (+0.005 to +0.009); whole-embedding stress-1 0.012 vs 0.015 (F1; the exact SMACOF
+        stopped by ``tol``) and 0.034 vs 0.028 (accuracy). On a 580-candidate set with a
         quarter of them as landmarks the test rank loss was 0.95-1.00x the exact one
         (``tests/test_clems.py``). The approximation is worse at small M, where the placed
         candidates fit their distances to the landmarks but not to each other: on 2,400

@@ -438,7 +438,14 @@ def _long_tailed_split(seed: int = 0):
     # ~580 distinct training label sets over 40 labels, a long tail like bibtex's
     from mlviz.synthetic import make_long_tailed
 
-    data = make_long_tailed(1500, 200, 40, 2.5, tail_exponent=1.2, random_state=seed)
+    data = make_long_tailed(
+        n_samples=1500,
+        n_features=200,
+        n_labels=40,
+        cardinality=2.5,
+        tail_exponent=1.2,
+        random_state=seed,
+    )
     return data.X[:1050], data.X[1050:], data.Y[:1050], data.Y[1050:]
 
 
