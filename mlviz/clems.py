@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
+from sklearn import config_context
 from sklearn.base import clone
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
@@ -37,6 +38,8 @@ from mlviz.mds import (
     _stress1_from,
     _UniformSolver,
     classical_mds,
+    euclidean_distances,
+    out_of_sample_smacof,
 )
 from mlviz.stats import unique_rows
 
@@ -45,6 +48,8 @@ __all__ = [
     "CLEMSExplanation",
     "CandidateCosts",
     "DEFAULT_MAX_CANDIDATES",
+    "EXACT_MAX_CANDIDATES",
+    "AUTO_N_LANDMARKS",
     "compute_candidate_costs",
     "decoded_label_frequencies",
 ]
@@ -54,8 +59,31 @@ CostFunction = Callable[[np.ndarray, np.ndarray], np.ndarray]
 # decision_function and the dropped label sets' costs work on this many rows at a time.
 _CHUNK_ROWS = 2048
 
-#: Default cap on CLEMS' candidate label vectors (see ``CLEMS.max_candidates``).
-DEFAULT_MAX_CANDIDATES = 1000
+#: Default cap on CLEMS' candidate label vectors: none, every distinct training label vector is
+#: a candidate (paper §3.4); see ``CLEMS.max_candidates``.
+DEFAULT_MAX_CANDIDATES = None
+
+#: With ``n_landmarks="auto"``, up to this many candidates are embedded by exact weighted
+#: SMACOF (n x n matrices); above it, landmark CLEMS runs (see ``CLEMS.n_landmarks``).
+#: Stopping threshold of the out-of-sample placement of landmark CLEMS (see ``_place``).
+PLACEMENT_TOL = 1e-4
+EXACT_MAX_CANDIDATES = 2500
+
+#: Landmarks used by ``n_landmarks="auto"`` above :data:`EXACT_MAX_CANDIDATES` candidates.
+AUTO_N_LANDMARKS = 1000
+
+# Landmarks chosen as the most frequent candidates; the rest by farthest-point sampling. On a
+# bibtex-shaped set (1,000 landmarks, 2 splits; docs/CLEMS.md) a quarter gave test accuracy
+# 0.588/0.584 (accuracy cost) against 0.568/0.563 for a half and 0.563/0.553 for all frequent,
+# and test F1 0.702/0.687 against 0.703/0.689 (F1 cost).
+_FREQUENT_LANDMARK_SHARE = 0.25
+# Farthest-point sampling adds up to this many landmarks per cost evaluation over all candidates.
+_FPS_BATCH = 64
+# The whole-embedding stress of landmark CLEMS sums the pairs of this many sampled candidates
+# with every candidate (all candidates when there are fewer).
+_STRESS_SAMPLE = 1000
+# Working memory (MB) of the nearest-neighbour decoding (scikit-learn's chunked kneighbors).
+_DECODE_MEMORY_MB = 256
 
 
 @dataclass(frozen=True, eq=False)
@@ -181,21 +209,43 @@ class CLEMS(MultiLabelEstimator):
     mirror : {"auto", True, False}, default="auto"
         Use the 2n-object mirroring trick. "auto" mirrors exactly when the cost matrix of the
         candidates is asymmetric; False with an asymmetric cost raises ValueError.
-    max_candidates : int or None, default=1000
-        Keep at most this many most frequent training label vectors as candidates (ties by
-        lexicographic order of the label vector). Rows whose label vector was dropped are
-        regressed to the truth-role point of the kept candidate with the lowest cost for them.
-        The cap is never silent: a warning says how many were dropped, and the fitted
-        ``n_label_sets_``, ``n_dropped_candidates_`` and ``dropped_share_`` let a view show it.
-        None keeps all, the paper's behaviour. Why 1,000 (:data:`DEFAULT_MAX_CANDIDATES`): the
-        embedding costs O(n^2 M) per SMACOF iteration and up to O(n^3) for the classical start
-        at M ~ n. On a delicious-shaped set (~13,000 distinct training label sets, M = K = 983,
-        one BLAS thread, busy 2-core machine; ``benchmarks/bench_scale.py``,
-        ``docs/BENCHMARKS.md``) the fit took 1.7-3.4 s with 1,000 candidates and 3.4-7.2 s with
-        2,000, before any further SMACOF iteration (each ~2-10x dearer at 2,000), so only the
-        smaller cap leaves room for iterations in the app's 10 s first-render budget. Every
-        MULAN set in this project's tests except tmc2007-500 (1,172 in its training file) has
-        fewer distinct label sets than that.
+    max_candidates : int or None, default=None
+        None (the default, the paper's §3.4) keeps every distinct training label vector as a
+        candidate. An int keeps at most this many, the most frequent (ties by lexicographic
+        order of the label vector); rows whose label vector was dropped are regressed to the
+        truth-role point of the kept candidate with the lowest cost for them. A cap is never
+        silent: a warning says how many were dropped, and the fitted ``n_label_sets_``,
+        ``n_dropped_candidates_`` and ``dropped_share_`` let a view show it. Large candidate
+        sets need no cap: ``n_landmarks`` bounds the work.
+    n_landmarks : int, "auto" or None, default="auto"
+        How the n candidates are embedded. **Exact** (the paper): weighted SMACOF on all n
+        candidates, with n x n cost, dissimilarity and weight matrices. **Landmark CLEMS** (this
+        project's scalable approximation, not in the paper): weighted SMACOF, exactly as on the
+        exact path (same Δ, weights, mirroring and start), on ``n_landmarks`` landmark
+        candidates -- the most frequent quarter, the rest by farthest-point sampling in cost
+        space -- then every other candidate placed against the fixed landmark points by
+        minimising its own weighted stress to them (:func:`mlviz.mds.out_of_sample_smacof`,
+        same pair weights as in the full problem); only n x n_landmarks costs are computed and
+        decoding searches all n candidates. An int runs landmark CLEMS with that many landmarks
+        when n exceeds it (exact otherwise); None always runs the exact path (O(n^2) memory);
+        "auto" is exact up to :data:`EXACT_MAX_CANDIDATES` (2,500) candidates and landmark CLEMS
+        with :data:`AUTO_N_LANDMARKS` (1,000) landmarks above. Measured
+        (``benchmarks/bench_clems_scale.py``, ``docs/CLEMS.md`` "At scale", 3 random 70/30
+        splits of a bibtex-shaped set, ~2,260 candidates, M = K = 159, ridge): with 1,000
+        landmarks the test F1 of the F1-cost model was 0.694 against 0.695 exact (per split
+        -0.012 to +0.005) and the test accuracy of the accuracy-cost model 0.583 against 0.576
+        (+0.005 to +0.009); whole-embedding stress-1 0.012 vs 0.015 (F1; the exact SMACOF
+        stopped by ``tol``) and 0.034 vs 0.028 (accuracy). On a 580-candidate set with a
+        quarter of them as landmarks the test rank loss was 0.95-1.00x the exact one
+        (``tests/test_clems.py``). The approximation is worse at small M, where the placed
+        candidates fit their distances to the landmarks but not to each other: on 2,400
+        delicious-shaped candidates (500 landmarks) whole-embedding stress-1 was 1.93 against 0.44
+        exact at M = 2 and 0.13 against 0.10 at M = 20. Why 2,500: the exact path on the
+        delicious-shaped set (M = K = 983, one BLAS thread) took 5.4 s CPU and 0.9 GB peak at 2,500
+        candidates, 7.3 s and 1.1 GB at 3,000, 15 s and 1.5 GB at 4,000 (n x n matrices, ~14 GB at
+        16,000), while landmark CLEMS fitted all 16,105 candidates of that set in 11.5 s CPU and 1.3
+        GB peak (``docs/BENCHMARKS.md``); 2,500 keeps bibtex-sized candidate sets exact. Each placed
+        point stops by ``tol`` (relative decrease of its own stress) or after ``max_iter`` updates.
     init : {"classical", "random"}, default="classical"
         Start of the first SMACOF run (see Initialisation above).
     n_init : int, default=1
@@ -225,8 +275,17 @@ class CLEMS(MultiLabelEstimator):
         The candidate label vectors, most frequent first.
     candidate_counts_ : ndarray of int, shape (n_candidates,)
         How many training rows have exactly each candidate as label vector.
-    cost_matrix_ : ndarray of shape (n_candidates, n_candidates)
-        ``cost_matrix_[i, j] = c(truth=candidates_[i], prediction=candidates_[j])``.
+    embedding_method_ : {"exact", "landmark"}
+        Which path ran (see ``n_landmarks``).
+    landmark_indices_ : ndarray of intp, shape (n_landmarks_,)
+        Candidates embedded by weighted SMACOF (indices into ``candidates_``): all of them on
+        the exact path; the landmarks, in the order chosen, on the landmark path.
+    n_landmarks_ : int
+        ``len(landmark_indices_)``; equal to ``len(candidates_)`` on the exact path.
+    cost_matrix_ : ndarray of shape (n_landmarks_, n_landmarks_)
+        ``cost_matrix_[i, j] = c(truth=candidates_[l_i], prediction=candidates_[l_j])`` with
+        ``l = landmark_indices_``: every pair of candidates on the exact path, the landmarks'
+        pairs on the landmark path (the n x n matrix is never formed there).
     mirrored_ : bool
         Whether the mirroring trick (2n objects) was used.
     embedding_truth_ : ndarray of shape (n_candidates, n_components)
@@ -235,14 +294,27 @@ class CLEMS(MultiLabelEstimator):
         Prediction-role points (decoding targets); the same array as ``embedding_truth_``
         when ``mirrored_`` is False.
     stress_ : float
-        Weighted raw stress of the embedding (Δ and weights as configured). It grows with the
-        number of pairs and the size of the costs, so it has no scale of its own.
+        Weighted raw stress of the whole embedding, all candidates (Δ and weights as
+        configured). It grows with the number of pairs and the size of the costs, so it has no
+        scale of its own. On the landmark path with more than 1,000 candidates it is estimated
+        from the pairs of ``stress_sample_size_`` randomly drawn candidates with every
+        candidate, scaled to all pairs (an unbiased estimate; exact otherwise).
     stress1_ : float
-        Kruskal's stress-1 of the same embedding, ``sqrt(stress_ / Σ_{i<j} W_ij d_ij²)``
-        (:func:`mlviz.mds.kruskal_stress1`): 0 is a perfect embedding; by Kruskal's rule of
-        thumb 0.2 is poor, 0.1 fair, 0.05 good, 0.025 excellent.
+        Kruskal's stress-1 of the same embedding and pairs, ``sqrt(stress_ / Σ_{i<j} W_ij
+        d_ij²)`` (:func:`mlviz.mds.kruskal_stress1`): 0 is a perfect embedding; by Kruskal's
+        rule of thumb 0.2 is poor, 0.1 fair, 0.05 good, 0.025 excellent.
+    stress_sample_size_ : int
+        Candidates whose pairs with every candidate entered ``stress_`` (all of them unless
+        the landmark path sampled).
+    landmark_stress1_ : float
+        Stress-1 of the SMACOF embedding of the landmarks alone (``stress1_`` on the exact
+        path).
+    n_placement_unconverged_ : int
+        Landmark path: candidates whose out-of-sample placement stopped at ``max_iter``
+        updates without meeting ``tol`` (a warning says so); 0 on the exact path.
     stress_history_ : ndarray
-        Stress at the start and after every SMACOF iteration of the kept run.
+        Stress at the start and after every SMACOF iteration of the kept run (of the landmarks
+        on the landmark path).
     n_iter_ : int
         SMACOF iterations of the kept run (0 with a single candidate: nothing to scale).
     n_components_ : int
@@ -285,6 +357,7 @@ class CLEMS(MultiLabelEstimator):
         "weights": [StrOptions({"frequency", "uniform"})],
         "mirror": [StrOptions({"auto"}), "boolean"],
         "max_candidates": [Interval(Integral, 1, None, closed="left"), None],
+        "n_landmarks": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"}), None],
         "init": [StrOptions({"classical", "random"})],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -302,6 +375,7 @@ class CLEMS(MultiLabelEstimator):
         weights: str = "frequency",
         mirror: str | bool = "auto",
         max_candidates: int | None = DEFAULT_MAX_CANDIDATES,
+        n_landmarks: int | str | None = "auto",
         init: str = "classical",
         n_init: int = 1,
         max_iter: int = 300,
@@ -315,6 +389,7 @@ class CLEMS(MultiLabelEstimator):
         self.weights = weights
         self.mirror = mirror
         self.max_candidates = max_candidates
+        self.n_landmarks = n_landmarks
         self.init = init
         self.n_init = n_init
         self.max_iter = max_iter
@@ -332,11 +407,11 @@ class CLEMS(MultiLabelEstimator):
         y : array-like of shape (n_samples, n_labels)
             0/1 label matrix (1-D: a single label).
         candidate_costs : CandidateCosts, optional
-            The candidates and their cost matrix from :func:`compute_candidate_costs` for this
-            y, ``cost`` and ``max_candidates``, to be reused instead of recomputed: they do not
-            depend on M, the regressor or the MDS settings, so a view that refits with another
-            M or regressor computes them once (and may cache them). A ValueError says so if they
-            were computed for other labels, another cost or another cap.
+            The candidates and their costs from :func:`compute_candidate_costs` for this y,
+            ``cost``, ``max_candidates`` and ``n_landmarks``, to be reused instead of
+            recomputed: they do not depend on M, the regressor or the MDS settings, so a view
+            that refits with another M or regressor computes them once (and may cache them). A
+            ValueError says so if they were computed for other labels or other settings.
 
         Returns
         -------
@@ -348,9 +423,13 @@ class CLEMS(MultiLabelEstimator):
 
         labels = Y.astype(np.uint8)
         if candidate_costs is None:
-            candidate_costs = _candidate_costs(labels, self.cost, self.max_candidates)
+            candidate_costs = _candidate_costs(
+                labels, self.cost, self.max_candidates, self.n_landmarks
+            )
         else:
-            candidate_costs.check_matches(labels, self.cost, self.max_candidates)
+            candidate_costs.check_matches(
+                labels, self.cost, self.max_candidates, n_landmarks=self.n_landmarks
+            )
         prepared = candidate_costs
         candidates = prepared.candidates
         candidate_counts = prepared.candidate_counts
@@ -379,18 +458,26 @@ class CLEMS(MultiLabelEstimator):
         else:
             mirrored = bool(self.mirror)
 
-        delta = np.sqrt(cost_cc) if self.dissimilarity == "sqrt" else cost_cc
-        pair_weight = (
-            candidate_counts.astype(np.float64)
-            if self.weights == "frequency"
-            else np.ones(len(candidates))
-        )
+        landmarks = prepared.landmark_indices
+        delta = self._dissimilarity(cost_cc)
+        counts = candidate_counts.astype(np.float64)
+        pair_weight = counts if self.weights == "frequency" else np.ones(len(candidates))
         embedding, stress, stress1, history = self._embed(
-            delta, pair_weight, mirrored, n_components, rng
+            delta, pair_weight[landmarks], mirrored, n_components, rng
         )
-        n_cand = len(candidates)
-        truth_points = embedding[:n_cand]
-        pred_points = embedding[n_cand:] if mirrored else truth_points
+        n_land = len(landmarks)
+        truth_points = embedding[:n_land]
+        pred_points = embedding[n_land:] if mirrored else truth_points
+        self.landmark_stress1_ = stress1
+        self.n_placement_unconverged_ = 0
+        self.stress_sample_size_ = len(candidates)
+        if prepared.uses_landmarks:
+            truth_points, pred_points = self._place(
+                prepared, truth_points, pred_points, pair_weight, mirrored
+            )
+            stress, stress1 = self._whole_stress(
+                prepared, truth_points, pred_points, pair_weight, mirrored, rng
+            )
 
         # Regression target of each training row: the truth-role point of its label vector, or
         # for dropped label vectors that of the kept candidate with the lowest cost for them.
@@ -402,6 +489,9 @@ class CLEMS(MultiLabelEstimator):
 
         self.candidates_ = candidates
         self.candidate_counts_ = candidate_counts
+        self.embedding_method_ = "landmark" if prepared.uses_landmarks else "exact"
+        self.landmark_indices_ = landmarks
+        self.n_landmarks_ = n_land
         self.cost_matrix_ = cost_cc
         self.mirrored_ = mirrored
         self.embedding_truth_ = truth_points
@@ -462,6 +552,117 @@ class CLEMS(MultiLabelEstimator):
         stress1 = _stress1_from(stress, solver.quadratic(embedding), "CLEMS")
         return embedding, stress, stress1, history
 
+    def _dissimilarity(self, cost: np.ndarray) -> np.ndarray:
+        return np.sqrt(cost) if self.dissimilarity == "sqrt" else cost
+
+    def _place(
+        self,
+        prepared: CandidateCosts,
+        truth_landmarks: np.ndarray,
+        pred_landmarks: np.ndarray,
+        pair_weight: np.ndarray,
+        mirrored: bool,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Landmark path: every other candidate placed against the fixed landmark points.
+
+        The weights are those of the full problem restricted to (candidate, landmark) pairs:
+        ``count_i + count_l`` (frequency) or 1 without mirroring; mirrored, the truth-role
+        point of candidate i meets the landmarks' prediction-role points with weight
+        ``W[i, n + l] = count_i`` (the same for every landmark, so it does not move the point)
+        and its prediction-role point meets their truth-role points with ``W[l, n + i] =
+        count_l``.
+        """
+        landmarks = prepared.landmark_indices
+        n_cand = len(prepared.candidates)
+        others = np.setdiff1d(np.arange(n_cand), landmarks, assume_unique=True)
+        frequency = self.weights == "frequency"
+        # The placement's own stopping rule (a point stops when its Guttman step can gain
+        # less than PLACEMENT_TOL of its sum w delta^2, out_of_sample_smacof) is not SMACOF's
+        # relative rule of ``tol``: measured with 1e-4 (docs/CLEMS.md, "At scale").
+        options = {"max_iter": self.max_iter, "tol": PLACEMENT_TOL}
+        to_delta = self._dissimilarity(prepared.cost_to_landmarks[others])
+        if not mirrored:
+            weights = (
+                pair_weight[others, None] + pair_weight[None, landmarks] if frequency else None
+            )
+            placed, _, n_iter = out_of_sample_smacof(
+                truth_landmarks, to_delta, weights=weights, **options
+            )
+            truth = np.empty((n_cand, truth_landmarks.shape[1]))
+            truth[landmarks], truth[others] = truth_landmarks, placed
+            pred = truth
+        else:
+            from_delta = self._dissimilarity(prepared.cost_from_landmarks[others])
+            placed_truth, _, iter_truth = out_of_sample_smacof(
+                pred_landmarks, to_delta, weights=None, **options
+            )
+            placed_pred, _, iter_pred = out_of_sample_smacof(
+                truth_landmarks,
+                from_delta,
+                weights=pair_weight[None, landmarks] if frequency else None,
+                **options,
+            )
+            n_iter = np.concatenate([iter_truth, iter_pred])
+            truth = np.empty((n_cand, truth_landmarks.shape[1]))
+            pred = np.empty_like(truth)
+            truth[landmarks], truth[others] = truth_landmarks, placed_truth
+            pred[landmarks], pred[others] = pred_landmarks, placed_pred
+        self.n_placement_unconverged_ = int(np.sum(n_iter >= self.max_iter))
+        if self.n_placement_unconverged_:
+            warnings.warn(
+                f"CLEMS (landmark path): the placement of {self.n_placement_unconverged_} of "
+                f"{len(n_iter)} candidate points stopped at max_iter={self.max_iter} updates "
+                f"before its stress decrease fell below tol={self.tol}; raise max_iter.",
+                UserWarning,
+                stacklevel=4,  # user -> _fit_context wrapper -> fit -> _place
+            )
+        return truth, pred
+
+    def _whole_stress(
+        self,
+        prepared: CandidateCosts,
+        truth: np.ndarray,
+        pred: np.ndarray,
+        pair_weight: np.ndarray,
+        mirrored: bool,
+        rng: np.random.RandomState,
+    ) -> tuple[float, float]:
+        """Raw stress and stress-1 over all candidate pairs, block by block of rows.
+
+        With more than ``_STRESS_SAMPLE`` candidates, only the rows of that many randomly drawn
+        candidates are summed and the sums scaled by n / sample: an unbiased estimate of the
+        raw stress and of Σ W d² (stress-1 is their ratio), at O(sample x n) instead of n².
+        The pairs and weights are those of the full problem: all ordered (truth i,
+        prediction j) pairs with ``W = count_i`` (frequency) or 1 when mirrored, the unordered
+        pairs with ``count_i + count_j`` or 1 otherwise.
+        """
+        n = len(prepared.candidates)
+        rows = np.arange(n)
+        if n > _STRESS_SAMPLE:
+            rows = np.sort(rng.choice(n, _STRESS_SAMPLE, replace=False))
+        self.stress_sample_size_ = len(rows)
+        cost_of = _cost_function(self.cost)
+        candidates = _cost_input(prepared.candidates, self.cost)
+        frequency = self.weights == "frequency"
+        raw = scale = 0.0
+        step = max(1, min(_CHUNK_ROWS, (1 << 22) // n))
+        for start in range(0, len(rows), step):
+            block = rows[start : start + step]
+            delta = self._dissimilarity(cost_of(candidates[block], candidates))
+            dist = euclidean_distances(truth[block], pred)
+            if mirrored:
+                w = pair_weight[block, None] if frequency else np.ones((len(block), 1))
+                half = 1.0  # every (truth, prediction) pair is one pair of the 2n objects
+            else:
+                w = pair_weight[block, None] + pair_weight[None, :] if frequency else 1.0
+                half = 0.5  # ordered pairs count each unordered pair twice
+                dist[np.arange(len(block)), block] = 0.0  # the diagonal is no pair
+            raw += half * float(np.sum(w * (delta - dist) ** 2))
+            scale += half * float(np.sum(w * dist**2))
+        factor = n / len(rows)
+        raw, scale = raw * factor, scale * factor
+        return raw, _stress1_from(raw, scale, "CLEMS")
+
     # ------------------------------------------------------------------ predict
     def predict_embedding(self, X) -> np.ndarray:
         """The regressed embedding ``z̃ = g(x)`` of each row (Algorithm 2, step 2).
@@ -495,7 +696,11 @@ class CLEMS(MultiLabelEstimator):
             Row indices into ``candidates_``.
         """
         z = self.predict_embedding(X)
-        return self.decoder_.kneighbors(z, return_distance=False)[:, 0].astype(np.intp)
+        # scikit-learn's brute-force search works through the distances in chunks of this
+        # working memory, so decoding over many candidates stays bounded
+        with config_context(working_memory=_DECODE_MEMORY_MB):
+            nearest = self.decoder_.kneighbors(z, return_distance=False)
+        return nearest[:, 0].astype(np.intp)
 
     def decision_function(self, X) -> np.ndarray:
         """Per-label scores consistent with the nearest-neighbour decoding.
@@ -515,8 +720,10 @@ class CLEMS(MultiLabelEstimator):
         z = self.predict_embedding(X)
         has_label = self.candidates_.astype(bool)
         scores = np.empty((z.shape[0], self.n_labels_))
-        for start in range(0, z.shape[0], _CHUNK_ROWS):
-            dist = cdist(z[start : start + _CHUNK_ROWS], self.embedding_pred_)
+        # rows per block: at most 2**22 distances (32 MB) however many candidates there are
+        step = max(1, min(_CHUNK_ROWS, (1 << 22) // len(self.candidates_)))
+        for start in range(0, z.shape[0], step):
+            dist = cdist(z[start : start + step], self.embedding_pred_)
             farthest = dist.max(axis=1)
             nearest = dist.argmin(axis=1)
             for k in range(self.n_labels_):
@@ -527,7 +734,7 @@ class CLEMS(MultiLabelEstimator):
                 rows = has_label[nearest, k]
                 if rows.any():
                     without_k[rows] = _masked_min(dist[rows], ~has_label[:, k], farthest[rows])
-                scores[start : start + _CHUNK_ROWS, k] = without_k - with_k
+                scores[start : start + step, k] = without_k - with_k
         return self._format_scores(scores)
 
     def explain(self, x_row, n: int = 5) -> CLEMSExplanation:
@@ -563,7 +770,11 @@ class CLEMS(MultiLabelEstimator):
                 "labels": [tuple(np.flatnonzero(self.candidates_[i]).tolist()) for i in nearest],
                 "count": self.candidate_counts_[nearest],
                 "distance": dist[nearest],
-                "cost_if_truth": self.cost_matrix_[nearest, decoded],
+                # from the cost itself: cost_matrix_ holds only the landmarks' pairs at scale
+                "cost_if_truth": _cost_function(self.cost)(
+                    self.candidates_[nearest].astype(np.float64),
+                    self.candidates_[[decoded]].astype(np.float64),
+                )[:, 0],
             }
         )
         return CLEMSExplanation(
@@ -575,21 +786,32 @@ class CLEMS(MultiLabelEstimator):
 
 @dataclass(frozen=True, eq=False)
 class CandidateCosts:
-    """The part of a CLEMS fit that depends only on the training labels, the cost and the cap.
+    """The part of a CLEMS fit that depends only on the training labels, the cost, the cap and
+    the number of landmarks.
 
     Made by :func:`compute_candidate_costs`; pass it to :meth:`CLEMS.fit` to reuse it across
-    changes of M, the regressor or the MDS settings (the cost matrix of ~1,000 candidates and
-    the lowest-cost candidate of every dropped label set are the expensive part to recompute).
+    changes of M, the regressor or the MDS settings (the costs between candidates, the choice
+    of landmarks and the lowest-cost candidate of every dropped label set are the expensive part
+    to recompute).
 
     Attributes
     ----------
     candidates : ndarray of uint8, shape (n_candidates, n_labels)
         The kept label vectors, most frequent first (ties: lexicographic order).
     candidate_counts : ndarray of int, shape (n_candidates,)
-    cost_matrix : ndarray of float64, shape (n_candidates, n_candidates)
-        ``c(truth=candidates[i], prediction=candidates[j])``.
+    landmark_indices : ndarray of intp, shape (n_landmarks,)
+        Candidates embedded by weighted SMACOF: all of them (``arange(n_candidates)``) on the
+        exact path, else the landmarks (see ``CLEMS.n_landmarks``), in the order chosen.
+    cost_matrix : ndarray of float64, shape (n_landmarks, n_landmarks)
+        ``c(truth=candidates[l_i], prediction=candidates[l_j])`` for the landmarks ``l``: every
+        pair of candidates on the exact path.
+    cost_to_landmarks, cost_from_landmarks : ndarray of shape (n_candidates, n_landmarks) or None
+        Landmark path only: ``c(truth=candidates[i], prediction=candidates[l_j])`` and
+        ``c(truth=candidates[l_j], prediction=candidates[i])`` (the same array when the cost is
+        symmetric). None on the exact path.
     symmetric : bool
-        Whether ``cost_matrix`` is symmetric (to 1e-12 relative).
+        Whether the cost is symmetric on the candidates (to 1e-12 relative; on the landmark
+        path over the computed blocks, or by definition for the named costs).
     row_candidate : ndarray of intp, shape (n_samples,)
         For every training row, its candidate, or for a dropped label vector the kept candidate
         with the lowest cost for it (first one on ties).
@@ -599,7 +821,7 @@ class CandidateCosts:
         Share of training rows whose label vector was dropped by the cap.
     labels_digest : str
         Fingerprint of the training label matrix these were computed from.
-    cost, max_candidates
+    cost, max_candidates, n_landmarks
         The settings used.
 
     Examples
@@ -621,14 +843,28 @@ class CandidateCosts:
     labels_digest: str
     cost: str | CostFunction
     max_candidates: int | None
+    landmark_indices: np.ndarray
+    cost_to_landmarks: np.ndarray | None = None
+    cost_from_landmarks: np.ndarray | None = None
+    n_landmarks: int | str | None = "auto"
 
-    def check_matches(self, labels: np.ndarray, cost, max_candidates) -> None:
-        """Raise ValueError unless these were computed for these labels, cost and cap."""
-        if cost != self.cost or max_candidates != self.max_candidates:
+    @property
+    def uses_landmarks(self) -> bool:
+        """Whether landmark CLEMS runs (fewer landmarks than candidates)."""
+        return len(self.landmark_indices) < len(self.candidates)
+
+    def check_matches(self, labels: np.ndarray, cost, max_candidates, n_landmarks="auto") -> None:
+        """Raise ValueError unless these were computed for these labels, cost, cap, landmarks."""
+        if (
+            cost != self.cost
+            or max_candidates != self.max_candidates
+            or n_landmarks != self.n_landmarks
+        ):
             raise ValueError(
                 f"candidate_costs were computed for cost={self.cost!r}, max_candidates="
-                f"{self.max_candidates!r}, but this CLEMS has cost={cost!r}, max_candidates="
-                f"{max_candidates!r}; compute them again with these settings."
+                f"{self.max_candidates!r}, n_landmarks={self.n_landmarks!r}, but this CLEMS has "
+                f"cost={cost!r}, max_candidates={max_candidates!r}, n_landmarks={n_landmarks!r}; "
+                "compute them again with these settings."
             )
         if _labels_digest(labels) != self.labels_digest:
             raise ValueError(
@@ -647,17 +883,47 @@ def _labels_digest(labels: np.ndarray) -> str:
 def _cost_function(cost) -> CostFunction:
     if callable(cost):
         return lambda truth, prediction: np.asarray(cost(truth, prediction), dtype=np.float64)
-    return lambda truth, prediction: _costs.cost_matrix(truth, prediction, cost)
+    return lambda truth, prediction: _candidate_cost_matrix(truth, prediction, cost)
+
+
+def _candidate_cost_matrix(truth: np.ndarray, prediction: np.ndarray, cost: str) -> np.ndarray:
+    """:func:`mlviz.costs.cost_matrix` for CLEMS' own 0/1 float candidate matrices.
+
+    The same formulas (``_cost_from_counts``) without re-validating the label matrices on every
+    block (most of the time of a 16,000 x 64 block), and the counts ``|a ∧ b|`` from a float32
+    product, which is exact for counts below 2^24 and about twice as fast as float64.
+    """
+    truth = np.asarray(truth, dtype=np.float32)  # no copy for the float32 candidates
+    prediction = np.asarray(prediction, dtype=np.float32)
+    return _costs._cost_from_counts(
+        cost,
+        (truth @ prediction.T).astype(np.float64),
+        truth.sum(axis=1, dtype=np.float64)[:, None],
+        prediction.sum(axis=1, dtype=np.float64)[None, :],
+        truth.shape[1],
+    )
+
+
+def _cost_input(candidates: np.ndarray, cost) -> np.ndarray:
+    # a callable cost receives float64 0/1 matrices (documented); the named costs take float32
+    return candidates.astype(np.float64 if callable(cost) else np.float32)
 
 
 def compute_candidate_costs(
-    Y, cost: str | CostFunction = "f1", *, max_candidates: int | None = DEFAULT_MAX_CANDIDATES
+    Y,
+    cost: str | CostFunction = "f1",
+    *,
+    max_candidates: int | None = DEFAULT_MAX_CANDIDATES,
+    n_landmarks: int | str | None = "auto",
 ) -> CandidateCosts:
-    """Candidates (paper §3.4), their cost matrix and each training row's candidate.
+    """Candidates (paper §3.4), their costs and each training row's candidate.
 
     Distinct label vectors are counted on packed bits (:func:`mlviz.stats.unique_rows`); the
-    ``max_candidates`` most frequent are kept; the lowest-cost kept candidate of every dropped
-    label vector is found block by block (never the whole dropped x kept matrix).
+    ``max_candidates`` most frequent are kept (all by default); the lowest-cost kept candidate
+    of every dropped label vector is found block by block (never the whole dropped x kept
+    matrix). On the exact path the n x n cost matrix of the candidates is computed; on the
+    landmark path (``n_landmarks``) the landmarks are chosen and only the n x n_landmarks
+    blocks of costs are computed, a batch of landmarks at a time.
 
     Parameters
     ----------
@@ -667,6 +933,8 @@ def compute_candidate_costs(
         As :class:`CLEMS`' ``cost``.
     max_candidates : int or None, default=DEFAULT_MAX_CANDIDATES
         As :class:`CLEMS`' ``max_candidates``.
+    n_landmarks : int, "auto" or None, default="auto"
+        As :class:`CLEMS`' ``n_landmarks``.
 
     Returns
     -------
@@ -692,10 +960,35 @@ def compute_candidate_costs(
         or max_candidates < 1
     ):
         raise ValueError(f"max_candidates must be an integer >= 1 or None; got {max_candidates!r}.")
-    return _candidate_costs(check_label_matrix(Y).astype(np.uint8), cost, max_candidates)
+    if not (
+        n_landmarks is None
+        or n_landmarks == "auto"
+        or (
+            isinstance(n_landmarks, Integral)
+            and not isinstance(n_landmarks, bool)
+            and n_landmarks >= 2
+        )
+    ):
+        raise ValueError(
+            f"n_landmarks must be an integer >= 2, 'auto' or None; got {n_landmarks!r}."
+        )
+    return _candidate_costs(
+        check_label_matrix(Y).astype(np.uint8), cost, max_candidates, n_landmarks
+    )
 
 
-def _candidate_costs(labels: np.ndarray, cost, max_candidates: int | None) -> CandidateCosts:
+def _landmark_count(n_candidates: int, n_landmarks) -> int:
+    """How many candidates weighted SMACOF embeds; n_candidates means the exact path."""
+    if n_landmarks is None:
+        return n_candidates
+    if n_landmarks == "auto":
+        return n_candidates if n_candidates <= EXACT_MAX_CANDIDATES else AUTO_N_LANDMARKS
+    return min(int(n_landmarks), n_candidates)
+
+
+def _candidate_costs(
+    labels: np.ndarray, cost, max_candidates: int | None, n_landmarks="auto"
+) -> CandidateCosts:
     cost_of = _cost_function(cost)
     distinct, counts, row_to_distinct = unique_rows(labels, return_inverse=True)
     # unique_rows sorts lexicographically; a stable sort on -count keeps that as tie-break.
@@ -703,10 +996,21 @@ def _candidate_costs(labels: np.ndarray, cost, max_candidates: int | None) -> Ca
     n_keep = len(order) if max_candidates is None else min(len(order), max_candidates)
     kept, dropped = order[:n_keep], order[n_keep:]
     candidates = distinct[kept]
-    candidates_float = candidates.astype(np.float64)
-    cost_cc = cost_of(candidates_float, candidates_float)
-    _check_cost_matrix(cost_cc, cost)
-    asymmetry = float(np.max(np.abs(cost_cc - cost_cc.T)))
+    candidates_float = _cost_input(candidates, cost)
+    n_land = _landmark_count(n_keep, n_landmarks)
+    cost_to = cost_from = None
+    if n_land >= n_keep:
+        landmarks = np.arange(n_keep)
+        cost_cc = cost_of(candidates_float, candidates_float)
+        _check_cost_matrix(cost_cc, cost)
+        asymmetry = float(np.max(np.abs(cost_cc - cost_cc.T)))
+        symmetric = asymmetry <= 1e-12 * max(float(cost_cc.max()), 1.0)
+    else:
+        landmarks, cost_to, cost_from, symmetric = _choose_landmarks(
+            candidates_float, n_land, cost_of, cost
+        )
+        cost_cc = cost_to[landmarks]
+        _check_cost_matrix(cost_cc, cost)
     distinct_to_candidate = np.empty(len(distinct), dtype=np.intp)
     distinct_to_candidate[kept] = np.arange(n_keep)
     for start in range(0, len(dropped), _CHUNK_ROWS):
@@ -717,14 +1021,103 @@ def _candidate_costs(labels: np.ndarray, cost, max_candidates: int | None) -> Ca
         candidates=candidates,
         candidate_counts=counts[kept],
         cost_matrix=cost_cc,
-        symmetric=asymmetry <= 1e-12 * max(float(cost_cc.max()), 1.0),
+        symmetric=symmetric,
         row_candidate=distinct_to_candidate[row_to_distinct],
         n_label_sets=len(distinct),
         dropped_share=float(counts[dropped].sum() / max(1, labels.shape[0])),
         labels_digest=_labels_digest(labels),
         cost=cost,
         max_candidates=max_candidates,
+        landmark_indices=landmarks,
+        cost_to_landmarks=cost_to,
+        cost_from_landmarks=cost_from,
+        n_landmarks=n_landmarks,
     )
+
+
+def _choose_landmarks(
+    candidates: np.ndarray, n_landmarks: int, cost_of: CostFunction, cost
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Landmarks: the most frequent candidates, then farthest-point sampling in cost space.
+
+    ``candidates`` are sorted most frequent first, so the first
+    ``ceil(_FREQUENT_LANDMARK_SHARE * n_landmarks)`` are taken as they are: with frequency
+    weights the pairs of the frequent label sets dominate the stress, and most training rows
+    are regressed to them, so they are embedded among themselves exactly as by the full
+    SMACOF. The others are added by farthest-point sampling on the symmetrised cost
+    ``(c(a, b) + c(b, a)) / 2``: each new landmark is the candidate whose cheapest landmark is
+    the most expensive, which keeps every candidate close to some landmark (a 2-approximation
+    of the smallest covering radius; Gonzalez, 1985), so no region of the label space is placed
+    from far away. The sampling is exact but evaluated lazily: a batch of up to
+    ``_FPS_BATCH`` picks is made from a pool of the farthest candidates as long as the pick
+    provably beats every candidate outside the pool, then the costs of all candidates to the
+    batch are computed in one call.
+
+    Returns the landmark indices (selection order), the cost blocks to and from the landmarks
+    (n x n_landmarks, the same array for a symmetric cost) and whether the cost is symmetric.
+    """
+    n = len(candidates)
+    known_symmetric = (not callable(cost)) and _costs.is_symmetric(cost)
+    cost_to = np.empty((n, n_landmarks))
+    cost_from = cost_to if known_symmetric else np.empty((n, n_landmarks))
+    symmetric = True
+
+    def add(indices: np.ndarray, filled: int) -> np.ndarray:
+        nonlocal symmetric
+        block_to = cost_of(candidates, candidates[indices])
+        _check_cost_block(block_to, cost, (n, len(indices)))
+        cost_to[:, filled : filled + len(indices)] = block_to
+        if known_symmetric:
+            return block_to
+        block_from = cost_of(candidates[indices], candidates).T
+        _check_cost_block(block_from, cost, (n, len(indices)))
+        cost_from[:, filled : filled + len(indices)] = block_from
+        tolerance = 1e-12 * max(float(block_to.max()), 1.0)
+        symmetric = symmetric and float(np.max(np.abs(block_to - block_from))) <= tolerance
+        return 0.5 * (block_to + block_from)
+
+    n_frequent = max(1, int(np.ceil(_FREQUENT_LANDMARK_SHARE * n_landmarks)))
+    chosen = list(range(n_frequent))
+    nearest = add(np.arange(n_frequent), 0).min(axis=1)
+    nearest[chosen] = -np.inf
+    while len(chosen) < n_landmarks:
+        batch = min(_FPS_BATCH, n_landmarks - len(chosen))
+        n_pool = min(n - len(chosen), 4 * batch)
+        pool = np.argpartition(-nearest, n_pool - 1)[:n_pool]
+        outside = np.ones(n, dtype=bool)
+        outside[pool] = False
+        bound = float(nearest[outside].max()) if outside.any() else -np.inf
+        pool_float = candidates[pool]
+        pool_cost = cost_of(pool_float, pool_float)
+        pool_cost = 0.5 * (pool_cost + pool_cost.T)
+        pool_nearest = nearest[pool].copy()
+        picks: list[int] = []
+        while len(picks) < batch:
+            k = int(np.argmax(pool_nearest))
+            # an outside candidate's nearest cost can only have dropped since the bound was
+            # taken, so the pick is the exact farthest point only while it beats the bound
+            if picks and pool_nearest[k] < bound:
+                break
+            picks.append(k)
+            pool_nearest = np.minimum(pool_nearest, pool_cost[:, k])
+            pool_nearest[picks] = -np.inf
+        new = pool[picks]
+        block = add(new, len(chosen))
+        chosen.extend(new.tolist())
+        nearest = np.minimum(nearest, block.min(axis=1))
+        nearest[chosen] = -np.inf
+    return np.asarray(chosen, dtype=np.intp), cost_to, cost_from, symmetric
+
+
+def _check_cost_block(block: np.ndarray, cost, shape: tuple[int, int]) -> None:
+    name = getattr(cost, "__name__", repr(cost))
+    if block.shape != shape:
+        raise ValueError(
+            f"cost function {name} must return a ({shape[0]}, {shape[1]}) matrix for "
+            f"{shape[0]} truth and {shape[1]} predicted label vectors; got shape {block.shape}."
+        )
+    if not np.all(np.isfinite(block)) or np.any(block < 0):
+        raise ValueError(f"cost function {name} must return finite, non-negative costs.")
 
 
 def _check_cost_matrix(matrix: np.ndarray, cost) -> None:

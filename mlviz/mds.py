@@ -27,7 +27,7 @@ Any other connected weight matrix uses the dense pseudo-inverse, computed once p
 Classical MDS (:func:`classical_mds`, SMACOF's start in CLEMS, the hypercube projection) is
 scikit-learn's :class:`~sklearn.manifold.ClassicalMDS` (``metric="precomputed"``, added in
 scikit-learn 1.8, the minimum in ``pyproject.toml``) when more than a fifth of the spectrum is
-wanted, as for CLEMS' start at M = K on its default 1,000 candidates: a full ``eigh`` is the
+wanted, as for CLEMS' start at M = K on up to 2,500 candidates: a full ``eigh`` is the
 right solver there, and ClassicalMDS runs one (LAPACK's MRRR driver, 15-20 % slower than the
 divide-and-conquer one used before). ClassicalMDS always decomposes the whole n x n matrix,
 so for fewer components the truncated solvers of :func:`_top_eigenpairs` (ARPACK, or MRRR on
@@ -54,7 +54,13 @@ from sklearn.utils.extmath import svd_flip
 
 from mlviz._compat import Interval, validate_params
 
-__all__ = ["classical_mds", "kruskal_stress1", "landmark_mds", "weighted_smacof"]
+__all__ = [
+    "classical_mds",
+    "kruskal_stress1",
+    "landmark_mds",
+    "out_of_sample_smacof",
+    "weighted_smacof",
+]
 
 # Below this size a dense partial eigendecomposition is cheap and never fails to converge.
 _DENSE_EIGH_MAX = 400
@@ -796,3 +802,256 @@ def _check_square(matrix, name: str) -> np.ndarray:
             f"{m[j, i]!r}. For an asymmetric cost use the mirroring trick (mlviz.CLEMS does)."
         )
     return 0.5 * (m + m.T)
+
+
+# ---------------------------------------------------------------- out-of-sample placement
+# Points placed at a time by out_of_sample_smacof: bounds its (chunk x landmarks) work arrays.
+_OOS_CHUNK = 2048
+
+
+@validate_params(
+    {
+        "landmarks": ["array-like"],
+        "dissimilarities": ["array-like"],
+        "weights": ["array-like", None],
+        "init": ["array-like", None],
+        "max_iter": _POSITIVE_INT,
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "relaxation": [Interval(Real, 0, 1, closed="both")],
+    },
+    prefer_skip_nested_validation=True,
+)
+def out_of_sample_smacof(
+    landmarks: np.ndarray,
+    dissimilarities: np.ndarray,
+    *,
+    weights: np.ndarray | None = None,
+    init: np.ndarray | None = None,
+    max_iter: int = 300,
+    tol: float = 1e-6,
+    relaxation: float = 0.9,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Place new points against fixed landmark points by minimising each point's weighted stress.
+
+    For every new point a, independently,
+
+    .. math:: \\sigma_a(z) = \\sum_j w_{aj} (\\lVert z - y_j \\rVert - \\delta_{aj})^2
+
+    over the landmark points :math:`y_j`, which do not move (the out-of-sample problem of
+    Trosset & Priebe, 2008, solved by majorisation as in Borg & Groenen §8.6 with one free
+    point). The Guttman update for one point is
+
+    .. math:: z \\leftarrow \\frac{1}{\\sum_j w_{aj}} \\sum_j w_{aj}
+              \\Big(y_j + \\delta_{aj} \\frac{z - y_j}{\\lVert z - y_j \\rVert}\\Big)
+
+    (the term of a landmark at distance 0 is :math:`y_j`, SMACOF's convention), which never
+    increases :math:`\\sigma_a`. As in :func:`weighted_smacof` the step may be over-relaxed,
+    :math:`z \\leftarrow \\Gamma + r(\\Gamma - z)`; here both steps are evaluated and each
+    point keeps the one with the lower stress, so every point's stress is non-increasing. On
+    CLEMS placements (4,000 delicious-shaped label sets, 1,000 landmarks) this reached the
+    lowest stress for every cost: keeping the relaxed step whenever it did not raise the
+    stress left rank-loss placements at up to 3.4x the stress of the plain iteration, while
+    the plain iteration alone left F1 placements at 25x that of the relaxed one.
+
+    **Start.** Unless ``init`` is given, each point starts at the least-squares triangulation
+    of its squared dissimilarities against the landmarks (de Silva & Tenenbaum's landmark MDS
+    formula ``z = -1/2 Y_c^+ (δ_a² - mean δ² - (|y_j|² - mean |y|²))`` with ``Y_c`` the centred
+    landmarks, valid for any landmark configuration): a point whose dissimilarities are the
+    exact distances to some position in the landmarks' affine hull starts, and stays, there.
+    Points are iterated in the landmarks' affine hull (an orthonormal basis of rank
+    ``r <= min(M, n_landmarks - 1)``), where the update keeps any point that starts in it, so
+    the work is O(n n_landmarks r) per iteration even when M is large.
+
+    **Stopping.** Each point stops on its own, after the update in which its plain Guttman
+    step Γ − z guaranteed a decrease :math:`\\sum_j w_{aj} \\lVert \\Gamma - z \\rVert^2` below
+    ``tol`` times :math:`\\sum_j w_{aj}\\delta_{aj}^2` (its stress if every distance were zero;
+    the scale of :func:`weighted_smacof`'s rule). Since Γ − z is the gradient step
+    :math:`-\\nabla\\sigma_a(z) / (2 \\sum_j w_{aj})`, this is a stationarity test; the realised
+    decrease of a relaxed step is not one (an overshooting step can gain little far from the
+    optimum). It also stops when its stress reaches zero, or after ``max_iter`` updates.
+    Points are processed in chunks of 2,048, so memory is O(2048 n_landmarks) besides the
+    inputs and the result.
+
+    Parameters
+    ----------
+    landmarks : ndarray of shape (n_landmarks, M)
+        The fixed landmark points.
+    dissimilarities : ndarray of shape (n_points, n_landmarks)
+        Target dissimilarity of every new point to every landmark: finite, non-negative.
+    weights : array-like broadcastable to (n_points, n_landmarks), optional
+        Non-negative pair weights (default 1); each point needs a positive weight to at least
+        one landmark. A (n_points, 1) column or a (n_landmarks,) row is expanded chunk by
+        chunk, never to the whole matrix.
+    init : ndarray of shape (n_points, M), optional
+        Starting positions (default: the triangulation above). A start outside the
+        landmarks' affine hull is iterated in all M dimensions.
+    max_iter : int, default=300
+        Maximum updates per point.
+    tol : float, default=1e-6
+        Relative stopping tolerance (see Stopping).
+    relaxation : float in [0, 1], default=0.9
+        Over-relaxation factor; 0 is the plain Guttman update.
+
+    Returns
+    -------
+    embedding : ndarray of shape (n_points, M)
+    stress : ndarray of shape (n_points,)
+        Each point's final :math:`\\sigma_a`.
+    n_iter : ndarray of int, shape (n_points,)
+        Updates made for each point (``max_iter`` for a point that did not meet ``tol``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.spatial.distance import cdist
+    >>> from mlviz.mds import out_of_sample_smacof
+    >>> landmarks = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 3.0]])
+    >>> delta = cdist([[1.0, 1.0]], landmarks)  # realisable: the point (1, 1)
+    >>> placed, stress, n_iter = out_of_sample_smacof(landmarks, delta, tol=0.0, max_iter=200)
+    >>> np.round(placed, 6).tolist(), bool(stress[0] < 1e-12)
+    ([[1.0, 1.0]], True)
+    """
+    points = np.asarray(landmarks, dtype=np.float64)
+    delta = np.asarray(dissimilarities, dtype=np.float64)
+    if points.ndim != 2 or points.shape[0] < 1:
+        raise ValueError(f"landmarks must be a (n_landmarks, M) array; got shape {points.shape}.")
+    n_landmarks, n_dims = points.shape
+    if delta.ndim != 2 or delta.shape[1] != n_landmarks:
+        raise ValueError(
+            f"dissimilarities must have shape (n_points, {n_landmarks}) (one column per "
+            f"landmark); got shape {delta.shape}."
+        )
+    if not (np.all(np.isfinite(points)) and np.all(np.isfinite(delta))) or np.any(delta < 0):
+        raise ValueError("landmarks and dissimilarities must be finite; dissimilarities >= 0.")
+    n_points = delta.shape[0]
+    w = np.broadcast_to(
+        np.ones(1) if weights is None else np.asarray(weights, dtype=np.float64),
+        delta.shape,
+    )
+    if weights is not None:
+        w_arr = np.asarray(weights, dtype=np.float64)
+        if not np.all(np.isfinite(w_arr)) or np.any(w_arr < 0):
+            raise ValueError("weights must be finite and non-negative.")
+
+    centre = points.mean(axis=0)
+    # Orthonormal basis of the landmarks' affine hull: the Guttman update of a point inside it
+    # is a combination of landmark positions and the point itself, so it never leaves it.
+    _, singular, vt = np.linalg.svd(points - centre, full_matrices=False)
+    rank = int(np.sum(singular > 1e-10 * max(float(singular[0]) if singular.size else 0, 1e-300)))
+    basis = vt[:rank].T  # (M, r)
+    hull = (points - centre) @ basis  # landmark coordinates in the hull, (n_landmarks, r)
+    if init is None:
+        start = _triangulate(hull, delta, singular[:rank], vt[:rank], points - centre)
+        work_points, to_full = hull, basis
+    else:
+        start = np.asarray(init, dtype=np.float64)
+        if start.shape != (n_points, n_dims) or not np.all(np.isfinite(start)):
+            raise ValueError(
+                f"init must be a finite array of shape ({n_points}, {n_dims}); got {start.shape}."
+            )
+        start = start - centre
+        residual = start - (start @ basis) @ basis.T
+        if np.allclose(residual, 0.0, atol=1e-12 * max(1.0, float(np.abs(start).max()))):
+            start = start @ basis
+            work_points, to_full = hull, basis
+        else:  # off the hull: iterate in all M dimensions
+            work_points, to_full = points - centre, None
+
+    placed = np.empty((n_points, work_points.shape[1]))
+    stress = np.empty(n_points)
+    n_iter = np.zeros(n_points, dtype=np.intp)
+    for lo in range(0, n_points, _OOS_CHUNK):
+        hi = min(lo + _OOS_CHUNK, n_points)
+        placed[lo:hi], stress[lo:hi], n_iter[lo:hi] = _place_chunk(
+            work_points,
+            delta[lo:hi],
+            np.array(w[lo:hi]),
+            start[lo:hi],
+            max_iter,
+            tol,
+            relaxation,
+        )
+    embedding = (placed @ to_full.T if to_full is not None else placed) + centre
+    return embedding, stress, n_iter
+
+
+def _triangulate(
+    hull: np.ndarray,
+    delta: np.ndarray,
+    singular: np.ndarray,
+    vt: np.ndarray,
+    centred: np.ndarray,
+) -> np.ndarray:
+    """Least-squares position from squared dissimilarities, in hull coordinates."""
+    squared_norms = np.einsum("ij,ij->i", centred, centred)
+    rhs = -0.5 * (delta**2 - (delta**2).mean(axis=1, keepdims=True))
+    rhs += 0.5 * (squared_norms - squared_norms.mean())[None, :]
+    # centred = U S Vt, so in hull coordinates (centred @ Vt.T = U S) the pseudo-inverse is
+    # S^-1 U^T = (U S)^T / S^2: z = rhs @ hull / S^2.
+    if singular.size == 0:
+        return np.zeros((delta.shape[0], 0))
+    return (rhs @ hull) / singular**2
+
+
+def _place_chunk(
+    points: np.ndarray,
+    delta: np.ndarray,
+    w: np.ndarray,
+    start: np.ndarray,
+    max_iter: int,
+    tol: float,
+    relaxation: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-point majorisation for one chunk; see out_of_sample_smacof."""
+    weight_sum = w.sum(axis=1)
+    if np.any(weight_sum <= 0):
+        i = int(np.flatnonzero(weight_sum <= 0)[0])
+        raise ValueError(
+            f"out_of_sample_smacof: point {i} of a chunk has no positive weight to any "
+            "landmark, so its position is undetermined."
+        )
+    weighted_delta = w * delta
+    weighted_points = w @ points  # Σ_j w_aj y_j
+    scale = np.einsum("ij,ij->i", weighted_delta, delta)  # Σ_j w δ²: stress at zero distances
+
+    def point_stress(z: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        dist = euclidean_distances(z, points)
+        return np.einsum("ij,ij->i", w[rows], (delta[rows] - dist) ** 2), dist
+
+    z = start.copy()
+    all_rows = np.arange(len(z))
+    stress, dist = point_stress(z, all_rows)
+    n_iter = np.zeros(len(z), dtype=np.intp)
+    active = all_rows[stress > 1e-14 * scale]
+    dist = dist[stress > 1e-14 * scale]
+    for _ in range(max_iter):
+        if active.size == 0:
+            break
+        ratio = np.zeros_like(dist)
+        np.divide(weighted_delta[active], dist, out=ratio, where=dist > 0)
+        guttman = (
+            weighted_points[active] + ratio.sum(axis=1, keepdims=True) * z[active] - ratio @ points
+        ) / weight_sum[active, None]
+        candidate = guttman + relaxation * (guttman - z[active]) if relaxation else guttman
+        new_stress, new_dist = point_stress(candidate, active)
+        if relaxation:
+            # The majorisation guarantee holds for the plain Guttman step only, and a relaxed
+            # step that lowers the stress less than the plain one can lead into a worse basin
+            # (measured on rank-loss placements), so each point keeps the better of the two.
+            plain_stress, plain_dist = point_stress(guttman, active)
+            better = plain_stress <= new_stress
+            candidate[better] = guttman[better]
+            new_stress[better], new_dist[better] = plain_stress[better], plain_dist[better]
+        # Stationarity, not the realised decrease: the plain Guttman step is the gradient step
+        # Γ - z = -∇σ(z) / (2 Σw) and lowers σ by at least Σw |Γ - z|² (majorisation), so a
+        # point stops once that guaranteed decrease is below tol * Σ w δ². A relaxed step's
+        # own decrease can be small while the point is still far from stationary (it
+        # overshoots), which stopped rank-loss placements early at 1.7x the stress.
+        guaranteed = weight_sum[active] * np.einsum(
+            "ij,ij->i", guttman - z[active], guttman - z[active]
+        )
+        z[active], stress[active] = candidate, new_stress
+        n_iter[active] += 1
+        going = (guaranteed >= tol * scale[active]) & (new_stress > 1e-14 * scale[active])
+        active, dist = active[going], new_dist[going]
+    return z, stress, n_iter

@@ -91,6 +91,15 @@ class Method:
     in_dimension_sweep : bool
         Offered in the Compare page's metric-against-dimension sweep (a cross-validation per
         dimension: the methods whose fit is quick enough to repeat, and CLEMS).
+
+    Examples
+    --------
+    >>> from mlviz.methods import METHODS
+    >>> plst = METHODS["PLST"]
+    >>> plst.symbol, plst.runs_on(500), plst.runs_on(5000)
+    ('M', True, False)
+    >>> plst.make(M=3, k=10).n_components  # settings PLST does not take are ignored
+    3
     """
 
     name: str
@@ -171,7 +180,7 @@ def _clems(M: int = 2, cost: str = "f1", regressor=None, max_candidates: int | N
     from mlviz.clems import CLEMS
 
     options: dict[str, Any] = {"regressor": regressor} if regressor is not None else {}
-    if max_candidates is not None:  # None: CLEMS's own default cap
+    if max_candidates is not None:  # None: CLEMS's own default (every label set)
         options["max_candidates"] = max_candidates
     return CLEMS(n_components=M, cost=cost, random_state=0, **options)
 

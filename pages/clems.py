@@ -7,7 +7,7 @@ import streamlit as st
 from scipy.spatial.distance import cdist
 from sklearn.ensemble import RandomForestRegressor
 
-from mlviz.clems import DEFAULT_MAX_CANDIDATES, compute_candidate_costs
+from mlviz.clems import EXACT_MAX_CANDIDATES, compute_candidate_costs
 from mlviz.costs import cost_matrix
 from mlviz.figures import clems as figures
 from mlviz.figures import tail as tail_figures
@@ -60,20 +60,24 @@ regressor_name = links.bound(
 
 
 n_label_sets = distinct_labelsets(split.Y_train)
-max_candidates = int(
+kept_sets = int(
     st.number_input(
         "Label sets kept as candidates (most frequent first)",
         min_value=1,
         max_value=n_label_sets,
-        value=min(DEFAULT_MAX_CANDIDATES, n_label_sets),
+        value=n_label_sets,
         step=100,
         key="clems_max_candidates",
-        help=f"The paper embeds every distinct training label set ({n_label_sets:,} here): type "
-        f"{n_label_sets:,} to do so. Memory and time grow with the square of this number. The "
-        "training rows of a dropped set are regressed towards its lowest-cost kept candidate, "
-        "and only kept sets can be predicted.",
+        help=f"The paper embeds every distinct training label set ({n_label_sets:,} here), the "
+        f"default. Above {EXACT_MAX_CANDIDATES:,} candidates CLEMS embeds landmark sets exactly "
+        "and places the others against them (landmark CLEMS), so time and memory grow "
+        "linearly, not with the square. A smaller number drops the rarest sets: the training "
+        "rows of a dropped set are regressed towards its lowest-cost kept candidate, and only "
+        "kept sets can be predicted.",
     )
 )
+# None: no cap (the library's default), so the cached candidate costs match a default CLEMS
+max_candidates = None if kept_sets >= n_label_sets else kept_sets
 
 
 def candidate_costs_of(cost: str, max_candidates: int):
@@ -86,8 +90,8 @@ candidate_costs = fitting.compute(
     candidate_costs_of,
     {"cost": cost, "max_candidates": max_candidates},
     label="Candidate costs",
-    spinner=f"Cost between every pair of the {max_candidates:,} candidate label sets (once per "
-    "cost and cap; every M and regressor reuses it)…",
+    spinner=f"Costs between the {kept_sets:,} candidate label sets (once per cost and cap; "
+    "every M and regressor reuses them)…",
 )
 if candidate_costs is None:
     st.stop()
@@ -111,9 +115,12 @@ def test_scores(model) -> dict[str, float]:
 
 
 def embedded_distances(model) -> np.ndarray:
-    """Every truth-to-prediction distance, for the Shepard diagram (once per fit)."""
+    """Every truth-to-prediction distance between the candidates of ``cost_matrix_`` (all of
+    them, or the landmarks of landmark CLEMS), for the Shepard diagram (once per fit)."""
+    shown = model.landmark_indices_
     return cdist(
-        model.embedding_truth_, model.embedding_pred_ if model.mirrored_ else model.embedding_truth_
+        model.embedding_truth_[shown],
+        (model.embedding_pred_ if model.mirrored_ else model.embedding_truth_)[shown],
     )
 
 
@@ -173,6 +180,29 @@ else:
     st.caption(
         f"Candidates: all {model.n_label_sets_:,} distinct training label sets, as in the paper."
     )
+if model.embedding_method_ == "landmark":
+    st.caption(
+        f"Landmark CLEMS (a scalable approximation, not the paper's exact MDS): "
+        f"{model.n_landmarks_:,} landmark sets (the most frequent quarter, the rest spread "
+        f"out in cost space) are embedded by weighted SMACOF; the other "
+        f"{len(model.candidates_) - model.n_landmarks_:,} are each placed against the fixed "
+        "landmarks by minimising their own stress, so they fit the landmarks better than each "
+        "other (in few dimensions much worse than an exact embedding). Every candidate can be "
+        "predicted. Stress-1 "
+        + (
+            "is over all pairs of candidates."
+            if model.stress_sample_size_ == len(model.candidates_)
+            else f"is estimated from the pairs of {model.stress_sample_size_:,} random candidates "
+            "with all candidates."
+        )
+    )
+    if model.stress1_ > 0.2:
+        st.warning(
+            f"Stress-1 is {model.stress1_:.2f} for the whole embedding (0.2 is poor): in M = "
+            f"{M} dimensions the placed label sets fit the landmarks but not each other, so "
+            "distances between placed sets in this picture are unreliable. A larger M (the "
+            "paper uses M = K) embeds them far better."
+        )
 
 st.subheader("Tail labels: how often CLEMS decodes each label, against the truth")
 threshold = experiment.tail_threshold()
@@ -235,22 +265,32 @@ def instance_view() -> None:
             "red rings are the nearest prediction-role points, the first one is the decoded set."
         )
     with right:
+        landmarks_only = model.embedding_method_ == "landmark"
         export.chart(
             figures.shepard_figure(
                 model.cost_matrix_,
                 distances,
-                model.stress1_,
+                model.landmark_stress1_ if landmarks_only else model.stress1_,
                 dissimilarity=model.dissimilarity,
                 mirrored=model.mirrored_,
-                labelset_text=texts,
+                labelset_text=[texts[i] for i in model.landmark_indices_],
                 stress_name="stress-1",
             ),
             key="clems_shepard",
         )
         st.caption(
-            "Shepard diagram: every pair of candidates, target dissimilarity against embedded "
+            (
+                f"Shepard diagram: every pair of the {model.n_landmarks_:,} landmark candidates "
+                f"(stress-1 {model.landmark_stress1_:.3f} among them; the n × n costs of all "
+                "candidates are never computed), "
+                if landmarks_only
+                else "Shepard diagram: every pair of candidates, "
+            )
+            + "target dissimilarity against embedded "
             f"distance in M = {M} dimensions. Points on the diagonal are embedded faithfully; "
-            f"Kruskal stress-1 = {model.stress1_:.3f} here (0 is exact, 0.1 fair, 0.2 poor)."
+            f"Kruskal stress-1 = {model.stress1_:.3f} "
+            + ("for the whole embedding " if landmarks_only else "here ")
+            + "(0 is exact, 0.1 fair, 0.2 poor)."
             + (
                 " With the Hamming cost and M = K the square-root dissimilarity embeds exactly."
                 if cost == "hamming" and M == L

@@ -89,16 +89,25 @@ def test_hypercube_draws_the_capped_vertices_and_says_so_on_the_figure(long_tail
     assert "most frequent" in figure_titles(at)[0]
 
 
-def test_clems_states_its_candidate_cap_and_what_it_drops(long_tailed):
+def test_clems_keeps_every_label_set_states_landmarks_and_an_optional_cap(long_tailed):
+    # issue 22: no cap by default; above EXACT_MAX_CANDIDATES the landmark approximation runs
+    # and the page says so; a cap typed in is stated with what it drops
+    from mlviz.clems import EXACT_MAX_CANDIDATES
+
     at = page_app("clems.py", long_tailed)
     assert_clean(at, "clems")
     cap = at.number_input(key="clems_max_candidates")
     assert cap.label == "Label sets kept as candidates (most frequent first)"
-    assert cap.value == 1_000
     metric = next(m for m in at.metric if m.label == "Candidate label sets")
     kept, total = (int(v.replace(",", "")) for v in metric.value.split(" of "))
-    assert kept == 1_000 and total > kept
-    assert f"The {total - kept:,} dropped sets carry" in page_text(at)
+    assert kept == total == cap.value > EXACT_MAX_CANDIDATES
+    assert f"Candidates: all {total:,} distinct training label sets" in page_text(at)
+    assert "Landmark CLEMS (a scalable approximation" in page_text(at)
+    assert "dropped" not in page_text(at)
+    cap.set_value(1_000).run()
+    assert_clean(at, "clems, 1,000 candidates")
+    assert f"The {total - 1_000:,} dropped sets carry" in page_text(at)
+    assert "Landmark CLEMS" not in page_text(at)  # 1,000 candidates: the exact path
 
 
 # ------------------------------------------------- what is computed once and reused

@@ -348,11 +348,12 @@ def test_no_cap_and_a_cap_above_the_label_sets_agree_and_the_cap_is_visible():
     assert capped.dropped_share_ == pytest.approx(1 - kept / len(Y))
 
 
-def test_default_cap_is_documented_and_one_setting_from_the_paper():
+def test_default_keeps_every_label_set_and_the_cap_is_optional():
+    # issue 22: every distinct training label set is a candidate by default (paper §3.4)
     from mlviz.clems import DEFAULT_MAX_CANDIDATES
 
-    assert CLEMS().max_candidates == DEFAULT_MAX_CANDIDATES == 1000
-    assert "None keeps all" in CLEMS.__doc__
+    assert CLEMS().max_candidates is DEFAULT_MAX_CANDIDATES is None
+    assert "None (the default, the paper's §3.4) keeps every" in CLEMS.__doc__
 
 
 def test_candidate_costs_are_reused_across_m_and_regressor():
@@ -360,7 +361,7 @@ def test_candidate_costs_are_reused_across_m_and_regressor():
 
     Y = _labels(seed=9)
     X = Y + np.random.default_rng(9).normal(scale=0.4, size=Y.shape)
-    shared = compute_candidate_costs(Y, "f1", max_candidates=1000)
+    shared = compute_candidate_costs(Y, "f1")  # the defaults: no cap, n_landmarks="auto"
     for m, regressor in [(2, None), (4, None), (4, Ridge(alpha=3.0))]:
         fresh = CLEMS(n_components=m, regressor=regressor, random_state=0).fit(X, Y)
         reused = CLEMS(n_components=m, regressor=regressor, random_state=0).fit(
@@ -428,3 +429,203 @@ def test_decision_function_equals_its_definition_label_by_label():
         ]
     )
     np.testing.assert_array_equal(clems.decision_function(X), expected)
+
+
+# ------------------------------------------------------------ landmark CLEMS (issue 22)
+
+
+def _long_tailed_split(seed: int = 0):
+    # ~580 distinct training label sets over 40 labels, a long tail like bibtex's
+    from mlviz.synthetic import make_long_tailed
+
+    data = make_long_tailed(
+        n_samples=1500,
+        n_features=200,
+        n_labels=40,
+        cardinality=2.5,
+        tail_exponent=1.2,
+        random_state=seed,
+    )
+    return data.X[:1050], data.X[1050:], data.Y[:1050], data.Y[1050:]
+
+
+@pytest.mark.parametrize(
+    "cost,stress_ratio,cost_ratio",
+    [
+        # margins from data seeds 0-2 of this set (this one is seed 0), with SMACOF's relative
+        # stopping rule: with a quarter of the candidates as landmarks the test cost was
+        # 1.01-1.03x the exact one for F1 and 0.98-1.00x for rank loss; stress-1 1.37-1.53x
+        # (F1) and 1.17-1.24x (rank loss) the exact embedding's
+        ("f1", 1.75, 1.05),
+        ("rank_loss", 1.4, 1.05),
+    ],
+)
+def test_landmark_clems_is_within_a_margin_of_the_exact_embedding(cost, stress_ratio, cost_ratio):
+    X_tr, X_te, Y_tr, Y_te = _long_tailed_split()
+    exact = CLEMS(cost=cost, n_landmarks=None, random_state=0).fit(X_tr, Y_tr)
+    n = len(exact.candidates_)
+    assert 400 < n < 800
+    landmark = CLEMS(cost=cost, n_landmarks=n // 4, random_state=0).fit(X_tr, Y_tr)
+    assert exact.embedding_method_ == "exact" and exact.n_landmarks_ == n
+    assert landmark.embedding_method_ == "landmark" and landmark.n_landmarks_ == n // 4
+    assert landmark.mirrored_ is exact.mirrored_ is (cost == "rank_loss")
+    np.testing.assert_array_equal(landmark.candidates_, exact.candidates_)  # all kept
+    assert landmark.stress_sample_size_ == n  # < 1,000 candidates: the stress is exact
+    assert landmark.stress1_ <= stress_ratio * exact.stress1_
+    test_cost = {
+        name: cost_matrix(Y_te, model.predict(X_te), cost).diagonal().mean()
+        for name, model in [("exact", exact), ("landmark", landmark)]
+    }
+    if cost == "f1":  # 1 - F1: compare the F1 scores
+        assert 1 - test_cost["landmark"] >= 1 - test_cost["exact"] - 0.02
+    assert test_cost["landmark"] <= cost_ratio * test_cost["exact"]
+    # decoding searches every candidate, not only the landmarks
+    decoded = landmark.predict_candidates(X_te)
+    assert np.any(~np.isin(decoded, landmark.landmark_indices_))
+
+
+@pytest.mark.parametrize(
+    "cost,weights,mirror",
+    [
+        ("hamming", "uniform", False),
+        ("f1", "frequency", False),
+        ("rank_loss", "frequency", True),
+        ("rank_loss", "uniform", True),
+        ("f1", "frequency", True),
+    ],
+)
+def test_landmark_stress_is_the_stress_of_the_whole_embedding(cost, weights, mirror):
+    # the reported stress counts every pair of candidates, computed here from the full cost
+    # matrix that the landmark path never forms
+    from mlviz.mds import euclidean_distances, kruskal_stress1
+
+    X, _, Y, _ = _long_tailed_split(seed=1)
+    model = CLEMS(
+        n_components=3,
+        cost=cost,
+        weights=weights,
+        mirror=mirror,
+        n_landmarks=60,
+        random_state=0,
+    ).fit(X, Y)
+    assert model.embedding_method_ == "landmark" and model.mirrored_ is mirror
+    cands = model.candidates_.astype(float)
+    delta = np.sqrt(cost_matrix(cands, cands, cost))
+    # cost_matrix_ is the landmarks' block of that matrix
+    lm = model.landmark_indices_
+    np.testing.assert_allclose(model.cost_matrix_, delta[np.ix_(lm, lm)] ** 2)
+    counts = model.candidate_counts_.astype(float)
+    pair_w = np.ones_like(counts) if weights == "uniform" else counts
+    if mirror:
+        n = len(counts)
+        points = np.vstack([model.embedding_truth_, model.embedding_pred_])
+        full_delta = np.zeros((2 * n, 2 * n))
+        full_delta[:n, n:] = delta
+        full_delta[n:, :n] = delta.T
+        w = np.zeros((2 * n, 2 * n))
+        w[:n, n:] = pair_w[:, None]
+        w[n:, :n] = pair_w[None, :]
+        expected = kruskal_stress1(full_delta, euclidean_distances(points), weights=w)
+    else:
+        w = pair_w[:, None] + pair_w[None, :] if weights == "frequency" else None
+        expected = kruskal_stress1(delta, euclidean_distances(model.embedding_truth_), weights=w)
+    assert model.stress1_ == pytest.approx(expected, rel=1e-8)
+
+
+def test_landmarks_are_the_most_frequent_quarter_then_farthest_points():
+    # an independent farthest-point sampling on the full (symmetrised) cost matrix
+    from mlviz.clems import compute_candidate_costs
+
+    _, _, Y, _ = _long_tailed_split(seed=2)
+    for cost in ("f1", "rank_loss"):
+        prepared = compute_candidate_costs(Y, cost, n_landmarks=150)
+        lm = prepared.landmark_indices
+        assert prepared.uses_landmarks and len(np.unique(lm)) == 150
+        # 150 / 4 -> 38 most frequent (candidates come most frequent first)
+        np.testing.assert_array_equal(lm[:38], np.arange(38))
+        cands = prepared.candidates.astype(float)
+        full = cost_matrix(cands, cands, cost)
+        sym = 0.5 * (full + full.T)
+        chosen = list(range(38))
+        nearest = sym[:, chosen].min(axis=1)
+        for _ in range(150 - 38):
+            nearest[chosen] = -np.inf
+            j = int(np.argmax(nearest))
+            assert nearest[j] == pytest.approx(nearest[lm[len(chosen)]])  # ties: same cost
+            chosen.append(int(lm[len(chosen)]))
+            nearest = np.minimum(nearest, sym[:, chosen[-1]])
+        np.testing.assert_allclose(prepared.cost_to_landmarks, full[:, lm])
+        np.testing.assert_allclose(prepared.cost_from_landmarks, full[lm].T)
+        assert prepared.symmetric is (cost != "rank_loss")
+
+
+def test_enough_landmarks_is_the_exact_path_and_costs_are_reused():
+    from mlviz.clems import compute_candidate_costs
+
+    X, X_te, Y, _ = _long_tailed_split()
+    exact = CLEMS(n_components=5, n_landmarks=None, random_state=0).fit(X, Y)
+    many = CLEMS(n_components=5, n_landmarks=5000, random_state=0).fit(X, Y)
+    auto = CLEMS(n_components=5, random_state=0).fit(X, Y)  # 580 <= EXACT_MAX_CANDIDATES
+    for model in (many, auto):
+        assert model.embedding_method_ == "exact"
+        np.testing.assert_array_equal(model.embedding_truth_, exact.embedding_truth_)
+    shared = compute_candidate_costs(Y, "f1", n_landmarks=100)
+    fresh = CLEMS(n_components=5, n_landmarks=100, random_state=0).fit(X, Y)
+    reused = CLEMS(n_components=5, n_landmarks=100, random_state=0).fit(
+        X, Y, candidate_costs=shared
+    )
+    np.testing.assert_array_equal(fresh.embedding_pred_, reused.embedding_pred_)
+    np.testing.assert_array_equal(fresh.predict(X_te), reused.predict(X_te))
+    with pytest.raises(ValueError, match="n_landmarks=100"):
+        CLEMS(n_landmarks=200).fit(X, Y, candidate_costs=shared)
+
+
+def test_auto_switches_to_landmarks_above_the_exact_limit(monkeypatch):
+    import mlviz.clems as clems
+
+    monkeypatch.setattr(clems, "EXACT_MAX_CANDIDATES", 300)
+    monkeypatch.setattr(clems, "AUTO_N_LANDMARKS", 120)
+    X, X_te, Y, _ = _long_tailed_split()
+    model = CLEMS(n_components=4, random_state=0).fit(X, Y)
+    assert model.embedding_method_ == "landmark" and model.n_landmarks_ == 120
+    assert model.cost_matrix_.shape == (120, 120)
+    assert model.embedding_truth_.shape == (len(model.candidates_), 4)
+    # explain's costs come from the cost function, not from the landmark-only matrix
+    table = model.explain(X_te[:1], n=4).candidates
+    decoded = model.candidates_[table["candidate"].iloc[0]].astype(float)
+    expected = cost_matrix(model.candidates_[table["candidate"]].astype(float), decoded[None], "f1")
+    np.testing.assert_allclose(table["cost_if_truth"], expected[:, 0])
+
+
+@pytest.mark.parametrize("bad", [1, 0, "all", 2.5, True])
+def test_n_landmarks_is_validated(bad):
+    from mlviz._compat import InvalidParameterError
+    from mlviz.clems import compute_candidate_costs
+
+    Y = _labels(seed=4)
+    with pytest.raises(InvalidParameterError, match="n_landmarks"):
+        CLEMS(n_landmarks=bad).fit(Y.astype(float), Y)
+    with pytest.raises(ValueError, match="n_landmarks must be an integer >= 2"):
+        compute_candidate_costs(Y, "f1", n_landmarks=bad)
+
+
+def test_landmark_path_finds_the_asymmetry_of_a_callable_cost():
+    # "a missed label costs 4, a false alarm 1": asymmetric, so mirror="auto" must mirror, and
+    # the two cost blocks must be the cost in each direction
+    def missed_costs_more(truth, prediction):
+        missed = truth @ (1 - prediction).T
+        false_alarm = (1 - truth) @ prediction.T
+        return 4.0 * missed + false_alarm
+
+    X, X_te, Y, _ = _long_tailed_split(seed=3)
+    model = CLEMS(n_components=4, cost=missed_costs_more, n_landmarks=80, random_state=0).fit(X, Y)
+    assert model.embedding_method_ == "landmark" and model.mirrored_
+    from mlviz.clems import compute_candidate_costs
+
+    prepared = compute_candidate_costs(Y, missed_costs_more, n_landmarks=80)
+    cands = prepared.candidates.astype(float)
+    lm = prepared.landmark_indices
+    assert not prepared.symmetric
+    np.testing.assert_allclose(prepared.cost_to_landmarks, missed_costs_more(cands, cands[lm]))
+    np.testing.assert_allclose(prepared.cost_from_landmarks, missed_costs_more(cands[lm], cands).T)
+    assert model.predict(X_te).shape == (X_te.shape[0], Y.shape[1])

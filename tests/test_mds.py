@@ -435,3 +435,140 @@ def test_kruskal_stress1_rejects_collapsed_and_mismatched_input():
     assert kruskal_stress1(np.zeros((3, 3)), np.zeros((3, 3))) == 0.0
     with pytest.raises(ValueError, match="same shape"):
         kruskal_stress1(delta, np.ones((4, 4)))
+
+
+# ------------------------------------------------------------ out-of-sample placement
+
+
+def test_out_of_sample_hand_worked_two_landmarks_on_a_line():
+    # minimise 3 (|z| - 0.5)^2 + (|z - 2| - 0.5)^2 on 0 <= z <= 2: 6(z - .5) = 2(1.5 - z), z = 3/4
+    from mlviz.mds import out_of_sample_smacof
+
+    landmarks = np.array([[0.0], [2.0]])
+    placed, stress, n_iter = out_of_sample_smacof(
+        landmarks,
+        np.array([[0.5, 0.5]]),
+        weights=np.array([[3.0, 1.0]]),
+        init=np.array([[1.6]]),
+        tol=0.0,
+        max_iter=500,
+    )
+    assert placed[0, 0] == pytest.approx(0.75, abs=1e-9)
+    assert stress[0] == pytest.approx(3 * 0.25**2 + 0.75**2, abs=1e-12)
+    assert 1 <= n_iter[0] <= 500
+
+
+@pytest.mark.parametrize("padded_dims", [0, 4])
+def test_out_of_sample_places_realisable_points_at_their_true_position(padded_dims):
+    # dissimilarities that are exact distances to a position in the landmarks' span: the
+    # triangulated start is that position, and Guttman updates from a far start reach it too;
+    # extra all-zero dimensions (M larger than the landmarks' rank) change nothing
+    from mlviz.mds import out_of_sample_smacof
+
+    rng = np.random.default_rng(0)
+    landmarks = np.hstack([rng.normal(size=(25, 3)), np.zeros((25, padded_dims))])
+    truth = np.hstack([rng.normal(size=(6, 3)), np.zeros((6, padded_dims))])
+    delta = cdist(truth, landmarks)
+    weights = rng.uniform(0.5, 2.0, size=delta.shape)
+    placed, stress, n_iter = out_of_sample_smacof(landmarks, delta, weights=weights)
+    np.testing.assert_allclose(placed, truth, atol=1e-10)
+    np.testing.assert_array_equal(n_iter, 0)  # exact start: zero stress, nothing to do
+    far = truth + rng.normal(scale=2.0, size=truth.shape)
+    far[:, 3:] = 0.0
+    placed, stress, _ = out_of_sample_smacof(
+        landmarks, delta, weights=weights, init=far, tol=0.0, max_iter=3000
+    )
+    np.testing.assert_allclose(placed, truth, atol=1e-5)
+    assert stress.max() < 1e-9
+
+
+@pytest.mark.parametrize("relaxation", [0.0, 0.9])
+def test_out_of_sample_never_increases_a_points_stress(relaxation):
+    # non-realisable, weighted dissimilarities: each point's stress after k + 1 updates is at
+    # most its stress after k (same start), and below its stress at the start
+    from mlviz.mds import out_of_sample_smacof
+
+    rng = np.random.default_rng(1)
+    landmarks = rng.normal(size=(15, 2))
+    delta = rng.uniform(0.2, 3.0, size=(40, 15))
+    weights = rng.uniform(0.1, 3.0, size=delta.shape)
+    start = rng.normal(scale=3.0, size=(40, 2))
+    initial = np.sum(weights * (delta - cdist(start, landmarks)) ** 2, axis=1)
+    previous = initial
+    for k in range(1, 15):
+        placed, stress, _ = out_of_sample_smacof(
+            landmarks,
+            delta,
+            weights=weights,
+            init=start,
+            max_iter=k,
+            tol=0.0,
+            relaxation=relaxation,
+        )
+        # the returned stress is that of the returned points
+        np.testing.assert_allclose(
+            stress, np.sum(weights * (delta - cdist(placed, landmarks)) ** 2, axis=1)
+        )
+        assert np.all(stress <= previous + 1e-12)
+        previous = stress
+    assert np.all(previous < initial)
+
+
+def test_out_of_sample_stops_each_point_when_its_guttman_step_is_stationary(monkeypatch):
+    # the rule: a point stops after the update whose plain Guttman step Γ - z (the gradient
+    # step) guaranteed a decrease Σ w |Γ - z|² below tol * Σ w δ²; checked by hand from the
+    # position before each point's last update and the one before that; chunking changes
+    # nothing
+    import mlviz.mds as mds
+
+    rng = np.random.default_rng(2)
+    landmarks = rng.normal(size=(12, 3))
+    delta = rng.uniform(0.2, 3.0, size=(30, 12))
+    weights = rng.uniform(0.5, 2.0, size=delta.shape)
+    tol = 1e-3
+    placed, stress, n_iter = mds.out_of_sample_smacof(
+        landmarks, delta, weights=weights, tol=tol, max_iter=200
+    )
+    assert np.all(n_iter < 200) and np.all(n_iter >= 1)
+
+    def guaranteed_decrease(i: int, updates: int) -> float:
+        # the position after `updates` updates (0: the triangulated start, by lstsq here)
+        if updates == 0:
+            z = _triangulated(landmarks, delta[i])
+        else:
+            z = mds.out_of_sample_smacof(
+                landmarks, delta[i : i + 1], weights=weights[i : i + 1], tol=0.0, max_iter=updates
+            )[0][0]
+        d = np.linalg.norm(z - landmarks, axis=1)
+        w = weights[i]
+        guttman = (w @ landmarks + (w * delta[i] / d) @ (z - landmarks)) / w.sum()
+        return float(w.sum() * np.sum((guttman - z) ** 2))
+
+    scale = np.sum(weights * delta**2, axis=1)
+    for i in range(len(delta)):
+        assert guaranteed_decrease(i, int(n_iter[i]) - 1) < tol * scale[i]
+        if n_iter[i] >= 2:
+            assert guaranteed_decrease(i, int(n_iter[i]) - 2) >= tol * scale[i]
+    monkeypatch.setattr(mds, "_OOS_CHUNK", 7)
+    chunked = mds.out_of_sample_smacof(landmarks, delta, weights=weights, tol=tol, max_iter=200)
+    np.testing.assert_allclose(chunked[0], placed, atol=1e-12)
+
+
+def _triangulated(landmarks: np.ndarray, delta_row: np.ndarray) -> np.ndarray:
+    """Least-squares position from squared distances (landmark MDS's formula), by lstsq."""
+    centre = landmarks.mean(axis=0)
+    centred = landmarks - centre
+    norms = np.sum(centred**2, axis=1)
+    rhs = -0.5 * (delta_row**2 - np.mean(delta_row**2) - (norms - norms.mean()))
+    return np.linalg.lstsq(centred, rhs, rcond=None)[0] + centre
+
+
+def test_out_of_sample_rejects_a_point_without_weight():
+    from mlviz.mds import out_of_sample_smacof
+
+    weights = np.ones((3, 4))
+    weights[1] = 0.0
+    with pytest.raises(ValueError, match="no positive weight"):
+        out_of_sample_smacof(np.eye(4), np.ones((3, 4)), weights=weights)
+    with pytest.raises(ValueError, match=r"shape \(n_points, 4\)"):
+        out_of_sample_smacof(np.eye(4), np.ones((3, 5)))
