@@ -228,3 +228,23 @@ def test_grople_step_says_a_degenerate_fit_is_one_and_bounds_its_slider():
     errors = [e.value for e in at.error]
     assert any("degenerate" in e and "predicts no label" in e for e in errors), errors
     assert _charts(at) == 0  # no V^k view of a model that predicts nothing
+
+
+def test_the_lesson_reuses_a_pages_fit_with_the_same_settings():
+    """Issue 21: fits are cached by what they are, so the Lesson's PLST at M = L is the PLST
+    page's own fit (one object, fitted once), not a refit under a name of the Lesson's."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
+    L = at.session_state["dataset"].n_labels
+    at.switch_page("pages/plst.py").run()
+    _assert_clean(at, "PLST page")
+    at.session_state["lesson_step"] = "plst"
+    at.session_state["lesson_plst_m"] = L
+    at.switch_page("pages/lesson.py").run()
+    _assert_clean(at, "Lesson step 2 at M = L")
+    shown = [
+        v
+        for _, v in at.session_state["_fit_last_good"].values()
+        if isinstance(v, PLST) and v.n_components == L
+    ]
+    assert len(shown) == 2, "the PLST page's slot and the Lesson's slot"
+    assert shown[0] is shown[1], "the Lesson must get the PLST page's fit from the cache"
