@@ -63,10 +63,11 @@ _CHUNK_ROWS = 2048
 #: a candidate (paper §3.4); see ``CLEMS.max_candidates``.
 DEFAULT_MAX_CANDIDATES = None
 
-#: With ``n_landmarks="auto"``, up to this many candidates are embedded by exact weighted
-#: SMACOF (n x n matrices); above it, landmark CLEMS runs (see ``CLEMS.n_landmarks``).
 #: Stopping threshold of the out-of-sample placement of landmark CLEMS (see ``_place``).
 PLACEMENT_TOL = 1e-4
+
+#: With ``n_landmarks="auto"``, up to this many candidates are embedded by exact weighted
+#: SMACOF (n x n matrices); above it, landmark CLEMS runs (see ``CLEMS.n_landmarks``).
 EXACT_MAX_CANDIDATES = 2500
 
 #: Landmarks used by ``n_landmarks="auto"`` above :data:`EXACT_MAX_CANDIDATES` candidates.
@@ -232,12 +233,11 @@ class CLEMS(MultiLabelEstimator):
         with :data:`AUTO_N_LANDMARKS` (1,000) landmarks above. Measured
         (``benchmarks/bench_clems_scale.py``, ``docs/CLEMS.md`` "At scale", 3 random 70/30
         splits of a bibtex-shaped set, ~2,260 candidates, M = K = 159, ridge): with 1,000
-        landmarks the test F1 of the F1-cost model was 0.694 against 0.695 exact (per split
-        -0.012 to +0.005) and the test accuracy of the accuracy-cost model 0.583 against 0.576
-        (+0.005 to +0.009); whole-embedding stress-1 0.012 vs 0.015 (F1; the exact SMACOF
-        stopped by ``tol``) and 0.034 vs 0.028 (accuracy). On a 580-candidate set with a
-        quarter of them as landmarks the test rank loss was 0.95-1.00x the exact one
-        (``tests/test_clems.py``). The approximation is worse at small M, where the placed
+        landmarks the test F1 of the F1-cost model was 0.698 against 0.699 exact and the test
+        accuracy of the accuracy-cost model 0.566 against 0.575; whole-embedding stress-1
+        0.0053 vs 0.0031 (F1) and 0.031 vs 0.016 (accuracy), fit 3-4 s CPU against 15-29 s
+        for the converged exact SMACOF. On a 580-candidate set with a quarter of them as
+        landmarks the test rank loss was 0.98-1.00x the exact one (``tests/test_clems.py``). The approximation is worse at small M, where the placed
         candidates fit their distances to the landmarks but not to each other: on 2,400
         delicious-shaped candidates (500 landmarks) whole-embedding stress-1 was 1.93 against 0.44
         exact at M = 2 and 0.13 against 0.10 at M = 20. Why 2,500: the exact path on the
@@ -245,7 +245,8 @@ class CLEMS(MultiLabelEstimator):
         candidates, 7.3 s and 1.1 GB at 3,000, 15 s and 1.5 GB at 4,000 (n x n matrices, ~14 GB at
         16,000), while landmark CLEMS fitted all 16,105 candidates of that set in 11.5 s CPU and 1.3
         GB peak (``docs/BENCHMARKS.md``); 2,500 keeps bibtex-sized candidate sets exact. Each placed
-        point stops by ``tol`` (relative decrease of its own stress) or after ``max_iter`` updates.
+        point stops when its Guttman step can gain less than :data:`PLACEMENT_TOL` of its
+        weighted sum of squared dissimilarities, or after ``max_iter`` updates.
     init : {"classical", "random"}, default="classical"
         Start of the first SMACOF run (see Initialisation above).
     n_init : int, default=1
