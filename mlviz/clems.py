@@ -237,8 +237,9 @@ class CLEMS(MultiLabelEstimator):
         accuracy of the accuracy-cost model 0.566 against 0.575; whole-embedding stress-1
         0.0053 vs 0.0031 (F1) and 0.031 vs 0.016 (accuracy), fit 3-4 s CPU against 15-29 s
         for the converged exact SMACOF. On a 580-candidate set with a quarter of them as
-        landmarks the test rank loss was 0.98-1.00x the exact one (``tests/test_clems.py``). The approximation is worse at small M, where the placed
-        candidates fit their distances to the landmarks but not to each other: on 2,400
+        landmarks the test rank loss was 0.98-1.00x the exact one (``tests/test_clems.py``).
+        The approximation is worse at small M, where the placed candidates fit their distances
+        to the landmarks but not to each other: on 2,400
         delicious-shaped candidates (500 landmarks) whole-embedding stress-1 was 1.93 against 0.44
         exact at M = 2 and 0.13 against 0.10 at M = 20. Why 2,500: the exact path on the
         delicious-shaped set (M = K = 983, one BLAS thread) took 5.4 s CPU and 0.9 GB peak at 2,500
