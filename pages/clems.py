@@ -48,7 +48,7 @@ with c2:
         key="clems_m",
         why_fixed="with a single label the embedding has one dimension.",
         help="Opens at M = 2, so the picture below is the whole embedding (the paper's M is "
-        "K); the test metrics at M = K are shown beside for comparison.",
+        "the number of labels L); the test metrics at M = L are shown beside for comparison.",
     )
 regressor_name = links.bound(
     c3.radio,
@@ -136,7 +136,7 @@ full = None
 if M != L:
     # the paper embeds in M = L dimensions: its metrics beside the 2-D teaching view
     full_model = fitted_clems(
-        L, f"CLEMS at M = K = {L}", f"Fitting CLEMS at M = K = {L} for comparison…"
+        L, f"CLEMS at M = L = {L}", f"Fitting CLEMS at M = L = {L} for comparison…"
     )
     if full_model is not None:
         full = fitting.compute(test_scores, {"model": full_model}, label="Test-split metrics")
@@ -159,7 +159,7 @@ cols[1].metric(
 for col, name in zip(cols[2:], ["example_f1", "accuracy"], strict=True):
     delta = None
     if full is not None:
-        delta = f"{full[name]:.4f} at M = K = {L}"
+        delta = f"{full[name]:.4f} at M = L = {L}"
     col.metric(
         f"Test {METRICS[name].label} {METRICS[name].arrow} (M = {M})",
         f"{scores[name]:.4f}",
@@ -201,7 +201,7 @@ if model.embedding_method_ == "landmark":
             f"Stress-1 is {model.stress1_:.2f} for the whole embedding (0.2 is poor): in M = "
             f"{M} dimensions the placed label sets fit the landmarks but not each other, so "
             "distances between placed sets in this picture are unreliable. A larger M (the "
-            "paper uses M = K) embeds them far better."
+            "paper uses M = L) embeds them far better."
         )
 
 st.subheader("Tail labels: how often CLEMS decodes each label, against the truth")
@@ -292,7 +292,7 @@ def instance_view() -> None:
             + ("for the whole embedding " if landmarks_only else "here ")
             + "(0 is exact, 0.1 fair, 0.2 poor)."
             + (
-                " With the Hamming cost and M = K the square-root dissimilarity embeds exactly."
+                " With the Hamming cost and M = L the square-root dissimilarity embeds exactly."
                 if cost == "hamming" and M == L
                 else ""
             )

@@ -247,8 +247,8 @@ if methods:
         st.caption(
             "Solid lines: learned regressors; dashed: the ideal learner that predicts the code "
             "exactly. The gap between them is the regression (prediction) error; the dashed "
-            "line alone is the price of compressing to M dimensions. BR uses all K labels and "
-            "appears at M = K."
+            "line alone is the price of compressing to M dimensions. BR uses all L labels and "
+            "appears at M = L."
         )
 
 

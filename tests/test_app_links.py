@@ -144,7 +144,7 @@ def test_clems_opens_at_m_2_with_the_full_m_metrics_and_stress1():
     assert any("(M = 2)" in label for label in labels)
     deltas = [m.proto.body for m in at.metric if "(M = 2)" in m.label]
     assert deltas
-    assert all(" at M = K = " in m.delta for m in at.metric if "(M = 2)" in m.label)
+    assert all(" at M = L = " in m.delta for m in at.metric if "(M = 2)" in m.label)
 
 
 # ---------------------------------------------------------------------------------- lesson

@@ -1,8 +1,8 @@
 """Figures of the PLST page: label spectrum, encoding error, loss vs M, one decoded instance.
 
 Notation of Tai & Lin, "Multi-label Classification with Principal Label Space
-Transformation" (paper 004, ``../shared/papers/004_e362ca4c9100d29e.txt``): K labels, M
-regressors, reference point o, projection P (M × K), regressor outputs h = r(x),
+Transformation" (paper 004, ``../shared/papers/004_e362ca4c9100d29e.txt``): K labels (L in the
+rest of mlviz), M regressors, reference point o, projection P (M × K), regressor outputs h = r(x),
 decoded point ``ỹ = o + Pᵀ r(x)`` (Algorithm 8) and round-based decoding
 ``ŷ[k] = [ỹ[k] ≥ 1/2]`` (Eq. 2). PLST keeps the M leading right singular vectors of the
 mean-shifted label matrix, so its training encoding error is ``Σ_{m>M} σ_m²`` (section 3.3).
