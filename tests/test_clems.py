@@ -380,7 +380,6 @@ def test_candidate_costs_are_reused_across_m_and_regressor():
     [("hamming", "uniform", False), ("f1", "frequency", False), ("rank_loss", "frequency", True)],
 )
 def test_stress1_is_kruskal_stress1_of_the_embedding(cost, weights, mirror):
-    from mlviz.mds import euclidean_distances, kruskal_stress1
 
     rng = np.random.default_rng(3)
     Y = (rng.random((80, 4)) < 0.4).astype(int)
@@ -390,22 +389,7 @@ def test_stress1_is_kruskal_stress1_of_the_embedding(cost, weights, mirror):
     )
     assert model.mirrored_ is mirror
     delta = np.sqrt(model.cost_matrix_)
-    counts = model.candidate_counts_.astype(float)
-    pair_w = np.ones_like(counts) if weights == "uniform" else counts
-    if model.mirrored_:
-        # mirrored objects (truth role, then prediction role): only cross pairs carry weight
-        n = len(counts)
-        points = np.vstack([model.embedding_truth_, model.embedding_pred_])
-        full_delta = np.zeros((2 * n, 2 * n))
-        full_delta[:n, n:] = delta
-        full_delta[n:, :n] = delta.T
-        w = np.zeros((2 * n, 2 * n))
-        w[:n, n:] = pair_w[:, None]
-        w[n:, :n] = pair_w[None, :]
-        expected = kruskal_stress1(full_delta, euclidean_distances(points), weights=w)
-    else:
-        w = pair_w[:, None] + pair_w[None, :] if weights == "frequency" else None
-        expected = kruskal_stress1(delta, euclidean_distances(model.embedding_truth_), weights=w)
+    expected = _whole_stress1(model, delta, weights)
     assert model.stress1_ == pytest.approx(expected, rel=1e-8)
     assert 0 < model.stress1_ < 1
 
@@ -432,6 +416,28 @@ def test_decision_function_equals_its_definition_label_by_label():
 
 
 # ------------------------------------------------------------ landmark CLEMS (issue 22)
+
+
+def _whole_stress1(model, delta: np.ndarray, weights: str) -> float:
+    """Kruskal stress-1 of every candidate pair of a fitted CLEMS, from the dissimilarities
+    ``delta`` of all its candidates, with the full problem's weights (counted independently)."""
+    from mlviz.mds import euclidean_distances, kruskal_stress1
+
+    counts = model.candidate_counts_.astype(float)
+    pair_w = np.ones_like(counts) if weights == "uniform" else counts
+    if model.mirrored_:
+        # mirrored objects (truth role, then prediction role): only cross pairs carry weight
+        n = len(counts)
+        points = np.vstack([model.embedding_truth_, model.embedding_pred_])
+        full_delta = np.zeros((2 * n, 2 * n))
+        full_delta[:n, n:] = delta
+        full_delta[n:, :n] = delta.T
+        w = np.zeros((2 * n, 2 * n))
+        w[:n, n:] = pair_w[:, None]
+        w[n:, :n] = pair_w[None, :]
+        return kruskal_stress1(full_delta, euclidean_distances(points), weights=w)
+    w = pair_w[:, None] + pair_w[None, :] if weights == "frequency" else None
+    return kruskal_stress1(delta, euclidean_distances(model.embedding_truth_), weights=w)
 
 
 def _long_tailed_split(seed: int = 0):
@@ -497,7 +503,6 @@ def test_landmark_clems_is_within_a_margin_of_the_exact_embedding(cost, stress_r
 def test_landmark_stress_is_the_stress_of_the_whole_embedding(cost, weights, mirror):
     # the reported stress counts every pair of candidates, computed here from the full cost
     # matrix that the landmark path never forms
-    from mlviz.mds import euclidean_distances, kruskal_stress1
 
     X, _, Y, _ = _long_tailed_split(seed=1)
     model = CLEMS(
@@ -514,21 +519,8 @@ def test_landmark_stress_is_the_stress_of_the_whole_embedding(cost, weights, mir
     # cost_matrix_ is the landmarks' block of that matrix
     lm = model.landmark_indices_
     np.testing.assert_allclose(model.cost_matrix_, delta[np.ix_(lm, lm)] ** 2)
-    counts = model.candidate_counts_.astype(float)
-    pair_w = np.ones_like(counts) if weights == "uniform" else counts
-    if mirror:
-        n = len(counts)
-        points = np.vstack([model.embedding_truth_, model.embedding_pred_])
-        full_delta = np.zeros((2 * n, 2 * n))
-        full_delta[:n, n:] = delta
-        full_delta[n:, :n] = delta.T
-        w = np.zeros((2 * n, 2 * n))
-        w[:n, n:] = pair_w[:, None]
-        w[n:, :n] = pair_w[None, :]
-        expected = kruskal_stress1(full_delta, euclidean_distances(points), weights=w)
-    else:
-        w = pair_w[:, None] + pair_w[None, :] if weights == "frequency" else None
-        expected = kruskal_stress1(delta, euclidean_distances(model.embedding_truth_), weights=w)
+    assert model.mirrored_ is mirror
+    expected = _whole_stress1(model, delta, weights)
     assert model.stress1_ == pytest.approx(expected, rel=1e-8)
 
 
