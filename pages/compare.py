@@ -300,12 +300,7 @@ st.caption(
     "Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better." + tail_caption
 )
 export.chart(figures.metric_bars(aggregate(results)), key="compare_bars")
-st.download_button(
-    "Download fold results (CSV)",
-    results.to_csv(index=False),
-    file_name=f"{ds.name}_cv_results.csv",
-    mime="text/csv",
-)
+export.csv_button("Download fold results (CSV)", results, name=(ds.name, "cv_results"))
 
 st.subheader("Per label: which labels does each method lose?")
 per_label = outcome["per_label"]
@@ -350,12 +345,7 @@ else:
         "Click a column header to sort. F1 and recall are 0 for a label that is never "
         "predicted or never present (zero_division = 0)."
     )
-    st.download_button(
-        "Download per-label table (CSV)",
-        per_label.to_csv(index=False),
-        file_name=f"{ds.name}_per_label.csv",
-        mime="text/csv",
-    )
+    export.csv_button("Download per-label table (CSV)", per_label, name=(ds.name, "per_label"))
 
 st.subheader("A metric against the embedding dimension")
 s1, s2 = st.columns([3, 1])

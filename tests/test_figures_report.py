@@ -16,8 +16,9 @@ def test_export_filename_is_safe_and_readable():
     name = export_filename("my data (v2).csv", "Label clusters", "")
     assert name == "my-data-v2-csv_Label-clusters"
     assert "/" not in export_filename("../etc/passwd", "x")
-    with pytest.raises(ValueError, match="no letter or digit"):
-        export_filename("///", "")
+    # never empty, never long: the one file-name rule (mlviz.io.export.safe_filename)
+    assert export_filename("///", "") == "mlviz"
+    assert len(export_filename("x" * 500, "spectrum")) <= 120
 
 
 def _figs():
@@ -34,6 +35,7 @@ def test_html_report_has_parameters_figures_and_plotly_once():
         {"data set": "yeast", "M": 4, "methods": ["PLST", "BR"], "alpha": 0.123456789},
         notes=["a < b"],
         generated=datetime(2026, 1, 2, 3, 4, tzinfo=UTC),
+        include_plotlyjs="cdn",
     )
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert "<title>yeast — PLST</title>" in page and "2026-01-02 03:04 UTC" in page
@@ -60,3 +62,20 @@ def test_html_report_rejects_bad_input():
         html_report("t", [("table", "not a figure")], {})
     with pytest.raises(ValueError, match="include_plotlyjs"):
         html_report("t", _figs(), {}, include_plotlyjs="directory")
+
+
+_EXTERNAL_SCRIPT = re.compile(r"<script\b[^>]*\bsrc\s*=", re.IGNORECASE)
+
+
+def test_html_report_is_self_contained_by_default():
+    """The default report embeds plotly.js once and loads nothing from another host (issue 24
+    item 4: it must open offline, in a classroom without internet)."""
+    page = html_report("t", _figs(), {"M": 4})
+    assert not _EXTERNAL_SCRIPT.search(page), "a <script src=...> needs the network"
+    assert "cdn.plot.ly/plotly" not in page
+    # the library itself is inline exactly once, before the first figure; both figures use it
+    assert len(re.findall(r"\* plotly\.js v\d", page)) == 1
+    assert page.index("plotly.js v") < page.index('class="plotly-graph-div"')
+    assert page.count('class="plotly-graph-div"') == 2
+    # the cdn variant is the one that would need the network: the check above can fail
+    assert _EXTERNAL_SCRIPT.search(html_report("t", _figs(), {}, include_plotlyjs="cdn"))

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import plotly.graph_objects as go
 
+from mlviz.io.export import safe_filename
+
 __all__ = ["export_filename", "html_report"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9]+")
@@ -25,12 +27,9 @@ def export_filename(*parts: str) -> str:
 
     Each part is reduced to ASCII letters and digits joined by ``-`` (so a data set called
     "my data (v2).csv" cannot put a slash or a space into the name); parts are joined by ``_``
-    and empty parts dropped.
-
-    Raises
-    ------
-    ValueError
-        If no part has a letter or digit.
+    and empty parts dropped. The result goes through :func:`mlviz.io.export.safe_filename`,
+    the one file-name rule of every download: it is capped in length and never empty (no
+    letter or digit in any part gives ``"mlviz"``).
 
     Examples
     --------
@@ -38,11 +37,7 @@ def export_filename(*parts: str) -> str:
     >>> export_filename("yeast", "PLST", "spectrum")
     'yeast_PLST_spectrum'
     """
-    cleaned = [_UNSAFE.sub("-", str(part)).strip("-") for part in parts]
-    cleaned = [part for part in cleaned if part]
-    if not cleaned:
-        raise ValueError(f"export_filename: no letter or digit in {parts!r} to name the file.")
-    return "_".join(cleaned)
+    return safe_filename(*(_UNSAFE.sub("-", str(part)).strip("-") for part in parts))
 
 
 def _format(value: Any) -> str:
@@ -59,7 +54,7 @@ def html_report(
     parameters: Mapping[str, Any],
     *,
     notes: Sequence[str] = (),
-    include_plotlyjs: Literal["cdn", "inline"] = "cdn",
+    include_plotlyjs: Literal["cdn", "inline"] = "inline",
     generated: datetime | None = None,
 ) -> str:
     """One self-describing HTML page: the title, a parameter table, then every figure.
@@ -74,16 +69,19 @@ def html_report(
         Parameter name → value as the page used it (data set, split, widget values).
     notes : sequence of str, default=()
         Free-text lines shown under the table (e.g. the captions).
-    include_plotlyjs : {"cdn", "inline"}, default="cdn"
-        "cdn" loads plotly.js from the CDN once (a small file that needs the network);
-        "inline" embeds it (about 4 MB, works offline).
+    include_plotlyjs : {"inline", "cdn"}, default="inline"
+        "inline" embeds plotly.js once, before the first figure (about 4.6 MB; the report is
+        self-contained and opens offline, e.g. in a classroom without internet; the later
+        figures use that copy). "cdn" loads it from plotly's CDN instead (a small file that
+        shows nothing without the network).
     generated : datetime, optional
         Time stamp written in the report (default: now, UTC).
 
     Returns
     -------
     str
-        A complete HTML document. All text is HTML-escaped.
+        A complete HTML document. All text is HTML-escaped. With "inline" it has no
+        ``<script src=...>``: nothing is loaded from another host.
 
     Raises
     ------
@@ -96,6 +94,8 @@ def html_report(
     >>> from mlviz.figures.report import html_report
     >>> figures = {"spectrum": go.Figure(go.Bar(y=[3, 2, 1]))}
     >>> page = html_report("PLST on <yeast>", figures, parameters={"M": 4})
+    >>> "<script src=" in page  # plotly.js is inline: the file opens offline
+    False
     >>> page.startswith("<!DOCTYPE html>"), "PLST on &lt;yeast&gt;" in page
     (True, True)
     """

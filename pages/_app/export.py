@@ -1,10 +1,18 @@
-"""Export: charts whose modebar saves an SVG, and the page's HTML report."""
+"""Export: charts whose modebar saves an SVG, the page's HTML report and CSV downloads.
+
+Every download of the app goes through this module: :func:`csv_button` (tables, written by
+:func:`mlviz.io.export.safe_csv`, so no cell can be read as a spreadsheet formula) and
+:func:`report_button` (a self-contained HTML file); their file names come from
+:func:`mlviz.io.export.safe_filename`. ``tests/test_exports.py`` checks that no page calls
+``st.download_button`` itself.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from pages._app import experiment, links, source
@@ -68,8 +76,35 @@ def report_button(
         file_name=export_filename(ds.name, page, "report") + ".html",
         mime="text/html",
         key="report_download",
-        help="Every figure of this page (interactive, plotly.js from its CDN) and the settings "
-        "that made them, in one HTML file.",
+        help="Every figure of this page (interactive) and the settings that made them, in one "
+        "self-contained HTML file (plotly.js included: it opens without internet).",
+    )
+
+
+def csv_button(
+    label: str,
+    table: pd.DataFrame,
+    *,
+    name: tuple[str, ...],
+    key: str | None = None,
+    help: str | None = None,
+) -> None:
+    """A download button for ``table`` as CSV, safe to open in a spreadsheet.
+
+    The cells go through :func:`mlviz.io.export.safe_csv` (a text cell or column name that
+    starts with ``=``, ``+``, ``-``, ``@``, tab or CR gets a leading ``'``; numbers are
+    untouched) and the file name is :func:`mlviz.io.export.safe_filename` of ``name`` (e.g.
+    ``(ds.name, "per_label")``: an upload's stem may hold any character).
+    """
+    from mlviz.io.export import safe_csv, safe_filename
+
+    st.download_button(
+        label,
+        safe_csv(table),
+        file_name=safe_filename(*name, extension="csv"),
+        mime="text/csv",
+        key=key,
+        help=help,
     )
 
 
