@@ -34,11 +34,13 @@ __all__ = [
     "label_cardinality",
     "label_density",
     "label_frequencies",
+    "label_table",
     "labels_to_show",
     "labelset_counts",
     "never_predicted",
     "rows_per_group",
     "summary",
+    "summary_table",
     "tail_head_f1",
     "tail_labels",
     "unique_rows",
@@ -648,3 +650,114 @@ def labels_to_show(priority: np.ndarray, keep: np.ndarray, max_shown: int) -> np
     # flagged labels first, then by priority (NaN last); stable, so ties keep label order
     order = np.lexsort((-np.nan_to_num(priority, nan=-np.inf), ~keep))
     return np.sort(order[:max_shown])
+
+
+# ------------------------------------------------------------- the Data page's downloads
+#: Column names of :func:`summary_table`, each saying what it counts, by :func:`summary` key.
+SUMMARY_COLUMNS: dict[str, str] = {
+    "name": "data_set",
+    "instances": "instances",
+    "features": "features",
+    "labels": "labels",
+    "sparse": "features_stored_sparse",
+    "cardinality": "mean_labels_per_instance",
+    "density": "label_density",
+    "distinct": "distinct_label_sets",
+    "log10_sparsity": "log10_share_of_label_sets_occupied",
+    "max_labels": "max_labels_per_instance",
+    "empty_instances": "instances_without_label",
+    "unique_labelsets": "label_sets_on_one_instance_only",
+    "min_label_count": "rarest_label_instances",
+    "max_label_count": "most_frequent_label_instances",
+    "tail_labels": "tail_labels",
+    "tail_threshold": "tail_threshold",
+}
+
+
+def summary_table(dataset: Dataset, *, tail_threshold: float = 0.01) -> pd.DataFrame:
+    """:func:`summary` as a one-row table whose column names say what each number counts.
+
+    ``summary``'s keys are short (``distinct`` and ``unique_labelsets`` read alike): here
+    ``distinct_label_sets`` is the number of different label vectors among the instances
+    (occupied vertices of {0,1}^L) and ``label_sets_on_one_instance_only`` how many of those
+    occur on exactly one instance; :data:`SUMMARY_COLUMNS` gives every renaming.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.io import Dataset
+    >>> from mlviz.stats import summary_table
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> ds = Dataset("toy", np.zeros((5, 1)), Y, feature_names=("x",), label_names=("a", "b", "c"))
+    >>> row = summary_table(ds, tail_threshold=0.5).iloc[0]
+    >>> int(row["distinct_label_sets"]), int(row["label_sets_on_one_instance_only"])
+    (4, 3)
+    """
+    numbers = summary(dataset, tail_threshold=tail_threshold)
+    return pd.DataFrame([{SUMMARY_COLUMNS.get(key, key): value for key, value in numbers.items()}])
+
+
+def label_table(Y, label_names=None, *, tail_threshold: float) -> pd.DataFrame:
+    """One row per label: its count, frequency, tail flag and co-occurrence degree.
+
+    Parameters
+    ----------
+    Y : array-like (N, L) or Dataset
+    label_names : sequence of str, optional
+        Default: the Dataset's names, else ``"0"``, ``"1"``, ...
+    tail_threshold : float
+        The tail rule's threshold; the ``tail`` column is :func:`is_tail` of the relative
+        frequencies (the rule every other view uses).
+
+    Returns
+    -------
+    pandas.DataFrame
+        In label (column) order, with columns ``label`` (name), ``count`` (instances that
+        carry it), ``frequency`` (``count / N``), ``tail`` (bool) and
+        ``co_occurring_labels``: the number of *other* labels that share at least one
+        instance with it (its degree in the co-occurrence graph, ``Yᵀ Y`` off the
+        diagonal). The degree comes from a sparse product ``Yᵀ Y`` per block of label
+        columns, so the work is that of the instances' label pairs and the memory at most
+        about 4M entries per block, never an (L, L) dense matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.stats import label_table
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> table = label_table(Y, ["a", "b", "c"], tail_threshold=0.5)
+    >>> table["count"].tolist(), table["tail"].tolist(), table["co_occurring_labels"].tolist()
+    ([3, 3, 2], [False, False, True], [2, 2, 2])
+    """
+    if label_names is None and isinstance(Y, Dataset):
+        label_names = Y.label_names
+    Y = _labels(Y)
+    n_samples, n_labels = Y.shape
+    if label_names is None:
+        label_names = [str(k) for k in range(n_labels)]
+    if len(label_names) != n_labels:
+        raise ValueError(
+            f"label_table: label_names has {len(label_names)} names but Y has {n_labels} label "
+            "columns."
+        )
+    counts = Y.sum(axis=0, dtype=np.int64)
+    frequencies = counts / n_samples
+    by_column = sp.csc_matrix(Y, dtype=np.int32)
+    by_row = sp.csr_matrix(Y, dtype=np.int32)
+    degree = np.zeros(n_labels, dtype=np.int64)
+    block = max(1, 2**22 // max(n_labels, 1))
+    for start in range(0, n_labels, block):
+        # counts of a 0/1 product are positive where stored: the stored entries of a row are
+        # the labels that co-occur with it (itself included when it occurs at all)
+        pairs = by_column[:, start : start + block].T @ by_row
+        degree[start : start + block] = np.diff(sp.csr_matrix(pairs).indptr)
+    degree -= counts > 0
+    return pd.DataFrame(
+        {
+            "label": [str(name) for name in label_names],
+            "count": counts,
+            "frequency": frequencies,
+            "tail": is_tail(frequencies, tail_threshold),
+            "co_occurring_labels": degree,
+        }
+    )

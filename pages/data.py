@@ -8,7 +8,7 @@ import streamlit as st
 
 from mlviz import stats
 from mlviz.figures import data as figures
-from pages._app import experiment, export, fitting, links, source
+from pages._app import experiment, export, fitting, links, source, tables
 
 MAX_COOCCURRENCE_LABELS = 50  # a readable heatmap; more labels are cut to the most frequent
 TOP_LABEL_SETS = 20
@@ -20,10 +20,12 @@ st.title(f"Data: {ds.name}")
 threshold = experiment.tail_threshold()
 
 
-def statistics(tail_threshold: float) -> tuple[dict, pd.DataFrame]:
+def statistics(tail_threshold: float) -> tuple[dict, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return (
         stats.summary(ds, tail_threshold=tail_threshold),
         stats.labelset_counts(ds.Y, label_names=ds.label_names),
+        stats.label_table(ds.Y, ds.label_names, tail_threshold=tail_threshold),
+        stats.summary_table(ds, tail_threshold=tail_threshold),  # the download's row
     )
 
 
@@ -35,7 +37,7 @@ result = fitting.compute(
 )
 if result is None:
     st.stop()
-summary, labelset_counts = result
+summary, labelset_counts, label_table, summary_row = result
 cols = st.columns(5)
 cols[0].metric("Instances", f"{ds.n_samples:,}")
 cols[1].metric("Features", f"{ds.n_features:,}", help="sparse" if ds.is_sparse else "dense")
@@ -114,11 +116,74 @@ st.caption(
     f"{len(labelset_counts):,} distinct label sets; {summary['unique_labelsets']:,} label sets "
     "occur on a single instance."
 )
-st.download_button(
-    "Download statistics (CSV)",
-    pd.DataFrame([summary]).to_csv(index=False),
-    file_name=f"{ds.name}_statistics.csv",
-    mime="text/csv",
+
+st.subheader("Every label")
+search = st.text_input(
+    "Find labels (part of the name; upper/lower case alike)",
+    key="data_label_search",
+    max_chars=200,
 )
+# plain-text matching: a name with regex characters such as "a+b" or "(x)" is found as typed
+shown_labels = label_table
+if search.strip():
+    shown_labels = label_table[
+        label_table["label"].str.contains(search.strip(), case=False, regex=False)
+    ]
+tables.fitted_table(
+    shown_labels,
+    hide_index=True,
+    column_config={
+        "label": st.column_config.TextColumn("label", width="medium"),
+        "count": st.column_config.NumberColumn(
+            "instances", width=tables.NUMBER_COLUMN_PX, help="Instances that carry the label."
+        ),
+        "frequency": st.column_config.NumberColumn(
+            "frequency",
+            format="percent",
+            width=tables.NUMBER_COLUMN_PX,
+            help="The label's share of all instances.",
+        ),
+        "tail": st.column_config.CheckboxColumn(
+            "tail",
+            width=tables.NUMBER_COLUMN_PX,
+            help=f"Frequency below the tail threshold of {threshold:.1%} (sidebar).",
+        ),
+        "co_occurring_labels": st.column_config.NumberColumn(
+            "co-occurring labels",
+            width=tables.NUMBER_COLUMN_PX,
+            help="How many other labels share at least one instance with this one.",
+        ),
+    },
+)
+n_tail_labels = int(label_table["tail"].sum())
+found = (
+    f"{len(shown_labels):,} of {ds.n_labels:,} labels contain the text you typed. "
+    if search.strip()
+    else f"All {ds.n_labels:,} labels, in column order. "
+)
+st.caption(
+    found + f"{n_tail_labels:,} are tail labels (below {threshold:.1%} of the instances). "
+    "Co-occurring labels: how many other labels appear on at least one instance together with "
+    "this one. Click a column header to sort; the download has every label."
+)
+
+left, right = st.columns(2)
+with left:
+    export.csv_button(
+        "Download the label table (CSV)",
+        label_table,
+        name=(ds.name, "labels"),
+        key="data_labels_csv",
+        help="One row per label: name, instances, frequency, tail flag, co-occurring labels.",
+    )
+with right:
+    export.csv_button(
+        "Download the summary (CSV)",
+        summary_row,
+        name=(ds.name, "summary"),
+        key="data_summary_csv",
+        help="One row: the numbers above. distinct_label_sets counts the different label "
+        "sets; label_sets_on_one_instance_only counts those that occur on a single instance.",
+    )
 
 export.report_button("Data")
