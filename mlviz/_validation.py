@@ -11,8 +11,13 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def check_features(X, *, name: str = "X", allow_sparse: bool = True):
-    """Return X as float64 ndarray or CSR matrix, rejecting NaN/inf with a clear message."""
+def check_features(X, *, name: str = "X", allow_sparse: bool = True, allow_nan: bool = False):
+    """Return X as float64 ndarray or CSR matrix, rejecting NaN/inf with a clear message.
+
+    ``allow_nan=True`` lets NaN through (infinite values are still rejected): for callers
+    that only split X and hand each part to an estimator that validates it itself, e.g. a
+    pipeline whose imputer fills the NaN on the training rows of each fold.
+    """
     # imported here: scikit-learn costs ~1 s to import, and the label-only paths (statistics,
     # the app's first page) never need it
     from sklearn.utils.validation import check_array
@@ -22,7 +27,7 @@ def check_features(X, *, name: str = "X", allow_sparse: bool = True):
             X,
             accept_sparse=["csr"] if allow_sparse else False,
             dtype=np.float64,
-            ensure_all_finite=True,
+            ensure_all_finite="allow-nan" if allow_nan else True,
             input_name=name,
         )
     except ValueError as err:

@@ -496,7 +496,10 @@ def cross_validate(
                 f"metric(s) {sorted(set(metrics) & set(TAIL_KEYS))} need tail_threshold=... "
                 "(the relative training frequency below which a label is a tail label)."
             )
-    X = check_features(X)
+    # NaN is each estimator's business: a pipeline's imputer fills it inside every fold, on
+    # that fold's training rows (the app's sidebar promises this); an estimator that cannot
+    # take NaN fails in its own fit, which on_error reports per method and fold
+    X = check_features(X, allow_nan=True)
     Y = check_label_matrix(Y, n_samples=X.shape[0])
     splitter = _resolve_cv(cv, random_state)
     splits = [(np.asarray(tr), np.asarray(te)) for tr, te in splitter.split(X, Y)]

@@ -776,7 +776,7 @@ class _CentredDesign:
         return self.rmatmul(self.matmul(Z))
 
     def gram_norm(self) -> float:
-        """Largest eigenvalue of ``X_c^T X_c``."""
+        """Largest eigenvalue of ``X_c^T X_c`` (0 when every feature is constant: X_c = 0)."""
         if self.n_features == 1:
             return float(self.gram_matmul(np.ones((1, 1)))[0, 0])
         operator = LinearOperator(
@@ -784,7 +784,27 @@ class _CentredDesign:
             matvec=lambda v: self.gram_matmul(v.reshape(-1, 1)).ravel(),
             dtype=np.float64,
         )
-        return float(eigsh(operator, k=1, which="LA", return_eigenvectors=False)[0])
+        try:
+            return float(eigsh(operator, k=1, which="LA", return_eigenvectors=False)[0])
+        except ArpackError as err:
+            # ARPACK stops ("error -9: starting vector is zero") when the operator maps its
+            # start vectors to 0: constant features, X_c = 0. A non-zero PSD Gram matrix
+            # annihilates random probes with probability 0, so three zero images mean G = 0
+            # (its largest eigenvalue, and the feature stage's Lipschitz constant, is 0).
+            probes = np.random.default_rng(0).standard_normal((self.n_features, 3))
+            scale = float(np.linalg.norm(self.gram_matmul(probes)))
+            if scale <= 1e-12 * float(np.linalg.norm(probes)) * self._squared_norm():
+                return 0.0
+            raise ValueError(
+                f"GroPLE: the largest eigenvalue of the centred features' Gram matrix "
+                f"(D = {self.n_features}) could not be computed ({err}). Standardise the "
+                "features or drop near-constant ones, then fit again."
+            ) from err
+
+    def _squared_norm(self) -> float:
+        """``||X||_F^2`` (>= every eigenvalue of ``X_c^T X_c``: centring is a projection)."""
+        values = self.X.data if sp.issparse(self.X) else self.X
+        return max(float(np.vdot(values, values)), np.finfo(float).tiny)
 
     def dense_gram(self) -> np.ndarray:
         """``X_c^T X_c`` as a dense (D, D) array (from the sparse product X^T X)."""
@@ -1321,14 +1341,21 @@ class GroPLE(MultiLabelEstimator):
             )
         n_predicted = int(np.count_nonzero(self._scores(X) > 0))
         if n_predicted == 0:
-            z_note = (
-                f" Z is all zero: β = {float(self.beta):g} removed every feature."
-                if not self.Z_.any()
-                else ""
-            )
+            advice = " Lower λ2 or β."
+            z_note = ""
+            spread = X.max(axis=0) - X.min(axis=0)
+            if not (spread.toarray() if sp.issparse(spread) else spread).any():
+                # X_c = 0: no λ or β can help (issue 24: this used to be ARPACK's error)
+                z_note = (
+                    " Every feature is constant on the training rows, so they cannot tell "
+                    "instances apart."
+                )
+                advice = " Use features that vary between instances."
+            elif not self.Z_.any():
+                z_note = f" Z is all zero: β = {float(self.beta):g} removed every feature."
             return (
                 f"The fitted model predicts no label for any of the {self.U_.shape[0]:,} "
-                f"training instances (every score is at most 0).{z_note} Lower λ2 or β."
+                f"training instances (every score is at most 0).{z_note}{advice}"
             )
         return ""
 

@@ -123,7 +123,7 @@ def _warn_constant_labels(Y: np.ndarray, estimator: str) -> None:
         more = "" if constant.size <= 10 else f" and {constant.size - 10} more"
         warnings.warn(
             f"{estimator}: label column(s) {shown}{more} are constant in the training labels; "
-            "they carry no information and will be predicted from the reference point alone. "
+            "they carry no information and every instance will be predicted that constant. "
             "Drop them or use a split where every label varies.",
             UserWarning,
             stacklevel=4,  # user -> _fit_context wrapper -> fit -> here
@@ -139,6 +139,14 @@ class _LinearLabelTransform(MultiLabelEstimator):
     X is passed to the regressor as given when it is float32 (the default
     :func:`paper_ridge` then solves in float32, as scikit-learn's ``Ridge`` does); other
     dtypes become float64. Decoding is float64.
+
+    A label that is constant in the training labels (always 1 or always 0) is decoded to that
+    value, ``y~[k] = c``, whatever the codes are (attributes ``constant_labels_`` and
+    ``constant_values_``). The papers do not treat such labels; this is our choice, because
+    the decoders otherwise give them arbitrary values: PBR-Origin predicts 0 for an always-1
+    label outside its M most frequent, and CS can give it any support (issue 24 found PBR and
+    CS predicting 1 for some always-1 labels and 0 for others). BR, PLST and CPLST already
+    decode such a label to (nearly) its value, so for them this changes only rounding noise.
     """
 
     # n_components is a constructor parameter of every subclass except BinaryRelevance
@@ -176,6 +184,9 @@ class _LinearLabelTransform(MultiLabelEstimator):
         X, Y = self._validate_fit(X, y)
         self.n_components_ = self._n_components(Y.shape[1])
         _warn_constant_labels(Y, type(self).__name__)
+        constant = np.all(Y == Y[:1], axis=0)
+        self.constant_labels_ = np.flatnonzero(constant)
+        self.constant_values_ = Y[0, constant].astype(np.float64)
         self._fit_label_space(X, Y, self.n_components_)
         codes = self._encode(Y)
         regressor = self._make_regressor()
@@ -243,12 +254,19 @@ class _LinearLabelTransform(MultiLabelEstimator):
         -------
         ndarray of float64, shape (n_samples, n_labels)
         """
-        return self._decode(self._check_codes(H))
+        return self._decode_pinned(self._check_codes(H))
+
+    def _decode_pinned(self, codes: np.ndarray) -> np.ndarray:
+        """:meth:`_decode`, then every training-constant label set to its value (see class)."""
+        decoded = self._decode(codes)
+        if self.constant_labels_.size:
+            decoded[:, self.constant_labels_] = self.constant_values_
+        return decoded
 
     def _decoded(self, X) -> np.ndarray:
         X = self._validate_predict(X)
         codes = np.asarray(self.regressor_.predict(X), dtype=np.float64)
-        return self._decode(codes.reshape(X.shape[0], self.n_components_))
+        return self._decode_pinned(codes.reshape(X.shape[0], self.n_components_))
 
     def predict_decoded(self, X) -> np.ndarray:
         """The decoded real-valued label vectors ``y~`` of X, before rounding.
@@ -528,6 +546,8 @@ class BinaryRelevance(_RoundBasedTransform):
         K.
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
+    constant_labels_, constant_values_ : ndarray
+        Labels constant in training and their value (0.0 or 1.0): they are decoded to it.
 
     Notes
     -----
@@ -597,6 +617,8 @@ class PBR(_RoundBasedTransform):
     n_components_ : int
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
+    constant_labels_, constant_values_ : ndarray
+        Labels constant in training and their value (0.0 or 1.0): they are decoded to it.
 
     Examples
     --------
@@ -697,6 +719,8 @@ class PLST(_RoundBasedTransform):
     n_components_ : int
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
+    constant_labels_, constant_values_ : ndarray
+        Labels constant in training and their value (0.0 or 1.0): they are decoded to it.
 
     Examples
     --------
@@ -817,6 +841,8 @@ class CPLST(_RoundBasedTransform):
     n_components_ : int
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
+    constant_labels_, constant_values_ : ndarray
+        Labels constant in training and their value (0.0 or 1.0): they are decoded to it.
 
     Notes
     -----
@@ -936,6 +962,8 @@ class CompressedSensing(_LinearLabelTransform):
     n_components_ : int
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
+    constant_labels_, constant_values_ : ndarray
+        Labels constant in training and their value (0.0 or 1.0): they are decoded to it.
 
     Notes
     -----

@@ -49,9 +49,10 @@ def load_csv(
     DataFormatError
         Empty or unparsable table; a column name that repeats (pandas would rename the second
         copy ``name.1`` and, were it a label, leak it into the features) or a header cell with
-        no name; unknown label columns; a non-numeric feature column; an infinite feature
-        value; a missing feature value (with ``missing="error"``); a label value other than
-        0/1 or a missing label. Each message names the column and the row.
+        no name; a label column named twice in ``label_columns``; unknown label columns; a
+        non-numeric feature column; an infinite feature value; a missing feature value (with
+        ``missing="error"``); a label value other than 0/1 or a missing label. Each message
+        names the column and the row.
 
     Examples
     --------
@@ -108,6 +109,15 @@ def load_csv(
         labels = columns[-n:]
     else:
         labels = [str(c) for c in label_columns]
+        repeated = [c for c in dict.fromkeys(labels) if labels.count(c) > 1]
+        if repeated:
+            # "l1, l1" would load l1 twice as two labels and leave the real second label
+            # among the features
+            raise DataFormatError(
+                f"{text.label}: label column(s) {repeated} are named more than once in "
+                f"label_columns {labels}. Name each label column once (were they meant to be "
+                "different columns? check the spelling)."
+            )
         unknown = [c for c in labels if c not in columns]
         if unknown:
             raise DataFormatError(
