@@ -7,6 +7,7 @@ Caches are keyed by the data set's content digest, never by Streamlit's hashing 
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -111,6 +112,29 @@ def _source_label(source: datasets.DatasetSource) -> str:
     return f"{group} · {source.label()}"
 
 
+def data_folder_note(folder: Path | None, n_folder_sets: int) -> str | None:
+    """Visible text under the picker when it lists only the embedded samples, and why.
+
+    ``folder`` is :func:`mlviz.datasets.default_data_dir`, ``n_folder_sets`` the number of
+    data sets found in it; None (no note) when there are any.
+    """
+    if n_folder_sets:
+        return None
+    if folder is None:
+        why = (
+            "no data folder is configured (`MLVIZ_DATA_DIR` is not set and there is no "
+            "`../shared/data/mulan` next to the app)"
+        )
+    elif not folder.is_dir():
+        why = "`MLVIZ_DATA_DIR` names a folder that does not exist"
+    else:
+        why = "the data folder holds no ARFF data set that mlviz can read"
+    return (
+        f"Only the embedded samples are listed: {why}. To add the MULAN benchmark sets, set "
+        "`MLVIZ_DATA_DIR` to a folder of their .arff + .xml files and restart the app."
+    )
+
+
 def dataset_picker() -> None:
     """Sidebar: embedded samples, data sets found in the data folder, and uploads.
 
@@ -133,6 +157,9 @@ def dataset_picker() -> None:
         help="Instances × feature attributes, and labels. Embedded samples ship with mlviz; "
         "the others are found in the folder named by MLVIZ_DATA_DIR (or ../shared/data/mulan).",
     )
+    note = data_folder_note(datasets.default_data_dir(), sum(s.kind != "sample" for s in sources))
+    if note:
+        sidebar.caption(note)
     source = by_key[choice]
     labels = {s.key: (f"{s.name} (sample)" if s.kind == "sample" else s.name) for s in sources}
     with sidebar.expander("Upload your own (ARFF + XML, or CSV)"):
