@@ -697,6 +697,13 @@ def summary_table(dataset: Dataset, *, tail_threshold: float = 0.01) -> pd.DataF
     return pd.DataFrame([{SUMMARY_COLUMNS.get(key, key): value for key, value in numbers.items()}])
 
 
+# label_table's work bounds: entries of one block of Yᵀ Y, and the largest N x L that is
+# multiplied as a dense float32 matrix (64 MB) rather than as a sparse one
+_LABEL_TABLE_BLOCK = 2**22
+_LABEL_TABLE_DENSE = 2**24
+_LABEL_TABLE_DENSITY = 0.03  # share of 1s from which the dense product is the faster one
+
+
 def label_table(Y, label_names=None, *, tail_threshold: float) -> pd.DataFrame:
     """One row per label: its count, frequency, tail flag and co-occurrence degree.
 
@@ -716,9 +723,10 @@ def label_table(Y, label_names=None, *, tail_threshold: float) -> pd.DataFrame:
         carry it), ``frequency`` (``count / N``), ``tail`` (bool) and
         ``co_occurring_labels``: the number of *other* labels that share at least one
         instance with it (its degree in the co-occurrence graph, ``Yᵀ Y`` off the
-        diagonal). The degree comes from a sparse product ``Yᵀ Y`` per block of label
-        columns, so the work is that of the instances' label pairs and the memory at most
-        about 4M entries per block, never an (L, L) dense matrix.
+        diagonal). The degree comes from ``Yᵀ Y`` computed per block of label columns
+        (about 4M entries per block, never an (L, L) matrix): a dense float32 product when
+        N·L <= 2^24 and at least 3% of Y is 1, else a sparse one (its work is the instances'
+        label pairs).
 
     Examples
     --------
@@ -742,15 +750,25 @@ def label_table(Y, label_names=None, *, tail_threshold: float) -> pd.DataFrame:
         )
     counts = Y.sum(axis=0, dtype=np.int64)
     frequencies = counts / n_samples
-    by_column = sp.csc_matrix(Y, dtype=np.int32)
-    by_row = sp.csr_matrix(Y, dtype=np.int32)
     degree = np.zeros(n_labels, dtype=np.int64)
-    block = max(1, 2**22 // max(n_labels, 1))
-    for start in range(0, n_labels, block):
-        # counts of a 0/1 product are positive where stored: the stored entries of a row are
-        # the labels that co-occur with it (itself included when it occurs at all)
-        pairs = by_column[:, start : start + block].T @ by_row
-        degree[start : start + block] = np.diff(sp.csr_matrix(pairs).indptr)
+    block = max(1, _LABEL_TABLE_BLOCK // max(n_labels, 1))
+    if Y.size <= _LABEL_TABLE_DENSE and counts.sum() >= _LABEL_TABLE_DENSITY * Y.size:
+        # BLAS on float32 0/1 (a sum of non-negative terms is > 0 exactly when a pair
+        # exists): on 200 rows x 10,000 labels at half density 3.8 s instead of the sparse
+        # product's 21 s (whose output has 10^8 entries there); on sparser labels (16,000
+        # x 983 at 2%) the sparse product is faster (0.8 s vs 1.6 s; loaded 2-core machine)
+        dense = Y.astype(np.float32)
+        for start in range(0, n_labels, block):
+            pairs = dense[:, start : start + block].T @ dense
+            degree[start : start + block] = np.count_nonzero(pairs > 0, axis=1)
+    else:
+        by_column = sp.csc_matrix(Y, dtype=np.int32)
+        by_row = sp.csr_matrix(Y, dtype=np.int32)
+        for start in range(0, n_labels, block):
+            # counts of a 0/1 product are positive where stored: the stored entries of a row
+            # are the labels that co-occur with it (itself included when it occurs at all)
+            pairs = by_column[:, start : start + block].T @ by_row
+            degree[start : start + block] = np.diff(sp.csr_matrix(pairs).indptr)
     degree -= counts > 0
     return pd.DataFrame(
         {

@@ -59,8 +59,12 @@ def test_label_table_matches_brute_force_and_the_tail_rule():
     assert table["count"].tolist() == np.diag(counts).tolist()
 
 
-def test_label_table_blocks_give_the_same_degrees(monkeypatch):
-    """Many labels are processed in blocks of columns: the block edges change nothing."""
+@pytest.mark.parametrize("density", [0.0, 2.0], ids=["dense-product", "sparse-product"])
+@pytest.mark.parametrize("block", [2**22, 300 * 7])
+def test_label_table_paths_and_blocks_give_the_same_degrees(monkeypatch, density, block):
+    """Dense or sparse product, one block or many (7 labels each): the same degrees."""
+    monkeypatch.setattr(stats, "_LABEL_TABLE_DENSITY", density)
+    monkeypatch.setattr(stats, "_LABEL_TABLE_BLOCK", block)
     rng = np.random.default_rng(0)
     Y = (rng.random((40, 300)) < 0.02).astype(np.uint8)
     whole = stats.label_table(Y, tail_threshold=0.1)["co_occurring_labels"].to_numpy()
