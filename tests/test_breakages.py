@@ -90,6 +90,12 @@ def test_compare_page_runs_on_data_with_missing_values():
     assert not at.error, [e.value for e in at.error]
     summary = at.dataframe[0].value
     assert list(summary.columns) == ["BR", "ML-KNN"]
+    # the dimension sweep cross-validates too
+    at.multiselect(key="compare_sweep_methods").set_value(["PLST"]).run()
+    at.button(key="compare_sweep_fit").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert any(c.proto.id.endswith("compare_sweep_chart") for c in at.get("plotly_chart"))
 
 
 # ----------------------------------------------------------------- a label named twice
