@@ -2,7 +2,8 @@
 
 Modules: :mod:`~mlviz.io.arff` (ARFF parsing, MULAN/MEKA, dense/sparse, error diagnosis),
 :mod:`~mlviz.io.labels` (which attributes are labels: XML, MEKA ``-C``, a count),
-:mod:`~mlviz.io.csv` (CSV tables) and :mod:`~mlviz.io.write` (ARFF + XML via liac-arff).
+:mod:`~mlviz.io.csv` (CSV tables), :mod:`~mlviz.io.write` (ARFF + XML via liac-arff) and
+:mod:`~mlviz.io.export` (tables as CSV safe to open in a spreadsheet, safe file names).
 Loaders never impute: missing feature values are an error by default, or NaN with
 ``missing="keep"`` (impute inside the model, on the training rows).
 """
