@@ -103,6 +103,7 @@ def html_report(
         raise ValueError(
             f"html_report: include_plotlyjs must be 'cdn' or 'inline'; got {include_plotlyjs!r}."
         )
+    first_script: bool | str = True if include_plotlyjs == "inline" else "cdn"
     items = list(figures.items()) if isinstance(figures, Mapping) else list(figures)
     if not items:
         raise ValueError("html_report: no figure to report; the page has drawn none yet.")
@@ -132,7 +133,9 @@ def html_report(
             )
         parts.append(f"<h2>{html.escape(str(name))}</h2>")
         parts.append(
-            fig.to_html(full_html=False, include_plotlyjs=include_plotlyjs if index == 0 else False)
+            # plotly.js once, with the first figure (True: inline; "cdn": a <script src>);
+            # the later figures use that copy
+            fig.to_html(full_html=False, include_plotlyjs=first_script if index == 0 else False)
         )
     parts.append("</body></html>")
     return "\n".join(parts)
