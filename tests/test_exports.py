@@ -205,3 +205,17 @@ def test_compare_page_csvs_are_neutralised_and_safely_named(downloads):
     assert sorted(row[column] for row in per_label[1:]) == sorted(
         ["'" + c for c in HOSTILE] + ["plain"]
     )
+
+
+def test_the_pages_html_report_is_self_contained_and_safely_named(downloads):
+    dataset = _hostile_dataset()
+    at = _run("data.py", dataset)
+    assert not at.exception, [e.message for e in at.exception]
+    (report,) = [(data, name) for _, data, name in downloads if name.endswith(".html")]
+    data, name = report
+    assert SAFE_NAME.match(name), name
+    page = data() if callable(data) else data  # built when the button is pressed
+    assert not re.search(r"<script\b[^>]*\bsrc\s*=", page, re.IGNORECASE)
+    assert page.count('class="plotly-graph-div"') >= 2
+    # the data set's hostile name is escaped text in the report, never markup
+    assert "<h1>=cmd|&#x27; /C calc&#x27;!A0 ../../x — Data</h1>" in page
