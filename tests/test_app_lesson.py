@@ -230,6 +230,28 @@ def test_grople_step_says_a_degenerate_fit_is_one_and_bounds_its_slider():
     assert _charts(at) == 0  # no V^k view of a model that predicts nothing
 
 
+def test_grople_step_states_lambda1_max_of_its_fixed_lambda1():
+    # step 4 fits λ1 = 1 (no λ1 slider): its caption gives λ1_max at the chosen λ2, the λ1
+    # above which the fit's second V step is zero, computed on the training split
+    from sklearn.model_selection import train_test_split
+
+    from mlviz.grople import GroPLE, lambda1_max
+
+    at = _go(_app(_load("sample:planted")), "grople")
+    _assert_clean(at, "GroPLE step")
+    model = [v for _, v in at.session_state["_fit_last_good"].values() if isinstance(v, GroPLE)][-1]
+    data = at.session_state["dataset"]
+    train, _ = train_test_split(np.arange(data.n_samples), test_size=0.3, random_state=0)
+    bound = lambda1_max(
+        data.Y[train], model.groups_, model.n_components, model.lambda2, random_state=0
+    )
+    assert model.lambda1 < bound < np.inf
+    captions = " ".join(c.value for c in at.caption)
+    assert f"At λ2 = {model.lambda2:g} every V^k would also be zero for λ1 above {bound:.3g}" in (
+        captions
+    )
+
+
 def test_the_lesson_reuses_a_pages_fit_with_the_same_settings():
     """Issue 21: fits are cached by what they are, so the Lesson's PLST at M = L is the PLST
     page's own fit (one object, fitted once), not a refit under a name of the Lesson's."""
