@@ -53,7 +53,9 @@ def show(c: Lesson) -> None:
     )
     # and below the λ2 at which the step's fixed λ1 passes λ1_max (second V step zero)
     bound1 = fits.grople_lambda1_max(c, d, options)
+    cut_by_lambda1 = []
     if bound1 is not None:
+        cut_by_lambda1 = [v for v in options if LESSON_LAMBDA1 >= bound1[v]]
         options = [v for v in options if LESSON_LAMBDA1 < bound1[v]] or options[:1]
     opening = grople_figures.lambda2_opening(options, bound, c.defaults["lesson_grople_lambda2"])
     c.ensure("lesson_grople_lambda2", lambda v: v in options)
@@ -77,6 +79,11 @@ def show(c: Lesson) -> None:
                     grople_figures.lesson_lambda1_note(LESSON_LAMBDA1, lambda2, bound1[lambda2])
                     if bound1 is not None and lambda2 in bound1
                     else ""
+                )
+                + "".join(
+                    f" λ2 = {v:g} is left out too: λ1 = {LESSON_LAMBDA1:g} is above its "
+                    f"λ1_max = {bound1[v]:.3g}, so the fit's second V step would be zero."
+                    for v in cut_by_lambda1
                 )
             )
     try_this(
