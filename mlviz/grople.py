@@ -519,15 +519,18 @@ def lambda1_max(
     Then Eq. (A.2) gives U = 0 and the fit stays at V = 0. With ``V_1 V_1^T = Q diag(s)
     Q^T``, ``U_1^T S = Q diag(1 / (s + lambda1)) Q^T V_1 S^T S`` and ``||U_1||_F^2 = sum_j
     (W S^T S W^T)_jj / (s_j + lambda1)^2`` (W = Q^T V_1): margin is a closed-form function
-    of λ1, but its root has no closed form (a cube root times a ratio of polynomials in λ1
-    of degree ~d), so it is found numerically: margin is evaluated on a grid of eight points
-    per decade from 1e-8 to 1e8 times the largest s (beyond, margin is within rounding of its
-    limit -λ2), and the last grid interval where it changes sign is bisected to relative
+    of λ1, but its root has no closed form for d > 1 (a cube root times a ratio of
+    polynomials in λ1 of degree ~d; for d = 1 it solves ``lambda1 (s + lambda1) = 4 a^3
+    ||V_1|| / (lambda2^2 b)`` with ``a = ||V_1 S^T S||``, ``b = ||S V_1^T||^2``, which the
+    tests check), so it is found numerically: margin is evaluated on a grid of eight points
+    per decade from 1e-8 to 1e8 times the largest s (far above the eigenvalues margin + λ2
+    falls like λ1^(-2/3); a margin still positive at the top is reported as ``inf``, which
+    did not occur), and the last grid interval where it changes sign is bisected to relative
     precision 1e-10. The bound is the *largest* root, so every λ1 above it gives V = 0 (up to
-    the grid's resolution; margin was monotone on the planted sample, yeast and medical,
-    docs/GROPLE.md). A finite bound exists for every λ2 > 0 with V_1 != 0: as λ1 grows, U_1
-    shrinks like 1 / λ1 while c grows like λ1^(1/3), so margin -> -λ2 < 0; as λ1 -> 0,
-    c -> infinity and margin -> +infinity.
+    the grid's resolution; margin changed sign exactly once on the planted sample, yeast,
+    medical and emotions, docs/GROPLE.md). A finite bound exists for every λ2 > 0 with
+    V_1 != 0: as λ1 grows, U_1 shrinks like 1 / λ1 while c grows like λ1^(1/3), so margin ->
+    -λ2 < 0; as λ1 -> 0, c -> infinity and margin -> +infinity.
 
     At λ2 = 0 no λ1 makes V zero (the V step is then a ridge regression, zero only if U^T S =
     0, and the balancing step is off): the bound is ``inf``. At λ2 >= :func:`lambda2_max`
