@@ -75,8 +75,8 @@ EXACT_MAX_CANDIDATES = 2500
 AUTO_N_LANDMARKS = 1000
 
 #: The same for a named asymmetric cost (rank_loss). Mirrored, SMACOF embeds two points per
-#: landmark and every candidate is placed twice (truth and prediction role), so the fit costs
-#: about (n_landmarks / 1,000)^2 of the 1,000-landmark one: delicious-shaped rank-loss fit
+#: landmark and every candidate is placed twice (truth and prediction role); the placements
+#: and SMACOF (88 % of the 1,000-landmark fit) grow with n_landmarks^2. Delicious-shaped fit
 #: 40.2 s CPU at 1,000 landmarks, 22.7 s at 700, 13.4 s at 500 (goal: 30 s). Test rank loss on
 #: three bibtex-shaped splits (docs/CLEMS.md): exact 63.9, 1,000 landmarks 60.6, 700 61.1,
 #: 500 64.3 (half the landmarks, SMACOF's 1,000 points of the symmetric path, lost 6 %).
