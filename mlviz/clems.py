@@ -50,6 +50,7 @@ __all__ = [
     "DEFAULT_MAX_CANDIDATES",
     "EXACT_MAX_CANDIDATES",
     "AUTO_N_LANDMARKS",
+    "AUTO_N_LANDMARKS_MIRRORED",
     "compute_candidate_costs",
     "decoded_label_frequencies",
 ]
@@ -72,6 +73,14 @@ EXACT_MAX_CANDIDATES = 2500
 
 #: Landmarks used by ``n_landmarks="auto"`` above :data:`EXACT_MAX_CANDIDATES` candidates.
 AUTO_N_LANDMARKS = 1000
+
+#: The same for a named asymmetric cost (rank_loss). Mirrored, SMACOF embeds two points per
+#: landmark and every candidate is placed twice (truth and prediction role); the placements
+#: and SMACOF (88 % of the 1,000-landmark fit) grow with n_landmarks^2. Delicious-shaped fit
+#: 40.2 s CPU at 1,000 landmarks, 22.7 s at 700, 13.4 s at 500 (goal: 30 s). Test rank loss on
+#: three bibtex-shaped splits (docs/CLEMS.md): exact 63.9, 1,000 landmarks 60.6, 700 61.1,
+#: 500 64.3 (half the landmarks, SMACOF's 1,000 points of the symmetric path, lost 6 %).
+AUTO_N_LANDMARKS_MIRRORED = 700
 
 # Landmarks chosen as the most frequent candidates; the rest by farthest-point sampling. On a
 # bibtex-shaped set (1,000 landmarks, 2 splits; docs/CLEMS.md) a quarter gave test accuracy
@@ -230,7 +239,11 @@ class CLEMS(MultiLabelEstimator):
         decoding searches all n candidates. An int runs landmark CLEMS with that many landmarks
         when n exceeds it (exact otherwise); None always runs the exact path (O(n^2) memory);
         "auto" is exact up to :data:`EXACT_MAX_CANDIDATES` (2,500) candidates and landmark CLEMS
-        with :data:`AUTO_N_LANDMARKS` (1,000) landmarks above. Measured
+        with :data:`AUTO_N_LANDMARKS` (1,000) landmarks above, or
+        :data:`AUTO_N_LANDMARKS_MIRRORED` (700) for the mirrored rank loss (2 SMACOF points and
+        2 placements per candidate: 1,000 landmarks took 40 s CPU on the delicious shape, 700
+        take 23 s, and on bibtex-shaped splits 700 landmarks gave test rank loss 61.1 against
+        60.6 at 1,000 and 63.9 exact; docs/CLEMS.md). Measured
         (``benchmarks/bench_clems_scale.py``, ``docs/CLEMS.md`` "At scale", 3 random 70/30
         splits of a bibtex-shaped set, ~2,260 candidates, M = K = 159, ridge): with 1,000
         landmarks the test F1 of the F1-cost model was 0.698 against 0.699 exact and the test
@@ -979,12 +992,21 @@ def compute_candidate_costs(
     )
 
 
-def _landmark_count(n_candidates: int, n_landmarks) -> int:
-    """How many candidates weighted SMACOF embeds; n_candidates means the exact path."""
+def _landmark_count(n_candidates: int, n_landmarks, cost="f1") -> int:
+    """How many candidates weighted SMACOF embeds; n_candidates means the exact path.
+
+    ``"auto"`` above :data:`EXACT_MAX_CANDIDATES`: :data:`AUTO_N_LANDMARKS`, or
+    :data:`AUTO_N_LANDMARKS_MIRRORED` for a named asymmetric cost (mirrored by
+    ``mirror="auto"``; a callable cost's symmetry is known only from its values, so it keeps
+    the larger number).
+    """
     if n_landmarks is None:
         return n_candidates
     if n_landmarks == "auto":
-        return n_candidates if n_candidates <= EXACT_MAX_CANDIDATES else AUTO_N_LANDMARKS
+        if n_candidates <= EXACT_MAX_CANDIDATES:
+            return n_candidates
+        mirrored = isinstance(cost, str) and not _costs.is_symmetric(cost)
+        return AUTO_N_LANDMARKS_MIRRORED if mirrored else AUTO_N_LANDMARKS
     return min(int(n_landmarks), n_candidates)
 
 
@@ -999,7 +1021,7 @@ def _candidate_costs(
     kept, dropped = order[:n_keep], order[n_keep:]
     candidates = distinct[kept]
     candidates_float = _cost_input(candidates, cost)
-    n_land = _landmark_count(n_keep, n_landmarks)
+    n_land = _landmark_count(n_keep, n_landmarks, cost)
     cost_to = cost_from = None
     if n_land >= n_keep:
         landmarks = np.arange(n_keep)

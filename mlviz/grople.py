@@ -49,6 +49,7 @@ from mlviz.label_clustering import LabelClustering, _label_counts, check_groups
 __all__ = [
     "GroPLE",
     "lambda2_max",
+    "lambda1_max",
     "prox_l21",
     "prox_group_l21",
     "prox_l1",
@@ -488,6 +489,144 @@ def lambda2_max(
     UtS = labels.rmatmul(U0)  # (d, L): U_0^T Y in the {-1, 1} coding
     row_norms = np.sqrt((UtS * UtS) @ _group_indicator(groups))  # (d, K)
     return 2.0 * float(row_norms.max(initial=0.0))
+
+
+def lambda1_max(
+    y,
+    groups,
+    n_components: int,
+    lambda2: float,
+    *,
+    init: str = "random",
+    random_state=None,
+    gamma: float = 0.1,
+    apg_max_iter: int = 100,
+    apg_tol: float = 1e-4,
+) -> float:
+    """The λ1 above which :class:`GroPLE` at this λ2 fits V = 0 (every V^k zero) on these labels.
+
+    Derivation (Appendix A; one outer iteration of Algorithm 1). The first V step solves
+    (A.3) at the fit's start U_0 and does not depend on λ1; call its result V_1 (zero iff
+    λ2 >= :func:`lambda2_max`). The U step (Eq. A.2) gives ``U_1 = S V_1^T (V_1 V_1^T +
+    lambda1 I)^{-1}`` (S = 2Y - 1), and the fit's balancing step rescales ``U_1 <- c U_1``,
+    ``V_1 <- V_1 / c`` with ``c^3 = lambda2 ||V_1||_{2,1} / (2 lambda1 ||U_1||_F^2)`` (the exact
+    minimiser of Eq. (4) along the scale direction). The second V step solves (A.3) at U_1,
+    and, by the optimality condition behind :func:`lambda2_max` (0 is in the subdifferential
+    of A.3 at V^k = 0), its result is 0 iff
+
+        ``margin(lambda1) = 2 c max_{k, i} ||(U_1^T Y^k)_i||_2 - lambda2 <= 0``.
+
+    Then Eq. (A.2) gives U = 0 and the fit stays at V = 0. With ``V_1 V_1^T = Q diag(s)
+    Q^T``, ``U_1^T S = Q diag(1 / (s + lambda1)) Q^T V_1 S^T S`` and ``||U_1||_F^2 = sum_j
+    (W S^T S W^T)_jj / (s_j + lambda1)^2`` (W = Q^T V_1): margin is a closed-form function
+    of λ1, but its root has no closed form for d > 1 (a cube root times a ratio of
+    polynomials in λ1 of degree ~d; for d = 1 it solves ``lambda1 (s + lambda1) = 4 a^3
+    ||V_1|| / (lambda2^2 b)`` with ``a = ||V_1 S^T S||``, ``b = ||S V_1^T||^2``, which the
+    tests check), so it is found numerically: margin is evaluated on a grid of eight points
+    per decade from 1e-8 to 1e8 times the largest s (far above the eigenvalues margin + λ2
+    falls like λ1^(-2/3); a margin still positive at the top is reported as ``inf``, which
+    did not occur), and the last grid interval where it changes sign is bisected to relative
+    precision 1e-10. The bound is the *largest* root, so every λ1 above it gives V = 0 (up to
+    the grid's resolution; margin changed sign exactly once on the planted sample, yeast,
+    medical and emotions, docs/GROPLE.md). A finite bound exists for every λ2 > 0 with
+    V_1 != 0: as λ1 grows, U_1 shrinks like 1 / λ1 while c grows like λ1^(1/3), so margin ->
+    -λ2 < 0; as λ1 -> 0, c -> infinity and margin -> +infinity.
+
+    At λ2 = 0 no λ1 makes V zero (the V step is then a ridge regression, zero only if U^T S =
+    0, and the balancing step is off): the bound is ``inf``. At λ2 >= :func:`lambda2_max`
+    every λ1 does: the bound is 0.
+
+    Below the bound the fit can still end degenerate (V = 0 after more iterations, or scores
+    that are never positive because U is so small that Eq. (5)'s l1 penalty on Z removes the
+    features; measured on the planted sample, docs/GROPLE.md); :attr:`GroPLE.degenerate_`
+    says which. Above it the fit always ends at V = 0.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples, n_labels)
+        0/1 training labels, as passed to :meth:`GroPLE.fit`.
+    groups : array-like of int (n_labels,)
+        Group of every label (``GroPLE.groups_`` or a LabelClustering's ``labels_``).
+    n_components : int
+        d.
+    lambda2 : float
+        The fit's λ2.
+    init, random_state, gamma, apg_max_iter, apg_tol
+        As in :class:`GroPLE` (they fix U_0 and the first V step).
+
+    Returns
+    -------
+    float
+        0 when λ2 >= λ2_max, ``inf`` when λ2 = 0.
+
+    Examples
+    --------
+    >>> from mlviz.grople import GroPLE, lambda1_max
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> bound = lambda1_max(ds.Y, groups, 4, lambda2=10.0, random_state=0)
+    >>> above = GroPLE(n_components=4, groups=groups, lambda1=1.01 * bound, lambda2=10.0,
+    ...                random_state=0).fit(ds.X, ds.Y)
+    >>> bool(above.V_.any())  # every V^k is zero above the bound
+    False
+    """
+    Y = y.toarray() if sp.issparse(y) else np.asarray(y)
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    groups = check_groups(groups, Y.shape[1])
+    lambda2 = float(lambda2)
+    if lambda2 <= 0.0:
+        return float("inf")
+    labels = _SignedLabels(Y, signed=False)
+    indicator = _group_indicator(groups)
+    U0 = _initial_basis(labels, int(n_components), init, random_state)
+    # V_1: Algorithm 2 at U_0 exactly as the fit runs it (same start, limits and tolerance)
+    V1, _, _, _ = _apg_group_coefficients(
+        U0.T @ U0,
+        labels.rmatmul(U0),
+        lambda2,
+        groups,
+        indicator,
+        gamma=float(gamma),
+        max_iter=int(apg_max_iter),
+        tol=float(apg_tol),
+        V_init=None,
+    )
+    v_l21 = float(np.sqrt((V1 * V1) @ indicator).sum())
+    if v_l21 <= 0.0:
+        return 0.0
+    s, Q = eigh(V1 @ V1.T)
+    s = np.clip(s, 0.0, None)
+    W = Q.T @ V1
+    B = W @ labels.gram()  # (d, L): Q^T V_1 S^T S
+    C = np.einsum("jl,jl->j", B, W)  # diag(W S^T S W^T)
+
+    def margin(lambda1: float) -> float:
+        D = 1.0 / (s + lambda1)
+        u_sq = float(np.sum(D * D * C))
+        if u_sq <= 0.0:  # S V_1^T = 0: U_1 = 0, so the second V step is 0
+            return -lambda2
+        UtS = Q @ (D[:, None] * B)
+        c = (lambda2 * v_l21 / (2.0 * lambda1 * u_sq)) ** (1.0 / 3.0)
+        return 2.0 * c * float(np.sqrt((UtS * UtS) @ indicator).max()) - lambda2
+
+    scale = max(float(s[-1]), np.finfo(float).tiny)
+    grid = scale * np.logspace(-8.0, 8.0, 8 * 16 + 1)
+    values = np.array([margin(v) for v in grid])
+    positive = np.flatnonzero(values > 0.0)
+    if positive.size == 0:
+        return float(grid[0])  # V = 0 from far below the scale of V_1 on (margin <= 0 there)
+    last = int(positive[-1])
+    if last == grid.size - 1:
+        return float("inf")  # not reached within 1e8 times the scale: no bound found
+    low, high = np.log(grid[last]), np.log(grid[last + 1])
+    while high - low > 1e-10:
+        middle = 0.5 * (low + high)
+        if margin(float(np.exp(middle))) > 0.0:
+            low = middle
+        else:
+            high = middle
+    return float(np.exp(high))
 
 
 def _balance_factor(u_sq: float, V: np.ndarray, lambda1: float, lambda2: float, indicator):
@@ -1341,7 +1480,7 @@ class GroPLE(MultiLabelEstimator):
             )
         n_predicted = int(np.count_nonzero(self._scores(X) > 0))
         if n_predicted == 0:
-            advice = " Lower λ2 or β."
+            advice = " Lower λ2, λ1 or β."
             z_note = ""
             spread = X.max(axis=0) - X.min(axis=0)
             if not (spread.toarray() if sp.issparse(spread) else spread).any():

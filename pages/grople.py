@@ -11,7 +11,7 @@ from mlviz.figures import grople as figures
 from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS
-from mlviz.grople import lambda2_max
+from mlviz.grople import lambda1_max, lambda2_max
 from mlviz.label_clustering import AFFINITIES, LabelClustering, group_diagnostics
 from mlviz.methods import AFFINITY_LABELS, METHODS
 from mlviz.metrics import METRICS, evaluate
@@ -65,8 +65,19 @@ def lambda2_bound(d: int, K: int, affinity: str) -> float:
     return lambda2_max(split.Y_train, groups.fit(split.Y_train).labels_, d, random_state=0)
 
 
+def lambda1_bound(d: int, K: int, affinity: str, lambda2: float) -> float:
+    """λ1_max of the training labels at the page's label groups and λ2 (seed 0, as the page's
+    GroPLE fits): above it Algorithm 1's second V step is zero (:func:`lambda1_max`)."""
+    groups = LabelClustering(n_groups=min(K, L), affinity=affinity, random_state=0)
+    return lambda1_max(split.Y_train, groups.fit(split.Y_train).labels_, d, lambda2, random_state=0)
+
+
 LOG_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0]
 POSITIVE_GRID = LOG_GRID[1:]  # λ1 > 0 keeps V Vᵀ + λ1 I invertible (Eq. A.2)
+# λ1 goes on by decades up to its bound at the chosen λ2 (λ1_max: 10^3-10^7 on planted, yeast
+# and medical at λ2 = 10 to 0.01, docs/GROPLE.md); at λ2 = 0 no λ1 zeroes V, and the fixed grid
+# ends at 100, from where the fits of yeast and medical no longer change (measured)
+LAMBDA1_GRID = POSITIVE_GRID + [10.0**e for e in range(3, 9)]
 WIDE_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3, 1e4]
 k_max = L + 2 if L <= 28 else 30
 PAPER_D = 100  # the paper's latent dimension for every data set (Table 2)
@@ -140,17 +151,8 @@ with st.container(border=True):
             key="grople_use_suggested",
             on_click=lambda: st.session_state.update(grople_k=suggested),
         )
-    lambda1 = links.bound(
-        c2.select_slider,
-        "λ1 (‖U‖² weight)",
-        POSITIVE_GRID,
-        value=PAGE_LAMBDA1,
-        key="grople_lambda1",
-        persist_state="session",
-        help=f"Opens at λ1 = {PAGE_LAMBDA1:g}, not the paper's 0.001: only λ1^(1/3) λ2^(2/3) "
-        "matters for how many rows switch off (U and V trade scale), and at the paper's pair "
-        "every group of the planted sample uses every row (docs/GROPLE.md).",
-    )
+    # drawn above λ2 but filled after it: λ1's range depends on the chosen λ2 (λ1_max)
+    lambda1_slot = c2.container()
     # every V^k is zero from λ2_max on (first V step, Eq. A.3): the slider stops below it
     bound = fitting.compute(
         lambda2_bound, {"d": d, "K": n_groups, "affinity": affinity}, label="λ2 range"
@@ -171,6 +173,36 @@ with st.container(border=True):
         c2.caption(
             f"λ2 ≥ {bound:.3g} makes every V^k zero on this training split (λ2_max: the first "
             "V step of Algorithm 1 is then exactly zero), so the slider stops below it."
+        )
+    # every V^k is zero above λ1_max at this λ2 (second V step, Eq. A.2-A.3): λ1 stops below
+    bound1 = fitting.compute(
+        lambda1_bound,
+        {"d": d, "K": n_groups, "affinity": affinity, "lambda2": float(lambda2)},
+        label="λ1 range",
+    )
+    if bound1 is None:
+        lambda1_grid = POSITIVE_GRID
+    elif np.isfinite(bound1):
+        lambda1_grid = figures.lambda2_options(LAMBDA1_GRID, bound1)  # grid values below
+    else:
+        lambda1_grid = POSITIVE_GRID  # λ2 = 0: no λ1 makes V zero
+    lambda1_default = max([v for v in lambda1_grid if v <= PAGE_LAMBDA1] or lambda1_grid[:1])
+    if st.session_state.get("grople_lambda1", lambda1_default) not in lambda1_grid:
+        st.session_state.pop("grople_lambda1", None)  # beyond this λ2's range: the default
+    lambda1 = links.bound(
+        lambda1_slot.select_slider,
+        "λ1 (‖U‖² weight)",
+        lambda1_grid,
+        value=lambda1_default,
+        key="grople_lambda1",
+        persist_state="session",
+        help=f"Opens at λ1 = {PAGE_LAMBDA1:g}, not the paper's 0.001: only λ1^(1/3) λ2^(2/3) "
+        "matters for how many rows switch off (U and V trade scale), and at the paper's pair "
+        "every group of the planted sample uses every row (docs/GROPLE.md).",
+    )
+    if bound1 is not None:
+        lambda1_slot.caption(
+            figures.lambda1_range_caption(bound1, float(lambda2), max(lambda1_grid))
         )
     alpha = links.bound(
         c3.select_slider,

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.model_selection import train_test_split
 from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
-from mlviz.grople import GroPLE
+from mlviz.grople import GroPLE, lambda1_max
 from mlviz.io import Dataset
 from mlviz.metrics import METRICS
 from mlviz.reproduce import GroPLEFigure1
@@ -135,6 +136,34 @@ def test_lambda2_slider_stops_below_the_bound_of_the_data():
     assert f"λ2 ≥ {model.lambda2_max_:.3g} makes every V^k zero" in captions
 
 
+@pytest.mark.parametrize("lambda2", ["1.0", "10.0"])
+def test_lambda1_slider_spans_up_to_the_bound_at_the_chosen_lambda2(lambda2):
+    # planted sample, the page's default random split (30 % test, seed 0): λ1_max is ~1e4 at
+    # λ2 = 1 and ~1e3 at λ2 = 10, both beyond the former fixed grid's end (100)
+    at = _open("sample:planted", {"grople_lambda2": lambda2})
+    assert not at.exception
+    model = _fitted_model(at)
+    dataset = at.session_state["dataset"]
+    train, _ = train_test_split(np.arange(dataset.n_samples), test_size=0.3, random_state=0)
+    bound = lambda1_max(
+        dataset.Y[train], model.groups_, model.n_components, float(lambda2), random_state=0
+    )
+    options = [float(v) for v in at.select_slider(key="grople_lambda1").options]
+    assert max(options) < bound <= 10.0 * max(options)  # the last decade below the bound
+    captions = " ".join(c.value for c in at.caption)
+    assert f"λ1 above {bound:.3g} makes every V^k zero at λ2 = {float(lambda2):g}" in captions
+    above = GroPLE(**{**model.get_params(), "lambda1": 1.01 * bound, "groups": model.groups_})
+    assert not above.fit(dataset.X[train], dataset.Y[train]).V_.any()
+
+
+def test_lambda1_slider_at_lambda2_zero_keeps_its_grid_and_says_why():
+    at = _open("sample:planted", {"grople_lambda2": "0.0"})
+    assert not at.exception
+    options = [float(v) for v in at.select_slider(key="grople_lambda1").options]
+    assert max(options) == 100.0
+    assert any("At λ2 = 0 no λ1 makes V zero" in c.value for c in at.caption)
+
+
 def _noise_labels(n_labels: int = 4, seed: int = 0) -> Dataset:
     """50 instances whose labels are coin flips independent of the 3 features."""
     rng = np.random.default_rng(seed)
@@ -158,20 +187,28 @@ def _open_dataset(dataset: Dataset, params: dict | None = None) -> AppTest:
     return at.run()
 
 
-def test_an_all_zero_fit_is_an_error_with_cause_and_fix():
-    # noise labels: λ2 = 10 is on the slider (λ2_max = 13.3 here) but Eq. (4) ends at V = 0,
-    # its local minimiser for every λ2 > 0; the page opens lower (λ2 = 1) for this reason
-    at = _open_dataset(_noise_labels(), {"grople_lambda2": "10.0"})
+def test_lambda1_that_would_zero_v_is_not_offered_and_the_fit_shown_is_not_zero():
+    # noise labels: λ2 = 10 is on the slider (λ2_max = 13.3 here). At the page's former λ1 = 1
+    # Eq. (4) ended at V = 0 (its local minimiser for every λ2 > 0); λ1 = 1 is above λ1_max
+    # at λ2 = 10 on this split, so the λ1 slider now stops below it and the link's λ1 = 1 is
+    # ignored with a note
+    dataset = _noise_labels()
+    at = _open_dataset(dataset, {"grople_lambda2": "10.0", "grople_lambda1": "1.0"})
     assert not at.exception
     assert at.select_slider(key="grople_lambda2").value == 10.0
     model = _fitted_model(at)
-    assert model.lambda2 < model.lambda2_max_
-    assert not model.V_.any() and "V is all zero" in model.degenerate_
+    train, _ = train_test_split(np.arange(dataset.n_samples), test_size=0.3, random_state=0)
+    X, Y = dataset.X[train], dataset.Y[train]
+    bound = lambda1_max(Y, model.groups_, model.n_components, 10.0, random_state=0)
+    options = [float(v) for v in at.select_slider(key="grople_lambda1").options]
+    assert max(options) < bound <= 1.0
+    assert any("`grople_lambda1=1.0`" in w.value for w in at.warning)
+    # the excluded value would have been the all-zero fit, which is an error-level message
+    zero = GroPLE(**{**model.get_params(), "lambda1": 1.0, "groups": model.groups_}).fit(X, Y)
+    assert not zero.V_.any() and "V is all zero" in zero.degenerate_
+    assert model.V_.any() and model.lambda1 == max(options)
     errors = [e.value for e in at.error]
-    assert any("degenerate" in e and model.degenerate_ in e for e in errors), errors
-    assert any("Lower λ2" in e for e in errors)
-    assert not [c for c in at.caption if "paper Figure 1" in c.value]  # no V^k view
-    assert not at.get("plotly_chart")
+    assert all(model.degenerate_ in e for e in errors) if model.degenerate_ else not errors
 
 
 def test_a_fit_that_predicts_nothing_is_an_error_with_cause_and_fix():

@@ -230,6 +230,57 @@ def test_grople_step_says_a_degenerate_fit_is_one_and_bounds_its_slider():
     assert _charts(at) == 0  # no V^k view of a model that predicts nothing
 
 
+def test_grople_step_states_lambda1_max_of_its_fixed_lambda1():
+    # step 4 fits λ1 = 1 (no λ1 slider): its caption gives λ1_max at the chosen λ2, the λ1
+    # above which the fit's second V step is zero, computed on the training split
+    from sklearn.model_selection import train_test_split
+
+    from mlviz.grople import GroPLE, lambda1_max
+
+    at = _go(_app(_load("sample:planted")), "grople")
+    _assert_clean(at, "GroPLE step")
+    model = [v for _, v in at.session_state["_fit_last_good"].values() if isinstance(v, GroPLE)][-1]
+    data = at.session_state["dataset"]
+    train, _ = train_test_split(np.arange(data.n_samples), test_size=0.3, random_state=0)
+    bound = lambda1_max(
+        data.Y[train], model.groups_, model.n_components, model.lambda2, random_state=0
+    )
+    assert model.lambda1 < bound < np.inf
+    captions = " ".join(c.value for c in at.caption)
+    assert f"At λ2 = {model.lambda2:g} every V^k would also be zero for λ1 above {bound:.3g}" in (
+        captions
+    )
+
+
+def test_grople_step_leaves_out_a_lambda2_at_which_its_lambda1_zeroes_v():
+    # coin-flip labels (6, seed 1): λ2_max = 10.2, so λ2 = 10 would pass the λ2 bound, but at
+    # λ2 = 10 the step's λ1 = 1 is above λ1_max: the second V step, and the fit, is zero
+    from sklearn.model_selection import train_test_split
+
+    from mlviz.grople import GroPLE, lambda1_max, lambda2_max
+    from tests.test_app_grople import _noise_labels
+
+    data = _noise_labels(6, seed=1)
+    at = AppTest.from_file(str(REPO / "pages" / "lesson.py"), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = data
+    at.session_state["dataset_label"] = data.name
+    at.query_params["lesson_step"] = "4 · GroPLE"
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    model = [v for _, v in at.session_state["_fit_last_good"].values() if isinstance(v, GroPLE)][-1]
+    train, _ = train_test_split(np.arange(data.n_samples), test_size=0.3, random_state=0)
+    Y = data.Y[train]
+    assert 10.0 < lambda2_max(Y, model.groups_, model.n_components, random_state=0)
+    bound = lambda1_max(Y, model.groups_, model.n_components, 10.0, random_state=0)
+    assert bound <= model.lambda1
+    options = [float(v) for v in at.select_slider(key="lesson_grople_lambda2").options]
+    assert 10.0 not in options and 1.0 in options
+    captions = " ".join(c.value for c in at.caption)
+    assert f"λ2 = 10 is left out too: λ1 = 1 is above its λ1_max = {bound:.3g}" in captions
+    at_ten = GroPLE(**{**model.get_params(), "lambda2": 10.0, "groups": model.groups_})
+    assert not at_ten.fit(data.X[train], Y).V_.any()
+
+
 def test_the_lesson_reuses_a_pages_fit_with_the_same_settings():
     """Issue 21: fits are cached by what they are, so the Lesson's PLST at M = L is the PLST
     page's own fit (one object, fitted once), not a refit under a name of the Lesson's."""

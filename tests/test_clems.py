@@ -589,6 +589,27 @@ def test_auto_switches_to_landmarks_above_the_exact_limit(monkeypatch):
     np.testing.assert_allclose(table["cost_if_truth"], expected[:, 0])
 
 
+@pytest.mark.parametrize(
+    ("cost", "expected"), [("f1", 120), ("rank_loss", 60), (_false_alarms_cheap, 120)]
+)
+def test_auto_gives_a_mirrored_cost_half_the_landmarks(monkeypatch, cost, expected):
+    # mirrored, SMACOF embeds two points per landmark and every candidate is placed twice:
+    # a named asymmetric cost gets fewer landmarks. A callable's symmetry is unknown before
+    # its costs are computed, so it keeps the full number even when it turns out asymmetric.
+    import mlviz.clems as clems
+
+    assert clems.AUTO_N_LANDMARKS_MIRRORED < clems.AUTO_N_LANDMARKS
+    monkeypatch.setattr(clems, "EXACT_MAX_CANDIDATES", 300)
+    monkeypatch.setattr(clems, "AUTO_N_LANDMARKS", 120)
+    monkeypatch.setattr(clems, "AUTO_N_LANDMARKS_MIRRORED", 60)
+    X, _, Y, _ = _long_tailed_split()
+    model = CLEMS(n_components=4, cost=cost, random_state=0).fit(X, Y)
+    assert model.embedding_method_ == "landmark" and model.n_landmarks_ == expected
+    assert model.mirrored_ is (cost != "f1")
+    n_smacof_points = model.n_landmarks_ * (2 if model.mirrored_ else 1)
+    assert n_smacof_points == (120 if cost != _false_alarms_cheap else 240)
+
+
 @pytest.mark.parametrize("bad", [1, 0, "all", 2.5, True])
 def test_n_landmarks_is_validated(bad):
     from mlviz._compat import InvalidParameterError

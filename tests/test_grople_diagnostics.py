@@ -2,6 +2,9 @@
 
 - :func:`mlviz.grople.lambda2_max`: at and above it Algorithm 1's first V step is exactly
   zero (optimality of V = 0 in Eq. A.3), just below it is not; a hand-worked value at d = 1.
+- :func:`mlviz.grople.lambda1_max`: above it Algorithm 1's *second* V step is exactly zero
+  (after one U step, Eq. A.2, and the balancing rescale), just below it is not; the d = 1 case
+  against its closed form (a quadratic in λ1); the full fit just above it is all zero.
 - ``degenerate_``: V all zero, or no label predicted on the training rows.
 - ``converged_`` / ``feature_converged_`` and the ConvergenceWarning at an iteration cap.
 """
@@ -21,6 +24,7 @@ from mlviz.grople import (
     GroPLE,
     _initial_basis,
     _SignedLabels,
+    lambda1_max,
     lambda2_max,
     solve_group_coefficients,
 )
@@ -109,6 +113,78 @@ def test_well_below_the_bound_the_fit_uses_rows_and_predicts(planted):
     ).fit(X, Y)
     assert model.row_support_.any(axis=1).all()
     assert model.predict(X).any() and model.degenerate_ == ""
+
+
+# --------------------------------------------------------------------------- the λ1 bound
+
+
+def _second_v_step(Y, groups, d, lambda1, lambda2):
+    """One outer iteration of Algorithm 1 written out on the (N, d) matrices (not the Gram /
+    eigen form of lambda1_max), then the second V step solved to high precision."""
+    S = 2.0 * Y - 1.0
+    U0 = _initial_basis(_SignedLabels(Y, signed=False), d, "random", 0)
+    # the fit's own first V step: Algorithm 2 from its ridge point, 100 steps, tol 1e-4
+    V1, _ = solve_group_coefficients(U0, S, lambda2, groups=groups, max_iter=100, tol=1e-4)
+    U1 = np.linalg.solve(V1 @ V1.T + lambda1 * np.eye(d), V1 @ S.T).T  # Eq. (A.2)
+    l21 = sum(np.linalg.norm(V1[:, groups == k], axis=1).sum() for k in np.unique(groups))
+    c = (lambda2 * l21 / (2.0 * lambda1 * (U1**2).sum())) ** (1.0 / 3.0)  # balancing step
+    V2, _ = solve_group_coefficients(c * U1, S, lambda2, groups=groups, max_iter=5000, tol=1e-13)
+    return V2
+
+
+def test_lambda1_max_hand_worked_one_dimension(planted):
+    # d = 1, one group: V_1 = v (a row), s = ||v||^2, U_1 = S v^T / (s + λ1), and the zero test
+    # 2 c ||v S^T S|| / (s + λ1) = λ2 with c^3 = λ2 ||v|| (s + λ1)^2 / (2 λ1 ||S v^T||^2)
+    # becomes λ1 (s + λ1) = 4 a^3 ||v|| / (λ2^2 b), a = ||v S^T S||, b = ||S v^T||^2
+    _, Y = planted
+    groups = np.zeros(Y.shape[1], dtype=int)
+    S = 2.0 * Y - 1.0
+    U0 = _initial_basis(_SignedLabels(Y, signed=False), 1, "random", 0)
+    for lambda2 in (1.0, 10.0):
+        v, _ = solve_group_coefficients(U0, S, lambda2, groups=groups, max_iter=100, tol=1e-4)
+        s = float((v**2).sum())
+        a = np.linalg.norm(v @ S.T @ S)
+        b = float(((S @ v.T) ** 2).sum())
+        rhs = 4.0 * a**3 * np.linalg.norm(v) / (lambda2**2 * b)
+        closed_form = (-s + np.sqrt(s**2 + 4.0 * rhs)) / 2.0
+        bound = lambda1_max(Y, groups, 1, lambda2, random_state=0)
+        assert bound == pytest.approx(closed_form, rel=1e-8)
+
+
+@pytest.mark.parametrize("lambda2", [1.0, 10.0])
+def test_second_v_step_is_zero_exactly_above_the_lambda1_bound(planted, lambda2):
+    _, Y = planted
+    groups = np.arange(Y.shape[1]) % 4
+    bound = lambda1_max(Y, groups, 11, lambda2, random_state=0)
+    assert 0.0 < bound < np.inf
+    assert np.any(_second_v_step(Y, groups, 11, 0.99 * bound, lambda2))  # a row survives
+    assert not np.any(_second_v_step(Y, groups, 11, 1.01 * bound, lambda2))
+    assert not np.any(_second_v_step(Y, groups, 11, 3.0 * bound, lambda2))
+
+
+def test_fit_above_the_lambda1_bound_is_all_zero_and_below_it_is_not(planted):
+    X, Y = planted
+    groups = np.arange(Y.shape[1]) % 4
+    bound = lambda1_max(Y, groups, 11, 10.0, random_state=0)
+    above = GroPLE(
+        n_components=11, groups=groups, lambda1=1.01 * bound, lambda2=10.0, random_state=0
+    ).fit(X, Y)
+    assert not above.V_.any() and "V is all zero" in above.degenerate_
+    below = GroPLE(
+        n_components=11, groups=groups, lambda1=0.99 * bound, lambda2=10.0, random_state=0
+    ).fit(X, Y)
+    assert below.V_.any()
+    # well below (the page's λ1 = 1) the fit uses rows and predicts
+    usable = GroPLE(n_components=11, groups=groups, lambda1=1.0, lambda2=10.0, random_state=0)
+    assert usable.fit(X, Y).degenerate_ == ""
+
+
+def test_lambda1_max_ends_of_the_lambda2_range(planted):
+    _, Y = planted
+    groups = np.arange(Y.shape[1]) % 4
+    assert lambda1_max(Y, groups, 11, 0.0, random_state=0) == np.inf  # no λ1 zeroes a ridge V
+    top = lambda2_max(Y, groups, 11, random_state=0)
+    assert lambda1_max(Y, groups, 11, top * (1 + 1e-9), random_state=0) == 0.0  # V_1 = 0
 
 
 # --------------------------------------------------------------------------- degenerate fits

@@ -18,6 +18,8 @@ from plotly.subplots import make_subplots
 from mlviz.figures._style import TITLE_CHARS, legible, number_axis
 
 __all__ = [
+    "lambda1_range_caption",
+    "lesson_lambda1_note",
     "lambda2_opening",
     "lambda2_options",
     "objective_figure",
@@ -427,6 +429,56 @@ def lambda2_options(grid: Sequence[float], lambda2_max: float) -> list[float]:
     values = sorted(float(v) for v in grid)
     below = [v for v in values if v < lambda2_max]
     return below or values[:1]
+
+
+def lambda1_range_caption(lambda1_max: float, lambda2: float, largest_option: float) -> str:
+    """Why a λ1 slider ends where it does, from :func:`mlviz.grople.lambda1_max` at ``lambda2``.
+
+    Finite bound: above it Algorithm 1's second V step, and so the whole fit, is zero.
+    Infinite (λ2 = 0): no λ1 makes V zero, the slider keeps its fixed grid.
+
+    Examples
+    --------
+    >>> from mlviz.figures.grople import lambda1_range_caption
+    >>> lambda1_range_caption(1449.0, 10.0, 1000.0)[:52]
+    'λ1 above 1.45e+03 makes every V^k zero at λ2 = 10 on'
+    """
+    if not np.isfinite(lambda1_max):
+        return (
+            f"At λ2 = {lambda2:g} no λ1 makes V zero (nothing penalises V's rows): a larger λ1 "
+            "only shrinks U while V grows, so the slider keeps its grid, up to "
+            f"{largest_option:g}. A fit that then predicts no label (Z's ℓ1 penalty β removes "
+            "the features of a small U) is shown as an error."
+        )
+    if largest_option >= lambda1_max:
+        return (
+            f"Every λ1 of the slider is above λ1_max = {lambda1_max:.3g} at λ2 = {lambda2:g}: "
+            "Algorithm 1's second V step, and so the fit, is zero. Lower λ2."
+        )
+    return (
+        f"λ1 above {lambda1_max:.3g} makes every V^k zero at λ2 = {lambda2:g} on this training "
+        "split (λ1_max: Algorithm 1's second V step is then exactly zero, after one U step and "
+        f"one rescaling), so the slider stops at {largest_option:g}. Fits below the bound can "
+        "still end with V = 0 or predict no label; such a fit is shown as an error."
+    )
+
+
+def lesson_lambda1_note(lambda1: float, lambda2: float, lambda1_max: float) -> str:
+    """One sentence on a fixed λ1 against :func:`mlviz.grople.lambda1_max` at ``lambda2``.
+
+    Examples
+    --------
+    >>> from mlviz.figures.grople import lesson_lambda1_note
+    >>> lesson_lambda1_note(1.0, 10.0, 1449.0)
+    ' At λ2 = 10 every V^k would also be zero for λ1 above 1.45e+03 (λ1_max); λ1 = 1 is below.'
+    """
+    if not np.isfinite(lambda1_max):
+        return f" At λ2 = {lambda2:g} no λ1 makes V zero."
+    relation = "below" if lambda1 < lambda1_max else "above it: V is zero"
+    return (
+        f" At λ2 = {lambda2:g} every V^k would also be zero for λ1 above {lambda1_max:.3g} "
+        f"(λ1_max); λ1 = {lambda1:g} is {relation}."
+    )
 
 
 #: Share of λ2_max below which a view opens. At λ1 = 1, fits at 0.08-0.3 λ2_max predicted

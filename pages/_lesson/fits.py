@@ -15,7 +15,7 @@ import numpy as np
 
 from mlviz import hypercube
 from mlviz.clems import CLEMS
-from mlviz.grople import GroPLE, lambda2_max
+from mlviz.grople import GroPLE, lambda1_max, lambda2_max
 from mlviz.label_clustering import LabelClustering
 from mlviz.linear import PLST
 from mlviz.methods import METHODS
@@ -100,6 +100,27 @@ def grople_lambda2_max(c: Lesson, d: int) -> float | None:
         return None
     groups = model.labels_ if model is not None else np.zeros(c.L, dtype=int)
     return fitting.compute(_lambda2_max, {"d": d, "groups": groups}, label="λ2 range")
+
+
+def _lambda1_max(d: int, groups: np.ndarray, lambda2s: tuple[float, ...]) -> dict[float, float]:
+    # seed 0 as in _lambda2_max: the fit's own U_0 and first V step
+    Y = experiment.current_split().Y_train
+    return {v: lambda1_max(Y, groups, d, v, random_state=0) for v in lambda2s}
+
+
+def grople_lambda1_max(c: Lesson, d: int, lambda2s) -> dict[float, float] | None:
+    """λ1 above which step 4's fit is zero at each λ2 of ``lambda2s``
+    (:func:`mlviz.grople.lambda1_max`), step 3's groups."""
+    k, affinity = c.groups_settings()
+    model = clustering(c, k, affinity) if c.L >= 3 else None
+    if c.L >= 3 and model is None:
+        return None
+    groups = model.labels_ if model is not None else np.zeros(c.L, dtype=int)
+    return fitting.compute(
+        _lambda1_max,
+        {"d": d, "groups": groups, "lambda2s": tuple(float(v) for v in lambda2s)},
+        label="λ1 bound",
+    )
 
 
 def clems(c: Lesson, m: int, cost: str) -> CLEMS | None:

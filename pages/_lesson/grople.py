@@ -51,6 +51,12 @@ def show(c: Lesson) -> None:
     options = (
         grople_figures.lambda2_options(LAMBDA2_GRID, bound) if bound is not None else LAMBDA2_GRID
     )
+    # and below the λ2 at which the step's fixed λ1 passes λ1_max (second V step zero)
+    bound1 = fits.grople_lambda1_max(c, d, options)
+    cut_by_lambda1 = []
+    if bound1 is not None:
+        cut_by_lambda1 = [v for v in options if LESSON_LAMBDA1 >= bound1[v]]
+        options = [v for v in options if LESSON_LAMBDA1 < bound1[v]] or options[:1]
     opening = grople_figures.lambda2_opening(options, bound, c.defaults["lesson_grople_lambda2"])
     c.ensure("lesson_grople_lambda2", lambda v: v in options)
     if st.session_state.get("lesson_grople_lambda2", opening) not in options:
@@ -69,6 +75,16 @@ def show(c: Lesson) -> None:
             st.caption(
                 f"From λ2 = {bound:.3g} on every $V^k$ is zero on this training split, so the "
                 f"slider stops below it (λ1 = {LESSON_LAMBDA1:g})."
+                + (
+                    grople_figures.lesson_lambda1_note(LESSON_LAMBDA1, lambda2, bound1[lambda2])
+                    if bound1 is not None and lambda2 in bound1
+                    else ""
+                )
+                + "".join(
+                    f" λ2 = {v:g} is left out too: λ1 = {LESSON_LAMBDA1:g} is above its "
+                    f"λ1_max = {bound1[v]:.3g}, so the fit's second V step would be zero."
+                    for v in cut_by_lambda1
+                )
             )
     try_this(
         "grople",
