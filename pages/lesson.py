@@ -132,4 +132,4 @@ elif not presenting:
         shortcut="PageDown",
     )
     state.report_button("Lesson")
-    state.export_lesson_button(TITLES)
+    state.export_lesson_button()

@@ -17,8 +17,9 @@ from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
 from mlviz.figures._style import PROJECTOR_FONT
-from mlviz.figures.slides import Step, lesson_html
+from mlviz.figures.slides import Step
 from pages._app import presentation
+from pages._lesson import state
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 180
@@ -56,7 +57,7 @@ def test_presentation_hides_exactly_the_intro_paragraph(page):
     assert len(presenting) == len(normal) - 1
 
 
-def test_presentation_flag_from_the_link_and_back(monkeypatch):
+def test_presentation_flag_from_the_link_and_back():
     def script():
         import streamlit as st
 
@@ -128,12 +129,12 @@ def test_export_this_lesson_records_every_step_into_one_offline_file():
         assert step.formulas, f"{step.title}: no formula recorded"
         assert step.figures, f"{step.title}: no figure recorded"
         assert step.notice, f"{step.title}: nothing to notice recorded"
-    page = lesson_html("planted", steps, dataset="planted")
+    page = state.lesson_document(record["steps"], "planted (sample)", "planted")
     assert "<script src" not in page.lower()
     for step in steps:
         assert f"<h2>{html.escape(step.title)}</h2>" in page, step.title
     assert page.count('class="plotly-graph-div"') == sum(len(s.figures) for s in steps)
-    assert re.search(r"lesson-plst_decoding-planted", page)
+    assert "lesson-plst_decoding-planted" in page
 
 
 @pytest.mark.parametrize(("presenting", "image_format"), [(False, "png"), (True, "svg")])

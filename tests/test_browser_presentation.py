@@ -11,6 +11,7 @@ Debian's chromium through Playwright, as in ``tests/test_browser.py``.
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -162,3 +163,50 @@ def _lesson_tops(pg, dataset: str) -> dict[str, float]:
     assert pg.locator(radio).nth(STEPS - 2).is_checked(), "PageUp did not open the previous step"
     assert pg.evaluate(_FIRST_CHART_TOP) is not None, "the previous step opens without figure"
     return tops
+
+
+def test_the_exported_lesson_opens_offline_with_every_step(browser, server_url, tmp_path):
+    """ "Export this Lesson" on the sample: the downloaded file, opened without a network."""
+    context = browser.new_context(viewport=_browser.PROJECTOR, accept_downloads=True)
+    pg = context.new_page()
+    pg.set_default_timeout(120_000)
+    try:
+        pg.goto(server_url)
+        _browser.wait_idle(pg)
+        _browser.choose_dataset(pg, "planted")
+        _browser.open_page(pg, "lesson")
+        _browser.click_and_wait(pg, pg.get_by_role("button", name="Export this Lesson"))
+        download_button = pg.get_by_role("button", name="Download the Lesson (HTML)")
+        download_button.wait_for()
+        with pg.expect_download() as info:
+            download_button.click()
+        download = info.value
+        assert re.fullmatch(r"lesson-[A-Za-z0-9._-]+\.html", download.suggested_filename)
+        path = tmp_path / download.suggested_filename
+        download.save_as(path)
+        text = path.read_text(encoding="utf-8")
+        assert "<script src" not in text.lower()
+    finally:
+        context.close()
+    offline = browser.new_context(viewport=_browser.PROJECTOR, offline=True)
+    try:
+        doc = offline.new_page()
+        failed = []
+        doc.on("requestfailed", lambda request: failed.append(request.url))
+        doc.goto(path.as_uri())
+        doc.wait_for_function(
+            "() => document.querySelectorAll('.js-plotly-plot .main-svg').length > 0"
+        )
+        titles = doc.locator("h2").all_inner_texts()
+        assert [t.split(" · ")[0] for t in titles] == [str(n) for n in range(1, STEPS + 1)]
+        figures = doc.locator("div.plotly-graph-div")
+        doc.wait_for_function(
+            "(n) => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n",
+            arg=figures.count(),
+        )
+        assert figures.count() >= STEPS, "a step without its figure"
+        assert doc.locator("pre.latex").count() >= STEPS
+        assert doc.locator(".notice").count() == STEPS
+        assert not failed, f"the file asked the network for {failed}"
+    finally:
+        offline.close()

@@ -104,7 +104,7 @@ def _start_walk() -> None:
     }
 
 
-def export_lesson_button(titles: dict[str, str]) -> None:
+def export_lesson_button() -> None:
     """ "Export this Lesson": every step once, then one offline HTML file to download.
 
     The button runs each step in turn (the page shows them flip by, each with the settings it
@@ -129,25 +129,30 @@ def export_lesson_button(titles: dict[str, str]) -> None:
         "notice; each figure saves as PNG or SVG at 1600 × 900.",
     )
     if ready:
+        # Streamlit calls ``data`` when the file is requested, outside this session's run
+        # (no session state there): it gets the steps recorded up to now
+        steps = dict(record["steps"])
+        name = str(st.session_state.get(SOURCE_LABEL_KEY, ds.name))
         right.download_button(
             "Download the Lesson (HTML)",
-            data=lambda: lesson_document(titles),
+            data=lambda: lesson_document(steps, name, ds.name),
             file_name=presentation.safe_name("lesson", ds.name) + ".html",
             mime="text/html",
             key="lesson_export_download",
         )
 
 
-def lesson_document(titles: dict[str, str]) -> str:
-    """The recorded steps as one offline HTML page (:func:`mlviz.figures.slides.lesson_html`)."""
+def lesson_document(recorded: dict[str, dict[str, Any]], name: str, dataset: str) -> str:
+    """The recorded steps as one offline HTML page (:func:`mlviz.figures.slides.lesson_html`).
+
+    ``recorded`` maps each step to what it showed (:func:`begin_step`), ``name`` is the data
+    set as the picker shows it, ``dataset`` its short name for the figures' file names.
+    """
     from mlviz.figures.slides import Step, lesson_html
 
-    record = st.session_state.get(RECORD_KEY) or {}
-    recorded = record.get("steps", {})
-    name = str(st.session_state.get(SOURCE_LABEL_KEY, record.get("dataset", "")))
     steps = [
         Step(
-            title=titles.get(step, step),
+            title=entry["title"],
             formulas=entry["formulas"],
             text=entry["text"],
             figures=entry["figures"],
@@ -161,7 +166,7 @@ def lesson_document(titles: dict[str, str]) -> str:
         f"{name}: label embedding in seven steps",
         steps,
         intro="Exported from mlviz's Lesson: every figure is interactive and works offline.",
-        dataset=record.get("dataset", ""),
+        dataset=dataset,
     )
 
 
