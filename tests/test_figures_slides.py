@@ -15,7 +15,14 @@ import pytest
 from plotly.offline import get_plotlyjs
 
 from mlviz.figures import linear
-from mlviz.figures._style import PROJECTOR_FONT, for_projector, legible, title_height
+from mlviz.figures._style import (
+    PROJECTOR_FONT,
+    TITLE_CHARS,
+    WIDE_TITLE_CHARS,
+    for_projector,
+    legible,
+    title_height,
+)
 from mlviz.figures.slides import SLIDE_SIZE, Step, lesson_html, slide_filename
 
 EVIL = "<script>alert('x')</script>"
@@ -110,15 +117,21 @@ def test_projector_fonts_grow_and_the_title_keeps_room():
     assert big.layout.margin.t >= title_height(text, PROJECTOR_FONT["title"])
     assert big.layout.margin.t > fig.layout.margin.t
     main = [line for line in text.split("<br>") if not line.startswith("<su")]
-    widest = max(len(line) for line in fig.layout.title.text.split("<br>") if "<su" not in line)
-    assert all(len(line) <= max(20, widest) for line in main)
+    assert all(len(line) <= int(TITLE_CHARS * 17 / PROJECTOR_FONT["title"]) for line in main)
 
 
-def test_projector_rewraps_a_long_title_to_fewer_characters():
-    long = "A title of a chart that spans one line at the default font but not at a bigger one"
-    fig = legible(go.Figure(layout_title_text=long), title_width=90)
-    assert "<br>" not in fig.layout.title.text
-    big = for_projector(fig)
-    lines = big.layout.title.text.split("<br>")
-    assert len(lines) == 2
-    assert all(len(line) <= int(len(long) * 17 / PROJECTOR_FONT["title"]) for line in lines)
+@pytest.mark.parametrize("title_width", [TITLE_CHARS, WIDE_TITLE_CHARS])
+def test_projector_rewraps_a_title_to_the_same_pixel_width(title_width):
+    long = (
+        "A title of a chart that is much longer than one line of a chart in the page's "
+        "half-width column and longer still than a line of a chart as wide as the page"
+    )
+    fig = legible(go.Figure(layout_title_text=long), title_width=title_width)
+    lines = fig.layout.title.text.split("<br>")
+    big = for_projector(fig).layout.title.text.split("<br>")
+    limit = int(title_width * 17 / PROJECTOR_FONT["title"])
+    assert all(len(line) <= limit for line in big), big
+    assert len(big) > len(lines)
+    # a short title stays on one line: it had room at the default font, it has room now
+    short = for_projector(legible(go.Figure(layout_title_text="Label frequencies")))
+    assert short.layout.title.text == "Label frequencies"

@@ -241,8 +241,9 @@ def for_projector(fig):
     The base font (ticks, legend, hover, annotations without a size of their own), axis
     titles and the title grow; sizes a builder set explicitly for dense axes (many label
     names at 10 px) are kept, since there the names' spacing, not the font, is the limit.
-    The title is re-wrapped to the same pixel width at the larger font (fewer characters a
-    line, as wide as :func:`legible` measured) and the top margin grows to hold its lines.
+    The title is re-wrapped to the same pixel width at the larger font: lines of at most
+    :data:`TITLE_CHARS` (a half-width column) or :data:`WIDE_TITLE_CHARS` (the page's width)
+    become that many pixels' worth of larger characters. The top margin grows to hold them.
 
     Examples
     --------
@@ -273,7 +274,9 @@ def for_projector(fig):
             (len(_TAG.sub("", line)) for line, s in zip(lines, small, strict=True) if not s),
             default=0,
         )
-        width = max(20, int(longest * ratio))
+        # lines wrapped by legible() to TITLE_CHARS may stand in a half-width column; a longer
+        # line was wrapped to (or fits) a figure as wide as the page
+        width = int((TITLE_CHARS if longest <= TITLE_CHARS else WIDE_TITLE_CHARS) * ratio)
         text = "<br>".join(
             line if s else wrap_title(line, width) for line, s in zip(lines, small, strict=True)
         )
