@@ -115,18 +115,20 @@ def test_presentation_mode_puts_every_figure_on_the_first_screen(browser, server
         pg.wait_for_function("() => (" + _SIDEBAR_RIGHT + ")() <= 1")
         assert "present=1" in pg.url, pg.url
 
-        tops, problems = {}, []
+        tops, legibility = {}, []
         for path, title in _browser.NAV_PAGES.items():
             where = f"{dataset} / {title}"
             _open_presenting(pg, path)
             assert "present=1" in pg.url, f"{where}: the link lost ?present=1 ({pg.url})"
             if path == "lesson":
-                tops.update(_lesson_tops(pg, dataset))
+                tops.update(_lesson_tops(pg, dataset, legibility))
                 continue
             if path == "compare":  # its charts appear after a run
                 _browser.click_and_wait(pg, pg.get_by_role("button", name="Run cross-validation"))
             tops[where] = _first_chart_top(pg, where)
-        problems = [
+            # the larger fonts cut no title, push no legend onto an axis title
+            legibility += _browser.layout_problems(pg, where)
+        problems = legibility + [
             f"{where}: first chart starts at {top:.0f} px"
             for where, top in tops.items()
             if top >= SCREEN_HEIGHT
@@ -137,8 +139,12 @@ def test_presentation_mode_puts_every_figure_on_the_first_screen(browser, server
         context.close()
 
 
-def _lesson_tops(pg, dataset: str) -> dict[str, float]:
-    """Walk the Lesson with PageDown: formula, figure, notice per step; the figures' tops."""
+def _lesson_tops(pg, dataset: str, legibility: list[str]) -> dict[str, float]:
+    """Walk the Lesson with PageDown: formula, figure, notice per step; the figures' tops.
+
+    Adds each step's layout problems (:func:`tests._browser.layout_problems`) to
+    ``legibility``.
+    """
     tops = {}
     radio = "[data-testid='stMain'] [data-testid='stRadio'] input[type='radio']"
     assert pg.locator(radio).first.is_checked(), "the Lesson does not open at step 1"
@@ -157,6 +163,8 @@ def _lesson_tops(pg, dataset: str) -> dict[str, float]:
         assert notice.count() == 0, f"{where}: what to notice shown before its reveal"
         _press(pg, "PageDown")
         assert notice.count() == 1, f"{where}: what to notice not revealed"
+        _browser.wait_settled(pg)
+        legibility += _browser.layout_problems(pg, where)
         if number < STEPS:
             _press(pg, "PageDown")  # the next step
     _press(pg, "PageUp")  # back to step 6, shown whole

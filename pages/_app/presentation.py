@@ -109,7 +109,12 @@ def sidebar_toggle() -> None:
 
 
 def image_format_picker() -> None:
-    """The chart camera button's format (call inside ``st.sidebar``)."""
+    """The chart camera button's format (call inside ``st.sidebar``).
+
+    A choice rather than a second toolbar button: plotly takes an extra modebar button only
+    as a JavaScript click function, which the JSON config ``st.plotly_chart`` passes to the
+    browser cannot carry. (The exported Lesson, plain HTML, has both buttons per figure.)
+    """
     st.session_state.setdefault(FORMAT_KEY, "png")
     st.radio(
         f"Chart camera button saves ({SLIDE_WIDTH} × {SLIDE_HEIGHT})",
