@@ -114,7 +114,7 @@ state.end_step()
 if walk is not None:
     state.walk_next()  # reruns on the next step, or back on the step the export started from
 elif not presenting:
-    back, _, forward = st.columns([1, 4, 1])
+    back, _, forward = st.columns([2, 3, 2])  # room for the labels and their shortcut keys
     back.button(
         "← Previous step",
         key="lesson_previous",
@@ -122,6 +122,7 @@ elif not presenting:
         on_click=state.apply,
         args=({"lesson_step": previous},),
         shortcut="PageUp",
+        width="stretch",
     )
     forward.button(
         "Next step →",
@@ -130,6 +131,7 @@ elif not presenting:
         on_click=state.apply,
         args=({"lesson_step": following},),
         shortcut="PageDown",
+        width="stretch",
     )
     state.report_button("Lesson")
     state.export_lesson_button()
