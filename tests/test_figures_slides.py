@@ -76,6 +76,7 @@ def test_lesson_file_is_one_offline_page_with_every_step():
     assert page.count(get_plotlyjs()[:2000]) == 1, "plotly.js not inlined exactly once"
     assert parts.h2 == ["1 · The label hypercube", f"2 · PLST {EVIL}"]
     assert page.count('class="plotly-graph-div"') == 1
+    assert page.count("No figure: this step drew none") == 1  # step 2 has none, and says so
     # user text is escaped everywhere it is written as HTML (the figure's JSON escapes "<")
     assert EVIL not in page.replace(get_plotlyjs(), "")
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page

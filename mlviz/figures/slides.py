@@ -161,6 +161,8 @@ def lesson_html(title: str, steps: Sequence[Step], *, intro: str = "", dataset: 
         parts.append(f"<section id='step-{i}'><h2>{html.escape(step.title)}</h2>")
         parts += [f"<pre class='latex'>{html.escape(f)}</pre>" for f in step.formulas]
         parts += [f"<p>{_text(t)}</p>" for t in step.text]
+        if not step.figures:
+            parts.append("<p><em>No figure: this step drew none on this data set.</em></p>")
         for j, (key, fig) in enumerate(step.figures):
             name = slide_filename("lesson", key.removeprefix("lesson_"), dataset)
             parts.append(_figure(fig, f"figure-{i}-{j}", name))

@@ -416,8 +416,11 @@ class Lesson:
         L = self.L
         if L <= MAX_LABELS_SQUARE:
             return False
-        st.warning(
+        message = (
             f"{what} is a {L:,} × {L:,} matrix, too large for {self.ds.name}: this step works "
             f"with up to {MAX_LABELS_SQUARE:,} labels. Steps 1, 5 and 6 work at this size."
         )
+        st.warning(message)
+        if (entry := _entry()) is not None:  # the export says why the step has no figure
+            entry["text"].append(message)
         return True
