@@ -16,12 +16,12 @@ from mlviz.methods import COST_LABELS, METHODS
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import clems_label_table, tail_summary
 from mlviz.stats import distinct_labelsets
-from pages._app import experiment, export, fitting, links, source, tables
+from pages._app import experiment, export, fitting, links, presentation, source, tables
 
 ds = source.current_dataset()
 L = ds.n_labels
 st.title("CLEMS: cost-sensitive label embedding")
-st.markdown(
+presentation.intro(
     "CLEMS (Huang & Lin) embeds the distinct training label sets by weighted multidimensional "
     "scaling so that the distance from a *truth* point to a *prediction* point approximates "
     "the cost of that prediction. A regressor maps x to the truth-role point of its label set; "

@@ -21,7 +21,7 @@ from mlviz.figures import compare as figures
 from mlviz.methods import COST_LABELS, METHODS
 from mlviz.metrics import METRICS
 from mlviz.preprocessing import has_missing, with_feature_steps
-from pages._app import experiment, export, fitting, links, source, tables
+from pages._app import experiment, export, fitting, links, presentation, source, tables
 
 DASK_SCHEDULER_VARIABLE = "MLVIZ_DASK_SCHEDULER"
 # Cross-validating BR, PLST, ML-KNN and CLEMS on the delicious-shaped set (16,105 instances x
@@ -43,7 +43,7 @@ threshold = experiment.tail_threshold()
 tail = threshold if threshold > 0 else None  # 0: no label is a tail label
 scheduler = os.environ.get(DASK_SCHEDULER_VARIABLE, "").strip()
 st.title("Compare methods")
-st.markdown(
+presentation.intro(
     "k-fold cross-validation of the chosen methods on the whole data set (the sidebar's split "
     "is not used here; its feature scaling is, fitted inside each fold): every metric as "
     "mean ± sd over folds, and, from the same folds, which labels each method gets right."
@@ -285,8 +285,6 @@ table = summarize(results)
 table.columns = [
     f"{METRICS[c].label} {METRICS[c].arrow}" if c in METRICS else c for c in table.columns
 ]
-# metrics as rows, methods as columns: a dozen metrics side by side would not fit the page
-tables.fitted_table(table.T.rename_axis("metric"), text_width=95)
 run_tail = run_params["tail"]
 tail_caption = (
     f" Tail / head macro F1: macro F1 over the labels carried by fewer / at least "
@@ -296,9 +294,14 @@ tail_caption = (
     if run_tail is not None
     else " Tail threshold 0: no label counts as a tail label, so there are no tail columns."
 )
-st.caption(
-    "Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better." + tail_caption
-)
+# while presenting the table folds away, so that the chart starts on the first screen
+with st.expander("Every metric (table)") if presentation.is_on() else st.container():
+    # metrics as rows, methods as columns: a dozen metrics side by side would not fit the page
+    tables.fitted_table(table.T.rename_axis("metric"), text_width=95)
+    st.caption(
+        "Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better."
+        + tail_caption
+    )
 export.chart(figures.metric_bars(aggregate(results)), key="compare_bars")
 export.csv_button("Download fold results (CSV)", results, name=(ds.name, "cv_results"))
 

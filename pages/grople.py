@@ -23,14 +23,14 @@ from mlviz.reproduce import (
     grople_figure1,
     grople_figure1_unsupported,
 )
-from pages._app import experiment, export, fitting, links, source, tables
+from pages._app import experiment, export, fitting, links, presentation, source, tables
 
 GROPLE = METHODS["GroPLE"]
 
 ds = source.current_dataset()
 L = ds.n_labels
 st.title("GroPLE: group-preserving label embedding")
-st.markdown(
+presentation.intro(
     "GroPLE (Kumar et al.) groups the labels, then factorises Y ≈ U V with an ℓ2,1 penalty on "
     "each group's block V^k (Eq. 4): a latent row is either used by *all* labels of a group or "
     "by none, so each group picks its own few latent dimensions. A sparse linear map Z then "

@@ -14,7 +14,7 @@ from mlviz.figures import hypercube as figures
 from mlviz.label_clustering import LabelClustering
 from mlviz.methods import METHODS
 from mlviz.stats import distinct_labelsets
-from pages._app import experiment, export, fitting, links, source
+from pages._app import experiment, export, fitting, links, presentation, source
 
 # UMAP compiles its numba code on its first call in a process (about a minute). This page (the
 # only one offering UMAP) starts mlviz.hypercube.warm_up_umap once per server process, after
@@ -49,7 +49,7 @@ def umap_warm_up():
 
 ds = source.current_dataset()
 st.title("The label hypercube")
-st.markdown(
+presentation.intro(
     "Each label set is a corner (vertex) of the hypercube {0,1}^L. A data set occupies only a "
     "few of its 2^L corners; label-embedding methods look for a low-dimensional space in which "
     "those occupied corners stay apart (PLST paper, §2–3)."

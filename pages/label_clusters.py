@@ -16,7 +16,7 @@ from mlviz.label_clustering import (
     group_diagnostics,
 )
 from mlviz.methods import AFFINITY_LABELS
-from pages._app import experiment, export, fitting, links, source, tables
+from pages._app import experiment, export, fitting, links, presentation, source, tables
 
 MIN_LABELS = 3  # below this there is no eigengap to read and no partition to choose
 MAX_K = 30
@@ -28,7 +28,7 @@ N_RESAMPLES = 10
 
 ds = source.current_dataset()
 st.title("Label clusters")
-st.markdown(
+presentation.intro(
     "GroPLE's first stage (Kumar et al., §3) groups labels by spectral clustering: an "
     "affinity between label columns, the leading eigenvectors of the normalised affinity "
     "D^-1/2 A D^-1/2, then k-means. Each group later gets its own sparse latent rows."

@@ -45,7 +45,7 @@ SHOW = {
 STEPS = state.STEPS
 
 lesson = state.start("Lesson: label embedding in seven steps")
-st.caption(
+state.intro(
     "From the label hypercube to the tail: per step the paper's formula, one figure of a live "
     f"model on **{st.session_state.get(state.SOURCE_LABEL_KEY, lesson.ds.name)}**, a *try this* "
     "button that sets the step's widgets, and what to notice."
@@ -56,13 +56,19 @@ st.caption(
         else ""
     )
     + " Notation: L labels, N instances, M embedding dimensions, K label groups, k neighbours "
-    "(the PLST and CLEMS papers write K for the number of labels)."
+    "(the PLST and CLEMS papers write K for the number of labels).",
+    caption=True,
 )
 lesson.reset_widgets_for_new_data()
+walk = state.walk_step()  # "Export this Lesson" shows every step once, in order
 lesson.ensure("lesson_step", lambda v: v in STEPS)
+presenting = state.presenting() and walk is None
+radio_at, back_at, forward_at = (
+    st.columns([7.4, 1.7, 2.1], vertical_alignment="center") if presenting else (st, None, None)
+)
 # a title formats as itself, so a step can also be chosen by its title (as AppTest does)
 step = lesson.bound(
-    st.radio,
+    radio_at.radio,
     "Step",
     STEPS,
     format_func=lambda s: SHORT_TITLES.get(s, s),
@@ -70,24 +76,62 @@ step = lesson.bound(
     key="lesson_step",
     label_visibility="collapsed",
 )
-st.subheader(TITLES[step])
-SHOW[step](lesson)
-
 position = STEPS.index(step)
-back, _, forward = st.columns([1, 4, 1])
-back.button(
-    "← Previous step",
-    key="lesson_previous",
-    disabled=position == 0,
-    on_click=state.apply,
-    args=({"lesson_step": STEPS[max(position - 1, 0)]},),
-)
-forward.button(
-    "Next step →",
-    key="lesson_next",
-    disabled=position == len(STEPS) - 1,
-    on_click=state.apply,
-    args=({"lesson_step": STEPS[min(position + 1, len(STEPS) - 1)]},),
-)
-
-state.report_button("Lesson")
+previous, following = STEPS[max(position - 1, 0)], STEPS[min(position + 1, len(STEPS) - 1)]
+if presenting:
+    # the step's parts one by one: PageDown (a presenter's clicker) reveals the next part,
+    # then opens the next step; PageUp opens the previous step whole
+    stage = state.reveal_stage(step)
+    last = stage == len(state.STAGES) - 1
+    back_at.button(
+        "← Back",
+        key="lesson_previous",
+        disabled=position == 0,
+        on_click=state.go_to,
+        args=(previous, len(state.STAGES) - 1),
+        shortcut="PageUp",
+        help="The previous step, shown whole (PageUp).",
+    )
+    forward_at.button(
+        "Next step →" if last else state.REVEAL_LABELS[state.STAGES[stage + 1]],
+        key="lesson_next",
+        type="primary",
+        disabled=last and position == len(STEPS) - 1,
+        on_click=state.go_to if last else state.set_stage,
+        args=(following, 0) if last else (step, stage + 1),
+        shortcut="PageDown",
+        help="Reveal the step's next part (formula, figure, what to notice), then open the "
+        "next step (PageDown).",
+    )
+st.subheader(TITLES[step])
+state.begin_step(step, TITLES[step], lesson.ds)
+if walk is not None:
+    with st.status(f"Preparing the Lesson export: step {position + 1} of {len(STEPS)}…"):
+        SHOW[step](lesson)
+else:
+    SHOW[step](lesson)
+state.end_step()
+if walk is not None:
+    state.walk_next()  # reruns on the next step, or back on the step the export started from
+elif not presenting:
+    back, _, forward = st.columns([2, 3, 2])  # room for the labels and their shortcut keys
+    back.button(
+        "← Previous step",
+        key="lesson_previous",
+        disabled=position == 0,
+        on_click=state.apply,
+        args=({"lesson_step": previous},),
+        shortcut="PageUp",
+        width="stretch",
+    )
+    forward.button(
+        "Next step →",
+        key="lesson_next",
+        disabled=position == len(STEPS) - 1,
+        on_click=state.apply,
+        args=({"lesson_step": following},),
+        shortcut="PageDown",
+        width="stretch",
+    )
+    state.report_button("Lesson")
+    state.export_lesson_button()

@@ -18,11 +18,11 @@ from mlviz.metrics import (
 )
 from mlviz.mlknn import MLkNN, MLkNNPath, neighbors_graph
 from mlviz.per_label import label_frequency_table, mlknn_label_table, tail_summary
-from pages._app import experiment, export, fitting, links, source, tables
+from pages._app import experiment, export, fitting, links, presentation, source, tables
 
 ds = source.current_dataset()
 st.title("ML-KNN")
-st.markdown(
+presentation.intro(
     "For each label l, ML-KNN counts how many of an instance's k nearest training neighbours "
     "carry l (C_t(l)) and compares P(H₁)·P(C_t(l) | H₁) with P(H₀)·P(C_t(l) | H₀): the prior "
     "and the likelihood of that count, both estimated from the training set with Laplace "

@@ -15,12 +15,12 @@ from mlviz.methods import METHODS
 from mlviz.metrics import METRICS
 from mlviz.per_label import plst_label_table, tail_summary
 from mlviz.sweeps import parameter_sweep
-from pages._app import experiment, export, fitting, links, source
+from pages._app import experiment, export, fitting, links, presentation, source
 
 ds = source.current_dataset()
 L = ds.n_labels
 st.title("PLST and the linear label-space transformations")
-st.markdown(
+presentation.intro(
     "PLST (Tai & Lin) encodes each label vector y as h = P(y − o) with the M leading principal "
     "directions P of the training labels, learns x → h by ridge regression, and decodes "
     "ỹ = o + Pᵀh, rounded at ½ (Algorithm 8, Eq. 2)."

@@ -26,6 +26,8 @@ __all__ = [
     "NO_GROUP_COLOR",
     "TITLE_CHARS",
     "WIDE_TITLE_CHARS",
+    "PROJECTOR_FONT",
+    "for_projector",
     "number_axis",
     "legible",
     "title_height",
@@ -113,6 +115,13 @@ TITLE_CHARS = 48
 #: (twice the half-width column's, with the same margin of safety).
 WIDE_TITLE_CHARS = 2 * TITLE_CHARS
 
+#: plotly's default title font size (px), which :data:`TITLE_CHARS` was measured with.
+_TITLE_SIZE = 17
+
+#: Font sizes (px) of a figure on a projector (:func:`for_projector`): plotly's defaults are
+#: 12 (ticks, legend), 14 (axis titles) and 17 (title), too small at the back of a classroom.
+PROJECTOR_FONT = {"base": 15, "axis_title": 18, "title": 21}
+
 # a markup tag such as <b> or </sub>; a bare "<" (as in "frequency < 5%") is text
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _TAGGED = re.compile(r"^\s*<(sub|sup|b|i)>(.*)</\1>\s*$", re.DOTALL)
@@ -143,21 +152,26 @@ def wrap_title(title: str, width: int = TITLE_CHARS) -> str:
     return "<br>".join(lines)
 
 
-def title_height(text: str) -> int:
+def title_height(text: str, size: float = _TITLE_SIZE) -> int:
     """Pixels of top margin a title of these lines takes, placed as :func:`legible` does.
 
     plotly places a multi-line title by its first line, so its lower lines fall on the plot;
     the top margin is sized from the lines instead (``<sub>``/``<sup>`` lines are smaller).
+    ``size`` is the title's font size (plotly's default 17 px; :func:`for_projector`'s is
+    larger); line heights scale with it.
 
     Examples
     --------
     >>> from mlviz.figures._style import title_height
     >>> title_height("one line") < title_height("two<br>lines")
     True
+    >>> title_height("one line") < title_height("one line", size=24)
+    True
     """
     lines = re.split(r"<br\s*/?>", str(text))
     small = sum(1 for line in lines if re.match(r"\s*<su[bp]>", line))
-    return 22 + 22 * (len(lines) - small) + 15 * small
+    scale = size / _TITLE_SIZE
+    return round(22 + scale * (22 * (len(lines) - small) + 15 * small))
 
 
 def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
@@ -219,3 +233,61 @@ def number_axis(values) -> dict:
     if positive and values.max() / values.min() >= 10:
         return dict(type="log", dtick=1, exponentformat="power", minor=dict(showgrid=False))
     return dict(type="linear", exponentformat="none", separatethousands=True)
+
+
+def for_projector(fig):
+    """A copy of ``fig`` with projector-sized fonts (:data:`PROJECTOR_FONT`).
+
+    The base font (ticks, legend, hover, annotations without a size of their own), axis
+    titles and the title grow; sizes a builder set explicitly for dense axes (many label
+    names at 10 px) are kept, since there the names' spacing, not the font, is the limit.
+    The title is re-wrapped to the same pixel width at the larger font: lines of at most
+    :data:`TITLE_CHARS` (a half-width column) or :data:`WIDE_TITLE_CHARS` (the page's width)
+    become that many pixels' worth of larger characters. The top margin grows to hold them.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from mlviz.figures._style import for_projector, legible
+    >>> fig = legible(go.Figure(layout_title_text="Share of label variance per direction"))
+    >>> big = for_projector(fig)
+    >>> big.layout.title.font.size > 17 and fig.layout.title.font.size is None
+    True
+    >>> big.layout.margin.t > fig.layout.margin.t
+    True
+    """
+    import plotly.graph_objects as go
+
+    big = go.Figure(fig)
+    sizes = PROJECTOR_FONT
+    big.update_layout(font_size=sizes["base"])
+    big.update_xaxes(title_font_size=sizes["axis_title"])
+    big.update_yaxes(title_font_size=sizes["axis_title"])
+    title = big.layout.title.text
+    if title:
+        ratio = _TITLE_SIZE / sizes["title"]
+        lines = re.split(r"<br\s*/?>", str(title))
+        # the main lines, at the same pixel width: fewer characters. <sub>/<sup> lines (70 %
+        # of the title's size) had room to spare and keep their breaks.
+        small = [bool(re.match(r"\s*<su[bp]>", line)) for line in lines]
+        longest = max(
+            (len(_TAG.sub("", line)) for line, s in zip(lines, small, strict=True) if not s),
+            default=0,
+        )
+        # lines wrapped by legible() to TITLE_CHARS may stand in a half-width column; a longer
+        # line was wrapped to (or fits) a figure as wide as the page
+        width = int((TITLE_CHARS if longest <= TITLE_CHARS else WIDE_TITLE_CHARS) * ratio)
+        text = "<br>".join(
+            line if s else wrap_title(line, width) for line, s in zip(lines, small, strict=True)
+        )
+        top = big.layout.margin.t
+        # plotly places a title anchored at the container's top by its first baseline, with
+        # the ascent of a 17 px font: a larger font needs that much more padding
+        pad = 10 + round(2.5 * (sizes["title"] - _TITLE_SIZE))
+        big.update_layout(
+            title_text=text,
+            title_font_size=sizes["title"],
+            title_pad_t=pad,
+            margin_t=max(title_height(text, sizes["title"]) + pad - 10, round((top or 0) / ratio)),
+        )
+    return big

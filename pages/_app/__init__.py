@@ -8,7 +8,9 @@ the page scripts, never from ``mlviz``):
 * :mod:`~pages._app.library_warnings`: library warnings of a fit, shown on the page;
 * :mod:`~pages._app.links`: widgets bound to the URL, so a link reopens a view;
 * :mod:`~pages._app.tables`: dataframes that fit the page at 1280 x 720;
-* :mod:`~pages._app.export`: charts (SVG export) and the page's HTML report;
+* :mod:`~pages._app.export`: charts (slide-sized PNG/SVG export) and the page's HTML report;
+* :mod:`~pages._app.presentation`: presentation mode (``?present=1``) for a projector, and the
+  charts' image export settings;
 * :mod:`~pages._app.router`: the navigation and the sidebar (``app.py`` calls only it).
 
 Glue between widgets and ``mlviz``: no algorithm code here.

@@ -26,21 +26,23 @@ def start_run() -> None:
 
 
 def chart(fig: Any, *, key: str, **kwargs: Any) -> None:
-    """``st.plotly_chart`` whose modebar exports the figure as ``<data set>_<key>.svg``.
+    """``st.plotly_chart`` whose modebar exports the figure at slide size (1600 × 900).
 
-    The key names the figure (``"plst_spectrum"`` gives ``yeast_plst_spectrum.svg``); the
-    camera button of plotly's modebar downloads it (SVG, scalable for slides; plotly's PNG
-    export is the "download as PNG" entry of the same modebar in a browser without SVG). The
-    figure is also kept for :func:`report_button`.
+    The key names the figure (``"plst_spectrum"`` on the PLST page gives
+    ``plst-spectrum-yeast.png``); the camera button of plotly's modebar downloads it in the
+    sidebar's chosen format, PNG or SVG (:func:`pages._app.presentation.image_options`).
+    While presenting the chart gets larger fonts. The figure is also kept for
+    :func:`report_button`.
     """
-    from mlviz.figures.report import export_filename
+    from pages._app import presentation, router
 
-    stem = export_filename(source.loaded_dataset().name, *key.split("_"))
+    # slide-sized PNG or SVG named page-figure-dataset; larger fonts while presenting
+    stem = presentation.figure_name(key, router.current_page(), source.loaded_dataset().name)
     config = {
-        "toImageButtonOptions": {"format": "svg", "filename": stem, "scale": 2},
+        "toImageButtonOptions": presentation.image_options(stem),
         **kwargs.pop("config", {}),
     }
-    st.plotly_chart(fig, key=key, config=config, **kwargs)
+    st.plotly_chart(presentation.restyle(fig), key=key, config=config, **kwargs)
     st.session_state.setdefault(_FIGURES_KEY, {})[key] = fig
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages._app import experiment, export, links, source
+from pages._app import experiment, export, links, presentation, source
 
 # The navigation every page shares: (file in pages/, title, icon); the first is the default.
 # Material icons ship with Streamlit's frontend; emoji depend on the viewer's fonts (a
@@ -81,9 +81,14 @@ def current_page() -> str:
 
 
 def sidebar() -> None:
-    """Everything the sidebar shows on every page: data set picker and experiment settings."""
+    """Everything the sidebar shows on every page: presentation mode, data set picker,
+    experiment settings and the chart images' format."""
+    with st.sidebar:
+        presentation.sidebar_toggle()
     source.dataset_picker()
     experiment.experiment_settings()
+    with st.sidebar:
+        presentation.image_format_picker()
 
 
 def run_router() -> None:
@@ -95,6 +100,9 @@ def run_router() -> None:
     st.session_state.pop(_REROUTED_KEY, None)
     export.start_run()
     links.start_run()
+    presentation.read_link()  # ?present=1, before the page config it decides
+    presentation.page_config()
+    presentation.style()
     with links.notes_above():  # link notes go above the page
         sidebar()
         page = st.navigation(navigation_pages())

@@ -10,23 +10,23 @@ from mlviz.figures import clems as clems_figures
 from mlviz.figures import hypercube as cube_figures
 from pages._lesson import fits
 from pages._lesson.methods import COST_LABELS
-from pages._lesson.state import Lesson, chart, in_range, try_this
+from pages._lesson.state import Lesson, chart, explain, formula, in_range, try_this
 from pages._lesson.text import labelset, legend_at_bottom, notice
 
 
 def show(c: Lesson) -> None:
     split, names = c.split, c.names
-    st.latex(
+    formula(
         r"\min_{\mathbf{u}}\sum_{i,j}\big(c(\mathbf{y}_i,\mathbf{y}_j)-"
         r"d(\mathbf{u}_i,\mathbf{u}_j)\big)^2\ \ (1),\qquad "
         r"\min_{\mathbf{u}^{(t)},\mathbf{u}^{(p)}}\sum_{i,j}\big(c(\mathbf{y}_i,\mathbf{y}_j)-"
         r"d(\mathbf{u}^{(t)}_i,\mathbf{u}^{(p)}_j)\big)^2\ \ (2)"
     )
-    st.latex(
+    formula(
         r"\tilde{\mathbf{z}}=g(\mathbf{x}),\qquad \hat{\mathbf{y}}=\mathbf{y}_q,\quad "
         r"q=\arg\min_{j}\ d\big(\tilde{\mathbf{z}},\mathbf{u}^{(p)}_j\big)"
     )
-    st.markdown(
+    explain(
         "CLEMS embeds the distinct training label sets by multidimensional scaling so that "
         "distances mimic the cost c (Eq. 1; for an asymmetric cost each set is embedded "
         "twice, as truth and as prediction, Eq. 2). A regressor g maps x into the embedding "

@@ -13,18 +13,18 @@ from mlviz.figures import compare as compare_figures
 from mlviz.methods import METHODS
 from pages._lesson import fits
 from pages._lesson.methods import LESSON_METHODS
-from pages._lesson.state import Lesson, chart, tail_threshold, try_this
+from pages._lesson.state import Lesson, chart, explain, formula, tail_threshold, try_this
 from pages._lesson.text import f1_text, notice
 
 
 def show(c: Lesson) -> None:
-    st.latex(
+    formula(
         r"F_1^{(l)}=\frac{2\,TP_l}{2\,TP_l+FP_l+FN_l},\qquad "
         r"\text{Macro-}F_1=\frac{1}{L}\sum_{l=1}^{L}F_1^{(l)}"
     )
-    st.latex(r"l\ \text{is a tail label}\iff\frac{1}{N}\sum_{n=1}^{N}y_{nl}<\tau")
+    formula(r"l\ \text{is a tail label}\iff\frac{1}{N}\sum_{n=1}^{N}y_{nl}<\tau")
     tau = tail_threshold()
-    st.markdown(
+    explain(
         "Every method on the same train/test split, one row per label with the rarest at the "
         "top: its training frequency, then each method's test F1. Tail labels, below "
         f"τ = {tau:.1%} of the training instances (the sidebar's tail threshold), are shaded. "

@@ -9,23 +9,23 @@ from mlviz import stats
 from mlviz.figures import grople as grople_figures
 from pages._lesson import fits
 from pages._lesson.methods import AFFINITY_LABELS, LESSON_LAMBDA1
-from pages._lesson.state import LAMBDA2_GRID, Lesson, chart, in_range, try_this
+from pages._lesson.state import LAMBDA2_GRID, Lesson, chart, explain, formula, in_range, try_this
 from pages._lesson.text import MAX_BARS, count, notice
 
 
 def show(c: Lesson) -> None:
     L, names = c.L, c.names
-    st.latex(
+    formula(
         r"\min_{\mathbf{U},\mathbf{V}^1,\dots,\mathbf{V}^K}\ \sum_{k=1}^{K}"
         r"\|\mathbf{Y}^k-\mathbf{U}\mathbf{V}^k\|_F^2+\lambda_1\|\mathbf{U}\|_F^2+"
         r"\lambda_2\sum_{k=1}^{K}\|\mathbf{V}^k\|_{2,1}\quad(4)"
     )
-    st.latex(
+    formula(
         r"\|\mathbf{A}\|_{2,1}=\sum_{i}\sqrt{\textstyle\sum_j A_{ij}^2}"
         r"\quad\text{(a sum of row norms: whole rows become zero)}"
     )
     k, affinity = c.groups_settings()
-    st.markdown(
+    explain(
         "GroPLE factorises each group's label columns $Y^k \\approx U V^k$ with one shared "
         "latent matrix $U$ ($d$ columns). The $\\ell_{2,1}$ penalty switches off whole rows of "
         "$V^k$, so the labels of a group use the same few latent dimensions. "

@@ -10,22 +10,22 @@ from mlviz.figures import label_clusters as cluster_figures
 from mlviz.label_clustering import group_diagnostics
 from pages._lesson import fits
 from pages._lesson.methods import AFFINITY_LABELS
-from pages._lesson.state import Lesson, chart, in_range, tail_threshold, try_this
+from pages._lesson.state import Lesson, chart, explain, formula, in_range, tail_threshold, try_this
 from pages._lesson.text import MAX_BARS, notice
 
 
 def show(c: Lesson) -> None:
     split, L, names, planted_groups = c.split, c.L, c.names, c.planted_groups
-    st.latex(
+    formula(
         r"A_{ij}=\exp\!\Big(-\frac{\|\mathbf{s}_i-\mathbf{s}_j\|^{2}}{\sigma_i\sigma_j}\Big),"
         r"\ \mathbf{s}_l=2\mathbf{y}_{\cdot l}-\mathbf{1}\ \text{(heat)},\qquad "
         r"A_{ij}=\frac{C_{ij}}{n_i+n_j-C_{ij}}\ \text{(co-occurrence)}"
     )
-    st.latex(
+    formula(
         r"\hat{\mathbf{A}}=\mathbf{D}^{-1/2}\mathbf{A}\mathbf{D}^{-1/2},\qquad "
         r"K^{\star}=\arg\max_{K}\ (\lambda_K-\lambda_{K+1})"
     )
-    st.markdown(
+    explain(
         "GroPLE's first stage (§3) compares label columns by an affinity A, embeds them with "
         "the leading eigenvectors of Â and clusters them into K groups by k-means. The "
         "largest gap between consecutive eigenvalues suggests K."

@@ -8,7 +8,7 @@ import streamlit as st
 from mlviz import hypercube
 from mlviz.figures import hypercube as cube_figures
 from pages._lesson import fits
-from pages._lesson.state import Lesson, chart, try_this
+from pages._lesson.state import Lesson, chart, explain, formula, try_this
 from pages._lesson.text import count, labelset, legend_at_bottom, notice
 
 MAX_DRAWN_SETS = 300  # label sets drawn in step 1 (the most frequent ones)
@@ -18,12 +18,12 @@ AXIS_SHARE = 0.25  # ... of those at least this share of the longest axis
 
 def show(c: Lesson) -> None:
     ds, L = c.ds, c.L
-    st.latex(
+    formula(
         r"\mathbf{y}\in\{0,1\}^{L}\ \text{(a vertex of the hypercube)},\qquad "
         r"\Delta(\hat{\mathbf{y}},\mathbf{y})=\frac{1}{L}\sum_{l=1}^{L}"
         r"[\![\hat{y}_l\neq y_l]\!]\ \text{(Hamming loss)}"
     )
-    st.markdown(
+    explain(
         "Every label set is a corner of the cube $\\{0,1\\}^L$, and the Hamming loss counts "
         "the labels in which two corners differ. A data set occupies only a few of the $2^L$ "
         "corners (PLST paper, §2): the sparsity every label embedding exploits."

@@ -9,21 +9,21 @@ from mlviz import stats
 from mlviz.figures import mlknn as mlknn_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS, legible
 from pages._lesson import fits
-from pages._lesson.state import Lesson, chart, in_range, try_this
+from pages._lesson.state import Lesson, chart, explain, formula, in_range, try_this
 from pages._lesson.text import MAX_BARS, count, listing, notice, per_label_legible
 
 
 def show(c: Lesson) -> None:
     split, L, names, n_train, n_test = c.split, c.L, c.names, c.n_train, c.n_test
-    st.latex(
+    formula(
         r"\vec{C}_t(l)=\sum_{a\in N(t)}\vec{y}_a(l)\quad(6),\qquad "
         r"\vec{y}_t(l)=\arg\max_{b\in\{0,1\}}P\big(H_b^l\mid E^l_{\vec{C}_t(l)}\big)\quad(7)"
     )
-    st.latex(
+    formula(
         r"=\arg\max_{b\in\{0,1\}}P(H_b^l)\,P\big(E^l_{\vec{C}_t(l)}\mid H_b^l\big)\quad(8),"
         r"\qquad P(H_1^l)=\frac{s+\sum_{i=1}^{m}\vec{y}_{x_i}(l)}{2s+m}"
     )
-    st.markdown(
+    explain(
         "ML-KNN counts how many of an instance's k nearest training neighbours carry each "
         "label, then predicts the label when the prior times the likelihood of that count "
         "is larger for 'has it' than for 'lacks it' (both estimated on the training set with "

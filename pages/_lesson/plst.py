@@ -9,27 +9,27 @@ from mlviz.figures import linear as linear_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS
 from mlviz.metrics import hamming_loss
 from pages._lesson import fits
-from pages._lesson.state import Lesson, chart, in_range, try_this
+from pages._lesson.state import Lesson, chart, explain, formula, in_range, try_this
 from pages._lesson.text import MAX_BARS, count, notice, per_label_legible
 
 
 def show(c: Lesson) -> None:
     split, L, names, n_test = c.split, c.L, c.names, c.n_test
-    st.latex(
+    formula(
         r"\min_{\mathbf{o},\,\mathbf{P}:\ \mathbf{P}\mathbf{P}^{\top}=\mathbf{I}}\ "
         r"\frac{1}{N}\sum_{n=1}^{N}\big\|\mathbf{y}_n-\mathbf{o}-\mathbf{P}^{\top}\mathbf{P}"
         r"(\mathbf{y}_n-\mathbf{o})\big\|^{2}\quad(6)"
     )
-    st.latex(
+    formula(
         r"\mathbf{Z}=[\mathbf{y}_1-\mathbf{o},\dots,\mathbf{y}_N-\mathbf{o}]="
         r"\mathbf{U}\boldsymbol{\Sigma}\mathbf{V}^{\top}\quad(7),\qquad "
         r"\mathbf{o}=\tfrac{1}{N}\textstyle\sum_n\mathbf{y}_n,\quad\mathbf{P}=\mathbf{U}_M^{\top}"
     )
-    st.latex(
+    formula(
         r"\tilde{\mathbf{y}}=\mathbf{o}+\mathbf{P}^{\top}\mathbf{r}(\mathbf{x})"
         r"\ \ \text{(Alg. 8)},\qquad \hat{y}_l=[\![\tilde{y}_l\geq\tfrac12]\!]\quad(2)"
     )
-    st.markdown(
+    explain(
         "PLST keeps the M principal directions of the centred label vectors, learns M "
         "regressors r(x) for their coordinates, maps the prediction back to ỹ and rounds each "
         "label at ½ (round-based decoding)."

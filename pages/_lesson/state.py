@@ -22,17 +22,218 @@ import streamlit as st
 from mlviz import datasets
 from mlviz.io import Dataset
 from mlviz.methods import MAX_LABELS_SQUARE, METHODS
-from pages._app import experiment, export, links, source
+from pages._app import experiment, export, links, presentation, source
 from pages._lesson.methods import AFFINITY_LABELS, COST_LABELS, TAUGHT_IN
 
 # the app helpers the steps use, re-exported so that only this module and fits.py import them
-chart = export.chart
 tail_threshold = experiment.tail_threshold
 report_button = export.report_button
 SOURCE_LABEL_KEY = source.SOURCE_LABEL_KEY
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
 LAMBDA2_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
+presenting = presentation.is_on
+intro = presentation.intro
+STAGES = presentation.STAGES
+REVEAL_LABELS = presentation.REVEAL_LABELS
+reveal_stage = presentation.reveal_stage
+set_stage = presentation.set_stage
+
+
+def go_to(step: str, stage: int) -> None:
+    """Next/Previous while presenting: open ``step`` with ``stage`` + 1 parts revealed."""
+    st.session_state["lesson_step"] = step
+    presentation.set_stage(step, stage)
+
+
+# --- what a step shows: drawn, revealed in parts while presenting, recorded for the export ---
+#: Session key: {"data": digest, "dataset": name, "steps": {step: record}} of the steps shown
+#: on this data set, for "Export this Lesson" (:mod:`mlviz.figures.slides`).
+RECORD_KEY = "_lesson_record"
+#: Session key of the export's walk through every step (:func:`walking`).
+WALK_KEY = "_lesson_export_walk"
+_READY_KEY = "_lesson_export_ready"
+
+
+def walking() -> bool:
+    """True while "Export this Lesson" runs every step once (each shown whole)."""
+    return bool(st.session_state.get(WALK_KEY))
+
+
+def walk_step() -> str | None:
+    """The step the export's walk shows in this run (set before the step radio), or None.
+
+    Called before the step radio is created, when Streamlit allows setting its value.
+    """
+    walk = st.session_state.get(WALK_KEY)
+    if not walk:
+        return None
+    if walk["todo"] and walk.get("attempt") == len(walk["todo"]):
+        # the run that showed this step ended early (an error, or a stop): give up, say so
+        st.session_state.pop(WALK_KEY)
+        st.session_state["lesson_step"] = walk["back_to"]
+        st.warning(
+            f"The Lesson export stopped at step {STEPS.index(walk['todo'][0]) + 1}: that step "
+            "did not finish (see the step itself). Nothing was exported."
+        )
+        return None
+    if not walk["todo"]:  # every step recorded: back where the walk began, file ready
+        st.session_state.pop(WALK_KEY)
+        st.session_state["lesson_step"] = walk["back_to"]
+        st.session_state[_READY_KEY] = True
+        return None
+    walk["attempt"] = len(walk["todo"])
+    st.session_state["lesson_step"] = walk["todo"][0]
+    return walk["todo"][0]
+
+
+def walk_next() -> None:
+    """The walk's step is recorded: rerun on the next one (or back where the walk began)."""
+    walk = st.session_state.get(WALK_KEY)
+    if not walk:
+        return
+    walk["todo"] = walk["todo"][1:]
+    st.rerun()
+
+
+def _start_walk() -> None:
+    st.session_state[_READY_KEY] = False
+    st.session_state[WALK_KEY] = {
+        "todo": list(STEPS),
+        "back_to": st.session_state.get("lesson_step", STEPS[0]),
+    }
+
+
+def export_lesson_button() -> None:
+    """ "Export this Lesson": every step once, then one offline HTML file to download.
+
+    The button runs each step in turn (the page shows them flip by, each with the settings it
+    has now: its own widgets' values, or their defaults for a step not opened yet) and records
+    what it shows; then a download button offers :func:`mlviz.figures.slides.lesson_html`.
+    """
+    record = st.session_state.get(RECORD_KEY) or {}
+    ds = source.loaded_dataset()
+    # a new data set starts a new record (begin_step), so a walk on another one is not ready
+    ready = (
+        st.session_state.get(_READY_KEY, False)
+        and record.get("data") == ds.digest
+        and all(step in record.get("steps", {}) for step in STEPS)
+    )
+    left, right = st.columns(2)
+    left.button(
+        "Export this Lesson (offline HTML)" if not ready else "Export this Lesson again",
+        key="lesson_export",
+        on_click=_start_walk,
+        help="Runs every step once with its current settings and writes one HTML file "
+        "(plotly.js inside, no internet needed) with each step's formulas, figures and what to "
+        "notice; each figure saves as PNG or SVG at 1600 × 900.",
+    )
+    if ready:
+        # Streamlit calls ``data`` when the file is requested, outside this session's run
+        # (no session state there): it gets the steps recorded up to now
+        steps = dict(record["steps"])
+        name = str(st.session_state.get(SOURCE_LABEL_KEY, ds.name))
+        right.download_button(
+            "Download the Lesson (HTML)",
+            data=lambda: lesson_document(steps, name, ds.name),
+            file_name=presentation.safe_name("lesson", ds.name) + ".html",
+            mime="text/html",
+            key="lesson_export_download",
+        )
+
+
+def lesson_document(recorded: dict[str, dict[str, Any]], name: str, dataset: str) -> str:
+    """The recorded steps as one offline HTML page (:func:`mlviz.figures.slides.lesson_html`).
+
+    ``recorded`` maps each step to what it showed (:func:`begin_step`), ``name`` is the data
+    set as the picker shows it, ``dataset`` its short name for the figures' file names.
+    """
+    from mlviz.figures.slides import Step, lesson_html
+
+    steps = [
+        Step(
+            title=entry["title"],
+            formulas=entry["formulas"],
+            text=entry["text"],
+            figures=entry["figures"],
+            notice=entry["notice"],
+            settings=entry["settings"],
+        )
+        for step in STEPS
+        if (entry := recorded.get(step)) is not None
+    ]
+    return lesson_html(
+        f"{name}: label embedding in seven steps",
+        steps,
+        intro="Exported from mlviz's Lesson: every figure is interactive and works offline.",
+        dataset=dataset,
+    )
+
+
+def begin_step(step: str, title: str, ds: Dataset) -> None:
+    """Start recording ``step`` (shown in this run) on data set ``ds``."""
+    record = st.session_state.get(RECORD_KEY)
+    if not isinstance(record, dict) or record.get("data") != ds.digest:
+        record = {"data": ds.digest, "dataset": ds.name, "steps": {}}
+        st.session_state[RECORD_KEY] = record
+    record["steps"][step] = {
+        "title": title,
+        "formulas": [],
+        "text": [],
+        "figures": [],
+        "notice": [],
+        "settings": {},
+    }
+    record["current"] = step
+
+
+def end_step() -> None:
+    """Record the step's settings: the URL-bound widgets drawn in this run but the step."""
+    entry = _entry()
+    if entry is not None:
+        entry["settings"] = {k: v for k, v in links.view_params().items() if k != "lesson_step"}
+
+
+def _entry() -> dict[str, Any] | None:
+    record = st.session_state.get(RECORD_KEY)
+    if not isinstance(record, dict) or "current" not in record:
+        return None
+    return record["steps"].get(record["current"])
+
+
+def revealed(part: str) -> bool:
+    """True when ``part`` ("figure", "notice") of the step shown is revealed."""
+    if walking():
+        return True
+    return presentation.shows(st.session_state.get("lesson_step", STEPS[0]), part)
+
+
+def formula(latex: str) -> None:
+    """A step's formula (LaTeX), drawn and recorded."""
+    st.latex(latex)
+    if (entry := _entry()) is not None:
+        entry["formulas"].append(latex)
+
+
+def explain(text: str) -> None:
+    """A step's explanation (markdown written by the app), drawn and recorded."""
+    st.markdown(text)
+    if (entry := _entry()) is not None:
+        entry["text"].append(text)
+
+
+def chart(fig: Any, *, key: str, **kwargs: Any) -> None:
+    """A step's figure (:func:`pages._app.export.chart`), recorded; drawn once revealed."""
+    if (entry := _entry()) is not None:
+        entry["figures"].append((key, fig))
+    if revealed("figure"):
+        export.chart(fig, key=key, **kwargs)
+
+
+def record_notice(points: list[str]) -> None:
+    """Keep a step's "what to notice" sentences for the export."""
+    if (entry := _entry()) is not None:
+        entry["notice"].extend(p for p in points if p)
 
 
 def in_range(low: int, high: int) -> Callable[[Any], bool]:
@@ -215,8 +416,11 @@ class Lesson:
         L = self.L
         if L <= MAX_LABELS_SQUARE:
             return False
-        st.warning(
+        message = (
             f"{what} is a {L:,} × {L:,} matrix, too large for {self.ds.name}: this step works "
             f"with up to {MAX_LABELS_SQUARE:,} labels. Steps 1, 5 and 6 work at this size."
         )
+        st.warning(message)
+        if (entry := _entry()) is not None:  # the export says why the step has no figure
+            entry["text"].append(message)
         return True

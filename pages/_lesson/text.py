@@ -14,13 +14,17 @@ import streamlit as st
 
 from mlviz.figures import hypercube as cube_figures
 from mlviz.figures import label_clusters as cluster_figures
+from pages._lesson import state
 
 MAX_BARS = cluster_figures.MAX_NAMED_LABELS  # labels named in a per-label figure
 MAX_LISTED = 8  # label names listed in a sentence
 
 
 def notice(points: list[str]) -> None:
-    st.info("**What to notice**\n\n" + "\n".join(f"- {p}" for p in points if p))
+    """The step's "what to notice" box (recorded for the export; revealed last)."""
+    state.record_notice(points)
+    if state.revealed("notice"):
+        st.info("**What to notice**\n\n" + "\n".join(f"- {p}" for p in points if p))
 
 
 def listing(names: list[str], indices, limit: int = MAX_LISTED) -> str:

@@ -1,0 +1,182 @@
+"""A lesson as one self-contained HTML file, to present without the app's server.
+
+:func:`lesson_html` writes every step (title, formulas, explanation, figures, what to notice,
+the settings that made them) into one page that works offline: plotly.js is inlined once (no
+CDN, no ``<script src=``), formulas are shown as their LaTeX source (no MathJax download),
+every text is HTML-escaped. Each figure keeps plotly's toolbar, whose camera saves a
+1600 × 900 PNG, and gets two buttons that save it as PNG or SVG at that slide size.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["SLIDE_SIZE", "Step", "lesson_html", "slide_filename"]
+
+#: (width, height) in px of a figure saved from the exported file (16:9).
+SLIDE_SIZE = (1600, 900)
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+@dataclass
+class Step:
+    """One step of a lesson: what the app showed for it.
+
+    ``text`` and ``notice`` are the app's sentences (they may hold ``**bold**``, the only
+    markup kept; label names inside them are escaped like everything else).
+
+    Examples
+    --------
+    >>> from mlviz.figures.slides import Step
+    >>> step = Step("1 · Cube", formulas=["y in {0,1}^L"], notice=["**8** corners"])
+    >>> step.title, list(step.figures)
+    ('1 · Cube', [])
+    """
+
+    title: str
+    formulas: Sequence[str] = ()
+    text: Sequence[str] = ()
+    figures: Sequence[tuple[str, Any]] = ()
+    notice: Sequence[str] = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+def slide_filename(*parts: str) -> str:
+    """``a-b-c`` from the parts, each reduced to ``[A-Za-z0-9._-]`` (never empty).
+
+    Examples
+    --------
+    >>> from mlviz.figures.slides import slide_filename
+    >>> slide_filename("lesson", "plst decoding", "../my data")
+    'lesson-plst_decoding-my_data'
+    """
+    cleaned = [_UNSAFE.sub("_", str(p)).strip("_.") for p in parts]
+    return "-".join(p for p in cleaned if p) or "figure"
+
+
+def _text(value: Any) -> str:
+    """Escaped text; ``**x**`` (the app's own emphasis) becomes bold."""
+    return _BOLD.sub(r"<strong>\1</strong>", html.escape(str(value)))
+
+
+def _figure(fig: Any, div_id: str, filename: str) -> str:
+    width, height = SLIDE_SIZE
+    config = {
+        "displaylogo": False,
+        "toImageButtonOptions": {
+            "format": "png",
+            "filename": filename,
+            "width": width,
+            "height": height,
+            "scale": 1,
+        },
+    }
+    body = fig.to_html(
+        full_html=False,
+        include_plotlyjs=False,
+        include_mathjax=False,
+        div_id=div_id,
+        config=config,
+        default_width="100%",
+        default_height=f"{fig.layout.height or 500}px",
+    )
+    buttons = "".join(
+        f"<button type='button' onclick='saveFigure({json.dumps(div_id)}, "
+        f"{json.dumps(fmt)}, {json.dumps(filename)})'>Save {fmt.upper()} "
+        f"({width} × {height})</button>"
+        for fmt in ("png", "svg")
+    )
+    return f"<figure>{body}<figcaption>{buttons}</figcaption></figure>"
+
+
+_SCRIPT = """
+function saveFigure(id, format, filename) {
+  Plotly.downloadImage(document.getElementById(id),
+    {format: format, filename: filename, width: %d, height: %d, scale: 1});
+}
+"""
+
+_STYLE = """
+body { font-family: sans-serif; max-width: 1400px; margin: auto; padding: 1em; }
+section { border-top: 2px solid #ccc; padding-top: 0.5em; margin-top: 2em; }
+pre.latex { background: #f6f6f6; padding: 0.6em; white-space: pre-wrap; font-size: 1.05em; }
+.notice { background: #e8f0fe; padding: 0.6em 1em; border-radius: 6px; }
+figcaption button { margin-right: 0.5em; }
+nav a { margin-right: 1em; }
+"""
+
+
+def lesson_html(title: str, steps: Sequence[Step], *, intro: str = "", dataset: str = "") -> str:
+    """One offline HTML page: every step of a lesson, in order.
+
+    Parameters
+    ----------
+    title : str
+        The page's title (e.g. the data set's name and the lesson's).
+    steps : sequence of Step
+        The steps, in the order they are taught.
+    intro : str, optional
+        A sentence under the title (escaped).
+    dataset : str, optional
+        The data set's name, the last part of each saved figure's file name
+        (``lesson-<figure>-<dataset>``).
+
+    Returns
+    -------
+    str
+        A complete HTML document. plotly.js is inlined once in its head, so the file opens
+        without a network; the figures need JavaScript, the text does not.
+
+    Examples
+    --------
+    >>> from mlviz.figures.slides import Step, lesson_html
+    >>> page = lesson_html("yeast <lesson>", [Step("1 · Cube", formulas=[r"\\{0,1\\}^L"])])
+    >>> "yeast &lt;lesson&gt;" in page and "<script src=" not in page
+    True
+    """
+    from plotly.offline import get_plotlyjs
+
+    width, height = SLIDE_SIZE
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style>",
+        f"<script type='text/javascript'>{get_plotlyjs()}</script>",
+        f"<script type='text/javascript'>{_SCRIPT % (width, height)}</script>",
+        f"</head><body><h1>{html.escape(title)}</h1>",
+    ]
+    if intro:
+        parts.append(f"<p>{_text(intro)}</p>")
+    parts.append(
+        "<nav>"
+        + "".join(f"<a href='#step-{i}'>{html.escape(s.title)}</a>" for i, s in enumerate(steps))
+        + "</nav>"
+    )
+    for i, step in enumerate(steps):
+        parts.append(f"<section id='step-{i}'><h2>{html.escape(step.title)}</h2>")
+        parts += [f"<pre class='latex'>{html.escape(f)}</pre>" for f in step.formulas]
+        parts += [f"<p>{_text(t)}</p>" for t in step.text]
+        if not step.figures:
+            parts.append("<p><em>No figure: this step drew none on this data set.</em></p>")
+        for j, (key, fig) in enumerate(step.figures):
+            name = slide_filename("lesson", key.removeprefix("lesson_"), dataset)
+            parts.append(_figure(fig, f"figure-{i}-{j}", name))
+        if step.notice:
+            items = "".join(f"<li>{_text(p)}</li>" for p in step.notice)
+            parts.append(
+                f"<div class='notice'><strong>What to notice</strong><ul>{items}</ul></div>"
+            )
+        if step.settings:
+            rows = "".join(
+                f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+                for k, v in step.settings.items()
+            )
+            parts.append(f"<details><summary>Settings</summary><table>{rows}</table></details>")
+        parts.append("</section>")
+    parts.append("</body></html>")
+    return "\n".join(parts)

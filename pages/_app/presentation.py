@@ -1,0 +1,229 @@
+"""Presentation mode: the app for a projector (1280 × 720) in front of a class.
+
+One switch, kept for the whole session: the sidebar's "Presentation mode" toggle, or the link
+flag ``?present=1`` (``?present=0`` turns it off). While it is on
+
+* the sidebar starts collapsed (:func:`page_config`, called by the router before the page);
+* every page's intro paragraph and the Lesson's repeated intro are hidden (:func:`intro`);
+* Streamlit's top padding shrinks and titles get smaller margins (:func:`style`), so that the
+  main figure starts on the first screen;
+* every figure drawn through :func:`pages._app.export.chart` gets larger fonts
+  (:func:`mlviz.figures._style.for_projector`);
+* the Lesson reveals each step in parts: formula, then figure, then what to notice
+  (:func:`reveal_stage`; keyboard: PageDown / PageUp, the keys a presenter's clicker sends).
+
+The flag lives in the session state (Streamlit drops query parameters on a page change), and
+each run writes it back to the URL, so the address bar always holds a link that reopens the
+view in presentation mode.
+
+Also the chart camera button's image settings (:func:`image_options`): a slide-sized PNG or SVG
+(1600 × 900) named ``<page>-<figure>-<data set>``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import streamlit as st
+
+#: URL flag: ``?present=1``.
+PARAM = "present"
+#: Session key of the mode (the one truth; the toggle's own key mirrors it).
+KEY = "_presenting"
+_TOGGLE_KEY = "_present_toggle"
+#: Session key of the camera button's image format ("png" or "svg").
+FORMAT_KEY = "_image_format"
+IMAGE_FORMATS = {"png": "PNG", "svg": "SVG"}
+#: Slide size of an exported figure (16:9, full-HD width).
+SLIDE_WIDTH, SLIDE_HEIGHT = 1600, 900
+_ON, _OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+# Streamlit's main block starts 6rem below the window's top (room for its header); in
+# presentation mode it starts just under the header's menu button, and headings lose their
+# generous padding. Only selectors Streamlit documents as test ids.
+_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] { padding: 3.75rem 2.5rem 1rem 2.5rem; }
+[data-testid="stMain"] h1 { padding-top: 0; padding-bottom: 0.25rem; font-size: 2.1rem; }
+[data-testid="stMain"] h2, [data-testid="stMain"] h3 { padding-top: 0.2rem;
+    padding-bottom: 0.2rem; }
+[data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.6rem; }
+</style>
+"""
+
+
+def read_link() -> None:
+    """Take ``?present=`` into the session, or write the session's mode back to the URL.
+
+    The router calls it first in every run. A value other than 1/0 (true/false, yes/no,
+    on/off) is ignored with a note naming it.
+    """
+    raw = st.query_params.get(PARAM)
+    if raw is not None:
+        value = raw.strip().lower()
+        if value in _ON or value in _OFF:
+            st.session_state[KEY] = value in _ON
+        else:
+            st.warning(
+                f"The link's `{PARAM}={raw}` was ignored: use {PARAM}=1 (presentation mode) "
+                f"or {PARAM}=0.",
+                icon=":material/link:",
+            )
+    _write_link()
+
+
+def _write_link() -> None:
+    if is_on():
+        if st.query_params.get(PARAM) != "1":
+            st.query_params[PARAM] = "1"
+    elif PARAM in st.query_params:
+        st.query_params.pop(PARAM)
+
+
+def is_on() -> bool:
+    """True while the session presents."""
+    return bool(st.session_state.get(KEY, False))
+
+
+def page_config() -> None:
+    """Sidebar collapsed while presenting (``st.set_page_config`` calls are additive)."""
+    st.set_page_config(initial_sidebar_state="collapsed" if is_on() else "auto")
+
+
+def _toggled() -> None:
+    st.session_state[KEY] = bool(st.session_state[_TOGGLE_KEY])
+    _write_link()
+
+
+def sidebar_toggle() -> None:
+    """The sidebar's "Presentation mode" toggle (call inside ``st.sidebar``)."""
+    st.session_state[_TOGGLE_KEY] = is_on()
+    st.toggle(
+        "Presentation mode",
+        key=_TOGGLE_KEY,
+        on_change=_toggled,
+        help="For a projector: sidebar collapsed, intro text hidden, larger chart fonts, the "
+        "Lesson revealed step by step (PageDown / PageUp). The link gets ?present=1.",
+    )
+
+
+def image_format_picker() -> None:
+    """The chart camera button's format (call inside ``st.sidebar``).
+
+    A choice rather than a second toolbar button: plotly takes an extra modebar button only
+    as a JavaScript click function, which the JSON config ``st.plotly_chart`` passes to the
+    browser cannot carry. (The exported Lesson, plain HTML, has both buttons per figure.)
+    """
+    st.session_state.setdefault(FORMAT_KEY, "png")
+    st.radio(
+        f"Chart camera button saves ({SLIDE_WIDTH} × {SLIDE_HEIGHT})",
+        list(IMAGE_FORMATS),
+        format_func=IMAGE_FORMATS.get,
+        key=FORMAT_KEY,
+        horizontal=True,
+        help="The camera icon in each chart's toolbar downloads the chart at slide size, named "
+        "page-figure-dataset: PNG for slides, SVG to edit or scale.",
+    )
+
+
+def style() -> None:
+    """The presentation layout's CSS (nothing when not presenting)."""
+    if is_on():
+        st.html(_CSS)
+
+
+def restyle(fig: Any) -> Any:
+    """``fig`` with projector fonts while presenting (a copy), else ``fig`` itself."""
+    if not is_on():
+        return fig
+    from mlviz.figures._style import for_projector
+
+    return for_projector(fig)
+
+
+def intro(text: str, *, caption: bool = False) -> None:
+    """A page's intro paragraph (markdown written by the app), hidden while presenting."""
+    if is_on():
+        return
+    (st.caption if caption else st.markdown)(text)
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(*parts: str) -> str:
+    """``page-figure-dataset``: the parts joined by ``-``, each reduced to ``[A-Za-z0-9._-]``.
+
+    Runs of other characters become one ``_``; empty parts are dropped; never empty.
+
+    Examples
+    --------
+    >>> safe_name("plst", "spectrum", "my data (v2).csv")
+    'plst-spectrum-my_data_v2_.csv'
+    """
+    cleaned = [_UNSAFE.sub("_", str(p)).strip("_.") for p in parts]
+    return "-".join(p for p in cleaned if p) or "figure"
+
+
+def figure_name(key: str, page: str, dataset: str) -> str:
+    """The export name of chart ``key`` on ``page`` for ``dataset`` (key's page prefix dropped).
+
+    Examples
+    --------
+    >>> figure_name("plst_spectrum", "plst", "yeast")
+    'plst-spectrum-yeast'
+    >>> figure_name("lesson_plst_decoding", "lesson", "medical")
+    'lesson-plst_decoding-medical'
+    """
+    if page and key.startswith(page + "_"):
+        key = key[len(page) + 1 :]
+    return safe_name(page, key, dataset)
+
+
+def image_options(filename: str) -> dict[str, Any]:
+    """plotly's ``toImageButtonOptions``: the chosen format at slide size, named ``filename``.
+
+    Client-side export (plotly.js in the browser): no kaleido, no server-side Chrome.
+    """
+    fmt = st.session_state.get(FORMAT_KEY, "png")
+    return {
+        "format": fmt if fmt in IMAGE_FORMATS else "png",
+        "filename": filename,
+        "width": SLIDE_WIDTH,
+        "height": SLIDE_HEIGHT,
+        "scale": 1,
+    }
+
+
+# --- the Lesson's step-by-step reveal ----------------------------------------------------------
+
+#: Parts of a Lesson step revealed one after another while presenting.
+STAGES = ("formula", "figure", "notice")
+#: The "Reveal next" button's label for each stage it reveals.
+REVEAL_LABELS = {"figure": "Figure ↓", "notice": "Notice ↓"}
+_STAGE_KEY = "_lesson_reveal"
+
+
+def reveal_stage(step: str) -> int:
+    """How many parts of ``step`` are shown: all of them unless presenting.
+
+    While presenting a step opens with its formula (stage 0); "Reveal next" adds the figure
+    (1), then what to notice (2).
+    """
+    if not is_on():
+        return len(STAGES) - 1
+    stage = st.session_state.get(_STAGE_KEY)
+    if not (isinstance(stage, tuple) and stage[0] == step):
+        return 0
+    return int(stage[1])
+
+
+def set_stage(step: str, stage: int) -> None:
+    """Show ``stage`` + 1 parts of ``step`` from the next run on (a button callback)."""
+    st.session_state[_STAGE_KEY] = (step, max(0, min(stage, len(STAGES) - 1)))
+
+
+def shows(step: str, part: str) -> bool:
+    """True when ``part`` ("formula", "figure", "notice") of ``step`` is revealed."""
+    return STAGES.index(part) <= reveal_stage(step)

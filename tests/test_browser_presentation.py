@@ -1,0 +1,220 @@
+"""Presentation mode in a real browser at the projector's 1280 × 720 (issue 23, item 1).
+
+On the planted sample and on medical (skipped when its file is absent): presentation mode is
+switched on by the sidebar toggle, the sidebar collapses, and on every page and every
+Lesson step the first chart of the main area starts within the first screen (its top edge
+above 720 px). The Lesson is walked with the keyboard (PageDown, the key a presenter's
+clicker sends): each step opens with its formula only, then its figure, then what to notice.
+Debian's chromium through Playwright, as in ``tests/test_browser.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from mlviz.datasets import default_data_dir
+from tests import _browser
+
+pytestmark = pytest.mark.browser
+SCREEN_HEIGHT = _browser.PROJECTOR["height"]
+STEPS = 7  # the Lesson's steps (pages/_lesson/state.py STEPS)
+
+# Top edge (px from the window's top) of the main area's first chart, or null without one.
+_FIRST_CHART_TOP = """() => {
+  const plot = document.querySelector('[data-testid="stMain"] .js-plotly-plot');
+  return plot ? plot.getBoundingClientRect().top : null;
+}"""
+# The sidebar's right edge: 0 (or less) when collapsed.
+_SIDEBAR_RIGHT = """() => {
+  const bar = document.querySelector('[data-testid="stSidebar"]');
+  return bar ? bar.getBoundingClientRect().right : 0;
+}"""
+
+
+def _chromium() -> str:
+    path = _browser.chromium_path()
+    if path is None:
+        if os.environ.get("MLVIZ_REQUIRE_BROWSER"):
+            pytest.fail("MLVIZ_REQUIRE_BROWSER is set but chromium is not installed")
+        pytest.skip("chromium not installed (apt-get install -y chromium); CI installs it")
+    return path
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    try:
+        server = _browser.streamlit_server()
+        url = server.__enter__()
+    except RuntimeError as err:
+        pytest.fail(str(err))
+    yield url
+    server.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def browser(server_url):
+    from playwright.sync_api import sync_playwright
+
+    executable = _chromium()
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=executable, args=_browser.CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+def _sidebar_collapsed(pg) -> bool:
+    return pg.evaluate(_SIDEBAR_RIGHT) <= 1
+
+
+def _open_presenting(pg, path: str) -> None:
+    """Open a page through the sidebar navigation, then collapse the sidebar again."""
+    if _sidebar_collapsed(pg):
+        pg.locator("[data-testid='stExpandSidebarButton']").click()
+        pg.wait_for_function("() => (" + _SIDEBAR_RIGHT + ")() > 1")
+    _browser.open_page(pg, path)
+    if not _sidebar_collapsed(pg):
+        pg.locator("[data-testid='stSidebarCollapseButton'] button").click()
+        pg.wait_for_function("() => (" + _SIDEBAR_RIGHT + ")() <= 1")
+
+
+def _first_chart_top(pg, where: str) -> float:
+    _browser.wait_settled(pg)
+    _browser.assert_no_exception(pg, where)
+    top = pg.evaluate(_FIRST_CHART_TOP)
+    assert top is not None, f"{where}: no chart in the main area"
+    return top
+
+
+def _press(pg, key: str) -> None:
+    """Press a key bound to a button's shortcut and wait for the run it starts."""
+    since = _browser.runs_so_far(pg)
+    pg.locator("[data-testid='stMain'] h1").first.click()  # focus on the page, not a widget
+    pg.keyboard.press(key)
+    _browser.wait_idle(pg, since)
+
+
+@pytest.mark.parametrize("dataset", ["planted", "medical"])
+def test_presentation_mode_puts_every_figure_on_the_first_screen(browser, server_url, dataset):
+    data_dir = default_data_dir()
+    if dataset == "medical" and (data_dir is None or not (data_dir / "medical.arff").exists()):
+        pytest.skip(f"medical.arff not found in the data folder ({data_dir}; MLVIZ_DATA_DIR)")
+    context = browser.new_context(viewport=_browser.PROJECTOR)
+    pg = context.new_page()
+    pg.set_default_timeout(120_000)
+    try:
+        pg.goto(server_url)
+        _browser.wait_idle(pg)
+        _browser.choose_dataset(pg, dataset)
+        assert not _sidebar_collapsed(pg), "the sidebar starts collapsed outside presentation"
+        since = _browser.runs_so_far(pg)
+        pg.locator("[data-testid='stSidebar']").get_by_text("Presentation mode").click()
+        _browser.wait_idle(pg, since)
+        pg.wait_for_function("() => (" + _SIDEBAR_RIGHT + ")() <= 1")
+        assert "present=1" in pg.url, pg.url
+
+        tops, legibility = {}, []
+        for path, title in _browser.NAV_PAGES.items():
+            where = f"{dataset} / {title}"
+            _open_presenting(pg, path)
+            assert "present=1" in pg.url, f"{where}: the link lost ?present=1 ({pg.url})"
+            if path == "lesson":
+                tops.update(_lesson_tops(pg, dataset, legibility))
+                continue
+            if path == "compare":  # its charts appear after a run
+                _browser.click_and_wait(pg, pg.get_by_role("button", name="Run cross-validation"))
+            tops[where] = _first_chart_top(pg, where)
+            # the larger fonts cut no title, push no legend onto an axis title
+            legibility += _browser.layout_problems(pg, where)
+        problems = legibility + [
+            f"{where}: first chart starts at {top:.0f} px"
+            for where, top in tops.items()
+            if top >= SCREEN_HEIGHT
+        ]
+        print(f"\nfirst chart's top edge (px) at 1280 x 720 on {dataset}: {tops}")
+        assert not problems, "\n".join(problems)
+    finally:
+        context.close()
+
+
+def _lesson_tops(pg, dataset: str, legibility: list[str]) -> dict[str, float]:
+    """Walk the Lesson with PageDown: formula, figure, notice per step; the figures' tops.
+
+    Adds each step's layout problems (:func:`tests._browser.layout_problems`) to
+    ``legibility``.
+    """
+    tops = {}
+    radio = "[data-testid='stMain'] [data-testid='stRadio'] input[type='radio']"
+    assert pg.locator(radio).first.is_checked(), "the Lesson does not open at step 1"
+    for number in range(1, STEPS + 1):
+        where = f"{dataset} / Lesson step {number}"
+        assert pg.locator(radio).nth(number - 1).is_checked(), f"{where}: not the step shown"
+        # stage 0: the formula, no figure and nothing to notice yet
+        _browser.wait_settled(pg)
+        assert pg.locator("[data-testid='stMain'] .katex").count() > 0, f"{where}: no formula"
+        assert pg.evaluate(_FIRST_CHART_TOP) is None, f"{where}: figure shown before its reveal"
+        _press(pg, "PageDown")
+        tops[where] = _first_chart_top(pg, where)
+        notice = pg.locator(
+            "[data-testid='stMain'] [data-testid='stAlert']", has_text="What to notice"
+        )
+        assert notice.count() == 0, f"{where}: what to notice shown before its reveal"
+        _press(pg, "PageDown")
+        assert notice.count() == 1, f"{where}: what to notice not revealed"
+        _browser.wait_settled(pg)
+        legibility += _browser.layout_problems(pg, where)
+        if number < STEPS:
+            _press(pg, "PageDown")  # the next step
+    _press(pg, "PageUp")  # back to step 6, shown whole
+    assert pg.locator(radio).nth(STEPS - 2).is_checked(), "PageUp did not open the previous step"
+    assert pg.evaluate(_FIRST_CHART_TOP) is not None, "the previous step opens without figure"
+    return tops
+
+
+def test_the_exported_lesson_opens_offline_with_every_step(browser, server_url, tmp_path):
+    """ "Export this Lesson" on the sample: the downloaded file, opened without a network."""
+    context = browser.new_context(viewport=_browser.PROJECTOR, accept_downloads=True)
+    pg = context.new_page()
+    pg.set_default_timeout(120_000)
+    try:
+        pg.goto(server_url)
+        _browser.wait_idle(pg)
+        _browser.choose_dataset(pg, "planted")
+        _browser.open_page(pg, "lesson")
+        _browser.click_and_wait(pg, pg.get_by_role("button", name="Export this Lesson"))
+        download_button = pg.get_by_role("button", name="Download the Lesson (HTML)")
+        download_button.wait_for()
+        with pg.expect_download() as info:
+            download_button.click()
+        download = info.value
+        assert re.fullmatch(r"lesson-[A-Za-z0-9._-]+\.html", download.suggested_filename)
+        path = tmp_path / download.suggested_filename
+        download.save_as(path)
+        text = path.read_text(encoding="utf-8")
+        assert "<script src" not in text.lower()
+    finally:
+        context.close()
+    offline = browser.new_context(viewport=_browser.PROJECTOR, offline=True)
+    try:
+        doc = offline.new_page()
+        failed = []
+        doc.on("requestfailed", lambda request: failed.append(request.url))
+        doc.goto(path.as_uri())
+        doc.wait_for_function(
+            "() => document.querySelectorAll('.js-plotly-plot .main-svg').length > 0"
+        )
+        titles = doc.locator("h2").all_inner_texts()
+        assert [t.split(" · ")[0] for t in titles] == [str(n) for n in range(1, STEPS + 1)]
+        figures = doc.locator("div.plotly-graph-div")
+        doc.wait_for_function(
+            "(n) => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n",
+            arg=figures.count(),
+        )
+        assert figures.count() >= STEPS, "a step without its figure"
+        assert doc.locator("pre.latex").count() >= STEPS
+        assert doc.locator(".notice").count() == STEPS
+        assert not failed, f"the file asked the network for {failed}"
+    finally:
+        offline.close()
