@@ -16,11 +16,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SLIDE_SIZE", "Step", "lesson_html", "slide_filename"]
+from mlviz.io.export import safe_filename
+
+__all__ = ["SLIDE_SIZE", "Step", "lesson_html"]
 
 #: (width, height) in px of a figure saved from the exported file (16:9).
 SLIDE_SIZE = (1600, 900)
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
@@ -45,19 +46,6 @@ class Step:
     figures: Sequence[tuple[str, Any]] = ()
     notice: Sequence[str] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
-
-
-def slide_filename(*parts: str) -> str:
-    """``a-b-c`` from the parts, each reduced to ``[A-Za-z0-9._-]`` (never empty).
-
-    Examples
-    --------
-    >>> from mlviz.figures.slides import slide_filename
-    >>> slide_filename("lesson", "plst decoding", "../my data")
-    'lesson-plst_decoding-my_data'
-    """
-    cleaned = [_UNSAFE.sub("_", str(p)).strip("_.") for p in parts]
-    return "-".join(p for p in cleaned if p) or "figure"
 
 
 def _text(value: Any) -> str:
@@ -164,7 +152,9 @@ def lesson_html(title: str, steps: Sequence[Step], *, intro: str = "", dataset: 
         if not step.figures:
             parts.append("<p><em>No figure: this step drew none on this data set.</em></p>")
         for j, (key, fig) in enumerate(step.figures):
-            name = slide_filename("lesson", key.removeprefix("lesson_"), dataset)
+            name = safe_filename(
+                "lesson", key.removeprefix("lesson_"), dataset, sep="-", fallback="figure"
+            )
             parts.append(_figure(fig, f"figure-{i}-{j}", name))
         if step.notice:
             items = "".join(f"<li>{_text(p)}</li>" for p in step.notice)

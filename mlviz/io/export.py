@@ -112,13 +112,15 @@ def _neutralize_labels(labels: pd.Index) -> pd.Index:
     return pd.Index([neutralize_cell(label) for label in labels], name=labels.name)
 
 
-def safe_filename(*parts: object, extension: str = "", fallback: str = "mlviz") -> str:
+def safe_filename(
+    *parts: object, extension: str = "", fallback: str = "mlviz", sep: str = "_"
+) -> str:
     """A download's file name from user text: only ``[A-Za-z0-9._-]``, bounded, never empty.
 
     Each part is reduced to those characters (every run of others becomes one ``-``, a run of
     dots one dot; leading and trailing ``-``/``.`` are dropped, so no part is ``..`` or a
     hidden file), empty parts
-    are dropped and the rest joined by ``_``. The stem is cut so that stem plus extension fit
+    are dropped and the rest joined by ``sep``. The stem is cut so that stem plus extension fit
     in :data:`MAX_FILENAME_LENGTH`; with nothing left it is ``fallback``.
 
     Parameters
@@ -129,6 +131,8 @@ def safe_filename(*parts: object, extension: str = "", fallback: str = "mlviz") 
         Appended after a dot (given with or without it), cleaned the same way.
     fallback : str, default="mlviz"
         The stem when no part has a safe character.
+    sep : {"_", "-", "."}, default="_"
+        What joins the parts (slides use ``page-figure-dataset``).
 
     Examples
     --------
@@ -137,9 +141,13 @@ def safe_filename(*parts: object, extension: str = "", fallback: str = "mlviz") 
     'cmd-C-calc-A0_per-label.csv'
     >>> safe_filename("../..", extension=".csv")
     'mlviz.csv'
+    >>> safe_filename("lesson", "plst_decoding", "my data", sep="-")
+    'lesson-plst_decoding-my-data'
     """
     cleaned = [_DOTS.sub(".", _UNSAFE_FILENAME.sub("-", str(part))).strip("-.") for part in parts]
-    stem = "_".join(part for part in cleaned if part)
+    if sep not in ("_", "-", "."):
+        raise ValueError(f"safe_filename: sep must be '_', '-' or '.', got {sep!r}.")
+    stem = sep.join(part for part in cleaned if part)
     suffix = _UNSAFE_FILENAME.sub("-", extension.lstrip(".")).strip("-.")
     suffix = f".{suffix}" if suffix else ""
     if len(suffix) > MAX_FILENAME_LENGTH // 2:

@@ -2,13 +2,14 @@
 
 Every download of the app goes through this module: :func:`csv_button` (tables, written by
 :func:`mlviz.io.export.safe_csv`, so no cell can be read as a spreadsheet formula) and
-:func:`report_button` (a self-contained HTML file); their file names come from
-:func:`mlviz.io.export.safe_filename`. ``tests/test_exports.py`` checks that no page calls
-``st.download_button`` itself.
+:func:`report_button` and :func:`html_button` (self-contained HTML files); their file
+names come from :func:`mlviz.io.export.safe_filename`. ``tests/test_exports.py`` checks that
+no page calls ``st.download_button`` itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,14 +73,33 @@ def report_button(
         f"{k}={v}" for k in st.query_params for v in st.query_params.get_all(k)
     )
     page = Path(page_file).stem if page_file else router.current_page() or "view"
-    st.download_button(
+    html_button(
         "Download this view (HTML report)",
-        data=lambda: html_report(f"{ds.name} — {title}", figures, settings),
+        lambda: html_report(f"{ds.name} — {title}", figures, settings),
         file_name=export_filename(ds.name, page, "report") + ".html",
-        mime="text/html",
         key="report_download",
         help="Every figure of this page (interactive) and the settings that made them, in one "
         "self-contained HTML file (plotly.js included: it opens without internet).",
+    )
+
+
+def html_button(
+    label: str,
+    build: Callable[[], str],
+    *,
+    file_name: str,
+    key: str,
+    help: str | None = None,
+    container: Any = st,
+) -> None:
+    """A download button for an HTML file that ``build`` writes when the file is requested.
+
+    ``file_name`` must come from :func:`mlviz.io.export.safe_filename` (or a function that
+    uses it). Streamlit calls ``build`` outside the session's run, so it must not read
+    ``st.session_state``: give it what it needs through its closure.
+    """
+    container.download_button(
+        label, data=build, file_name=file_name, mime="text/html", key=key, help=help
     )
 
 

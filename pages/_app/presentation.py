@@ -22,10 +22,11 @@ Also the chart camera button's image settings (:func:`image_options`): a slide-s
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import streamlit as st
+
+from mlviz.io.export import safe_filename
 
 #: URL flag: ``?present=1``.
 PARAM = "present"
@@ -149,23 +150,6 @@ def intro(text: str, *, caption: bool = False) -> None:
     (st.caption if caption else st.markdown)(text)
 
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def safe_name(*parts: str) -> str:
-    """``page-figure-dataset``: the parts joined by ``-``, each reduced to ``[A-Za-z0-9._-]``.
-
-    Runs of other characters become one ``_``; empty parts are dropped; never empty.
-
-    Examples
-    --------
-    >>> safe_name("plst", "spectrum", "my data (v2).csv")
-    'plst-spectrum-my_data_v2_.csv'
-    """
-    cleaned = [_UNSAFE.sub("_", str(p)).strip("_.") for p in parts]
-    return "-".join(p for p in cleaned if p) or "figure"
-
-
 def figure_name(key: str, page: str, dataset: str) -> str:
     """The export name of chart ``key`` on ``page`` for ``dataset`` (key's page prefix dropped).
 
@@ -178,7 +162,7 @@ def figure_name(key: str, page: str, dataset: str) -> str:
     """
     if page and key.startswith(page + "_"):
         key = key[len(page) + 1 :]
-    return safe_name(page, key, dataset)
+    return safe_filename(page, key, dataset, sep="-", fallback="figure")
 
 
 def image_options(filename: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ import streamlit as st
 
 from mlviz import datasets
 from mlviz.io import Dataset
+from mlviz.io.export import safe_filename
 from mlviz.methods import MAX_LABELS_SQUARE, METHODS
 from pages._app import experiment, export, links, presentation, source
 from pages._lesson.methods import AFFINITY_LABELS, COST_LABELS, TAUGHT_IN
@@ -133,12 +134,12 @@ def export_lesson_button() -> None:
         # (no session state there): it gets the steps recorded up to now
         steps = dict(record["steps"])
         name = str(st.session_state.get(SOURCE_LABEL_KEY, ds.name))
-        right.download_button(
+        export.html_button(
             "Download the Lesson (HTML)",
-            data=lambda: lesson_document(steps, name, ds.name),
-            file_name=presentation.safe_name("lesson", ds.name) + ".html",
-            mime="text/html",
+            lambda: lesson_document(steps, name, ds.name),
+            file_name=safe_filename("lesson", ds.name, sep="-", extension="html"),
             key="lesson_export_download",
+            container=right,
         )
 
 
