@@ -44,7 +44,7 @@ from mlviz._compat import (
     validate_params,
 )
 from mlviz._validation import check_features, check_label_matrix
-from mlviz.metrics import METRICS, TAIL_KEYS, evaluate, per_label_scores
+from mlviz.metrics import EVALUATE_KEYS, METRICS, TAIL_KEYS, evaluate, per_label_scores
 from mlviz.stats import label_frequencies, tail_labels
 
 __all__ = [
@@ -229,6 +229,10 @@ class CrossValidationResult:
     predictions : dict of str -> OutOfFoldPredictions
         With ``return_predictions=True``: the out-of-fold predictions of every method that
         succeeded in every fold (a method with a failed fold has none); otherwise empty.
+    unscored : dict of str -> str
+        Methods that gave no real-valued scores in some fold (neither ``decision_function``
+        nor ``predict_proba``), each with the reason its score-based metrics (ranking loss,
+        P@k, PSP@k, ...) are NaN in ``results``; empty when every method has scores.
 
     Examples
     --------
@@ -239,11 +243,14 @@ class CrossValidationResult:
     ...                         metrics=["hamming_loss"], random_state=0)
     >>> len(result.results), result.failures.empty, result.predictions, result.failed_methods
     (3, True, {}, [])
+    >>> result.unscored
+    {}
     """
 
     results: pd.DataFrame
     failures: pd.DataFrame
     predictions: dict[str, OutOfFoldPredictions] = field(default_factory=dict)
+    unscored: dict[str, str] = field(default_factory=dict)
 
     @property
     def failed_methods(self) -> list[str]:
@@ -262,6 +269,7 @@ class _FoldOutcome:
     Y_score: np.ndarray | None = None
     stage: str = ""
     error: str = ""
+    unscored: bool = False
 
 
 def _fit_and_score(
@@ -306,14 +314,21 @@ def _fit_and_score(
             f"method {name!r} failed in fold {fold} during {stage} "
             f"({len(train)} training / {len(test)} test examples): {error}"
         ) from err
+    unscored = Y_score is None
     if metrics is not None:
         # A ranking metric is absent when the model has no scores: NaN, not a KeyError.
         scores = {m: scores.get(m, np.nan) for m in metrics}
+    elif unscored:
+        # every score-based metric is a NaN row, so the table shows the gap (and
+        # CrossValidationResult.unscored says why) instead of leaving the rows out
+        scores.update({m: np.nan for m in EVALUATE_KEYS if METRICS[m].needs_scores})
     if not keep_predictions:
         Y_pred = Y_score = None
     elif keep_predictions == "labels":
         Y_score = None
-    return _FoldOutcome(name, fold, scores, fit_time, predict_time, Y_pred, Y_score)
+    return _FoldOutcome(
+        name, fold, scores, fit_time, predict_time, Y_pred, Y_score, unscored=unscored
+    )
 
 
 def _check_partition(splits: list[tuple[np.ndarray, np.ndarray]], n_samples: int) -> None:
@@ -405,8 +420,11 @@ def cross_validate(
         Display name -> unfitted estimator with ``fit(X, Y)`` / ``predict(X)``. Each is
         cloned per fold. When it has ``decision_function`` (or else ``predict_proba``),
         those scores feed the ranking metrics (one-error, coverage, ranking loss, average
-        precision, macro AUC). An estimator with ``predict_with_scores`` (ML-KNN) gives
-        the predictions and the decision scores from one call instead.
+        precision, macro AUC) and the top-k ones (P@1, P@3, nDCG@3 and the propensity-scored
+        PSP@1, PSP@3, PSnDCG@3, their inverse propensities estimated on each fold's training
+        labels, :func:`mlviz.metrics.inverse_propensity`). An estimator with
+        ``predict_with_scores`` (ML-KNN) gives the predictions and the decision scores from
+        one call instead.
     X : array-like or sparse matrix of shape (n_samples, n_features)
     Y : array-like of shape (n_samples, n_labels)
         0/1 label matrix.
@@ -415,8 +433,10 @@ def cross_validate(
         seeded with ``random_state``; a splitter (``split(X, Y)`` and ``get_n_splits``) is
         used as is, e.g. :func:`repeated_splits` for the repeated random-partition protocols.
     metrics : sequence of str, optional
-        Names from :func:`mlviz.metrics.evaluate` to keep; default all it returns. A ranking
-        metric requested for a method without scores is NaN.
+        Names from :func:`mlviz.metrics.evaluate` to keep; default all it returns, the
+        score-based ones (ranking metrics, P@k, nDCG@k, PSP@k, PSnDCG@k) included. For a
+        method without scores those are NaN rows, and :attr:`CrossValidationResult.unscored`
+        names the method and the reason.
     random_state : int or None, default=None
         Seed of the k-fold shuffle when ``cv`` is an int.
     n_jobs : int, optional
@@ -533,7 +553,7 @@ def cross_validate(
         # Backends such as multiprocessing or Ray cannot stream results back.
         runner = Parallel(n_jobs=n_jobs, return_as="list")
 
-    records, failures = [], []
+    records, failures, unscored = [], [], set()
     out_of_fold = _OutOfFold(splits, Y.shape) if return_predictions else None
     for done, outcome in enumerate(runner(tasks), 1):
         if outcome.scores is None:
@@ -553,6 +573,8 @@ def cross_validate(
             ]
             if out_of_fold is not None:
                 out_of_fold.add(outcome)
+            if outcome.unscored:
+                unscored.add(outcome.name)
             status = "done"
         if progress is not None:
             progress(done, total, f"{outcome.name}: fold {outcome.fold + 1}/{len(splits)} {status}")
@@ -576,7 +598,17 @@ def cross_validate(
         if out_of_fold is not None
         else {}
     )
-    return CrossValidationResult(df, failed, predictions)
+    reasons = {
+        name: (
+            f"{name} has neither decision_function nor predict_proba: no ranking of the labels, "
+            "so its score-based metrics ("
+            + ", ".join(METRICS[m].label for m in EVALUATE_KEYS if METRICS[m].needs_scores)
+            + ") are NaN."
+        )
+        for name in estimators
+        if name in unscored
+    }
+    return CrossValidationResult(df, failed, predictions, reasons)
 
 
 PER_LABEL_METRICS = {"f1": "F1", "recall": "recall", "precision": "precision", "auc": "AUC"}

@@ -622,3 +622,54 @@ def test_one_result_type_whatever_the_flags(data, flags):
         plain.results.drop(columns=["fit_time", "predict_time"]),
         result.results.drop(columns=["fit_time", "predict_time"]),
     )
+
+
+# ------------------------------------------------------------ top-k measures, unscored methods
+class _HardOnly:
+    """A multi-label classifier with predict only: no scores to rank the labels by."""
+
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, X, Y):
+        self.prior_ = (np.asarray(Y).mean(axis=0) >= 0.5).astype(int)
+        return self
+
+    def predict(self, X):
+        return np.tile(self.prior_, (X.shape[0], 1))
+
+
+def test_cross_validate_adds_top_k_measures_and_names_methods_without_scores():
+    from mlviz import PLST
+    from mlviz.metrics import AT_K_METRICS, psprecision_at_k
+    from mlviz.synthetic import make_planted
+
+    ds, _ = make_planted(n_samples=120, random_state=0)
+    result = cross_validate(
+        {"PLST": PLST(n_components=4), "hard": _HardOnly()},
+        ds.X,
+        ds.Y,
+        cv=3,
+        random_state=0,
+        return_predictions=True,
+    )
+    table = result.results
+    for name in AT_K_METRICS:
+        plst = table[(table["method"] == "PLST") & (table["metric"] == name)]["value"]
+        hard = table[(table["method"] == "hard") & (table["metric"] == name)]["value"]
+        assert len(plst) == 3 and plst.notna().all(), name
+        assert len(hard) == 3 and hard.isna().all(), name  # present, NaN: not left out
+    assert list(result.unscored) == ["hard"]
+    assert "neither decision_function nor predict_proba" in result.unscored["hard"]
+    assert "PSP@1" in result.unscored["hard"]
+    # each fold's PSP uses the propensities of that fold's training labels
+    train, test = next(iter(KFold(3, shuffle=True, random_state=0).split(ds.X)))
+    model = PLST(n_components=4).fit(ds.X[train], ds.Y[train])
+    expected = psprecision_at_k(
+        ds.Y[test], model.decision_function(ds.X[test]), 1, Y_train=ds.Y[train]
+    )
+    got = table[(table["method"] == "PLST") & (table["metric"] == "psprecision_at_1")]
+    assert got[got["fold"] == 0]["value"].item() == pytest.approx(expected)
