@@ -32,12 +32,17 @@ from mlviz.metrics import per_label_scores
 from mlviz.stats import label_frequencies, tail_labels
 
 __all__ = [
+    "LOSS_REASONS",
+    "best_threshold_f1",
     "clems_label_table",
     "grople_label_table",
     "label_frequency_table",
+    "loss_reasons",
     "mlknn_label_table",
     "plst_label_table",
+    "reason_counts",
     "tail_summary",
+    "unrepresented_share",
 ]
 
 
@@ -372,3 +377,221 @@ def tail_summary(table: pd.DataFrame) -> dict[str, float]:
                 float(np.median(values)) if values.size else float("nan")
             )
     return summary
+
+
+# ----------------------------------------------------------------- why each tail label is lost
+#: The reasons :func:`loss_reasons` gives, in the order its rules are tried.
+LOSS_REASONS: tuple[str, ...] = (
+    "no positive",
+    "kept",
+    "not represented",
+    "no scores",
+    "not learnable",
+    "ranked but not predicted",
+    "weakly ranked",
+)
+
+
+def unrepresented_share(model, Y_train) -> np.ndarray | None:
+    """How much of each label the fitted method's label space cannot express, or None.
+
+    * PLST, CPLST (any model with ``label_encoding_error``, paper 004 Eq. 3): the label's
+      encoding error on ``Y_train`` at the model's M over its error at M = 0 (its variance):
+      0 fully represented, 1 not at all; NaN for a label constant in ``Y_train``;
+    * CLEMS (paper 002 §3.4): 1 when no kept candidate label set contains the label (it can
+      never be decoded), else 0;
+    * GroPLE (paper 001 Eq. 4): 1 when the label's column of V^k is zero (its decoding
+      weights are all zero), else 0;
+    * binary relevance and PBR have a full basis: all 0;
+    * ML-KNN (and any method without a label space) represents every label: None.
+
+    A scikit-learn Pipeline is unwrapped to its last step.
+
+    Parameters
+    ----------
+    model : fitted multi-label estimator (or Pipeline ending in one)
+    Y_train : array-like of shape (n_samples, n_labels)
+        The labels the model was fitted on (PLST/CPLST's encoding error is measured on them).
+
+    Returns
+    -------
+    ndarray of float, shape (n_labels,), or None
+
+    Examples
+    --------
+    >>> from mlviz.synthetic import make_planted
+    >>> from mlviz.clems import CLEMS
+    >>> from mlviz.per_label import unrepresented_share
+    >>> ds, _ = make_planted(n_samples=100, random_state=0)
+    >>> model = CLEMS(n_components=3, random_state=0).fit(ds.X, ds.Y)
+    >>> share = unrepresented_share(model, ds.Y)
+    >>> share.shape, set(share.tolist()) <= {0.0, 1.0}
+    ((22,), True)
+    """
+    if hasattr(model, "steps"):
+        model = model.steps[-1][1]
+    check_is_fitted(model)
+    if isinstance(model, CLEMS):
+        return (model.candidates_.sum(axis=0) == 0).astype(float)
+    if hasattr(model, "V_") and hasattr(model, "groups_"):  # GroPLE's decoding matrix
+        return (~np.asarray(model.V_ != 0).any(axis=0)).astype(float)
+    if hasattr(model, "label_encoding_error"):
+        Y_train = check_label_matrix(Y_train, name="Y_train")
+        error = np.asarray(model.label_encoding_error(Y_train), dtype=float)
+        variance = np.asarray(model.label_encoding_error(Y_train, 0), dtype=float)
+        return np.divide(error, variance, out=np.full(error.shape, np.nan), where=variance > 1e-12)
+    return None
+
+
+def best_threshold_f1(Y, Y_score) -> np.ndarray:
+    """Per label, the F1 at the best threshold on these scores (:func:`mlviz.thresholds`).
+
+    Optimistic by construction (the threshold is chosen on the rows it is scored on): it
+    says whether *some* threshold separates the label, which is what the "ranked but not
+    predicted" rule asks; :class:`mlviz.thresholds.PerLabelThreshold` shows the honest gain.
+    """
+    from mlviz.thresholds import best_f1_thresholds
+
+    return best_f1_thresholds(Y, Y_score)[1]
+
+
+def loss_reasons(
+    Y,
+    Y_pred,
+    Y_score=None,
+    *,
+    unrepresented=None,
+    label_names: Sequence[str] | None = None,
+    f1_kept: float = 0.5,
+    unrepresented_min: float = 0.5,
+    auc_chance: float = 0.6,
+    auc_ranked: float = 0.8,
+    best_f1_min: float = 0.5,
+) -> pd.DataFrame:
+    """Why each label is lost by one method, from its out-of-fold predictions and scores.
+
+    The rules, tried in this order (the first that holds is the label's reason):
+
+    1. **no positive**: the label never occurs in ``Y``: nothing to find, nothing to judge.
+    2. **kept**: out-of-fold F1 at the method's own threshold (``Y_pred``) is at least
+       ``f1_kept``: the label is not lost.
+    3. **not represented**: the method's label space leaves at least ``unrepresented_min``
+       of the label out (``unrepresented``, :func:`unrepresented_share`: PLST/CPLST's
+       unrepresented share at M, CLEMS's "in no kept candidate", GroPLE's zero V^k column):
+       no threshold or features can bring it back.
+    4. **not learnable**: the out-of-fold AUC is at most ``auc_chance`` (near ½, or below):
+       the scores do not rank the label's instances above the others, so the features (as
+       this method uses them) do not predict it.
+    5. **ranked but not predicted**: AUC at least ``auc_ranked`` and the F1 at the best
+       out-of-fold threshold (:func:`best_threshold_f1`) at least ``best_f1_min``: the scores
+       separate the label, the method's threshold (½, the MAP rule, the nearest candidate)
+       never fires for it; a per-label threshold
+       (:class:`mlviz.thresholds.PerLabelThreshold`) is the fix to try.
+    6. **weakly ranked**: lost, AUC between the two bounds, or ranked but no threshold
+       reaches ``best_f1_min``: better than chance, not good enough for any one cause.
+
+    Without scores, a lost label that is represented gets **no scores** (rules 4-6 need
+    them).
+
+    Defaults: F1 ½ splits "found more than it misses" (F1 ≥ ½ means TP ≥ (FP + FN) / 2);
+    an AUC of 0.6 is within the spread of a random score on a rare label (a label with 10
+    positives in 1,000 instances reaches AUC 0.6 by chance in about 14 % of draws, the
+    Mann-Whitney sd being ≈ 0.09); 0.8 is the usual "good discrimination" bound. All are
+    parameters: a caption quotes them.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, n_labels)
+        0/1 truth, every row once (the rows the out-of-fold predictions cover).
+    Y_pred : array-like of shape (n_samples, n_labels)
+        Out-of-fold 0/1 predictions of the method.
+    Y_score : array-like of shape (n_samples, n_labels), optional
+        Out-of-fold scores (``decision_function``); without them only rules 1-3 apply.
+    unrepresented : array-like of shape (n_labels,), optional
+        :func:`unrepresented_share` of the method (None: the method represents every label).
+    label_names : sequence of str, optional
+    f1_kept, unrepresented_min, auc_chance, auc_ranked, best_f1_min : float
+        The rules' thresholds (see above); ``auc_chance < auc_ranked``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per label in column order: ``label``, ``support``, ``f1`` (at the method's
+        threshold), ``auc``, ``best_f1`` (at the best out-of-fold threshold),
+        ``unrepresented`` and ``reason`` (one of :data:`LOSS_REASONS`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.per_label import loss_reasons
+    >>> Y = np.array([[1, 0], [1, 0], [0, 1], [0, 0]])
+    >>> Y_pred = np.array([[0, 0], [0, 0], [0, 0], [0, 0]])
+    >>> Y_score = np.array([[0.4, 0.1], [0.3, 0.2], [0.1, 0.1], [0.0, 0.3]])
+    >>> loss_reasons(Y, Y_pred, Y_score)["reason"].tolist()
+    ['ranked but not predicted', 'not learnable']
+    """
+    if not 0.0 <= auc_chance < auc_ranked <= 1.0:
+        raise ValueError(
+            f"loss_reasons needs 0 <= auc_chance < auc_ranked <= 1; got {auc_chance} and "
+            f"{auc_ranked}."
+        )
+    scores = per_label_scores(Y, Y_pred, Y_score=Y_score, zero_division=0)
+    n_labels = len(scores)
+    names = [str(j) for j in range(n_labels)] if label_names is None else list(label_names)
+    if len(names) != n_labels:
+        raise ValueError(f"{len(names)} label names for {n_labels} label columns.")
+    share = np.full(n_labels, np.nan)
+    if unrepresented is not None:
+        share = np.asarray(unrepresented, dtype=float).ravel()
+        if share.shape != (n_labels,):
+            raise ValueError(f"unrepresented has {share.size} values for {n_labels} labels.")
+    support = scores["support"].to_numpy()
+    f1 = scores["f1"].to_numpy(dtype=float)
+    auc = scores["auc"].to_numpy(dtype=float) if Y_score is not None else np.full(n_labels, np.nan)
+    best = (
+        best_threshold_f1(check_label_matrix(Y), np.asarray(Y_score, dtype=float))
+        if Y_score is not None
+        else np.full(n_labels, np.nan)
+    )
+    reason = np.full(n_labels, "weakly ranked", dtype=object)
+    undecided = np.ones(n_labels, dtype=bool)
+    rules = [
+        ("no positive", support == 0),
+        ("kept", f1 >= f1_kept),
+        ("not represented", np.nan_to_num(share, nan=0.0) >= unrepresented_min),
+        ("no scores", np.full(n_labels, Y_score is None)),
+        ("not learnable", auc <= auc_chance),  # NaN compares False
+        ("ranked but not predicted", (auc >= auc_ranked) & (best >= best_f1_min)),
+    ]
+    for name, holds in rules:
+        chosen = undecided & holds
+        reason[chosen] = name
+        undecided &= ~chosen
+    return pd.DataFrame(
+        {
+            "label": names,
+            "support": support,
+            "f1": f1,
+            "auc": auc,
+            "best_f1": best,
+            "unrepresented": share,
+            "reason": reason,
+        }
+    )
+
+
+def reason_counts(reasons: pd.DataFrame, labels=None) -> dict[str, int]:
+    """How many labels (of ``labels``, default all) have each reason, in :data:`LOSS_REASONS`
+    order, reasons with no label left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mlviz.per_label import reason_counts
+    >>> table = pd.DataFrame({"reason": ["kept", "not learnable", "kept"]})
+    >>> reason_counts(table)
+    {'kept': 2, 'not learnable': 1}
+    """
+    values = reasons["reason"] if labels is None else reasons["reason"].iloc[labels]
+    counts = values.value_counts()
+    return {name: int(counts[name]) for name in LOSS_REASONS if name in counts}
