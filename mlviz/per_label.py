@@ -449,6 +449,14 @@ def best_threshold_f1(Y, Y_score) -> np.ndarray:
     Optimistic by construction (the threshold is chosen on the rows it is scored on): it
     says whether *some* threshold separates the label, which is what the "ranked but not
     predicted" rule asks; :class:`mlviz.thresholds.PerLabelThreshold` shows the honest gain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.per_label import best_threshold_f1
+    >>> Y = np.array([[1], [0], [1], [0]])
+    >>> best_threshold_f1(Y, np.array([[0.3], [0.2], [0.1], [0.0]])).round(3).tolist()
+    [0.8]
     """
     from mlviz.thresholds import best_f1_thresholds
 

@@ -300,10 +300,10 @@ def is_tail(frequencies, threshold: float | None = None, *, share: float = DEFAU
     >>> is_tail([0.01, 0.01, 0.03, 0.05, 0.4, 0.5]).tolist()  # adaptive: 5 % of occurrences
     [True, True, True, False, False, False]
     """
-    values = np.asarray(frequencies, dtype=float)
+    frequencies = np.asarray(frequencies, dtype=float)
     if threshold is None:
-        threshold = tail_cutoff(values, share)
-    return values < threshold
+        threshold = tail_cutoff(frequencies, share)
+    return frequencies < threshold
 
 
 def tail_rule_description(
