@@ -744,6 +744,7 @@ def grid_search_cv(
         "tail_threshold": [_SHARE, None],
         "metrics": ["array-like"],
         "zero_division": _ZERO_DIVISION,
+        "reasons": [Mapping, None],
     },
     prefer_skip_nested_validation=True,
 )
@@ -755,6 +756,7 @@ def per_label_comparison(
     tail_threshold: float | None = None,
     metrics: Sequence[str] = ("f1", "recall"),
     zero_division: float = 0,
+    reasons: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """Per-label scores of every method side by side, from out-of-fold predictions.
 
@@ -772,6 +774,9 @@ def per_label_comparison(
         Columns of :func:`mlviz.metrics.per_label_scores` to show per method ("auc" needs
         scores; NaN for a method without).
     zero_division : {0, 1, nan}, default=0
+    reasons : dict of str -> pandas.DataFrame, optional
+        Method -> :func:`mlviz.per_label.loss_reasons` (rows in label column order): adds a
+        ``"why lost <method>"`` column per method with its ``reason``.
 
     Returns
     -------
@@ -839,6 +844,10 @@ def per_label_comparison(
             "all tied" if row.all() else ", ".join(methods[row]) if row.any() else "undefined"
             for row in best
         ]
+    for method, why in (reasons or {}).items():
+        if len(why) != len(table):
+            raise ValueError(f"reasons of {method!r} have {len(why)} rows for {len(table)} labels.")
+        table[f"why lost {method}"] = why["reason"].to_numpy()
     return table.sort_values("frequency", kind="stable").reset_index(drop=True)
 
 

@@ -33,6 +33,7 @@ from mlviz.stats import label_frequencies, tail_labels
 
 __all__ = [
     "LOSS_REASONS",
+    "LOSS_RULE_DEFAULTS",
     "best_threshold_f1",
     "clems_label_table",
     "grople_label_table",
@@ -392,6 +393,16 @@ LOSS_REASONS: tuple[str, ...] = (
 )
 
 
+#: The default thresholds of :func:`loss_reasons`' rules (captions quote them from here).
+LOSS_RULE_DEFAULTS: dict[str, float] = {
+    "f1_kept": 0.5,
+    "unrepresented_min": 0.5,
+    "auc_chance": 0.6,
+    "auc_ranked": 0.8,
+    "best_f1_min": 0.5,
+}
+
+
 def unrepresented_share(model, Y_train) -> np.ndarray | None:
     """How much of each label the fitted method's label space cannot express, or None.
 
@@ -470,11 +481,11 @@ def loss_reasons(
     *,
     unrepresented=None,
     label_names: Sequence[str] | None = None,
-    f1_kept: float = 0.5,
-    unrepresented_min: float = 0.5,
-    auc_chance: float = 0.6,
-    auc_ranked: float = 0.8,
-    best_f1_min: float = 0.5,
+    f1_kept: float = LOSS_RULE_DEFAULTS["f1_kept"],
+    unrepresented_min: float = LOSS_RULE_DEFAULTS["unrepresented_min"],
+    auc_chance: float = LOSS_RULE_DEFAULTS["auc_chance"],
+    auc_ranked: float = LOSS_RULE_DEFAULTS["auc_ranked"],
+    best_f1_min: float = LOSS_RULE_DEFAULTS["best_f1_min"],
 ) -> pd.DataFrame:
     """Why each label is lost by one method, from its out-of-fold predictions and scores.
 

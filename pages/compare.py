@@ -19,8 +19,10 @@ from mlviz.evaluation import (
 )
 from mlviz.figures import compare as figures
 from mlviz.methods import COST_LABELS, METHODS
-from mlviz.metrics import METRICS
+from mlviz.metrics import AT_K_METRICS, METRICS
+from mlviz.per_label import LOSS_RULE_DEFAULTS, loss_reasons, reason_counts, unrepresented_share
 from mlviz.preprocessing import has_missing, with_feature_steps
+from mlviz.stats import is_tail, label_frequencies
 from pages._app import experiment, export, fitting, links, source, tables
 
 DASK_SCHEDULER_VARIABLE = "MLVIZ_DASK_SCHEDULER"
@@ -36,6 +38,10 @@ SECONDS_PER_CELL_AND_FOLD = 0.097e-6
 # issue 14's budget for a button is 30 s; the margin covers the page's own work and the
 # estimate's error (3 folds, estimated 29 s, took 33 s through AppTest at load 2)
 BUTTON_SECONDS = 25
+# Out-of-fold scores (float64, n x L per method) are kept for the per-label reasons (AUC, the
+# best threshold) up to this many cells over all methods (160 MB); above it the page keeps the
+# hard predictions only and the reasons say "no scores".
+SCORES_BUDGET_CELLS = 20_000_000
 
 ds = source.current_dataset()
 L = ds.n_labels
@@ -215,6 +221,7 @@ params = {
     "cost": cost,
     "d": d,
     "tail": tail,
+    "tail_rule": experiment.tail_rule_text(),
     "scheduler": scheduler,
 }
 if methods and estimated_seconds(len(methods), n_splits) > 10:
@@ -233,7 +240,17 @@ if methods and estimated_seconds(len(methods), n_splits) > 10:
     )
 
 
+def representation(name: str, params: dict):
+    """The method's unrepresented share of each label (mlviz.per_label.unrepresented_share),
+    from one fit on all rows: what its label space can express, not a prediction. None for
+    methods that represent every label (BR, PBR, ML-KNN, CS)."""
+    if name not in ("PLST", "CPLST", "CLEMS", "GroPLE"):
+        return None
+    return unrepresented_share(make(name, params).fit(ds.X, ds.Y), ds.Y)
+
+
 def cross_validation(progress, **params) -> dict:
+    keep_scores = len(params["methods"]) * ds.n_samples * L <= SCORES_BUDGET_CELLS
     result = run_cross_validation(
         {m: make(m, params) for m in params["methods"]},
         cv=params["folds"],
@@ -241,19 +258,38 @@ def cross_validation(progress, **params) -> dict:
             done, total, f"{done}/{total} fits — {message}"
         ),
         tail_threshold=params["tail"],
-        return_predictions="labels",  # the per-label view shows F1 and recall, not AUC
+        # scores for the reasons' AUC and best threshold; labels only above the budget
+        return_predictions=True if keep_scores else "labels",
     )
-    per_label = None
+    per_label = reasons = None
     if result.predictions:
+        progress(0, len(result.predictions), "why each label is lost")
+        reasons = {
+            method: loss_reasons(
+                ds.Y,
+                oof.Y_pred,
+                oof.Y_score,
+                unrepresented=representation(method, params),
+                label_names=ds.label_names,
+            )
+            for method, oof in result.predictions.items()
+        }
         per_label = per_label_comparison(
-            result.predictions, ds.Y, label_names=ds.label_names, tail_threshold=params["tail"]
+            result.predictions,
+            ds.Y,
+            label_names=ds.label_names,
+            tail_threshold=params["tail"],
+            reasons=reasons,
         )
     # the out-of-fold predictions themselves are not kept: n × L per method
     return {
         "params": params,
         "results": result.results,
         "failures": result.failures,
+        "unscored": result.unscored,
         "per_label": per_label,
+        "reasons": reasons,
+        "scores_kept": keep_scores,
         "methods": list(result.predictions),
     }
 
@@ -278,6 +314,8 @@ run_params = outcome["params"]
 
 results, failures = outcome["results"], outcome["failures"]
 show_failures(failures, run_params["folds"])
+for reason in outcome.get("unscored", {}).values():
+    st.warning(reason)
 if results.empty:
     st.stop()
 
@@ -288,16 +326,30 @@ table.columns = [
 # metrics as rows, methods as columns: a dozen metrics side by side would not fit the page
 tables.fitted_table(table.T.rename_axis("metric"), text_width=95)
 run_tail = run_params["tail"]
+n_tail_all = (
+    int(is_tail(label_frequencies(ds.Y, relative=True), run_tail).sum())
+    if run_tail is not None
+    else 0
+)
 tail_caption = (
-    f" Tail / head macro F1: macro F1 over the labels carried by fewer / at least "
-    f"{run_tail:.1%} of each fold's training instances (the sidebar's tail threshold); tail "
-    "recall: the share of tail-label occurrences found. — : undefined in every fold (no label "
-    "on that side of the threshold)."
+    f" Tail / head macro F1: macro F1 over the tail labels and the others, the tail being the "
+    f"labels carried by fewer than {100 * run_tail:.3g}% of each fold's training instances "
+    f"({run_params['tail_rule']}; {n_tail_all} of {L} labels on all rows); tail recall: the "
+    "share of tail-label occurrences found. — : undefined in every fold (no label on that side "
+    "of the cut-off)."
     if run_tail is not None
     else " Tail threshold 0: no label counts as a tail label, so there are no tail columns."
 )
+at_k = [METRICS[m].label for m in AT_K_METRICS]
 st.caption(
-    "Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better." + tail_caption
+    "Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better."
+    + tail_caption
+    + f" {', '.join(at_k)}: precision and nDCG of each instance's top-scored labels and their "
+    "propensity-scored versions (Jain, Prabhu & Varma, KDD 2016), which weigh a hit on a "
+    "label by its inverse propensity 1 + C (N_l + 1.5)^-0.55 estimated on each fold's training "
+    "labels, so finding rare labels counts more; PSP and PSnDCG are divided by the best "
+    "achievable value (1 = every instance's rarest relevant labels ranked first). Tied scores "
+    "count in expectation over a random tie-break."
 )
 export.chart(figures.metric_bars(aggregate(results)), key="compare_bars")
 st.download_button(
@@ -325,6 +377,43 @@ else:
         figures.per_label_figure(per_label, shown_methods, metric=metric, tail_threshold=run_tail),
         key="compare_per_label",
     )
+    reasons = outcome["reasons"]
+    tail_rows = (
+        np.flatnonzero(is_tail(label_frequencies(ds.Y, relative=True), run_tail))
+        if run_tail is not None
+        else np.arange(L)
+    )
+    what = f"{len(tail_rows)} tail labels" if run_tail is not None else f"{L} labels"
+    if len(tail_rows):
+        export.chart(
+            figures.loss_reasons_figure(reasons, tail_rows if run_tail is not None else None),
+            key="compare_loss_reasons",
+        )
+        counted = {m: reason_counts(reasons[m], tail_rows) for m in shown_methods}
+        lines = "; ".join(
+            f"{m}: " + ", ".join(f"{n} {reason}" for reason, n in counts.items())
+            for m, counts in counted.items()
+        )
+        rule = LOSS_RULE_DEFAULTS
+        st.caption(
+            f"Why each of the {what} is lost, per method, from the out-of-fold predictions: "
+            f"{lines}. Rules, in order: kept = out-of-fold F1 ≥ {rule['f1_kept']:g} at the "
+            "method's own threshold; not represented = the method's label space leaves ≥ "
+            f"{rule['unrepresented_min']:.0%} of the label out (PLST/CPLST: unrepresented share "
+            "at M; CLEMS: in no kept candidate set; GroPLE: its V^k column is zero; from one fit "
+            f"on all rows); not learnable = out-of-fold AUC ≤ {rule['auc_chance']:g} (near ½); "
+            f"ranked but not predicted = AUC ≥ {rule['auc_ranked']:g} and F1 ≥ "
+            f"{rule['best_f1_min']:g} at the best out-of-fold threshold (the method's threshold "
+            "never fires: a per-label threshold is the fix to try); weakly ranked = lost, none "
+            "of these; no scores = lost, and the scores were not kept"
+            + (
+                f" (over {SCORES_BUDGET_CELLS:,} out-of-fold score cells at this size)."
+                if not outcome.get("scores_kept", True)
+                else "."
+            )
+        )
+    else:
+        st.caption(f"No tail label ({run_params['tail_rule']}): no loss reasons to count.")
     st.caption(
         f"Out-of-fold {metric} of every label over the whole data set: each instance is "
         f"predicted by the model of the fold that did not train on it ({run_params['folds']} "
