@@ -79,6 +79,13 @@ def tail_rule_text() -> str:
     )
 
 
+def tail_rule_name() -> str:
+    """The rule in force, without its cut-off (captions that state the cut-off themselves)."""
+    if tail_rule() == TAIL_FIXED:
+        return "fixed tail rule"
+    return f"{stats.tail_rule_description(share=tail_share())} in the whole data set"
+
+
 def tail_sidebar_caption(ds: Dataset) -> str:
     """The sidebar's count: how many of the data set's labels the rule makes tail (all rows)."""
     frequencies = stats.label_frequencies(ds.Y, relative=True)
