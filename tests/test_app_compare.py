@@ -92,6 +92,7 @@ def test_the_adaptive_tail_rule_top_k_measures_and_loss_reasons_on_compare():
     captions = " ".join(c.value for c in at.caption)
     assert "adaptive tail rule" in captions
     assert f"{n_tail} of {dataset.n_labels} labels on all rows" in captions
+
     for method in ("BR", "PLST"):
         reasons = per_label[f"why lost {method}"]
         assert set(reasons) <= set(LOSS_REASONS)
@@ -268,3 +269,23 @@ def test_feature_scaling_labels_name_every_library_scaling():
     from pages._app import experiment
 
     assert tuple(experiment.FEATURE_SCALING_LABELS) == FEATURE_SCALINGS
+
+
+def test_per_label_thresholds_fix_a_planted_ranked_but_not_predicted_tail_label():
+    from test_loss_reasons import _planted
+
+    X, Y = _planted(seed=1, n=900)
+    names = ("frequent", "attenuated", "noise", "separable")
+    planted = Dataset("planted causes", X, Y.astype(np.uint8), ("x0", "x1", "x2", "x3"), names)
+    at = _compare(planted, ["BR"], folds=3, tail_rule="fixed", tail_threshold=0.1)
+    per_label = _tables(at)[1].set_index("label")
+    assert per_label.loc["attenuated", "why lost BR"] == "ranked but not predicted"
+    assert per_label.loc["noise", "why lost BR"] == "not learnable"
+    at.button(key="compare_threshold_fix_fit").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    fixed = _tables(at)[-1].set_index("method")
+    assert fixed.loc["BR", "tail labels ranked but not predicted"] == 1
+    assert fixed.loc["BR", "of them now F1 ≥ 0.5"] == 1  # out of fold, tuned on inner folds
+    assert fixed.loc["BR", "their mean F1 after"] > fixed.loc["BR", "their mean F1 before"]
+    caption = next(c.value for c in at.caption if c.value.startswith("Out-of-fold F1 over"))
+    assert "BR: 1 of its 1 ranked-but-not-predicted tail labels reach F1 ≥ 0.5" in caption
