@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlviz._validation import check_label_matrix
 from mlviz.clems import CLEMS, decoded_label_frequencies
-from mlviz.metrics import per_label_scores
+from mlviz.metrics import _check_scores, _per_label_auc, per_label_scores
 from mlviz.stats import label_frequencies, tail_labels
 
 __all__ = [
@@ -40,7 +40,9 @@ __all__ = [
     "label_frequency_table",
     "loss_reasons",
     "mlknn_label_table",
+    "clems_unrepresented_share",
     "plst_label_table",
+    "plst_unrepresented_share",
     "reason_counts",
     "tail_summary",
     "unrepresented_share",
@@ -454,6 +456,62 @@ def unrepresented_share(model, Y_train) -> np.ndarray | None:
     return None
 
 
+def plst_unrepresented_share(Y, n_components: int) -> np.ndarray:
+    """PLST's unrepresented share of each label at M, without fitting its regressor.
+
+    PLST's basis is the top-M right singular vectors of the centred label matrix (paper 004,
+    Eq. 6-7): it depends on Y only, so a PLST fitted with scikit-learn's ``DummyRegressor``
+    has the basis of any PLST fitted on the same Y, and its :func:`unrepresented_share` is
+    the same, at the cost of one SVD of Y (the Compare page's refit on all rows took 7.9 s
+    with ridge regression at 16,105 x 983, on a machine at load 13).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.linear import PLST
+    >>> from mlviz.per_label import plst_unrepresented_share, unrepresented_share
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, _ = make_planted(n_samples=100, random_state=0)
+    >>> full = unrepresented_share(PLST(5).fit(ds.X, ds.Y), ds.Y)
+    >>> bool(np.allclose(plst_unrepresented_share(ds.Y, 5), full, equal_nan=True))
+    True
+    """
+    from sklearn.dummy import DummyRegressor
+
+    from mlviz.linear import PLST
+
+    Y = check_label_matrix(Y)
+    model = PLST(n_components, regressor=DummyRegressor()).fit(np.zeros((Y.shape[0], 1)), Y)
+    return unrepresented_share(model, Y)
+
+
+def clems_unrepresented_share(Y, max_candidates: int | None = None) -> np.ndarray:
+    """CLEMS's "in no kept candidate" of each label, without embedding the candidates.
+
+    CLEMS's candidates are the distinct training label sets, the ``max_candidates`` most
+    frequent when capped (paper 002 §3.4; :class:`mlviz.clems.CLEMS`); a label in none of them
+    is never decoded. This keeps the same sets (most frequent first, ties in the lexicographic
+    order of :func:`mlviz.stats.unique_rows`, as CLEMS does) and returns 1 for a label in
+    none, else 0; ``tests/test_loss_reasons.py`` checks it against fitted models.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.per_label import clems_unrepresented_share
+    >>> Y = np.array([[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 1, 1]])
+    >>> clems_unrepresented_share(Y, max_candidates=2).tolist()  # {0} twice, then {1}
+    [0.0, 0.0, 1.0]
+    """
+    from mlviz.stats import unique_rows
+
+    Y = check_label_matrix(Y).astype(np.uint8)
+    distinct, counts = unique_rows(Y)
+    order = np.argsort(-counts, kind="stable")
+    if max_candidates is not None:
+        order = order[:max_candidates]
+    return (distinct[order].sum(axis=0) == 0).astype(float)
+
+
 def best_threshold_f1(Y, Y_score) -> np.ndarray:
     """Per label, the F1 at the best threshold on these scores (:func:`mlviz.thresholds`).
 
@@ -536,8 +594,9 @@ def loss_reasons(
     -------
     pandas.DataFrame
         One row per label in column order: ``label``, ``support``, ``f1`` (at the method's
-        threshold), ``auc``, ``best_f1`` (at the best out-of-fold threshold),
-        ``unrepresented`` and ``reason`` (one of :data:`LOSS_REASONS`).
+        threshold), ``auc``, ``best_f1`` (at the best out-of-fold threshold; computed only
+        for lost labels with AUC at least ``auc_ranked``, the only ones rule 5 asks about,
+        NaN elsewhere), ``unrepresented`` and ``reason`` (one of :data:`LOSS_REASONS`).
 
     Examples
     --------
@@ -554,8 +613,11 @@ def loss_reasons(
             f"loss_reasons needs 0 <= auc_chance < auc_ranked <= 1; got {auc_chance} and "
             f"{auc_ranked}."
         )
-    scores = per_label_scores(Y, Y_pred, Y_score=Y_score, zero_division=0)
-    n_labels = len(scores)
+    Y = check_label_matrix(Y).astype(bool)
+    Y_pred = check_label_matrix(Y_pred, name="Y_pred").astype(bool)
+    if Y_pred.shape != Y.shape:
+        raise ValueError(f"Y {Y.shape} and Y_pred {Y_pred.shape} must have the same shape.")
+    n_labels = Y.shape[1]
     names = [str(j) for j in range(n_labels)] if label_names is None else list(label_names)
     if len(names) != n_labels:
         raise ValueError(f"{len(names)} label names for {n_labels} label columns.")
@@ -564,14 +626,23 @@ def loss_reasons(
         share = np.asarray(unrepresented, dtype=float).ravel()
         if share.shape != (n_labels,):
             raise ValueError(f"unrepresented has {share.size} values for {n_labels} labels.")
-    support = scores["support"].to_numpy()
-    f1 = scores["f1"].to_numpy(dtype=float)
-    auc = scores["auc"].to_numpy(dtype=float) if Y_score is not None else np.full(n_labels, np.nan)
-    best = (
-        best_threshold_f1(check_label_matrix(Y), np.asarray(Y_score, dtype=float))
-        if Y_score is not None
-        else np.full(n_labels, np.nan)
-    )
+    # F1 from the per-label counts (2 TP / (positives + predicted), 0 when both are 0, as
+    # per_label_scores with zero_division=0): scikit-learn's per-label loop took seconds at
+    # 16,000 x 1,000
+    support = np.count_nonzero(Y, axis=0)
+    predicted = np.count_nonzero(Y_pred, axis=0)
+    hits = np.count_nonzero(Y & Y_pred, axis=0)
+    f1 = np.zeros(n_labels)
+    np.divide(2.0 * hits, support + predicted, out=f1, where=(support + predicted) > 0)
+    auc = np.full(n_labels, np.nan)
+    best = np.full(n_labels, np.nan)
+    if Y_score is not None:
+        Y_int, scores = _check_scores(Y.astype(np.int8), Y_score)
+        auc = _per_label_auc(Y_int, scores)
+        # the best threshold only where rule 5 could apply (lost, ranked): one sort per label
+        ask = (support > 0) & (f1 < f1_kept) & (auc >= auc_ranked)
+        if ask.any():
+            best[ask] = best_threshold_f1(Y[:, ask], scores[:, ask])
     reason = np.full(n_labels, "weakly ranked", dtype=object)
     undecided = np.ones(n_labels, dtype=bool)
     rules = [

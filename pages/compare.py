@@ -20,7 +20,14 @@ from mlviz.evaluation import (
 from mlviz.figures import compare as figures
 from mlviz.methods import COST_LABELS, METHODS
 from mlviz.metrics import AT_K_METRICS, METRICS, per_label_f1
-from mlviz.per_label import LOSS_RULE_DEFAULTS, loss_reasons, reason_counts, unrepresented_share
+from mlviz.per_label import (
+    LOSS_RULE_DEFAULTS,
+    clems_unrepresented_share,
+    loss_reasons,
+    plst_unrepresented_share,
+    reason_counts,
+    unrepresented_share,
+)
 from mlviz.preprocessing import has_missing, with_feature_steps
 from mlviz.stats import is_tail, label_frequencies
 from mlviz.thresholds import PerLabelThreshold
@@ -241,13 +248,24 @@ if methods and estimated_seconds(len(methods), n_splits) > 10:
     )
 
 
-def representation(name: str, params: dict):
-    """The method's unrepresented share of each label (mlviz.per_label.unrepresented_share),
-    from one fit on all rows: what its label space can express, not a prediction. None for
-    methods that represent every label (BR, PBR, ML-KNN, CS)."""
-    if name not in ("PLST", "CPLST", "CLEMS", "GroPLE"):
-        return None
-    return unrepresented_share(make(name, params).fit(ds.X, ds.Y), ds.Y)
+def representation(name: str, params: dict, refit: bool):
+    """The method's unrepresented share of each label (mlviz.per_label), on all rows: what
+    its label space can express, not a prediction.
+
+    PLST and CLEMS from the labels alone (their basis / candidate sets depend on Y only);
+    CPLST and GroPLE need a fit on all rows, done only when ``refit`` (the run is within the
+    scores budget; at larger sizes it would add a fit as long as a fold's), else None and the
+    caption says so. None also for methods that represent every label (BR, PBR, ML-KNN, CS).
+    """
+    estimator = make(name, params)
+    if name == "PLST":
+        return plst_unrepresented_share(ds.Y, min(params["M"], L))
+    if name == "CLEMS":
+        model = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+        return clems_unrepresented_share(ds.Y, model.max_candidates)
+    if name in ("CPLST", "GroPLE") and refit:
+        return unrepresented_share(estimator.fit(ds.X, ds.Y), ds.Y)
+    return None
 
 
 def cross_validation(progress, **params) -> dict:
@@ -270,7 +288,7 @@ def cross_validation(progress, **params) -> dict:
                 ds.Y,
                 oof.Y_pred,
                 oof.Y_score,
-                unrepresented=representation(method, params),
+                unrepresented=representation(method, params, refit=keep_scores),
                 label_names=ds.label_names,
             )
             for method, oof in result.predictions.items()
@@ -399,13 +417,24 @@ else:
             for m, counts in counted.items()
         )
         rule = LOSS_RULE_DEFAULTS
+        unmeasured = (
+            []
+            if outcome.get("scores_kept", True)
+            else [m for m in shown_methods if m in ("CPLST", "GroPLE")]
+        )
         st.caption(
             f"Why each of the {what} is lost, per method, from the out-of-fold predictions: "
             f"{lines}. Rules, in order: kept = out-of-fold F1 ≥ {rule['f1_kept']:g} at the "
             "method's own threshold; not represented = the method's label space leaves ≥ "
             f"{rule['unrepresented_min']:.0%} of the label out (PLST/CPLST: unrepresented share "
-            "at M; CLEMS: in no kept candidate set; GroPLE: its V^k column is zero; from one fit "
-            f"on all rows); not learnable = out-of-fold AUC ≤ {rule['auc_chance']:g} (near ½); "
+            "at M; CLEMS: in no kept candidate set; GroPLE: its V^k column is zero; on all "
+            "rows"
+            + (
+                f", not measured for {' and '.join(unmeasured)} at this size (a refit on all rows)"
+                if unmeasured
+                else ""
+            )
+            + f"); not learnable = out-of-fold AUC ≤ {rule['auc_chance']:g} (near ½); "
             f"ranked but not predicted = AUC ≥ {rule['auc_ranked']:g} and F1 ≥ "
             f"{rule['best_f1_min']:g} at the best out-of-fold threshold (the method's threshold "
             "never fires: a per-label threshold is the fix to try); weakly ranked = lost, none "

@@ -156,3 +156,38 @@ def test_per_label_threshold_fixes_the_ranked_but_not_predicted_label():
     assert tuned.thresholds_.shape == (4,) and np.all(tuned.inner_f1_ <= 1.0)
     with pytest.raises(ValueError, match="cv"):
         PerLabelThreshold(BinaryRelevance(), cv=1).fit(X, Y)
+
+
+@pytest.mark.parametrize("max_candidates", [None, 3, 8])
+def test_the_cheap_representation_shares_equal_the_fitted_models(max_candidates):
+    from mlviz.per_label import clems_unrepresented_share, plst_unrepresented_share
+
+    X, Y = _planted()
+    Y = Y[:150]
+    X = X[:150]
+    Y[0, 2] = 1  # a label set seen once
+    model = CLEMS(n_components=2, max_candidates=max_candidates, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(
+        clems_unrepresented_share(Y, max_candidates), unrepresented_share(model, Y)
+    )
+    for M in (1, 2, 4):
+        np.testing.assert_allclose(
+            plst_unrepresented_share(Y, M),
+            unrepresented_share(PLST(n_components=M).fit(X, Y), Y),
+            atol=1e-12,
+        )
+
+
+def test_loss_reasons_f1_and_auc_equal_per_label_scores():
+    from mlviz.metrics import per_label_scores
+
+    rng = np.random.default_rng(5)
+    Y = (rng.random((200, 7)) < 0.2).astype(int)
+    Y[:, 6] = 0
+    scores = np.round(rng.normal(size=Y.shape) + Y, 1)
+    Y_pred = (scores > 0.6).astype(int)
+    table = loss_reasons(Y, Y_pred, scores)
+    reference = per_label_scores(Y, Y_pred, Y_score=scores, zero_division=0)
+    np.testing.assert_allclose(table["f1"], reference["f1"])
+    np.testing.assert_allclose(table["auc"], reference["auc"])
+    np.testing.assert_array_equal(table["support"], reference["support"])
