@@ -457,13 +457,16 @@ def unrepresented_share(model, Y_train) -> np.ndarray | None:
 
 
 def plst_unrepresented_share(Y, n_components: int) -> np.ndarray:
-    """PLST's unrepresented share of each label at M, without fitting its regressor.
+    """PLST's unrepresented share of each label at M, from the label covariance alone.
 
-    PLST's basis is the top-M right singular vectors of the centred label matrix (paper 004,
-    Eq. 6-7): it depends on Y only, so a PLST fitted with scikit-learn's ``DummyRegressor``
-    has the basis of any PLST fitted on the same Y, and its :func:`unrepresented_share` is
-    the same, at the cost of one SVD of Y (the Compare page's refit on all rows took 7.9 s
-    with ridge regression at 16,105 x 983, on a machine at load 13).
+    PLST's basis is the top-M right singular vectors of the centred label matrix Z (paper 004,
+    Eq. 6-7), i.e. the top-M eigenvectors v_m of the label covariance ``C = Zᵀ Z / N``; it
+    depends on Y only. The residual ``(I - Pᵀ P) z`` of label k then has mean square
+    ``Σ_{m > M} λ_m v_km²`` and the label's variance is ``C_kk`` (Theorem 1, Eq. 3), so the
+    share :func:`unrepresented_share` reads from a fitted PLST is their ratio, without a
+    regression or an SVD of the N x L matrix: one ``eigh`` of the L x L covariance, from the
+    sparse co-occurrence counts (:func:`mlviz.stats.cooccurrence`). ``tests/test_loss_reasons.py``
+    checks it against fitted PLST models. Labels constant in Y give NaN.
 
     Examples
     --------
@@ -476,13 +479,18 @@ def plst_unrepresented_share(Y, n_components: int) -> np.ndarray:
     >>> bool(np.allclose(plst_unrepresented_share(ds.Y, 5), full, equal_nan=True))
     True
     """
-    from sklearn.dummy import DummyRegressor
-
-    from mlviz.linear import PLST
+    from mlviz.stats import cooccurrence
 
     Y = check_label_matrix(Y)
-    model = PLST(n_components, regressor=DummyRegressor()).fit(np.zeros((Y.shape[0], 1)), Y)
-    return unrepresented_share(model, Y)
+    n_samples = Y.shape[0]
+    mean = Y.mean(axis=0)
+    covariance = cooccurrence(Y) / n_samples - np.outer(mean, mean)
+    eigenvalues, eigenvectors = np.linalg.eigh(covariance)  # ascending
+    n_left = max(0, Y.shape[1] - int(n_components))  # the directions PLST leaves out
+    left = np.clip(eigenvalues[:n_left], 0.0, None)  # rounding can make 0 slightly negative
+    error = (eigenvectors[:, :n_left] ** 2) @ left
+    variance = np.diag(covariance)
+    return np.divide(error, variance, out=np.full(variance.shape, np.nan), where=variance > 1e-12)
 
 
 def clems_unrepresented_share(Y, max_candidates: int | None = None) -> np.ndarray:
