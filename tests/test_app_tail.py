@@ -187,3 +187,25 @@ def test_mlknn_tail_view(source):
     dataset = at.session_state["dataset"]
     never = _never_predicted_tail(MLkNN(k=10, s=1.0), dataset)
     _check_tail_caption(at, "ML-KNN: prior", "ML-KNN never predicts {} of the tail", never)
+
+
+def test_the_sidebar_offers_the_adaptive_rule_first_and_counts_the_tail():
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
+    _assert_clean(at, "start")
+    dataset = at.session_state["dataset"]
+    rule = at.radio(key="tail_rule")
+    assert rule.value == "adaptive" and rule.options[1].startswith("fixed")
+    n_tail = len(tail_labels(dataset.Y))  # the adaptive rule on all rows
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    assert f"{n_tail} of {dataset.n_labels} labels are tail labels on the whole data set" in sidebar
+    assert "adaptive tail rule" in sidebar
+    assert not [s for s in at.slider if s.key == "tail_threshold"]  # the fixed rule's slider
+    # the Data page's chart and caption count the same labels
+    assert f"the {n_tail} red bars of {dataset.n_labels}" in " ".join(c.value for c in at.caption)
+    rule.set_value("fixed").run()
+    _assert_clean(at, "fixed rule")
+    at.slider(key="tail_threshold").set_value(0.2).run()
+    n_fixed = len(tail_labels(dataset.Y, 0.2))
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    assert f"{n_fixed} of {dataset.n_labels} labels are tail labels" in sidebar
+    assert "fixed tail rule: labels on fewer than 20% of the instances" in sidebar
