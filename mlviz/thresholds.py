@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.model_selection import KFold
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from mlviz._compat import HasMethods, Interval, _fit_context
 from mlviz._validation import check_multilabel_target
@@ -121,6 +121,11 @@ def best_f1_thresholds(Y, scores) -> tuple[np.ndarray, np.ndarray]:
     return thresholds, best
 
 
+def _rows(X, index: np.ndarray):
+    """Rows of X by position: a DataFrame by ``iloc``, arrays and sparse matrices directly."""
+    return X.iloc[index] if hasattr(X, "iloc") else X[index]
+
+
 class PerLabelThreshold(MultiLabelEstimator):
     """Any multi-label scorer with one decision threshold per label, tuned on inner folds.
 
@@ -190,6 +195,10 @@ class PerLabelThreshold(MultiLabelEstimator):
         -------
         self : PerLabelThreshold
         """
+        if not hasattr(X, "iloc"):  # a DataFrame goes through as is, for its feature names
+            # arrays, lists and every sparse format as an array or CSR the folds can index;
+            # finiteness and dtype are the wrapped estimator's to check
+            X = check_array(X, accept_sparse="csr", dtype=None, ensure_all_finite=False)
         n_samples = X.shape[0]
         Y, self._target_dtype, self._target_is_1d = check_multilabel_target(y, n_samples=n_samples)
         self.n_labels_ = Y.shape[1]
@@ -198,27 +207,35 @@ class PerLabelThreshold(MultiLabelEstimator):
         if n_samples < self.cv:
             raise ValueError(
                 f"PerLabelThreshold needs at least cv = {self.cv} training instances for its "
-                f"inner folds; got {n_samples}."
+                f"inner folds; got n_samples = {n_samples}."
             )
         scores = np.empty(Y.shape)
         folds = KFold(self.cv, shuffle=True, random_state=self.random_state)
         for train, held_out in folds.split(np.zeros(n_samples)):
-            model = clone(self.estimator).fit(X[train], Y[train])
-            scores[held_out] = label_scores(model, X[held_out])
+            model = clone(self.estimator).fit(_rows(X, train), Y[train])
+            scores[held_out] = label_scores(model, _rows(X, held_out))
         self.thresholds_, self.inner_f1_ = best_f1_thresholds(Y, scores)
         self.estimator_ = clone(self.estimator).fit(X, Y)
+        # the wrapped estimator validated X: its feature count and names are this model's
+        for name in ("n_features_in_", "feature_names_in_"):
+            if hasattr(self.estimator_, name):
+                setattr(self, name, getattr(self.estimator_, name))
         return self
 
     def decision_function(self, X) -> np.ndarray:
-        """The wrapped estimator's scores, unchanged: the thresholds move decisions only.
+        """Each label's score minus its threshold: positive (or 0) exactly where predicted.
 
-        So the ranking metrics (AUC, P@k, ...) of the wrapper equal the wrapped estimator's,
-        and a comparison of the two isolates what the thresholds change (the bipartition
-        metrics). Subtracting the thresholds would re-rank labels within an instance and
-        give ``-inf`` for never-predicted labels.
+        The margin by which a label clears its own threshold, so ranking metrics rank the
+        labels as the decisions do (per label, the order of the wrapped estimator's scores
+        is kept). A label never predicted (threshold ``+inf``) gets ``-1 - |score|``:
+        negative and finite, as the evaluation requires finite scores.
         """
         check_is_fitted(self)
-        return self._format_scores(label_scores(self.estimator_, X))
+        scores = label_scores(self.estimator_, X)
+        finite = np.isfinite(self.thresholds_)
+        margin = np.where(finite, scores - np.where(finite, self.thresholds_, 0.0), 0.0)
+        margin = np.where(finite, margin, -1.0 - np.abs(scores))
+        return self._format_scores(margin)
 
     def predict(self, X) -> np.ndarray:
         """``scores >= thresholds_`` per label, in the dtype of the training ``y``."""

@@ -149,9 +149,10 @@ def test_per_label_threshold_fixes_the_ranked_but_not_predicted_label():
     # -> 0.87 on rows neither saw
     assert before[1] < 0.3 and after[1] > before[1] + 0.4
     assert after[0] > 0.8  # the frequent label stays found
-    # the ranking is the wrapped estimator's
+    # the decision is the margin to each label's threshold
     np.testing.assert_allclose(
-        tuned.decision_function(X[test]), tuned.estimator_.decision_function(X[test])
+        tuned.decision_function(X[test]),
+        tuned.estimator_.decision_function(X[test]) - tuned.thresholds_,
     )
     assert tuned.thresholds_.shape == (4,) and np.all(tuned.inner_f1_ <= 1.0)
     with pytest.raises(ValueError, match="cv"):
@@ -191,3 +192,9 @@ def test_loss_reasons_f1_and_auc_equal_per_label_scores():
     np.testing.assert_allclose(table["f1"], reference["f1"])
     np.testing.assert_allclose(table["auc"], reference["auc"])
     np.testing.assert_array_equal(table["support"], reference["support"])
+
+
+def test_per_label_threshold_passes_scikit_learns_estimator_checks():
+    from estimator_checks import assert_passes_estimator_checks
+
+    assert_passes_estimator_checks(PerLabelThreshold(BinaryRelevance(), cv=2, random_state=0))
