@@ -762,7 +762,7 @@ def average_precision(Y_true, Y_score) -> float:
 # label applications", KDD 2016, §3 and Eqs. in §3.1).
 
 
-def inverse_propensity(Y, A: float = 0.55, B: float = 1.5) -> np.ndarray:
+def inverse_propensity(Y, *, A: float = 0.55, B: float = 1.5) -> np.ndarray:
     """Jain et al.'s (KDD 2016) inverse propensity of every label, ``1 / p_l``.
 
     ``1/p_l = 1 + C (N_l + B)^(-A)`` with ``C = (log N - 1)(B + 1)^A`` (natural logarithm),
@@ -920,7 +920,7 @@ def _propensity_weights(Y_true: np.ndarray, inverse_propensities, Y_train) -> np
     return inverse_propensity(reference)
 
 
-def precision_at_k(Y_true, Y_score, k: int = 1) -> float:
+def precision_at_k(Y_true, Y_score, *, k: int = 1) -> float:
     """Precision@k: the mean share of relevant labels among each instance's k top-scored ones.
 
     ``P@k = 1/N Σ_i 1/k Σ_{l ∈ rank_k(s_i)} y_il`` (Jain et al., KDD 2016, §3; the measure of
@@ -954,7 +954,7 @@ def precision_at_k(Y_true, Y_score, k: int = 1) -> float:
     return _precision_at_k(_TopK(Y_true, Y_score), k)
 
 
-def ndcg_at_k(Y_true, Y_score, k: int = 3) -> float:
+def ndcg_at_k(Y_true, Y_score, *, k: int = 3) -> float:
     """nDCG@k: discounted gain of the top k over the best possible, averaged over instances.
 
     ``DCG@k_i = Σ_{l ∈ rank_k(s_i)} y_il / log2(rank(l) + 1)`` and
@@ -980,7 +980,7 @@ def ndcg_at_k(Y_true, Y_score, k: int = 3) -> float:
 
 
 def psprecision_at_k(
-    Y_true, Y_score, k: int = 1, *, inverse_propensities=None, Y_train=None
+    Y_true, Y_score, *, k: int = 1, inverse_propensities=None, Y_train=None
 ) -> float:
     """Propensity-scored precision@k, normalised by the best achievable value.
 
@@ -1020,7 +1020,7 @@ def psprecision_at_k(
     return _psprecision_at_k(_TopK(Y_true, Y_score), k, weights)
 
 
-def psndcg_at_k(Y_true, Y_score, k: int = 3, *, inverse_propensities=None, Y_train=None) -> float:
+def psndcg_at_k(Y_true, Y_score, *, k: int = 3, inverse_propensities=None, Y_train=None) -> float:
     """Propensity-scored nDCG@k, normalised by the best achievable value.
 
     ``PSDCG@k_i = Σ_{l ∈ rank_k(s_i)} y_il q_l / log2(rank(l) + 1)`` (Jain et al., KDD 2016,

@@ -543,8 +543,8 @@ def best_threshold_f1(Y, Y_score) -> np.ndarray:
 def loss_reasons(
     Y,
     Y_pred,
-    Y_score=None,
     *,
+    Y_score=None,
     unrepresented=None,
     label_names: Sequence[str] | None = None,
     f1_kept: float = LOSS_RULE_DEFAULTS["f1_kept"],
@@ -613,7 +613,7 @@ def loss_reasons(
     >>> Y = np.array([[1, 0], [1, 0], [0, 1], [0, 0]])
     >>> Y_pred = np.array([[0, 0], [0, 0], [0, 0], [0, 0]])
     >>> Y_score = np.array([[0.4, 0.1], [0.3, 0.2], [0.1, 0.1], [0.0, 0.3]])
-    >>> loss_reasons(Y, Y_pred, Y_score)["reason"].tolist()
+    >>> loss_reasons(Y, Y_pred, Y_score=Y_score)["reason"].tolist()
     ['ranked but not predicted', 'not learnable']
     """
     if not 0.0 <= auc_chance < auc_ranked <= 1.0:

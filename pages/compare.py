@@ -19,7 +19,7 @@ from mlviz.evaluation import (
 )
 from mlviz.figures import compare as figures
 from mlviz.methods import COST_LABELS, METHODS
-from mlviz.metrics import AT_K_METRICS, METRICS, per_label_f1
+from mlviz.metrics import AT_K_METRICS, METRICS
 from mlviz.per_label import (
     LOSS_RULE_DEFAULTS,
     clems_unrepresented_share,
@@ -287,7 +287,7 @@ def cross_validation(progress, **params) -> dict:
             method: loss_reasons(
                 ds.Y,
                 oof.Y_pred,
-                oof.Y_score,
+                Y_score=oof.Y_score,
                 unrepresented=representation(method, params, refit=keep_scores),
                 label_names=ds.label_names,
             )
@@ -310,9 +310,8 @@ def cross_validation(progress, **params) -> dict:
         "reasons": reasons,
         "scores_kept": keep_scores,
         "methods": list(result.predictions),
-        "oof_f1": {
-            method: per_label_f1(ds.Y, oof.Y_pred) for method, oof in result.predictions.items()
-        },
+        # out-of-fold F1 per label at the method's threshold (zero_division 0), from counts
+        "oof_f1": {method: table["f1"].to_numpy() for method, table in (reasons or {}).items()},
     }
 
 
@@ -500,7 +499,10 @@ def threshold_fix(progress, **params) -> dict:
     return {
         "results": result.results,
         "failures": result.failures,
-        "oof_f1": {m: per_label_f1(ds.Y, oof.Y_pred) for m, oof in result.predictions.items()},
+        "oof_f1": {
+            m: loss_reasons(ds.Y, oof.Y_pred)["f1"].to_numpy()
+            for m, oof in result.predictions.items()
+        },
     }
 
 

@@ -669,7 +669,7 @@ def test_cross_validate_adds_top_k_measures_and_names_methods_without_scores():
     train, test = next(iter(KFold(3, shuffle=True, random_state=0).split(ds.X)))
     model = PLST(n_components=4).fit(ds.X[train], ds.Y[train])
     expected = psprecision_at_k(
-        ds.Y[test], model.decision_function(ds.X[test]), 1, Y_train=ds.Y[train]
+        ds.Y[test], model.decision_function(ds.X[test]), k=1, Y_train=ds.Y[train]
     )
     got = table[(table["method"] == "PLST") & (table["metric"] == "psprecision_at_1")]
     assert got[got["fold"] == 0]["value"].item() == pytest.approx(expected)

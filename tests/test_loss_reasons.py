@@ -31,7 +31,7 @@ def test_each_rule_on_planted_scores():
     scores[:, 4] = 0.05 * Y[:, 4] + rng.normal(size=n) * 0.1  # AUC = Φ(0.05/0.141) ≈ 0.64
     Y_pred = (scores >= 0.5).astype(int)
     unrepresented = np.array([0.0, 0.0, 0.0, 0.9, 0.0, 0.0])
-    table = loss_reasons(Y, Y_pred, scores, unrepresented=unrepresented)
+    table = loss_reasons(Y, Y_pred, Y_score=scores, unrepresented=unrepresented)
     assert table["reason"].tolist() == [
         "kept",
         "ranked but not predicted",
@@ -43,7 +43,7 @@ def test_each_rule_on_planted_scores():
     assert 0.6 < table.loc[4, "auc"] < 0.8
     assert table.loc[1, "best_f1"] > 0.9 and table.loc[1, "f1"] == 0.0
     # the thresholds are parameters: a stricter chance bound makes label 4 not learnable
-    strict = loss_reasons(Y, Y_pred, scores, auc_chance=0.7)
+    strict = loss_reasons(Y, Y_pred, Y_score=scores, auc_chance=0.7)
     assert strict.loc[4, "reason"] == "not learnable"
     # without scores only representation and "kept" can be told apart
     unscored = loss_reasons(Y, Y_pred, unrepresented=unrepresented)
@@ -64,7 +64,7 @@ def test_each_rule_on_planted_scores():
     }
     assert list(counts) == [r for r in LOSS_REASONS if r in counts]
     with pytest.raises(ValueError, match="auc_chance < auc_ranked"):
-        loss_reasons(Y, Y_pred, scores, auc_chance=0.9, auc_ranked=0.8)
+        loss_reasons(Y, Y_pred, Y_score=scores, auc_chance=0.9, auc_ranked=0.8)
 
 
 def _planted(seed=0, n=900):
@@ -99,14 +99,14 @@ def test_causes_planted_in_data_are_found_from_out_of_fold_predictions():
         return_predictions=True,
     )
     br = result.predictions["BR"]
-    table = loss_reasons(Y, br.Y_pred, br.Y_score)
+    table = loss_reasons(Y, br.Y_pred, Y_score=br.Y_score)
     assert table["reason"].tolist()[:3] == ["kept", "ranked but not predicted", "not learnable"]
     # PLST at M = 1 keeps the frequent label's direction: the rare label 3 is unrepresented
     plst = PLST(n_components=1).fit(X, Y)
     share = unrepresented_share(plst, Y)
     assert share[0] < 0.2 and share[3] > 0.9
     oof = result.predictions["PLST"]
-    table = loss_reasons(Y, oof.Y_pred, oof.Y_score, unrepresented=share)
+    table = loss_reasons(Y, oof.Y_pred, Y_score=oof.Y_score, unrepresented=share)
     assert table.loc[3, "reason"] == "not represented"
     # BR (the identity basis) represents every label; ML-KNN has no label space to measure
     np.testing.assert_array_equal(unrepresented_share(BinaryRelevance().fit(X, Y), Y), 0.0)
@@ -187,7 +187,7 @@ def test_loss_reasons_f1_and_auc_equal_per_label_scores():
     Y[:, 6] = 0
     scores = np.round(rng.normal(size=Y.shape) + Y, 1)
     Y_pred = (scores > 0.6).astype(int)
-    table = loss_reasons(Y, Y_pred, scores)
+    table = loss_reasons(Y, Y_pred, Y_score=scores)
     reference = per_label_scores(Y, Y_pred, Y_score=scores, zero_division=0)
     np.testing.assert_allclose(table["f1"], reference["f1"])
     np.testing.assert_allclose(table["auc"], reference["auc"])

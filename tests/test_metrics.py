@@ -327,7 +327,7 @@ def _single(name, Y_train=None):
         return getattr(M, name)
     function, k = M.AT_K_METRICS[name]
     options = {"Y_train": Y_train} if name.startswith("ps") and Y_train is not None else {}
-    return lambda T, S: function(T, S, k, **options)
+    return lambda T, S: function(T, S, k=k, **options)
 
 
 def test_metrics_registry_directions():

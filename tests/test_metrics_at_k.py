@@ -23,22 +23,22 @@ Q = np.array([1.0, 2.0, 4.0])  # inverse propensities, the rare label c weighs m
 
 def test_by_hand():
     # P@1: row 1 top a (relevant), row 2 top a (not): 1/2. P@2: (2/2 + 1/2) / 2
-    assert M.precision_at_k(T, S, 1) == 0.5
-    assert M.precision_at_k(T, S, 2) == 0.75
+    assert M.precision_at_k(T, S, k=1) == 0.5
+    assert M.precision_at_k(T, S, k=2) == 0.75
     # P@5 > L: the top "5" is all 3 labels, divided by 5: (2/5 + 1/5) / 2
-    assert M.precision_at_k(T, S, 5) == pytest.approx(0.3)
+    assert M.precision_at_k(T, S, k=5) == pytest.approx(0.3)
     # nDCG@2: row 1 a, c at ranks 1, 2 -> 1; row 2 b at rank 2 -> (1/log2 3) / 1
-    assert M.ndcg_at_k(T, S, 2) == pytest.approx((1 + 1 / math.log2(3)) / 2)
+    assert M.ndcg_at_k(T, S, k=2) == pytest.approx((1 + 1 / math.log2(3)) / 2)
     # PSP@1: found q_a = 1 in row 1, nothing in row 2; best: q_c = 4 and q_b = 2 -> 1/6
-    assert M.psprecision_at_k(T, S, 1, inverse_propensities=Q) == pytest.approx(1 / 6)
+    assert M.psprecision_at_k(T, S, k=1, inverse_propensities=Q) == pytest.approx(1 / 6)
     # PSP@2: found (1 + 4) / 2 and 2 / 2; best (4 + 1) / 2 and 2 / 2 -> (2.5 + 1) / (2.5 + 1)
-    assert M.psprecision_at_k(T, S, 2, inverse_propensities=Q) == pytest.approx(1.0)
+    assert M.psprecision_at_k(T, S, k=2, inverse_propensities=Q) == pytest.approx(1.0)
     # PSnDCG@2: row 1 (1 + 4/log2 3) / IDCG(2) against best (4 + 1/log2 3) / IDCG(2);
     # row 2 (2/log2 3) / 1 against 2 / 1
     idcg2 = 1 + 1 / math.log2(3)
     found = (1 + 4 / math.log2(3)) / idcg2 + 2 / math.log2(3)
     best = (4 + 1 / math.log2(3)) / idcg2 + 2
-    assert M.psndcg_at_k(T, S, 2, inverse_propensities=Q) == pytest.approx(found / best)
+    assert M.psndcg_at_k(T, S, k=2, inverse_propensities=Q) == pytest.approx(found / best)
 
 
 def test_inverse_propensity_by_hand():
@@ -58,20 +58,20 @@ def test_perfect_and_reversed_rankings():
     Y = (rng.random((40, 9)) < 0.3).astype(int)
     perfect = Y + rng.random(Y.shape) * 0.1  # every relevant label above every other
     for k in (1, 3, 5):
-        assert M.ndcg_at_k(Y, perfect, k) == pytest.approx(1.0)
-        assert M.psprecision_at_k(Y, perfect, k) <= 1.0 + 1e-12
-        assert M.psndcg_at_k(Y, perfect, k) <= 1.0 + 1e-12
+        assert M.ndcg_at_k(Y, perfect, k=k) == pytest.approx(1.0)
+        assert M.psprecision_at_k(Y, perfect, k=k) <= 1.0 + 1e-12
+        assert M.psndcg_at_k(Y, perfect, k=k) <= 1.0 + 1e-12
         # P@k of a perfect ranking: min(k, |y|) / k
         expected = np.mean(np.minimum(k, Y.sum(axis=1)) / k)
-        assert M.precision_at_k(Y, perfect, k) == pytest.approx(expected)
+        assert M.precision_at_k(Y, perfect, k=k) == pytest.approx(expected)
     # relevant labels ordered by decreasing weight: the best achievable, PS measures are 1
     q = M.inverse_propensity(Y)
     best_order = np.where(Y == 1, 10.0 + q, rng.random(Y.shape))  # equal q may tie: same gain
     for k in (1, 3, 5):
-        assert M.psprecision_at_k(Y, best_order, k) == pytest.approx(1.0)
-        assert M.psndcg_at_k(Y, best_order, k) == pytest.approx(1.0)
+        assert M.psprecision_at_k(Y, best_order, k=k) == pytest.approx(1.0)
+        assert M.psndcg_at_k(Y, best_order, k=k) == pytest.approx(1.0)
     reversed_ = -perfect
-    assert M.precision_at_k(Y, reversed_, 1) == 0.0  # no row has every label relevant
+    assert M.precision_at_k(Y, reversed_, k=1) == 0.0  # no row has every label relevant
 
 
 def test_propensity_scoring_rewards_the_rare_labels():
@@ -82,23 +82,23 @@ def test_propensity_scoring_rewards_the_rare_labels():
     frequent_first = np.tile([1.0, 0.0], (20, 1))
     rare_first = frequent_first.copy()
     rare_first[:2] = [0.0, 1.0]
-    assert M.precision_at_k(Y, frequent_first, 1) == M.precision_at_k(Y, rare_first, 1)
-    assert M.psprecision_at_k(Y, rare_first, 1) > M.psprecision_at_k(Y, frequent_first, 1)
+    assert M.precision_at_k(Y, frequent_first, k=1) == M.precision_at_k(Y, rare_first, k=1)
+    assert M.psprecision_at_k(Y, rare_first, k=1) > M.psprecision_at_k(Y, frequent_first, k=1)
 
 
 def test_empty_truth_conventions():
     Y = np.array([[0, 0, 0], [1, 0, 0]])
     scores = np.array([[3.0, 2.0, 1.0], [3.0, 2.0, 1.0]])
-    assert M.precision_at_k(Y, scores, 1) == 0.5  # the empty row counts, as 0
-    assert M.ndcg_at_k(Y, scores, 1) == 1.0  # the empty row is excluded (0 / 0)
+    assert M.precision_at_k(Y, scores, k=1) == 0.5  # the empty row counts, as 0
+    assert M.ndcg_at_k(Y, scores, k=1) == 1.0  # the empty row is excluded (0 / 0)
     nothing = np.zeros((2, 3), dtype=int)
-    assert M.precision_at_k(nothing, scores, 1) == 0.0
+    assert M.precision_at_k(nothing, scores, k=1) == 0.0
     for function in (M.ndcg_at_k, M.psprecision_at_k, M.psndcg_at_k):
-        assert math.isnan(function(nothing, scores, 1))
+        assert math.isnan(function(nothing, scores, k=1))
     with pytest.raises(ValueError, match="positive integer"):
-        M.precision_at_k(Y, scores, 0)
+        M.precision_at_k(Y, scores, k=0)
     with pytest.raises(ValueError, match="one per label"):
-        M.psprecision_at_k(Y, scores, 1, inverse_propensities=[1.0, 2.0])
+        M.psprecision_at_k(Y, scores, k=1, inverse_propensities=[1.0, 2.0])
 
 
 # ------------------------------------------------------------------ ties: a second formulation
@@ -158,14 +158,14 @@ def test_ties_are_broken_in_expectation(seed, k):
     scores[1] = 1.0  # one row tied throughout
     q = M.inverse_propensity(Y)
     expected = _loop(Y, scores, k, q)
-    assert M.precision_at_k(Y, scores, k) == pytest.approx(expected["precision"])
-    assert M.ndcg_at_k(Y, scores, k) == pytest.approx(expected["ndcg"])
-    assert M.psprecision_at_k(Y, scores, k) == pytest.approx(expected["psprecision"])
-    assert M.psndcg_at_k(Y, scores, k) == pytest.approx(expected["psndcg"])
+    assert M.precision_at_k(Y, scores, k=k) == pytest.approx(expected["precision"])
+    assert M.ndcg_at_k(Y, scores, k=k) == pytest.approx(expected["ndcg"])
+    assert M.psprecision_at_k(Y, scores, k=k) == pytest.approx(expected["psprecision"])
+    assert M.psndcg_at_k(Y, scores, k=k) == pytest.approx(expected["psndcg"])
     # the label order does not matter
     perm = rng.permutation(Y.shape[1])
-    assert M.precision_at_k(Y[:, perm], scores[:, perm], k) == pytest.approx(
-        M.precision_at_k(Y, scores, k)
+    assert M.precision_at_k(Y[:, perm], scores[:, perm], k=k) == pytest.approx(
+        M.precision_at_k(Y, scores, k=k)
     )
 
 
@@ -177,10 +177,10 @@ def test_ndcg_equals_scikit_learn_without_ties(seed):
     Y = Y[Y.sum(axis=1) > 0]
     scores = rng.normal(size=Y.shape)
     for k in (1, 3, 5):
-        assert M.ndcg_at_k(Y, scores, k) == pytest.approx(ndcg_score(Y, scores, k=k))
+        assert M.ndcg_at_k(Y, scores, k=k) == pytest.approx(ndcg_score(Y, scores, k=k))
     tied = np.round(scores)  # scikit-learn's ndcg_score also averages over tied orders
     for k in (1, 3, 5):
-        assert M.ndcg_at_k(Y, tied, k) == pytest.approx(ndcg_score(Y, tied, k=k))
+        assert M.ndcg_at_k(Y, tied, k=k) == pytest.approx(ndcg_score(Y, tied, k=k))
 
 
 # ------------------------------------------------------------------ napkinXC
@@ -205,12 +205,14 @@ def test_equal_to_napkinxc(seed):
     psp = napkinxc_metrics.psprecision_at_k(Y, scores, q, k=top)
     psn = napkinxc_metrics.psndcg_at_k(Y, scores, q, k=top)
     for k in range(1, top + 1):
-        assert M.precision_at_k(Y, scores, k) == pytest.approx(p[k - 1], rel=1e-10)
-        assert M.ndcg_at_k(Y, scores, k) == pytest.approx(n[k - 1], rel=1e-10)
-        assert M.psprecision_at_k(Y, scores, k, Y_train=Y_train) == pytest.approx(
+        assert M.precision_at_k(Y, scores, k=k) == pytest.approx(p[k - 1], rel=1e-10)
+        assert M.ndcg_at_k(Y, scores, k=k) == pytest.approx(n[k - 1], rel=1e-10)
+        assert M.psprecision_at_k(Y, scores, k=k, Y_train=Y_train) == pytest.approx(
             psp[k - 1], rel=1e-10
         )
-        assert M.psndcg_at_k(Y, scores, k, Y_train=Y_train) == pytest.approx(psn[k - 1], rel=1e-10)
+        assert M.psndcg_at_k(Y, scores, k=k, Y_train=Y_train) == pytest.approx(
+            psn[k - 1], rel=1e-10
+        )
 
 
 def test_evaluate_adds_the_top_k_measures_with_scores_and_training_propensities():
@@ -221,6 +223,6 @@ def test_evaluate_adds_the_top_k_measures_with_scores_and_training_propensities(
     got = M.evaluate(Y, (scores > 0.5).astype(int), Y_score=scores, Y_train=Y_train)
     for name, (function, k) in M.AT_K_METRICS.items():
         options = {"Y_train": Y_train} if name.startswith("ps") else {}
-        assert got[name] == pytest.approx(function(Y, scores, k, **options)), name
+        assert got[name] == pytest.approx(function(Y, scores, k=k, **options)), name
         assert M.METRICS[name].needs_scores and M.METRICS[name].greater_is_better
     assert not set(M.AT_K_METRICS) & set(M.evaluate(Y, (scores > 0.5).astype(int)))
