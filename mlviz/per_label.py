@@ -389,8 +389,9 @@ LOSS_REASONS: tuple[str, ...] = (
     "kept",
     "not represented",
     "no scores",
-    "not learnable",
     "ranked but not predicted",
+    "too rare to judge",
+    "not learnable",
     "weakly ranked",
 )
 
@@ -402,6 +403,7 @@ LOSS_RULE_DEFAULTS: dict[str, float] = {
     "auc_chance": 0.6,
     "auc_ranked": 0.8,
     "best_f1_min": 0.5,
+    "min_support": 10,
 }
 
 
@@ -552,6 +554,7 @@ def loss_reasons(
     auc_chance: float = LOSS_RULE_DEFAULTS["auc_chance"],
     auc_ranked: float = LOSS_RULE_DEFAULTS["auc_ranked"],
     best_f1_min: float = LOSS_RULE_DEFAULTS["best_f1_min"],
+    min_support: int = int(LOSS_RULE_DEFAULTS["min_support"]),
 ) -> pd.DataFrame:
     """Why each label is lost by one method, from its out-of-fold predictions and scores.
 
@@ -564,25 +567,30 @@ def loss_reasons(
        of the label out (``unrepresented``, :func:`unrepresented_share`: PLST/CPLST's
        unrepresented share at M, CLEMS's "in no kept candidate", GroPLE's zero V^k column):
        no threshold or features can bring it back.
-    4. **not learnable**: the out-of-fold AUC is at most ``auc_chance`` (near ½, or below):
-       the scores do not rank the label's instances above the others, so the features (as
-       this method uses them) do not predict it.
-    5. **ranked but not predicted**: AUC at least ``auc_ranked`` and the F1 at the best
+    4. **ranked but not predicted**: AUC at least ``auc_ranked`` and the F1 at the best
        out-of-fold threshold (:func:`best_threshold_f1`) at least ``best_f1_min``: the scores
        separate the label, the method's threshold (½, the MAP rule, the nearest candidate)
        never fires for it; a per-label threshold
        (:class:`mlviz.thresholds.PerLabelThreshold`) is the fix to try.
-    6. **weakly ranked**: lost, AUC between the two bounds, or ranked but no threshold
+    5. **too rare to judge**: fewer than ``min_support`` positives: the AUC is too noisy to
+       call the label learnable or not.
+    6. **not learnable**: the out-of-fold AUC is at most ``auc_chance`` (near ½, or below):
+       the scores do not rank the label's instances above the others, so the features (as
+       this method uses them) do not predict it.
+    7. **weakly ranked**: lost, AUC between the two bounds, or ranked but no threshold
        reaches ``best_f1_min``: better than chance, not good enough for any one cause.
 
-    Without scores, a lost label that is represented gets **no scores** (rules 4-6 need
+    Without scores, a lost label that is represented gets **no scores** (rules 4-7 need
     them).
 
     Defaults: F1 ½ splits "found more than it misses" (F1 ≥ ½ means TP ≥ (FP + FN) / 2);
-    an AUC of 0.6 is within the spread of a random score on a rare label (a label with 10
-    positives in 1,000 instances reaches AUC 0.6 by chance in about 14 % of draws, the
-    Mann-Whitney sd being ≈ 0.09); 0.8 is the usual "good discrimination" bound. All are
-    parameters: a caption quotes them.
+    0.8 is the usual "good discrimination" bound for an AUC; 0.6 and 10 positives go
+    together: the AUC of a random score has the Mann-Whitney sd
+    ``sqrt((n₊ + n₋ + 1) / (12 n₊ n₋))``, ≈ 0.09 for 10 positives among 1,000 instances, so
+    from 10 positives on an AUC at most 0.6 is more than two sd below a label ranked at 0.8,
+    while with 2 positives (sd ≈ 0.2) it is not (medical's adaptive tail labels have 1-8
+    positives: on them the rule says "too rare to judge" instead of "not learnable"). All
+    are parameters: a caption quotes them.
 
     Parameters
     ----------
@@ -597,6 +605,8 @@ def loss_reasons(
     label_names : sequence of str, optional
     f1_kept, unrepresented_min, auc_chance, auc_ranked, best_f1_min : float
         The rules' thresholds (see above); ``auc_chance < auc_ranked``.
+    min_support : int, default=10
+        Fewest positives for rules 6-7 (see above).
 
     Returns
     -------
@@ -614,6 +624,8 @@ def loss_reasons(
     >>> Y_pred = np.array([[0, 0], [0, 0], [0, 0], [0, 0]])
     >>> Y_score = np.array([[0.4, 0.1], [0.3, 0.2], [0.1, 0.1], [0.0, 0.3]])
     >>> loss_reasons(Y, Y_pred, Y_score=Y_score)["reason"].tolist()
+    ['ranked but not predicted', 'too rare to judge']
+    >>> loss_reasons(Y, Y_pred, Y_score=Y_score, min_support=1)["reason"].tolist()
     ['ranked but not predicted', 'not learnable']
     """
     if not 0.0 <= auc_chance < auc_ranked <= 1.0:
@@ -658,8 +670,9 @@ def loss_reasons(
         ("kept", f1 >= f1_kept),
         ("not represented", np.nan_to_num(share, nan=0.0) >= unrepresented_min),
         ("no scores", np.full(n_labels, Y_score is None)),
-        ("not learnable", auc <= auc_chance),  # NaN compares False
         ("ranked but not predicted", (auc >= auc_ranked) & (best >= best_f1_min)),
+        ("too rare to judge", support < min_support),
+        ("not learnable", auc <= auc_chance),  # NaN compares False
     ]
     for name, holds in rules:
         chosen = undecided & holds

@@ -433,11 +433,12 @@ else:
                 if unmeasured
                 else ""
             )
-            + f"); not learnable = out-of-fold AUC ≤ {rule['auc_chance']:g} (near ½); "
-            f"ranked but not predicted = AUC ≥ {rule['auc_ranked']:g} and F1 ≥ "
+            + f"); ranked but not predicted = out-of-fold AUC ≥ {rule['auc_ranked']:g} and F1 ≥ "
             f"{rule['best_f1_min']:g} at the best out-of-fold threshold (the method's threshold "
-            "never fires: a per-label threshold is the fix to try); weakly ranked = lost, none "
-            "of these; no scores = lost, and the scores were not kept"
+            "never fires: a per-label threshold is the fix to try); too rare to judge = fewer "
+            f"than {rule['min_support']:g} positives (the AUC is too noisy); not learnable = AUC "
+            f"≤ {rule['auc_chance']:g} (near ½); weakly ranked = lost, none of these; no scores "
+            "= lost, and the scores were not kept"
             + (
                 f" (over {SCORES_BUDGET_CELLS:,} out-of-fold score cells at this size)."
                 if not outcome.get("scores_kept", True)

@@ -198,3 +198,24 @@ def test_per_label_threshold_passes_scikit_learns_estimator_checks():
     from estimator_checks import assert_passes_estimator_checks
 
     assert_passes_estimator_checks(PerLabelThreshold(BinaryRelevance(), cv=2, random_state=0))
+
+
+def test_too_rare_to_judge_comes_before_not_learnable():
+    rng = np.random.default_rng(2)
+    n = 1000
+    Y = np.zeros((n, 3), dtype=int)
+    Y[:5, 0] = 1  # 5 positives, random scores: too rare to call unlearnable
+    Y[:30, 1] = 1  # 30 positives, random scores: not learnable
+    Y[:5, 2] = 1  # 5 positives, perfectly ranked, never predicted: still diagnosable
+    scores = rng.normal(size=Y.shape) * 0.1
+    scores[:, 2] = 0.3 * Y[:, 2]
+    table = loss_reasons(Y, np.zeros_like(Y), Y_score=scores)
+    assert table["reason"].tolist() == [
+        "too rare to judge",
+        "not learnable",
+        "ranked but not predicted",
+    ]
+    assert loss_reasons(Y, np.zeros_like(Y), Y_score=scores, min_support=5).loc[0, "reason"] in (
+        "not learnable",
+        "weakly ranked",
+    )

@@ -492,6 +492,7 @@ _REASON_COLORS = {
     "no scores": "#9e9e9e",
     "not learnable": "#7f3b08",
     "ranked but not predicted": "#ff7f0e",
+    "too rare to judge": "#bdbdbd",
     "weakly ranked": "#fdd0a2",
 }
 
