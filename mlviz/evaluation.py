@@ -389,7 +389,7 @@ class _OutOfFold:
         "progress": [callable, None],
         "dataset": [str, None],
         "zero_division": _ZERO_DIVISION,
-        "tail_threshold": [_SHARE, None],
+        "tail_threshold": [_SHARE, StrOptions({"adaptive"}), None],
         "return_predictions": ["boolean", StrOptions({"labels"})],
         "on_error": [StrOptions({"raise", "collect"})],
     },
@@ -453,10 +453,12 @@ def cross_validate(
         Macro F1's value for a label absent from a test fold and never predicted (see
         :func:`mlviz.metrics.per_label_f1`); 0 is scikit-learn's default and what the GroPLE
         paper's numbers imply.
-    tail_threshold : float in (0, 1], optional
+    tail_threshold : float in (0, 1] or "adaptive", optional
         Adds ``tail_macro_f1``, ``head_macro_f1`` and ``tail_recall``
         (:func:`mlviz.metrics.tail_head_scores`), the tail being the labels below this
-        relative frequency in each fold's *training* labels.
+        relative frequency in each fold's *training* labels, or with ``"adaptive"`` the
+        rarest labels holding at most 5 % of the fold's training label occurrences
+        (:func:`mlviz.stats.tail_cutoff`).
     return_predictions : bool or "labels", default=False
         Also return every method's out-of-fold predictions and scores
         (:class:`OutOfFoldPredictions`), e.g. for :func:`mlviz.metrics.per_label_scores` over
@@ -741,7 +743,7 @@ def grid_search_cv(
         "predictions": [Mapping],
         "Y": ["array-like", "sparse matrix"],
         "label_names": ["array-like", None],
-        "tail_threshold": [_SHARE, None],
+        "tail_threshold": [_SHARE, StrOptions({"adaptive"}), None],
         "metrics": ["array-like"],
         "zero_division": _ZERO_DIVISION,
         "reasons": [Mapping, None],
@@ -768,8 +770,9 @@ def per_label_comparison(
         The labels the cross-validation ran on.
     label_names : sequence of str, optional
         Default ``"0", "1", ...``.
-    tail_threshold : float in (0, 1], optional
-        Adds a boolean ``tail`` column (:func:`mlviz.stats.tail_labels` on ``Y``).
+    tail_threshold : float in (0, 1] or "adaptive", optional
+        Adds a boolean ``tail`` column (:func:`mlviz.stats.tail_labels` on ``Y``: the fixed
+        rule at this share, or its default adaptive rule).
     metrics : sequence of {"f1", "recall", "precision", "auc"}, default=("f1", "recall")
         Columns of :func:`mlviz.metrics.per_label_scores` to show per method ("auc" needs
         scores; NaN for a method without).
@@ -822,7 +825,8 @@ def per_label_comparison(
     )
     if tail_threshold is not None:
         table["tail"] = False
-        table.loc[tail_labels(Y, tail_threshold), "tail"] = True
+        fixed = None if tail_threshold == "adaptive" else tail_threshold
+        table.loc[tail_labels(Y, fixed), "tail"] = True
     # the per-label AUC ranks every score column (seconds at 16k x 1,000): only when asked
     with_auc = "auc" in metrics
     scores = {

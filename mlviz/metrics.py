@@ -472,8 +472,10 @@ def tail_head_scores(
     Parameters
     ----------
     Y_true, Y_pred : array-like of shape (n_samples, n_labels)
-    tail_threshold : float in (0, 1]
-        Share of the training instances, e.g. 0.05.
+    tail_threshold : float in (0, 1] or "adaptive"
+        Share of the training instances, e.g. 0.05 (the fixed rule), or ``"adaptive"``: the
+        rarest labels of ``Y_train`` that together hold at most 5 % of its label occurrences
+        (:func:`mlviz.stats.tail_cutoff`).
     Y_train : array-like of shape (n_train, n_labels), optional
         Training labels whose frequencies define the tail; in cross-validation the fold's
         training labels. Default ``Y_true``.
@@ -509,7 +511,7 @@ def tail_head_scores(
                 f"{Y_true.shape[1]}; give the training labels of the same problem."
             )
     is_tail = np.zeros(Y_true.shape[1], dtype=bool)
-    is_tail[tail_labels(reference, tail_threshold)] = True
+    is_tail[tail_labels(reference, _fixed_or_none(tail_threshold))] = True
     f1 = per_label_f1(Y_true, Y_pred, zero_division=zero_division)
     tail_recall = math.nan
     if is_tail.any():
@@ -522,6 +524,19 @@ def tail_head_scores(
         "head_macro_f1": _mean_defined(f1[~is_tail]),
         "tail_recall": tail_recall,
     }
+
+
+def _fixed_or_none(tail_threshold):
+    """``tail_threshold`` for :func:`mlviz.stats.tail_labels`: ``"adaptive"`` is its default
+    rule (None), a number the fixed rule's threshold."""
+    if isinstance(tail_threshold, str):
+        if tail_threshold != "adaptive":
+            raise ValueError(
+                f"tail_threshold must be a share of the instances in (0, 1] or 'adaptive'; got "
+                f"{tail_threshold!r}."
+            )
+        return None
+    return tail_threshold
 
 
 def _mean_defined(values: np.ndarray) -> float:
@@ -1165,7 +1180,7 @@ class Evaluator:
         0/1 truth.
     zero_division : {0, 1, nan}, default=0
         As in :func:`evaluate`.
-    tail_threshold : float in (0, 1], optional
+    tail_threshold : float in (0, 1] or "adaptive", optional
         As in :func:`evaluate`: adds the tail metrics (:func:`tail_head_scores`).
     Y_train : array-like of shape (n_train, n_labels), optional
         Training labels that define the tail (with ``tail_threshold``) and on which the
@@ -1222,7 +1237,7 @@ class Evaluator:
                         f"{checked.shape[1]}; give the training labels of the same problem."
                     )
             self.is_tail = np.zeros(checked.shape[1], dtype=bool)
-            self.is_tail[tail_labels(reference, tail_threshold)] = True
+            self.is_tail[tail_labels(reference, _fixed_or_none(tail_threshold))] = True
 
     def _check_prediction(self, Y_pred) -> np.ndarray:
         """Y_pred as a bool matrix of the truth's shape; 0/1 checked without a float copy."""
@@ -1362,9 +1377,10 @@ def evaluate(
     zero_division : {0, 1, nan}, default=0
         Macro F1's value for a label never present and never predicted (see
         :func:`per_label_f1`); also used by the tail and head macro F1.
-    tail_threshold : float in (0, 1], optional
-        When given, add ``tail_macro_f1``, ``head_macro_f1`` and ``tail_recall``
-        (:func:`tail_head_scores`).
+    tail_threshold : float in (0, 1] or "adaptive", optional
+        When given (a fixed share of the instances, or ``"adaptive"``, the rule of
+        :func:`mlviz.stats.tail_cutoff` on the training labels), add ``tail_macro_f1``,
+        ``head_macro_f1`` and ``tail_recall`` (:func:`tail_head_scores`).
     Y_train : array-like of shape (n_train, n_labels), optional
         Training labels whose frequencies define the tail (with ``tail_threshold``) and give
         the inverse propensities of ``psprecision_at_k`` / ``psndcg_at_k``

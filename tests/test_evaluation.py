@@ -673,3 +673,38 @@ def test_cross_validate_adds_top_k_measures_and_names_methods_without_scores():
     )
     got = table[(table["method"] == "PLST") & (table["metric"] == "psprecision_at_1")]
     assert got[got["fold"] == 0]["value"].item() == pytest.approx(expected)
+
+
+def test_the_adaptive_tail_rule_in_cross_validation_uses_each_folds_training_labels():
+    from mlviz import PLST
+    from mlviz.evaluation import OutOfFoldPredictions
+    from mlviz.metrics import tail_head_scores
+    from mlviz.stats import tail_labels
+    from mlviz.synthetic import make_planted
+
+    ds, _ = make_planted(n_samples=150, random_state=0)
+    result = cross_validate(
+        {"PLST": PLST(n_components=4)},
+        ds.X,
+        ds.Y,
+        cv=3,
+        random_state=0,
+        tail_threshold="adaptive",
+        metrics=["tail_macro_f1", "tail_recall"],
+    )
+    train, test = next(iter(KFold(3, shuffle=True, random_state=0).split(ds.X)))
+    model = PLST(n_components=4).fit(ds.X[train], ds.Y[train])
+    expected = tail_head_scores(
+        ds.Y[test], model.predict(ds.X[test]), "adaptive", Y_train=ds.Y[train]
+    )
+    fold = result.results[result.results["fold"] == 0].set_index("metric")["value"]
+    assert fold["tail_macro_f1"] == pytest.approx(expected["tail_macro_f1"], nan_ok=True)
+    assert fold["tail_recall"] == pytest.approx(expected["tail_recall"], nan_ok=True)
+    # and the adaptive tail is the stats rule on the fold's training labels
+    assert len(tail_labels(ds.Y[train])) < ds.Y.shape[1] / 2
+    table = per_label_comparison(
+        {"PLST": OutOfFoldPredictions(np.zeros_like(ds.Y), None)}, ds.Y, tail_threshold="adaptive"
+    )
+    assert table["tail"].sum() == len(tail_labels(ds.Y))
+    with pytest.raises(InvalidParameterError):
+        cross_validate({"PLST": PLST(4)}, ds.X, ds.Y, cv=3, tail_threshold="median")
