@@ -280,7 +280,11 @@ _IN_1_INF = "must be an int in the range [1, inf)"
             "or an object implementing 'split' and 'get_n_splits'. Got 'five'",
         ),
         (cross_validate, {"tail_threshold": 0}, "'tail_threshold' parameter of {} must be a"),
-        (cross_validate, {"tail_threshold": 0}, "float in the range (0.0, 1.0] or None. Got 0"),
+        (
+            cross_validate,
+            {"tail_threshold": 0},
+            "float in the range (0.0, 1.0], a str among",  # {'adaptive'}: braces would format
+        ),
         (cross_validate, {"on_error": "ignore"}, "'on_error' parameter of {} must be a str among"),
         (cross_validate, {"return_predictions": "scores"}, "or a str among {{'labels'}}"),
         (cross_validate, {"zero_division": 0.5}, "'zero_division' parameter of {} must be"),
