@@ -6,7 +6,7 @@ The package is importable without Streamlit. Public names are resolved lazily so
 Layers, each importing only from the ones before it::
 
     data (io, synthetic, datasets, stats, metrics, costs)
-      -> models (linear, mlknn, label_clustering, grople, mds, clems)
+      -> models (linear, mlknn, label_clustering, grople, mds, clems, thresholds)
       -> evaluation (evaluation, reproduce)
       -> figures
 """
@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "GroPLE": "grople",
     "CLEMS": "clems",
     "weighted_smacof": "mds",
+    "PerLabelThreshold": "thresholds",
     # evaluation
     "cross_validate": "evaluation",
     "repeated_splits": "evaluation",

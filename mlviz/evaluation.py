@@ -44,7 +44,7 @@ from mlviz._compat import (
     validate_params,
 )
 from mlviz._validation import check_features, check_label_matrix
-from mlviz.metrics import METRICS, TAIL_KEYS, evaluate, per_label_scores
+from mlviz.metrics import EVALUATE_KEYS, METRICS, TAIL_KEYS, evaluate, per_label_scores
 from mlviz.stats import label_frequencies, tail_labels
 
 __all__ = [
@@ -229,6 +229,10 @@ class CrossValidationResult:
     predictions : dict of str -> OutOfFoldPredictions
         With ``return_predictions=True``: the out-of-fold predictions of every method that
         succeeded in every fold (a method with a failed fold has none); otherwise empty.
+    unscored : dict of str -> str
+        Methods that gave no real-valued scores in some fold (neither ``decision_function``
+        nor ``predict_proba``), each with the reason its score-based metrics (ranking loss,
+        P@k, PSP@k, ...) are NaN in ``results``; empty when every method has scores.
 
     Examples
     --------
@@ -239,11 +243,14 @@ class CrossValidationResult:
     ...                         metrics=["hamming_loss"], random_state=0)
     >>> len(result.results), result.failures.empty, result.predictions, result.failed_methods
     (3, True, {}, [])
+    >>> result.unscored
+    {}
     """
 
     results: pd.DataFrame
     failures: pd.DataFrame
     predictions: dict[str, OutOfFoldPredictions] = field(default_factory=dict)
+    unscored: dict[str, str] = field(default_factory=dict)
 
     @property
     def failed_methods(self) -> list[str]:
@@ -262,6 +269,7 @@ class _FoldOutcome:
     Y_score: np.ndarray | None = None
     stage: str = ""
     error: str = ""
+    unscored: bool = False
 
 
 def _fit_and_score(
@@ -306,14 +314,21 @@ def _fit_and_score(
             f"method {name!r} failed in fold {fold} during {stage} "
             f"({len(train)} training / {len(test)} test examples): {error}"
         ) from err
+    unscored = Y_score is None
     if metrics is not None:
         # A ranking metric is absent when the model has no scores: NaN, not a KeyError.
         scores = {m: scores.get(m, np.nan) for m in metrics}
+    elif unscored:
+        # every score-based metric is a NaN row, so the table shows the gap (and
+        # CrossValidationResult.unscored says why) instead of leaving the rows out
+        scores.update({m: np.nan for m in EVALUATE_KEYS if METRICS[m].needs_scores})
     if not keep_predictions:
         Y_pred = Y_score = None
     elif keep_predictions == "labels":
         Y_score = None
-    return _FoldOutcome(name, fold, scores, fit_time, predict_time, Y_pred, Y_score)
+    return _FoldOutcome(
+        name, fold, scores, fit_time, predict_time, Y_pred, Y_score, unscored=unscored
+    )
 
 
 def _check_partition(splits: list[tuple[np.ndarray, np.ndarray]], n_samples: int) -> None:
@@ -374,7 +389,7 @@ class _OutOfFold:
         "progress": [callable, None],
         "dataset": [str, None],
         "zero_division": _ZERO_DIVISION,
-        "tail_threshold": [_SHARE, None],
+        "tail_threshold": [_SHARE, StrOptions({"adaptive"}), None],
         "return_predictions": ["boolean", StrOptions({"labels"})],
         "on_error": [StrOptions({"raise", "collect"})],
     },
@@ -405,8 +420,11 @@ def cross_validate(
         Display name -> unfitted estimator with ``fit(X, Y)`` / ``predict(X)``. Each is
         cloned per fold. When it has ``decision_function`` (or else ``predict_proba``),
         those scores feed the ranking metrics (one-error, coverage, ranking loss, average
-        precision, macro AUC). An estimator with ``predict_with_scores`` (ML-KNN) gives
-        the predictions and the decision scores from one call instead.
+        precision, macro AUC) and the top-k ones (P@1, P@3, nDCG@3 and the propensity-scored
+        PSP@1, PSP@3, PSnDCG@3, their inverse propensities estimated on each fold's training
+        labels, :func:`mlviz.metrics.inverse_propensity`). An estimator with
+        ``predict_with_scores`` (ML-KNN) gives the predictions and the decision scores from
+        one call instead.
     X : array-like or sparse matrix of shape (n_samples, n_features)
     Y : array-like of shape (n_samples, n_labels)
         0/1 label matrix.
@@ -415,8 +433,10 @@ def cross_validate(
         seeded with ``random_state``; a splitter (``split(X, Y)`` and ``get_n_splits``) is
         used as is, e.g. :func:`repeated_splits` for the repeated random-partition protocols.
     metrics : sequence of str, optional
-        Names from :func:`mlviz.metrics.evaluate` to keep; default all it returns. A ranking
-        metric requested for a method without scores is NaN.
+        Names from :func:`mlviz.metrics.evaluate` to keep; default all it returns, the
+        score-based ones (ranking metrics, P@k, nDCG@k, PSP@k, PSnDCG@k) included. For a
+        method without scores those are NaN rows, and :attr:`CrossValidationResult.unscored`
+        names the method and the reason.
     random_state : int or None, default=None
         Seed of the k-fold shuffle when ``cv`` is an int.
     n_jobs : int, optional
@@ -433,10 +453,12 @@ def cross_validate(
         Macro F1's value for a label absent from a test fold and never predicted (see
         :func:`mlviz.metrics.per_label_f1`); 0 is scikit-learn's default and what the GroPLE
         paper's numbers imply.
-    tail_threshold : float in (0, 1], optional
+    tail_threshold : float in (0, 1] or "adaptive", optional
         Adds ``tail_macro_f1``, ``head_macro_f1`` and ``tail_recall``
         (:func:`mlviz.metrics.tail_head_scores`), the tail being the labels below this
-        relative frequency in each fold's *training* labels.
+        relative frequency in each fold's *training* labels, or with ``"adaptive"`` the
+        rarest labels holding at most 5 % of the fold's training label occurrences
+        (:func:`mlviz.stats.tail_cutoff`).
     return_predictions : bool or "labels", default=False
         Also return every method's out-of-fold predictions and scores
         (:class:`OutOfFoldPredictions`), e.g. for :func:`mlviz.metrics.per_label_scores` over
@@ -536,7 +558,7 @@ def cross_validate(
         # Backends such as multiprocessing or Ray cannot stream results back.
         runner = Parallel(n_jobs=n_jobs, return_as="list")
 
-    records, failures = [], []
+    records, failures, unscored = [], [], set()
     out_of_fold = _OutOfFold(splits, Y.shape) if return_predictions else None
     for done, outcome in enumerate(runner(tasks), 1):
         if outcome.scores is None:
@@ -556,6 +578,8 @@ def cross_validate(
             ]
             if out_of_fold is not None:
                 out_of_fold.add(outcome)
+            if outcome.unscored:
+                unscored.add(outcome.name)
             status = "done"
         if progress is not None:
             progress(done, total, f"{outcome.name}: fold {outcome.fold + 1}/{len(splits)} {status}")
@@ -579,7 +603,17 @@ def cross_validate(
         if out_of_fold is not None
         else {}
     )
-    return CrossValidationResult(df, failed, predictions)
+    reasons = {
+        name: (
+            f"{name} has neither decision_function nor predict_proba: no ranking of the labels, "
+            "so its score-based metrics ("
+            + ", ".join(METRICS[m].label for m in EVALUATE_KEYS if METRICS[m].needs_scores)
+            + ") are NaN."
+        )
+        for name in estimators
+        if name in unscored
+    }
+    return CrossValidationResult(df, failed, predictions, reasons)
 
 
 PER_LABEL_METRICS = {"f1": "F1", "recall": "recall", "precision": "precision", "auc": "AUC"}
@@ -712,9 +746,10 @@ def grid_search_cv(
         "predictions": [Mapping],
         "Y": ["array-like", "sparse matrix"],
         "label_names": ["array-like", None],
-        "tail_threshold": [_SHARE, None],
+        "tail_threshold": [_SHARE, StrOptions({"adaptive"}), None],
         "metrics": ["array-like"],
         "zero_division": _ZERO_DIVISION,
+        "reasons": [Mapping, None],
     },
     prefer_skip_nested_validation=True,
 )
@@ -726,6 +761,7 @@ def per_label_comparison(
     tail_threshold: float | None = None,
     metrics: Sequence[str] = ("f1", "recall"),
     zero_division: float = 0,
+    reasons: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """Per-label scores of every method side by side, from out-of-fold predictions.
 
@@ -737,12 +773,16 @@ def per_label_comparison(
         The labels the cross-validation ran on.
     label_names : sequence of str, optional
         Default ``"0", "1", ...``.
-    tail_threshold : float in (0, 1], optional
-        Adds a boolean ``tail`` column (:func:`mlviz.stats.tail_labels` on ``Y``).
+    tail_threshold : float in (0, 1] or "adaptive", optional
+        Adds a boolean ``tail`` column (:func:`mlviz.stats.tail_labels` on ``Y``: the fixed
+        rule at this share, or its default adaptive rule).
     metrics : sequence of {"f1", "recall", "precision", "auc"}, default=("f1", "recall")
         Columns of :func:`mlviz.metrics.per_label_scores` to show per method ("auc" needs
         scores; NaN for a method without).
     zero_division : {0, 1, nan}, default=0
+    reasons : dict of str -> pandas.DataFrame, optional
+        Method -> :func:`mlviz.per_label.loss_reasons` (rows in label column order): adds a
+        ``"why lost <method>"`` column per method with its ``reason``.
 
     Returns
     -------
@@ -788,7 +828,8 @@ def per_label_comparison(
     )
     if tail_threshold is not None:
         table["tail"] = False
-        table.loc[tail_labels(Y, tail_threshold), "tail"] = True
+        fixed = None if tail_threshold == "adaptive" else tail_threshold
+        table.loc[tail_labels(Y, fixed), "tail"] = True
     # the per-label AUC ranks every score column (seconds at 16k x 1,000): only when asked
     with_auc = "auc" in metrics
     scores = {
@@ -810,6 +851,10 @@ def per_label_comparison(
             "all tied" if row.all() else ", ".join(methods[row]) if row.any() else "undefined"
             for row in best
         ]
+    for method, why in (reasons or {}).items():
+        if len(why) != len(table):
+            raise ValueError(f"reasons of {method!r} have {len(why)} rows for {len(table)} labels.")
+        table[f"why lost {method}"] = why["reason"].to_numpy()
     return table.sort_values("frequency", kind="stable").reset_index(drop=True)
 
 

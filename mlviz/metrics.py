@@ -11,7 +11,9 @@ Two kinds of metric:
   :func:`micro_f1`, :func:`macro_f1`, :func:`rank_loss_hard`;
 * **ranking** metrics use real-valued scores ``Y_score`` (higher = more relevant):
   :func:`one_error`, :func:`coverage`, :func:`ranking_loss`, :func:`average_precision`,
-  :func:`macro_auc`.
+  :func:`macro_auc`, and the top-k measures of work on tail labels (Jain, Prabhu & Varma,
+  KDD 2016): :func:`precision_at_k`, :func:`ndcg_at_k` and their propensity-scored versions
+  :func:`psprecision_at_k`, :func:`psndcg_at_k` (weights :func:`inverse_propensity`).
 
 Edge-case conventions (each repeated in the function's docstring):
 
@@ -54,6 +56,7 @@ from mlviz.costs import _cost_from_counts, paired_costs
 from mlviz.stats import tail_labels
 
 __all__ = [
+    "AT_K_METRICS",
     "EVALUATE_KEYS",
     "Evaluator",
     "METRICS",
@@ -65,12 +68,17 @@ __all__ = [
     "evaluate",
     "example_f1",
     "hamming_loss",
+    "inverse_propensity",
     "macro_auc",
     "macro_f1",
     "micro_f1",
+    "ndcg_at_k",
     "one_error",
     "per_label_f1",
     "per_label_scores",
+    "precision_at_k",
+    "psndcg_at_k",
+    "psprecision_at_k",
     "rank_loss_hard",
     "ranking_loss",
     "subset_accuracy",
@@ -107,6 +115,7 @@ _CLEMS = "002 CLEMS (Huang & Lin)"
 _MLKNN = "003 ML-KNN (Zhang & Zhou)"
 _PLST = "004 PLST (Tai & Lin)"
 _TAIL = "labels split by training frequency (mlviz.stats.tail_labels)"
+_JAIN = "Jain, Prabhu & Varma, KDD 2016 §3"
 
 METRICS: dict[str, MetricInfo] = {
     info.name: info
@@ -122,6 +131,12 @@ METRICS: dict[str, MetricInfo] = {
         MetricInfo("ranking_loss", "Ranking loss", False, True, f"{_MLKNN} Eq. 4"),
         MetricInfo("average_precision", "Average precision", True, True, f"{_MLKNN} Eq. 5"),
         MetricInfo("macro_auc", "Macro AUC", True, True, "area under the ROC curve per label"),
+        MetricInfo("precision_at_1", "P@1", True, True, _JAIN),
+        MetricInfo("precision_at_3", "P@3", True, True, _JAIN),
+        MetricInfo("ndcg_at_3", "nDCG@3", True, True, _JAIN),
+        MetricInfo("psprecision_at_1", "PSP@1 (propensity-scored)", True, True, f"{_JAIN}.1"),
+        MetricInfo("psprecision_at_3", "PSP@3 (propensity-scored)", True, True, f"{_JAIN}.1"),
+        MetricInfo("psndcg_at_3", "PSnDCG@3 (propensity-scored)", True, True, f"{_JAIN}.1"),
         MetricInfo("rank_loss_hard", "Rank loss (hard)", False, False, f"{_CLEMS} §4"),
         MetricInfo("tail_macro_f1", "Tail macro F1", True, False, _TAIL),
         MetricInfo("head_macro_f1", "Head macro F1", True, False, _TAIL),
@@ -130,7 +145,8 @@ METRICS: dict[str, MetricInfo] = {
 }
 
 #: The keys :func:`evaluate` returns, in display order: the bipartition ones always, the
-#: ranking ones (the last five) only with scores.
+#: ranking ones (the last eleven: five of paper 003 and the top-k ones of
+#: :data:`AT_K_METRICS`) only with scores.
 EVALUATE_KEYS: tuple[str, ...] = (
     "hamming_loss",
     "subset_accuracy",
@@ -143,6 +159,12 @@ EVALUATE_KEYS: tuple[str, ...] = (
     "ranking_loss",
     "average_precision",
     "macro_auc",
+    "precision_at_1",
+    "precision_at_3",
+    "ndcg_at_3",
+    "psprecision_at_1",
+    "psprecision_at_3",
+    "psndcg_at_3",
 )
 
 #: The keys :func:`evaluate` adds when given a ``tail_threshold`` (:func:`tail_head_scores`).
@@ -450,8 +472,10 @@ def tail_head_scores(
     Parameters
     ----------
     Y_true, Y_pred : array-like of shape (n_samples, n_labels)
-    tail_threshold : float in (0, 1]
-        Share of the training instances, e.g. 0.05.
+    tail_threshold : float in (0, 1] or "adaptive"
+        Share of the training instances, e.g. 0.05 (the fixed rule), or ``"adaptive"``: the
+        rarest labels of ``Y_train`` that together hold at most 5 % of its label occurrences
+        (:func:`mlviz.stats.tail_cutoff`).
     Y_train : array-like of shape (n_train, n_labels), optional
         Training labels whose frequencies define the tail; in cross-validation the fold's
         training labels. Default ``Y_true``.
@@ -487,7 +511,7 @@ def tail_head_scores(
                 f"{Y_true.shape[1]}; give the training labels of the same problem."
             )
     is_tail = np.zeros(Y_true.shape[1], dtype=bool)
-    is_tail[tail_labels(reference, tail_threshold)] = True
+    is_tail[tail_labels(reference, _fixed_or_none(tail_threshold))] = True
     f1 = per_label_f1(Y_true, Y_pred, zero_division=zero_division)
     tail_recall = math.nan
     if is_tail.any():
@@ -500,6 +524,19 @@ def tail_head_scores(
         "head_macro_f1": _mean_defined(f1[~is_tail]),
         "tail_recall": tail_recall,
     }
+
+
+def _fixed_or_none(tail_threshold):
+    """``tail_threshold`` for :func:`mlviz.stats.tail_labels`: ``"adaptive"`` is its default
+    rule (None), a number the fixed rule's threshold."""
+    if isinstance(tail_threshold, str):
+        if tail_threshold != "adaptive":
+            raise ValueError(
+                f"tail_threshold must be a share of the instances in (0, 1] or 'adaptive'; got "
+                f"{tail_threshold!r}."
+            )
+        return None
+    return tail_threshold
 
 
 def _mean_defined(values: np.ndarray) -> float:
@@ -733,6 +770,319 @@ def average_precision(Y_true, Y_score) -> float:
     return total / len(means)
 
 
+# --------------------------------------------------------------------------- top-k (tail)
+# Precision@k, nDCG@k and their propensity-scored versions, the measures of extreme
+# multi-label classification that reward getting rare labels right (Jain, Prabhu & Varma,
+# "Extreme multi-label loss functions for recommendation, tagging, ranking & other missing
+# label applications", KDD 2016, §3 and Eqs. in §3.1).
+
+
+def inverse_propensity(Y, *, A: float = 0.55, B: float = 1.5) -> np.ndarray:
+    """Jain et al.'s (KDD 2016) inverse propensity of every label, ``1 / p_l``.
+
+    ``1/p_l = 1 + C (N_l + B)^(-A)`` with ``C = (log N - 1)(B + 1)^A`` (natural logarithm),
+    N the number of instances and N_l those carrying label l. The paper fits A and B per data
+    set; A = 0.55, B = 1.5 are its values for data sets other than Wikipedia and Amazon, and
+    the default of pyxclib and napkinXC. A label that never occurs gets the largest weight,
+    ``1 + C B^(-A)``. For N < e (fewer than 3 instances) C is negative and the weights fall
+    below 1: the model is not meant for such data.
+
+    Parameters
+    ----------
+    Y : array-like of shape (N, L)
+        0/1 labels the propensities are estimated on: the training labels.
+    A, B : float, default=0.55, 1.5
+
+    Returns
+    -------
+    ndarray of float, shape (L,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.metrics import inverse_propensity
+    >>> Y = np.zeros((100, 2), dtype=int); Y[:50, 0] = 1; Y[:2, 1] = 1
+    >>> inverse_propensity(Y).round(3).tolist()  # the rare label weighs more
+    [1.683, 3.996]
+    """
+    Y = check_label_matrix(Y, name="Y")
+    n_samples = Y.shape[0]
+    if n_samples == 0:
+        raise ValueError("Y has no rows: propensities need at least one instance.")
+    if not (A > 0 and B >= 0):
+        raise ValueError(f"inverse_propensity needs A > 0 and B >= 0; got A={A!r}, B={B!r}.")
+    counts = np.asarray(Y.sum(axis=0), dtype=np.float64).ravel()
+    C = (math.log(n_samples) - 1.0) * (B + 1.0) ** A
+    return 1.0 + C * (counts + B) ** (-A)
+
+
+def _check_k(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer (the top k of each ranking); got {k!r}.")
+    return int(k)
+
+
+def _discounts(n_positions: int, kind: str) -> np.ndarray:
+    """Cumulative position weights: ``out[j] = Σ_{p < j} d(p)``, positions p from 0.
+
+    ``kind="precision"``: d = 1; ``"dcg"``: d(p) = 1 / log2(p + 2) (rank p + 1).
+    """
+    positions = np.arange(n_positions, dtype=np.float64)
+    weights = np.ones(n_positions) if kind == "precision" else 1.0 / np.log2(positions + 2.0)
+    return np.concatenate([[0.0], np.cumsum(weights)])
+
+
+class _TopK:
+    """Where each relevant label of each instance ranks: one sort of the scores for every k.
+
+    For relevant (i, l) with score s: ``higher`` = labels scored strictly above s (a) and
+    ``tied`` = labels scored exactly s, itself included (t >= 1), from binary searches of each
+    relevant score in its sorted row (:func:`_count_below`), so no N x L ranking is built and
+    :func:`evaluate` sorts the scores once for all six top-k measures.
+
+    Ties: a label tied with t - 1 others for the positions a .. a + t - 1 takes each of them
+    with probability 1/t, as under a uniformly random tie-break, so its expected position
+    weight is ``(D[min(a + t, k)] - D[min(a, k)]) / t`` with D the cumulative weights of
+    :func:`_discounts`. The result does not depend on the label order (a first-index
+    ``argsort`` rule would) and equals the usual top-k sum when no score ties.
+    """
+
+    def __init__(self, Y_true: np.ndarray, Y_score: np.ndarray) -> None:
+        self.n_rows, self.n_labels = Y_true.shape
+        self.rows, self.columns = np.nonzero(Y_true)
+        values = Y_score[self.rows, self.columns]
+        ordered = np.sort(Y_score, axis=1)
+        below = _count_below(ordered, self.rows, values)  # scores < s
+        at_or_below = _count_below(ordered, self.rows, np.nextafter(values, np.inf))
+        self.higher = self.n_labels - at_or_below
+        self.tied = at_or_below - below
+        self.n_relevant = np.bincount(self.rows, minlength=self.n_rows)
+
+    def gain(self, k: int, kind: str, gains: np.ndarray | None = None) -> np.ndarray:
+        """Per instance, Σ over its relevant labels of gain × expected weight in the top k."""
+        cumulative = _discounts(self.n_labels, kind)
+        upper = cumulative[np.minimum(self.higher + self.tied, k)]
+        expected = (upper - cumulative[np.minimum(self.higher, k)]) / self.tied
+        if gains is not None:
+            expected = expected * gains[self.columns]
+        return np.bincount(self.rows, weights=expected, minlength=self.n_rows)
+
+
+def _best_top_k_gain(top: _TopK, k: int, kind: str, gains: np.ndarray) -> np.ndarray:
+    """Per instance, the largest top-k sum any ranking can reach: its relevant labels' gains in
+    decreasing order at the first min(k, |y_i|) positions."""
+    rows, values = top.rows, gains[top.columns]
+    order = np.lexsort((-values, rows))  # by row, largest gain first
+    rows, values = rows[order], values[order]
+    starts = np.searchsorted(rows, rows, side="left")
+    position = np.arange(rows.size) - starts
+    keep = position < k
+    weights = _discounts(k, kind)
+    step = np.diff(weights)  # d(p) for p < k
+    return np.bincount(
+        rows[keep], weights=values[keep] * step[position[keep]], minlength=top.n_rows
+    )
+
+
+def _precision_at_k(top: _TopK, k: int) -> float:
+    return float(np.mean(top.gain(k, "precision") / k))
+
+
+def _ndcg_at_k(top: _TopK, k: int) -> float:
+    keep = top.n_relevant > 0
+    if not keep.any():
+        return float("nan")
+    return float(np.mean(top.gain(k, "dcg")[keep] / _ideal_dcg(top.n_relevant[keep], k)))
+
+
+def _psprecision_at_k(top: _TopK, k: int, weights: np.ndarray) -> float:
+    total = _best_top_k_gain(top, k, "precision", weights).sum()
+    if total <= 0:
+        return float("nan")
+    return float(top.gain(k, "precision", weights).sum() / total)
+
+
+def _psndcg_at_k(top: _TopK, k: int, weights: np.ndarray) -> float:
+    keep = top.n_relevant > 0
+    if not keep.any():
+        return float("nan")
+    ideal = _ideal_dcg(top.n_relevant[keep], k)
+    gain = top.gain(k, "dcg", weights)[keep] / ideal
+    best = _best_top_k_gain(top, k, "dcg", weights)[keep] / ideal
+    return float(gain.sum() / best.sum())
+
+
+def _ideal_dcg(n_relevant: np.ndarray, k: int) -> np.ndarray:
+    """IDCG@k of unit gains: Σ_{p < min(k, |y_i|)} 1 / log2(p + 2)."""
+    cumulative = _discounts(k, "dcg")
+    return cumulative[np.minimum(n_relevant, k)]
+
+
+def _propensity_weights(Y_true: np.ndarray, inverse_propensities, Y_train) -> np.ndarray:
+    if inverse_propensities is not None:
+        weights = np.asarray(inverse_propensities, dtype=np.float64).ravel()
+        if weights.shape != (Y_true.shape[1],) or not np.all(np.isfinite(weights)):
+            raise ValueError(
+                f"inverse_propensities must hold {Y_true.shape[1]} finite values, one per label; "
+                f"got shape {weights.shape}."
+            )
+        return weights
+    reference = Y_true if Y_train is None else check_label_matrix(Y_train, name="Y_train")
+    if reference.shape[1] != Y_true.shape[1]:
+        raise ValueError(
+            f"Y_train has {reference.shape[1]} label columns but Y_true has {Y_true.shape[1]}."
+        )
+    return inverse_propensity(reference)
+
+
+def precision_at_k(Y_true, Y_score, *, k: int = 1) -> float:
+    """Precision@k: the mean share of relevant labels among each instance's k top-scored ones.
+
+    ``P@k = 1/N Σ_i 1/k Σ_{l ∈ rank_k(s_i)} y_il`` (Jain et al., KDD 2016, §3; the measure of
+    the extreme classification repository). Higher is better.
+
+    Conventions: every instance counts, one with no relevant label scores 0 (as in pyxclib and
+    napkinXC); with k > L the top k is all L labels and the sum is still divided by k. Tied
+    scores at the k-th position are broken uniformly at random *in expectation* (each tied
+    label counts with the probability it lands in the top k), so the result does not depend
+    on the label order; without ties this is the plain top-k count.
+
+    Parameters
+    ----------
+    Y_true : array-like of shape (N, L)
+        0/1 truth.
+    Y_score : array-like of shape (N, L)
+        Real-valued scores, higher = more relevant (``decision_function(X)``).
+    k : int, default=1
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.metrics import precision_at_k
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, 0.1]])
+    >>> precision_at_k(Y_true, Y_score, k=1), precision_at_k(Y_true, Y_score, k=2)
+    (0.5, 0.75)
+    """
+    k = _check_k(k)
+    Y_true, Y_score = _check_scores(Y_true, Y_score)
+    return _precision_at_k(_TopK(Y_true, Y_score), k)
+
+
+def ndcg_at_k(Y_true, Y_score, *, k: int = 3) -> float:
+    """nDCG@k: discounted gain of the top k over the best possible, averaged over instances.
+
+    ``DCG@k_i = Σ_{l ∈ rank_k(s_i)} y_il / log2(rank(l) + 1)`` and
+    ``nDCG@k_i = DCG@k_i / Σ_{r=1}^{min(k, |y_i|)} 1 / log2(r + 1)`` (Jain et al., KDD 2016,
+    §3). Higher is better; 1 when every instance's relevant labels fill its top ranks.
+
+    Conventions: instances with no relevant label are excluded (0 / 0; pyxclib and napkinXC
+    count them as 0); ``nan`` if none is left. Ties as :func:`precision_at_k`: expected gain
+    under a uniformly random tie-break.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.metrics import ndcg_at_k
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, 0.1]])
+    >>> round(ndcg_at_k(Y_true, Y_score, k=2), 4)  # row 1: 1; row 2: (1/log2 3) / 1
+    0.8155
+    """
+    k = _check_k(k)
+    Y_true, Y_score = _check_scores(Y_true, Y_score)
+    return _ndcg_at_k(_TopK(Y_true, Y_score), k)
+
+
+def psprecision_at_k(
+    Y_true, Y_score, *, k: int = 1, inverse_propensities=None, Y_train=None
+) -> float:
+    """Propensity-scored precision@k, normalised by the best achievable value.
+
+    Jain et al. (KDD 2016, §3.1) weight each relevant label in the top k by its inverse
+    propensity q_l (:func:`inverse_propensity`): ``PSP@k_i = 1/k Σ_{l ∈ rank_k(s_i)} y_il q_l``,
+    an unbiased estimate of precision when rare labels go missing from the truth more often.
+    As the paper's tables and pyxclib/napkinXC (``normalize=True``) report it, the sum over
+    instances is divided by the sum of the best achievable values (each instance's top
+    min(k, |y_i|) weights among its relevant labels, over k):
+    ``PSP@k = Σ_i PSP@k_i / Σ_i best_i``, in [0, 1]. Higher is better; it rises when the rare
+    labels are the ones ranked right.
+
+    Conventions: ties as :func:`precision_at_k`; ``nan`` when no instance has a relevant label.
+
+    Parameters
+    ----------
+    Y_true, Y_score : array-like of shape (N, L)
+    k : int, default=1
+    inverse_propensities : array-like of shape (L,), optional
+        Default :func:`inverse_propensity` of ``Y_train`` (or of ``Y_true`` without it).
+    Y_train : array-like of shape (n_train, L), optional
+        The training labels the propensities are estimated on, as in the paper.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.metrics import psprecision_at_k
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, 0.1]])
+    >>> q = np.array([1.0, 2.0, 4.0])
+    >>> psprecision_at_k(Y_true, Y_score, k=1, inverse_propensities=q)  # 1 / (4 + 2)
+    0.16666666666666666
+    """
+    k = _check_k(k)
+    Y_true, Y_score = _check_scores(Y_true, Y_score)
+    weights = _propensity_weights(Y_true, inverse_propensities, Y_train)
+    return _psprecision_at_k(_TopK(Y_true, Y_score), k, weights)
+
+
+def psndcg_at_k(Y_true, Y_score, *, k: int = 3, inverse_propensities=None, Y_train=None) -> float:
+    """Propensity-scored nDCG@k, normalised by the best achievable value.
+
+    ``PSDCG@k_i = Σ_{l ∈ rank_k(s_i)} y_il q_l / log2(rank(l) + 1)`` (Jain et al., KDD 2016,
+    §3.1), divided per instance by the unit-gain ideal DCG of :func:`ndcg_at_k`; then, as for
+    :func:`psprecision_at_k`, the sum over instances is divided by the same sum for the best
+    ranking (each instance's relevant labels by decreasing q_l): the formulation of napkinXC's
+    ``psndcg_at_k(normalize=True)``. pyxclib leaves out the per-instance ideal DCG; the two
+    agree when every instance has at least k relevant labels. Higher is better, in [0, 1].
+
+    Conventions: instances with no relevant label contribute nothing (0 to both sums); ``nan``
+    when no instance has one. Ties as :func:`precision_at_k`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.metrics import psndcg_at_k
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, 0.1]])
+    >>> q = np.array([1.0, 2.0, 4.0])
+    >>> round(psndcg_at_k(Y_true, Y_score, k=1, inverse_propensities=q), 4)  # 1 / (4 + 2)
+    0.1667
+    """
+    k = _check_k(k)
+    Y_true, Y_score = _check_scores(Y_true, Y_score)
+    weights = _propensity_weights(Y_true, inverse_propensities, Y_train)
+    return _psndcg_at_k(_TopK(Y_true, Y_score), k, weights)
+
+
+#: The top-k keys :func:`evaluate` adds with scores: name -> (function, k). Propensities are
+#: estimated on the training labels when given (``Y_train``), else on the truth.
+AT_K_METRICS: dict[str, tuple[Any, int]] = {
+    "precision_at_1": (precision_at_k, 1),
+    "precision_at_3": (precision_at_k, 3),
+    "ndcg_at_3": (ndcg_at_k, 3),
+    "psprecision_at_1": (psprecision_at_k, 1),
+    "psprecision_at_3": (psprecision_at_k, 3),
+    "psndcg_at_3": (psndcg_at_k, 3),
+}
+# the same measures from one shared _TopK (evaluate sorts the scores once for all six)
+_AT_K_FROM_RANKS = {
+    precision_at_k: lambda top, k, weights: _precision_at_k(top, k),
+    ndcg_at_k: lambda top, k, weights: _ndcg_at_k(top, k),
+    psprecision_at_k: _psprecision_at_k,
+    psndcg_at_k: _psndcg_at_k,
+}
+
+
 def macro_auc(Y_true, Y_score) -> float:
     """Mean over labels of the area under the ROC curve of that label's scores.
 
@@ -830,11 +1180,12 @@ class Evaluator:
         0/1 truth.
     zero_division : {0, 1, nan}, default=0
         As in :func:`evaluate`.
-    tail_threshold : float in (0, 1], optional
+    tail_threshold : float in (0, 1] or "adaptive", optional
         As in :func:`evaluate`: adds the tail metrics (:func:`tail_head_scores`).
     Y_train : array-like of shape (n_train, n_labels), optional
-        Training labels that define the tail (default ``Y_true``); only with
-        ``tail_threshold``.
+        Training labels that define the tail (with ``tail_threshold``) and on which the
+        inverse propensities of the propensity-scored measures are estimated (default
+        ``Y_true``).
 
     Attributes
     ----------
@@ -870,6 +1221,8 @@ class Evaluator:
         if checked.shape[0] == 0:
             raise ValueError("Y_true has no rows: there is nothing to evaluate.")
         self._Y_true_checked = checked
+        self._Y_train = Y_train
+        self._inverse_propensities: np.ndarray | None = None
         self.Y_true = checked.astype(bool)
         self.positives = np.count_nonzero(self.Y_true, axis=0)
         self.set_sizes = np.count_nonzero(self.Y_true, axis=1)
@@ -884,7 +1237,7 @@ class Evaluator:
                         f"{checked.shape[1]}; give the training labels of the same problem."
                     )
             self.is_tail = np.zeros(checked.shape[1], dtype=bool)
-            self.is_tail[tail_labels(reference, tail_threshold)] = True
+            self.is_tail[tail_labels(reference, _fixed_or_none(tail_threshold))] = True
 
     def _check_prediction(self, Y_pred) -> np.ndarray:
         """Y_pred as a bool matrix of the truth's shape; 0/1 checked without a float copy."""
@@ -985,6 +1338,11 @@ class Evaluator:
             )
             results["average_precision"] = float(np.mean(precision_sums / sizes))
         results["macro_auc"] = macro_auc(truth, scores)
+        if self._inverse_propensities is None:  # once per truth: it checks Y_train
+            self._inverse_propensities = _propensity_weights(truth, None, self._Y_train)
+        top = _TopK(truth, scores)
+        for name, (function, k) in AT_K_METRICS.items():
+            results[name] = _AT_K_FROM_RANKS[function](top, k, self._inverse_propensities)
         return results
 
     def _per_label_f1(self, tp: np.ndarray, predicted: np.ndarray) -> np.ndarray:
@@ -1013,16 +1371,21 @@ def evaluate(
     Y_score : array-like of shape (n_samples, n_labels), optional
         Real-valued scores (higher = more relevant), e.g. ``decision_function(X)``. When given,
         the ranking metrics (one_error, coverage, ranking_loss, average_precision, macro_auc)
-        are added.
+        and the top-k ones of :data:`AT_K_METRICS` (P@1, P@3, nDCG@3, PSP@1, PSP@3,
+        PSnDCG@3) are added. Without scores they are absent (a hard 0/1 prediction has no
+        ranking: its ties would decide every top k).
     zero_division : {0, 1, nan}, default=0
         Macro F1's value for a label never present and never predicted (see
         :func:`per_label_f1`); also used by the tail and head macro F1.
-    tail_threshold : float in (0, 1], optional
-        When given, add ``tail_macro_f1``, ``head_macro_f1`` and ``tail_recall``
-        (:func:`tail_head_scores`).
+    tail_threshold : float in (0, 1] or "adaptive", optional
+        When given (a fixed share of the instances, or ``"adaptive"``, the rule of
+        :func:`mlviz.stats.tail_cutoff` on the training labels), add ``tail_macro_f1``,
+        ``head_macro_f1`` and ``tail_recall`` (:func:`tail_head_scores`).
     Y_train : array-like of shape (n_train, n_labels), optional
-        Training labels whose frequencies define the tail (default ``Y_true``); only used with
-        ``tail_threshold``.
+        Training labels whose frequencies define the tail (with ``tail_threshold``) and give
+        the inverse propensities of ``psprecision_at_k`` / ``psndcg_at_k``
+        (:func:`inverse_propensity`, as Jain et al. estimate them on the training set);
+        default ``Y_true``.
 
     Returns
     -------

@@ -30,6 +30,7 @@ __all__ = [
     "cooccurrence",
     "distinct_labelsets",
     "hypercube_sparsity_log10",
+    "DEFAULT_TAIL_SHARE",
     "is_tail",
     "label_cardinality",
     "label_density",
@@ -42,7 +43,9 @@ __all__ = [
     "summary",
     "summary_table",
     "tail_head_f1",
+    "tail_cutoff",
     "tail_labels",
+    "tail_rule_description",
     "unique_rows",
     "unseen_labelset_share",
     "votes_needed",
@@ -194,21 +197,98 @@ def label_frequencies(Y, *, relative: bool = False) -> np.ndarray:
     return counts / Y.shape[0] if relative else counts
 
 
-def is_tail(frequencies, threshold: float) -> np.ndarray:
-    """Whether each label is a tail label: relative frequency strictly below ``threshold``.
+#: The adaptive tail rule's default share of label occurrences (see :func:`tail_cutoff`).
+DEFAULT_TAIL_SHARE = 0.05
 
-    This is the one place mlviz compares a frequency with the tail threshold;
-    :func:`tail_labels`, the per-label tables, the figures and the app all ask it, so that a
-    label exactly at the threshold is a head label everywhere.
+
+def tail_cutoff(frequencies, share: float = DEFAULT_TAIL_SHARE) -> float:
+    """The frequency below which a label is a tail label under the adaptive rule.
+
+    **The adaptive rule**: the tail is the largest set of the rarest labels that together
+    hold at most ``share`` of all label occurrences (``Σ_l N_l``, the number of ones in Y).
+    Labels with equal frequencies are never split: a tie group that would take the tail past
+    ``share`` stays in the head, so the rule is a frequency cut-off and
+    ``is_tail(frequencies, tail_cutoff(frequencies))`` is that set.
+
+    Why this rule and why 5 %: a fixed share of the *instances* (e.g. 5 %) calls almost every
+    label tail on data with many labels and few per instance (156 of bibtex's 159 labels, 38
+    of medical's 45) and none on data with few, frequent labels, so it diagnoses nothing.
+    The share of *occurrences* adapts to the data set and means one thing everywhere: a model
+    that never predicts any tail label loses at most ``share`` of micro-averaged recall, so
+    micro-averaged and instance-averaged metrics barely see these labels, which is what makes
+    them the tail. With 5 % it gives a minority of the labels on every shared MULAN set and
+    every sample (``tests/test_stats.py`` counts them: e.g. medical 22 of 45, enron 23 of 53,
+    genbase 11 of 27, tmc2007-500 5 of 22, yeast 3 of 14, planted 6 of 22; none on emotions,
+    scene and cube, whose labels are all frequent); 10 % already makes a majority tail on
+    medical (28 of 45) and enron (32 of 53). A frequency quantile (e.g. the rarest quarter)
+    was not chosen: it names a fixed share of labels tail on every data set, balanced or not.
+
+    Parameters
+    ----------
+    frequencies : array-like of float, shape (L,)
+        Label frequencies, relative (``label_frequencies(Y, relative=True)``) or counts: the
+        rule depends only on their proportions.
+    share : float in (0, 1), default=DEFAULT_TAIL_SHARE (0.05)
+        The share of all label occurrences the tail may hold.
+
+    Returns
+    -------
+    float
+        The frequency of the rarest head label (in the units of ``frequencies``): a label is
+        tail when its frequency is strictly below it. ``inf`` when every label is tail (no
+        label occurs at all); the smallest frequency when no label is (the rarest tie group
+        alone holds more than ``share``).
+
+    Examples
+    --------
+    >>> from mlviz.stats import tail_cutoff
+    >>> # 100 occurrences: labels of 1, 1 and 3 hold 5 % together; the next (5) would pass it
+    >>> tail_cutoff([1, 1, 3, 5, 40, 50], share=0.05)
+    5.0
+    """
+    if not isinstance(share, (int, float)) or not 0.0 < float(share) < 1.0:
+        raise ValueError(
+            f"share must be a share of the label occurrences in (0, 1); got {share!r}."
+        )
+    values = np.asarray(frequencies, dtype=float).ravel()
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return math.inf
+    levels, counts = np.unique(values, return_counts=True)  # ascending tie groups
+    held = np.cumsum(levels * counts)  # occurrences held by the labels at or below each level
+    total = held[-1]
+    if total <= 0:
+        return math.inf  # nothing occurs: every label is as rare as it gets
+    # a relative tolerance, so that a share met exactly by frequencies n_l / N still counts
+    within = held <= share * total * (1.0 + 1e-12)
+    n_within = int(np.count_nonzero(within))  # the tie groups that fit (a prefix: held grows)
+    return float(levels[n_within]) if n_within < levels.size else math.inf
+
+
+def is_tail(frequencies, threshold: float | None = None, *, share: float = DEFAULT_TAIL_SHARE):
+    """Whether each label is a tail label: the one tail rule of mlviz.
+
+    Two rules, one comparison (relative frequency strictly below a cut-off), so that a label
+    exactly at the cut-off is a head label everywhere:
+
+    * **adaptive** (``threshold=None``, the default): the cut-off is
+      :func:`tail_cutoff` of ``frequencies`` itself: the rarest labels that together hold at
+      most ``share`` (default 5 %) of all label occurrences;
+    * **fixed** (``threshold`` given): relative frequency strictly below ``threshold``.
+
+    :func:`tail_labels`, the per-label tables, the figures and the app all ask it.
 
     Parameters
     ----------
     frequencies : array-like of float, shape (L,)
         Relative label frequencies (fractions of the instances), e.g.
-        ``label_frequencies(Y, relative=True)``.
-    threshold : float
-        A fraction of the instances. Not validated here (the callers that take it from a user
-        validate it, e.g. :func:`tail_labels`).
+        ``label_frequencies(Y, relative=True)``: all labels of the data set, since the
+        adaptive rule looks at their whole distribution. NaN is never tail.
+    threshold : float, optional
+        The fixed rule's cut-off, a fraction of the instances. Not validated here (the
+        callers that take it from a user validate it, e.g. :func:`tail_labels`).
+    share : float in (0, 1), default=0.05
+        The adaptive rule's share of label occurrences; ignored with a ``threshold``.
 
     Returns
     -------
@@ -219,17 +299,48 @@ def is_tail(frequencies, threshold: float) -> np.ndarray:
     >>> from mlviz.stats import is_tail
     >>> is_tail([0.01, 0.05, 0.2], threshold=0.05).tolist()  # at the threshold is not tail
     [True, False, False]
+    >>> is_tail([0.01, 0.01, 0.03, 0.05, 0.4, 0.5]).tolist()  # adaptive: 5 % of occurrences
+    [True, True, True, False, False, False]
     """
-    return np.asarray(frequencies, dtype=float) < threshold
+    frequencies = np.asarray(frequencies, dtype=float)
+    if threshold is None:
+        threshold = tail_cutoff(frequencies, share)
+    return frequencies < threshold
 
 
-def tail_labels(Y, threshold: float) -> np.ndarray:
-    """Indices of the labels whose relative frequency is strictly below ``threshold``.
+def tail_rule_description(
+    threshold: float | None = None, *, share: float = DEFAULT_TAIL_SHARE
+) -> str:
+    """One plain sentence naming the tail rule, for captions (no markdown).
+
+    Examples
+    --------
+    >>> from mlviz.stats import tail_rule_description
+    >>> tail_rule_description()
+    'adaptive tail rule: the rarest labels that together hold at most 5% of all label occurrences'
+    >>> tail_rule_description(0.05)
+    'fixed tail rule: labels on fewer than 5% of the instances'
+    """
+    if threshold is None:
+        return (
+            f"adaptive tail rule: the rarest labels that together hold at most {100 * share:.3g}% "
+            "of all label occurrences"
+        )
+    return f"fixed tail rule: labels on fewer than {100 * threshold:.3g}% of the instances"
+
+
+def tail_labels(Y, threshold: float | None = None, *, share: float = DEFAULT_TAIL_SHARE):
+    """Indices of the tail labels of ``Y`` (:func:`is_tail`), rarest first.
 
     Parameters
     ----------
-    threshold : float in (0, 1]
-        A fraction of the instances, e.g. 0.05 for labels present in fewer than 5% of them.
+    threshold : float in (0, 1], optional
+        The fixed rule: relative frequency strictly below it, e.g. 0.05 for labels present in
+        fewer than 5% of the instances. Default (None): the adaptive rule of
+        :func:`tail_cutoff`, the rarest labels holding at most ``share`` of all label
+        occurrences.
+    share : float in (0, 1), default=0.05
+        The adaptive rule's share; ignored with a ``threshold``.
 
     Returns
     -------
@@ -243,14 +354,18 @@ def tail_labels(Y, threshold: float) -> np.ndarray:
     >>> from mlviz.stats import tail_labels
     >>> tail_labels(Y, threshold=0.5).tolist()  # label 2 is on 40% of the instances
     [2]
+    >>> tail_labels(Y).tolist()  # adaptive: label 2 alone holds 2 of 8 occurrences, > 5 %
+    []
     """
-    if not isinstance(threshold, (int, float)) or not 0.0 < float(threshold) <= 1.0:
+    if threshold is not None and (
+        not isinstance(threshold, (int, float)) or not 0.0 < float(threshold) <= 1.0
+    ):
         raise ValueError(
             f"threshold must be a fraction of the instances in (0, 1]; got {threshold!r}. For a "
-            "count c over N instances pass c / N."
+            "count c over N instances pass c / N; None applies the adaptive rule."
         )
     frequencies = label_frequencies(Y, relative=True)
-    rare = np.flatnonzero(is_tail(frequencies, threshold))
+    rare = np.flatnonzero(is_tail(frequencies, threshold, share=share))
     return rare[np.argsort(frequencies[rare], kind="stable")]
 
 
@@ -349,7 +464,9 @@ def labelset_counts(Y, label_names=None) -> pd.DataFrame:
     return table.iloc[order].reset_index(drop=True)
 
 
-def summary(dataset: Dataset, *, tail_threshold: float = 0.01) -> dict[str, object]:
+def summary(
+    dataset: Dataset, *, tail_threshold: float | None = None, tail_share: float = DEFAULT_TAIL_SHARE
+) -> dict[str, object]:
     """The headline numbers of a data set, for a table or ``st.metric`` row.
 
     Returns
@@ -360,8 +477,11 @@ def summary(dataset: Dataset, *, tail_threshold: float = 0.01) -> dict[str, obje
         (:func:`hypercube_sparsity_log10`), ``max_labels`` (most labels on one instance),
         ``empty_instances`` (instances with no label), ``unique_labelsets`` (label sets seen
         on exactly one instance), ``min_label_count`` / ``max_label_count`` (rarest and most
-        frequent label), ``tail_labels`` (labels below ``tail_threshold`` relative frequency)
-        and ``tail_threshold``.
+        frequent label), ``tail_labels`` (the number of tail labels, :func:`tail_labels` with
+        ``tail_threshold``, or the adaptive rule with ``tail_share`` when it is None),
+        ``tail_threshold`` (the relative-frequency cut-off in force: the fixed one, or the one
+        the adaptive rule found, :func:`tail_cutoff`) and ``tail_rule``
+        (:func:`tail_rule_description`).
 
     Examples
     --------
@@ -390,8 +510,13 @@ def summary(dataset: Dataset, *, tail_threshold: float = 0.01) -> dict[str, obje
         "unique_labelsets": int((set_counts == 1).sum()),
         "min_label_count": int(frequencies.min()),
         "max_label_count": int(frequencies.max()),
-        "tail_labels": int(len(tail_labels(Y, tail_threshold))),
-        "tail_threshold": float(tail_threshold),
+        "tail_labels": int(len(tail_labels(Y, tail_threshold, share=tail_share))),
+        "tail_threshold": float(
+            tail_threshold
+            if tail_threshold is not None
+            else tail_cutoff(frequencies / Y.shape[0], tail_share)
+        ),
+        "tail_rule": tail_rule_description(tail_threshold, share=tail_share),
     }
 
 

@@ -215,7 +215,8 @@ percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
     st.caption(
         f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than {percent} of "
-        "the training instances; the threshold is in the sidebar's Experiment settings). CLEMS "
+        f"the training instances; {experiment.tail_rule_name()}, "
+        "set in the sidebar's Experiment settings). CLEMS "
         f"predicts only its {len(model.candidates_)} candidate label sets (the "
         + ("most frequent " if model.n_dropped_candidates_ else "")
         + f"distinct training label sets): {tail['tail_in_no_candidate']} tail labels are in "
@@ -229,7 +230,7 @@ if tail["tail"]:
 else:
     st.caption(
         f"No label is in the tail: every label is in at least {percent} of the training "
-        "instances (the threshold is in the sidebar's Experiment settings)."
+        f"instances ({experiment.tail_rule_name()}, set in the sidebar's Experiment settings)."
     )
 
 

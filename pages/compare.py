@@ -19,8 +19,18 @@ from mlviz.evaluation import (
 )
 from mlviz.figures import compare as figures
 from mlviz.methods import COST_LABELS, METHODS
-from mlviz.metrics import METRICS
+from mlviz.metrics import AT_K_METRICS, METRICS
+from mlviz.per_label import (
+    LOSS_RULE_DEFAULTS,
+    clems_unrepresented_share,
+    loss_reasons,
+    plst_unrepresented_share,
+    reason_counts,
+    unrepresented_share,
+)
 from mlviz.preprocessing import has_missing, with_feature_steps
+from mlviz.stats import is_tail, label_frequencies
+from mlviz.thresholds import PerLabelThreshold
 from pages._app import experiment, export, fitting, links, presentation, source, tables
 
 DASK_SCHEDULER_VARIABLE = "MLVIZ_DASK_SCHEDULER"
@@ -36,6 +46,10 @@ SECONDS_PER_CELL_AND_FOLD = 0.097e-6
 # issue 14's budget for a button is 30 s; the margin covers the page's own work and the
 # estimate's error (3 folds, estimated 29 s, took 33 s through AppTest at load 2)
 BUTTON_SECONDS = 25
+# Out-of-fold scores (float64, n x L per method) are kept for the per-label reasons (AUC, the
+# best threshold) up to this many cells over all methods (160 MB); above it the page keeps the
+# hard predictions only and the reasons say "no scores".
+SCORES_BUDGET_CELLS = 20_000_000
 
 ds = source.current_dataset()
 L = ds.n_labels
@@ -215,6 +229,7 @@ params = {
     "cost": cost,
     "d": d,
     "tail": tail,
+    "tail_rule": experiment.tail_rule_text(),
     "scheduler": scheduler,
 }
 if methods and estimated_seconds(len(methods), n_splits) > 10:
@@ -233,7 +248,28 @@ if methods and estimated_seconds(len(methods), n_splits) > 10:
     )
 
 
+def representation(name: str, params: dict, refit: bool):
+    """The method's unrepresented share of each label (mlviz.per_label), on all rows: what
+    its label space can express, not a prediction.
+
+    PLST and CLEMS from the labels alone (their basis / candidate sets depend on Y only);
+    CPLST and GroPLE need a fit on all rows, done only when ``refit`` (the run is within the
+    scores budget; at larger sizes it would add a fit as long as a fold's), else None and the
+    caption says so. None also for methods that represent every label (BR, PBR, ML-KNN, CS).
+    """
+    estimator = make(name, params)
+    if name == "PLST":
+        return plst_unrepresented_share(ds.Y, min(params["M"], L))
+    if name == "CLEMS":
+        model = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+        return clems_unrepresented_share(ds.Y, model.max_candidates)
+    if name in ("CPLST", "GroPLE") and refit:
+        return unrepresented_share(estimator.fit(ds.X, ds.Y), ds.Y)
+    return None
+
+
 def cross_validation(progress, **params) -> dict:
+    keep_scores = len(params["methods"]) * ds.n_samples * L <= SCORES_BUDGET_CELLS
     result = run_cross_validation(
         {m: make(m, params) for m in params["methods"]},
         cv=params["folds"],
@@ -241,20 +277,41 @@ def cross_validation(progress, **params) -> dict:
             done, total, f"{done}/{total} fits — {message}"
         ),
         tail_threshold=params["tail"],
-        return_predictions="labels",  # the per-label view shows F1 and recall, not AUC
+        # scores for the reasons' AUC and best threshold; labels only above the budget
+        return_predictions=True if keep_scores else "labels",
     )
-    per_label = None
+    per_label = reasons = None
     if result.predictions:
+        progress(0, len(result.predictions), "why each label is lost")
+        reasons = {
+            method: loss_reasons(
+                ds.Y,
+                oof.Y_pred,
+                Y_score=oof.Y_score,
+                unrepresented=representation(method, params, refit=keep_scores),
+                label_names=ds.label_names,
+            )
+            for method, oof in result.predictions.items()
+        }
         per_label = per_label_comparison(
-            result.predictions, ds.Y, label_names=ds.label_names, tail_threshold=params["tail"]
+            result.predictions,
+            ds.Y,
+            label_names=ds.label_names,
+            tail_threshold=params["tail"],
+            reasons=reasons,
         )
     # the out-of-fold predictions themselves are not kept: n × L per method
     return {
         "params": params,
         "results": result.results,
         "failures": result.failures,
+        "unscored": result.unscored,
         "per_label": per_label,
+        "reasons": reasons,
+        "scores_kept": keep_scores,
         "methods": list(result.predictions),
+        # out-of-fold F1 per label at the method's threshold (zero_division 0), from counts
+        "oof_f1": {method: table["f1"].to_numpy() for method, table in (reasons or {}).items()},
     }
 
 
@@ -278,6 +335,8 @@ run_params = outcome["params"]
 
 results, failures = outcome["results"], outcome["failures"]
 show_failures(failures, run_params["folds"])
+for reason in outcome.get("unscored", {}).values():
+    st.warning(reason)
 if results.empty:
     st.stop()
 
@@ -286,14 +345,21 @@ table.columns = [
     f"{METRICS[c].label} {METRICS[c].arrow}" if c in METRICS else c for c in table.columns
 ]
 run_tail = run_params["tail"]
+n_tail_all = (
+    int(is_tail(label_frequencies(ds.Y, relative=True), run_tail).sum())
+    if run_tail is not None
+    else 0
+)
 tail_caption = (
-    f" Tail / head macro F1: macro F1 over the labels carried by fewer / at least "
-    f"{run_tail:.1%} of each fold's training instances (the sidebar's tail threshold); tail "
-    "recall: the share of tail-label occurrences found. — : undefined in every fold (no label "
-    "on that side of the threshold)."
+    f" Tail / head macro F1: macro F1 over the tail labels and the others, the tail being the "
+    f"labels carried by fewer than {100 * run_tail:.3g}% of each fold's training instances "
+    f"({run_params['tail_rule']}; {n_tail_all} of {L} labels on all rows); tail recall: the "
+    "share of tail-label occurrences found. — : undefined in every fold (no label on that side "
+    "of the cut-off)."
     if run_tail is not None
     else " Tail threshold 0: no label counts as a tail label, so there are no tail columns."
 )
+at_k = [METRICS[m].label for m in AT_K_METRICS]
 # while presenting the table folds away, so that the chart starts on the first screen
 with st.expander("Every metric (table)") if presentation.is_on() else st.container():
     # metrics as rows, methods as columns: a dozen metrics side by side would not fit the page
@@ -301,6 +367,12 @@ with st.expander("Every metric (table)") if presentation.is_on() else st.contain
     st.caption(
         "Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better."
         + tail_caption
+        + f" {', '.join(at_k)}: precision and nDCG of each instance's top-scored labels and "
+        "their propensity-scored versions (Jain, Prabhu & Varma, KDD 2016), which weigh a hit "
+        "on a label by its inverse propensity 1 + C (N_l + 1.5)^-0.55 estimated on each fold's "
+        "training labels, so finding rare labels counts more; PSP and PSnDCG are divided by the "
+        "best achievable value (1 = every instance's rarest relevant labels ranked first). Tied "
+        "scores count in expectation over a random tie-break."
     )
 export.chart(figures.metric_bars(aggregate(results)), key="compare_bars")
 export.csv_button("Download fold results (CSV)", results, name=(ds.name, "cv_results"))
@@ -323,6 +395,55 @@ else:
         figures.per_label_figure(per_label, shown_methods, metric=metric, tail_threshold=run_tail),
         key="compare_per_label",
     )
+    reasons = outcome["reasons"]
+    tail_rows = (
+        np.flatnonzero(is_tail(label_frequencies(ds.Y, relative=True), run_tail))
+        if run_tail is not None
+        else np.arange(L)
+    )
+    what = f"{len(tail_rows)} tail labels" if run_tail is not None else f"{L} labels"
+    if len(tail_rows):
+        export.chart(
+            figures.loss_reasons_figure(reasons, tail_rows if run_tail is not None else None),
+            key="compare_loss_reasons",
+        )
+        counted = {m: reason_counts(reasons[m], tail_rows) for m in shown_methods}
+        lines = "; ".join(
+            f"{m}: " + ", ".join(f"{n} {reason}" for reason, n in counts.items())
+            for m, counts in counted.items()
+        )
+        rule = LOSS_RULE_DEFAULTS
+        unmeasured = (
+            []
+            if outcome.get("scores_kept", True)
+            else [m for m in shown_methods if m in ("CPLST", "GroPLE")]
+        )
+        st.caption(
+            f"Why each of the {what} is lost, per method, from the out-of-fold predictions: "
+            f"{lines}. Rules, in order: kept = out-of-fold F1 ≥ {rule['f1_kept']:g} at the "
+            "method's own threshold; not represented = the method's label space leaves ≥ "
+            f"{rule['unrepresented_min']:.0%} of the label out (PLST/CPLST: unrepresented share "
+            "at M; CLEMS: in no kept candidate set; GroPLE: its V^k column is zero; on all "
+            "rows"
+            + (
+                f", not measured for {' and '.join(unmeasured)} at this size (a refit on all rows)"
+                if unmeasured
+                else ""
+            )
+            + f"); ranked but not predicted = out-of-fold AUC ≥ {rule['auc_ranked']:g} and F1 ≥ "
+            f"{rule['best_f1_min']:g} at the best out-of-fold threshold (the method's threshold "
+            "never fires: a per-label threshold is the fix to try); too rare to judge = fewer "
+            f"than {rule['min_support']:g} positives (the AUC is too noisy); not learnable = AUC "
+            f"≤ {rule['auc_chance']:g} (near ½); weakly ranked = lost, none of these; no scores "
+            "= lost, and the scores were not kept"
+            + (
+                f" (over {SCORES_BUDGET_CELLS:,} out-of-fold score cells at this size)."
+                if not outcome.get("scores_kept", True)
+                else "."
+            )
+        )
+    else:
+        st.caption(f"No tail label ({run_params['tail_rule']}): no loss reasons to count.")
     st.caption(
         f"Out-of-fold {metric} of every label over the whole data set: each instance is "
         f"predicted by the model of the fold that did not train on it ({run_params['folds']} "
@@ -349,6 +470,97 @@ else:
         "predicted or never present (zero_division = 0)."
     )
     export.csv_button("Download per-label table (CSV)", per_label, name=(ds.name, "per_label"))
+
+INNER_FOLDS = 3  # PerLabelThreshold's inner folds: each outer fold fits 1 + 3 models
+
+
+def threshold_fix(progress, **params) -> dict:
+    """Out-of-fold per-label F1 of every method wrapped in PerLabelThreshold, same folds."""
+    result = run_cross_validation(
+        {
+            m: PerLabelThreshold(make(m, params), cv=INNER_FOLDS, random_state=0)
+            for m in params["fix"]
+        },
+        cv=params["folds"],
+        metrics=["macro_f1"] + (["tail_macro_f1"] if params["tail"] is not None else []),
+        progress=lambda done, total, message: progress(
+            done, total, f"{done}/{total} fits — {message}"
+        ),
+        tail_threshold=params["tail"],
+        return_predictions="labels",
+    )
+    return {
+        "results": result.results,
+        "failures": result.failures,
+        "oof_f1": {
+            m: loss_reasons(ds.Y, oof.Y_pred)["f1"].to_numpy()
+            for m, oof in result.predictions.items()
+        },
+    }
+
+
+if per_label is not None and outcome["reasons"] is not None:
+    st.subheader("What a per-label threshold would give")
+    ranked = {
+        m: np.flatnonzero(outcome["reasons"][m]["reason"].to_numpy() == "ranked but not predicted")
+        for m in outcome["methods"]
+    }
+    fixable = [m for m in outcome["methods"] if len(np.intersect1d(ranked[m], tail_rows))]
+    st.markdown(
+        "Each method wrapped in a per-label threshold (mlviz.thresholds.PerLabelThreshold): one "
+        f"F1-optimal threshold per label, tuned on {INNER_FOLDS} inner folds of each training "
+        "part, then the same outer folds as above, so the gain is measured on instances neither "
+        f"tuning nor training saw. Costs {INNER_FOLDS + 1}× the fits of the run above."
+    )
+    if not fixable:
+        st.caption(
+            "No method has a tail label that is ranked but not predicted: a per-label threshold "
+            "is not the fix for this data set's tail."
+        )
+    else:
+        fix = fitting.compute(
+            threshold_fix,
+            {**run_params, "fix": tuple(fixable)},
+            on="button",
+            key="compare_threshold_fix",
+            label="Try per-label thresholds",
+            progress=True,
+            uses_split=False,
+            first_fit_automatic=False,
+        )
+        if fix is not None:
+            show_failures(fix["failures"], run_params["folds"], where=" with tuned thresholds")
+            rows = []
+            kept = LOSS_RULE_DEFAULTS["f1_kept"]
+            for m, tuned in fix["oof_f1"].items():
+                before = outcome["oof_f1"][m]
+                targets = np.intersect1d(ranked[m], tail_rows)
+                rows.append(
+                    {
+                        "method": m,
+                        "tail labels ranked but not predicted": len(targets),
+                        f"of them now F1 ≥ {kept:g}": int((tuned[targets] >= kept).sum()),
+                        "their mean F1 before": float(before[targets].mean()),
+                        "their mean F1 after": float(tuned[targets].mean()),
+                        "macro F1 before": float(before.mean()),
+                        "macro F1 after": float(tuned.mean()),
+                    }
+                )
+            fixed = pd.DataFrame(rows)
+            tables.fitted_table(fixed, hide_index=True)
+            st.caption(
+                "Out-of-fold F1 over the whole data set before (the method's own threshold) "
+                "and after (thresholds tuned per label on inner folds): "
+                + "; ".join(
+                    f"{r['method']}: {r[f'of them now F1 ≥ {kept:g}']} of its "
+                    f"{r['tail labels ranked but not predicted']} ranked-but-not-predicted tail "
+                    f"labels reach F1 ≥ {kept:g}, macro F1 {r['macro F1 before']:.3f} → "
+                    f"{r['macro F1 after']:.3f}"
+                    for r in rows
+                )
+                + ". Tuned thresholds can also cost precision on the head labels: the macro F1 "
+                "says whether the trade pays."
+            )
 
 st.subheader("A metric against the embedding dimension")
 s1, s2 = st.columns([3, 1])

@@ -63,8 +63,9 @@ export.chart(
 )
 st.caption(
     f"Each bar is one label's share of all {ds.n_samples:,} instances; the {n_tail} red bars "
-    f"of {ds.n_labels} fall below the tail threshold of {threshold:.1%} (set under Experiment "
-    "settings in the sidebar; the model pages apply it to the training split). Embeddings that "
+    f"of {ds.n_labels} fall below the tail cut-off of {100 * threshold:.3g}% "
+    f"({experiment.tail_rule_name()}; set under Experiment settings in the sidebar; the model "
+    "pages apply the same cut-off to the training split). Embeddings that "
     "keep the directions of largest label variance (PLST) spend little of their budget on "
     "rare labels — watch how they fare on the Compare page."
 )

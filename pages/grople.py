@@ -435,7 +435,8 @@ percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
     st.caption(
         f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than {percent} "
-        "of the training instances; the threshold is in the sidebar's Experiment settings). "
+        f"of the training instances; {experiment.tail_rule_name()}, "
+        "set in the sidebar's Experiment settings). "
         f"On the test split GroPLE never predicts {tail['tail_never_predicted']} of them, "
         f"binary relevance {tail['tail_never_predicted_baseline']}; of the "
         f"{tail['tail_with_test_positive']} tail labels with a positive test instance, GroPLE "
@@ -446,7 +447,7 @@ if tail["tail"]:
 else:
     st.caption(
         f"No label is in the tail: every label is in at least {percent} of the training "
-        "instances (the threshold is in the sidebar's Experiment settings)."
+        f"instances ({experiment.tail_rule_name()}, set in the sidebar's Experiment settings)."
     )
 export.chart(
     figures.objective_figure(model.objective_history_, model.feature_objective_history_),

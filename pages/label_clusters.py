@@ -328,8 +328,9 @@ tables.group_table(diagnostics)
 st.caption(
     "One row per group: support = instances carrying any of its labels; co-occurring pairs = "
     "share of its label pairs that occur together at least once (None for a single label); "
-    f"tail share = share of its labels on fewer than {tail:.1%} of the instances (the "
-    "sidebar's tail threshold)."
+    f"tail share = share of its labels on fewer than {100 * tail:.3g}% of the instances (the "
+    f"sidebar's {experiment.tail_rule_name()}: {int(stats.is_tail(frequencies, tail).sum())} of "
+    f"{L} labels)."
 )
 for _, row in never.iterrows():
     listed = ", ".join(str(n) for n in row["labels"][:10])

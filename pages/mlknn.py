@@ -143,7 +143,8 @@ percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
     st.caption(
         f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than {percent} of "
-        "the training instances; the threshold is in the sidebar's Experiment settings). Their "
+        f"the training instances; {experiment.tail_rule_name()}, "
+        "set in the sidebar's Experiment settings). Their "
         "prior P(H₁) is small, so the MAP rule predicts them only when many of the k = "
         f"{model.k_} neighbours carry them: ML-KNN never predicts {tail['tail_never_predicted']} "
         f"of the tail labels on the test split, and of the {tail['tail_with_test_positive']} "
@@ -152,7 +153,7 @@ if tail["tail"]:
 else:
     st.caption(
         f"No label is in the tail: every label is in at least {percent} of the training "
-        "instances (the threshold is in the sidebar's Experiment settings)."
+        f"instances ({experiment.tail_rule_name()}, set in the sidebar's Experiment settings)."
     )
 
 MAX_LABELS_SHOWN = 50  # per-label bars and columns stay readable; the rest is summarised

@@ -134,8 +134,9 @@ if label_table is not None:
     if tail["tail"]:
         st.caption(
             f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than "
-            f"{percent} of the training instances; the threshold is in the sidebar's Experiment "
-            f"settings). {shares} The principal directions follow the frequent labels; a label "
+            f"{percent} of the training instances; {experiment.tail_rule_name()}, set in the "
+            f"sidebar's Experiment settings). {shares} The principal directions follow the "
+            "frequent labels; a label "
             "they miss is decoded near its training mean and rounded to 0. PLST never predicts "
             f"{tail['tail_never_predicted']} of the tail labels on the test split; of the "
             f"{tail['tail_with_test_positive']} with a positive test instance it finds at least "
@@ -144,7 +145,7 @@ if label_table is not None:
     else:
         st.caption(
             f"No label is in the tail: every label is in at least {percent} of the training "
-            "instances (the threshold is in the sidebar's Experiment settings)."
+            f"instances ({experiment.tail_rule_name()}, set in the sidebar's Experiment settings)."
         )
 
 st.subheader("Test loss against M")

@@ -48,7 +48,7 @@ def test_compare_shows_tail_columns_and_the_out_of_fold_per_label_view(source):
     if source.startswith("mulan:"):
         mulan_path(source.split(":")[1] + ".arff")
     dataset = datasets.load_source(source)
-    at = _compare(dataset, ["BR", "PLST"], tail_threshold=0.05)
+    at = _compare(dataset, ["BR", "PLST"], tail_rule="fixed", tail_threshold=0.05)
     assert not at.error, [e.value for e in at.error]
     summary, per_label = _tables(at)  # the summary: one row per metric, one column per method
     assert {"Tail macro F1 ↑", "Head macro F1 ↑", "Tail recall (micro) ↑"} <= set(summary.index)
@@ -69,11 +69,44 @@ def test_compare_shows_tail_columns_and_the_out_of_fold_per_label_view(source):
     frequencies = dataset.Y.mean(axis=0)
     assert per_label["tail"].sum() == int((frequencies < 0.05).sum())
     chart_keys = [c.proto.id for c in at.get("plotly_chart")]
-    assert len(chart_keys) == 2  # metrics per method, per-label chart
+    assert len(chart_keys) == 3  # metrics per method, per-label chart, loss reasons
     assert sum("CSV" in b.label for b in at.get("download_button")) == 2
     # the per-label chart switches to recall without a rerun of the cross-validation
     at.radio(key="compare_label_metric").set_value("recall").run()
     assert not at.exception and not at.error
+
+
+def test_the_adaptive_tail_rule_top_k_measures_and_loss_reasons_on_compare():
+    from mlviz.per_label import LOSS_REASONS
+    from mlviz.stats import tail_labels
+
+    dataset = datasets.load_source("sample:planted")
+    at = _compare(dataset, ["BR", "PLST"])  # the sidebar's default: the adaptive rule
+    assert not at.error, [e.value for e in at.error]
+    summary, per_label = _tables(at)
+    assert {"P@1 ↑", "PSP@3 (propensity-scored) ↑", "PSnDCG@3 (propensity-scored) ↑"} <= set(
+        summary.index
+    )
+    n_tail = len(tail_labels(dataset.Y))  # the adaptive rule on all rows
+    assert per_label["tail"].sum() == n_tail
+    captions = " ".join(c.value for c in at.caption)
+    assert "adaptive tail rule" in captions
+    assert f"{n_tail} of {dataset.n_labels} labels on all rows" in captions
+
+    for method in ("BR", "PLST"):
+        reasons = per_label[f"why lost {method}"]
+        assert set(reasons) <= set(LOSS_REASONS)
+        # the caption counts each method's tail labels per reason, from the table
+        counts = reasons[per_label["tail"]].value_counts()
+        text = ", ".join(f"{n} {r}" for r in LOSS_REASONS if (n := counts.get(r, 0)))
+        assert f"{method}: {text}" in captions
+    figure = [
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if "Why each method loses" in json.loads(c.proto.spec)["layout"]["title"]["text"]
+    ]
+    assert len(figure) == 1
+    assert f"the {n_tail} tail labels" in figure[0]["layout"]["title"]["text"]
 
 
 def test_a_method_failing_in_every_fold_is_an_error_and_the_others_still_show():
@@ -93,7 +126,7 @@ def test_a_method_failing_in_every_fold_is_an_error_and_the_others_still_show():
 
 def test_tail_threshold_zero_means_no_tail_columns():
     dataset = datasets.load_source("sample:planted")
-    at = _compare(dataset, ["BR"], tail_threshold=0.0)
+    at = _compare(dataset, ["BR"], tail_rule="fixed", tail_threshold=0.0)
     assert not at.error
     summary = _tables(at)[0]
     assert "Tail macro F1 ↑" not in summary.index
@@ -236,3 +269,23 @@ def test_feature_scaling_labels_name_every_library_scaling():
     from pages._app import experiment
 
     assert tuple(experiment.FEATURE_SCALING_LABELS) == FEATURE_SCALINGS
+
+
+def test_per_label_thresholds_fix_a_planted_ranked_but_not_predicted_tail_label():
+    from test_loss_reasons import _planted
+
+    X, Y = _planted(seed=1, n=900)
+    names = ("frequent", "attenuated", "noise", "separable")
+    planted = Dataset("planted causes", X, Y.astype(np.uint8), ("x0", "x1", "x2", "x3"), names)
+    at = _compare(planted, ["BR"], folds=3, tail_rule="fixed", tail_threshold=0.1)
+    per_label = _tables(at)[1].set_index("label")
+    assert per_label.loc["attenuated", "why lost BR"] == "ranked but not predicted"
+    assert per_label.loc["noise", "why lost BR"] == "not learnable"
+    at.button(key="compare_threshold_fix_fit").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    fixed = _tables(at)[-1].set_index("method")
+    assert fixed.loc["BR", "tail labels ranked but not predicted"] == 1
+    assert fixed.loc["BR", "of them now F1 ≥ 0.5"] == 1  # out of fold, tuned on inner folds
+    assert fixed.loc["BR", "their mean F1 after"] > fixed.loc["BR", "their mean F1 before"]
+    caption = next(c.value for c in at.caption if c.value.startswith("Out-of-fold F1 over"))
+    assert "BR: 1 of its 1 ranked-but-not-predicted tail labels reach F1 ≥ 0.5" in caption

@@ -24,7 +24,7 @@ from mlviz.clems import CLEMS
 from mlviz.io import Dataset
 from mlviz.linear import PLST
 from mlviz.mlknn import MLkNN
-from mlviz.stats import tail_labels
+from mlviz.stats import label_frequencies, tail_cutoff, tail_labels
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 180
@@ -63,8 +63,15 @@ def _train_labels(dataset: Dataset) -> np.ndarray:
     return _split(dataset)[2]
 
 
-def _never_predicted_tail(model, dataset: Dataset, threshold: float = 0.05) -> int:
+def _cutoff(dataset: Dataset) -> float:
+    """The sidebar's default rule (adaptive, 5 % of label occurrences) as the frequency cut-off
+    every page applies: computed on all rows of the data set, as pages._app.experiment does."""
+    return min(tail_cutoff(label_frequencies(dataset.Y, relative=True)), 1.0)
+
+
+def _never_predicted_tail(model, dataset: Dataset, threshold: float | None = None) -> int:
     """Tail labels the model, refitted here on the pages' split, never predicts on its test."""
+    threshold = _cutoff(dataset) if threshold is None else threshold
     X_train, X_test, Y_train, _ = _split(dataset)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # constant labels on medical's split
@@ -102,9 +109,11 @@ def test_grople_tail_view(source):
     assert any(h.value.startswith("Tail labels:") for h in at.subheader)
     figure, caption = _tail_view(at, "GroPLE vs BR")
     Y_train = _train_labels(dataset)
-    n_tail = len(tail_labels(Y_train, 0.05))
+    cutoff = _cutoff(dataset)
+    n_tail = len(tail_labels(Y_train, cutoff))
     assert f"{n_tail} of {dataset.n_labels} labels are in the tail" in caption
-    assert "fewer than 5% of the training instances" in caption
+    assert f"fewer than {100 * cutoff:.3g}% of the training instances" in caption
+    assert "adaptive tail rule: the rarest labels that together hold at most 5%" in caption
     never, never_br = map(
         int,
         re.search(r"GroPLE never predicts (\d+) of them, binary relevance (\d+)", caption).groups(),
@@ -116,7 +125,8 @@ def test_grople_tail_view(source):
     assert len(shapes) == 1 and shapes[0]["x1"] == dataset.n_labels - 0.5
     assert shapes[0]["x0"] == dataset.n_labels - n_tail - 0.5
 
-    # the sidebar threshold moves the tail without a refit
+    # the sidebar's fixed rule and threshold move the tail without a refit
+    at.session_state["tail_rule"] = "fixed"
     at.session_state["tail_threshold"] = 0.2
     at.run()
     _assert_clean(at, f"{source} threshold 20%")
@@ -124,14 +134,16 @@ def test_grople_tail_view(source):
     n_tail = len(tail_labels(Y_train, 0.2))
     assert f"{n_tail} of {dataset.n_labels} labels are in the tail" in caption
     assert "fewer than 20% of the training instances" in caption
+    assert "fixed tail rule" in caption
 
 
 def _check_tail_caption(at: AppTest, title_start: str, never_text: str, never: int) -> dict:
     dataset = at.session_state["dataset"]
     assert any(h.value.startswith("Tail labels:") for h in at.subheader)
     figure, caption = _tail_view(at, title_start)
-    n_tail = len(tail_labels(_train_labels(dataset), 0.05))
+    n_tail = len(tail_labels(_train_labels(dataset), _cutoff(dataset)))
     assert f"{n_tail} of {dataset.n_labels} labels are in the tail" in caption
+    assert "adaptive tail rule" in caption
     assert never_text.format(never) in caption, caption
     shapes = [s for s in figure["layout"]["shapes"] if s["type"] == "rect"]
     assert [(s["x0"], s["x1"]) for s in shapes] == [
@@ -175,3 +187,25 @@ def test_mlknn_tail_view(source):
     dataset = at.session_state["dataset"]
     never = _never_predicted_tail(MLkNN(k=10, s=1.0), dataset)
     _check_tail_caption(at, "ML-KNN: prior", "ML-KNN never predicts {} of the tail", never)
+
+
+def test_the_sidebar_offers_the_adaptive_rule_first_and_counts_the_tail():
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
+    _assert_clean(at, "start")
+    dataset = at.session_state["dataset"]
+    rule = at.radio(key="tail_rule")
+    assert rule.value == "adaptive" and rule.options[1].startswith("fixed")
+    n_tail = len(tail_labels(dataset.Y))  # the adaptive rule on all rows
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    assert f"{n_tail} of {dataset.n_labels} labels are tail labels on the whole data set" in sidebar
+    assert "adaptive tail rule" in sidebar
+    assert not [s for s in at.slider if s.key == "tail_threshold"]  # the fixed rule's slider
+    # the Data page's chart and caption count the same labels
+    assert f"the {n_tail} red bars of {dataset.n_labels}" in " ".join(c.value for c in at.caption)
+    rule.set_value("fixed").run()
+    _assert_clean(at, "fixed rule")
+    at.slider(key="tail_threshold").set_value(0.2).run()
+    n_fixed = len(tail_labels(dataset.Y, 0.2))
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    assert f"{n_fixed} of {dataset.n_labels} labels are tail labels" in sidebar
+    assert "fixed tail rule: labels on fewer than 20% of the instances" in sidebar

@@ -35,6 +35,7 @@ LAYERS = {
     "mds": 1,
     "clems": 1,
     "sparse_recovery": 1,
+    "thresholds": 1,
     "evaluation": 2,
     "reproduce": 2,
     "sweeps": 2,

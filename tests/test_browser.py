@@ -88,7 +88,7 @@ def test_sidebar_tail_threshold_redraws_the_data_page_chart(page, server_url):
     page.locator("[data-testid='stSidebar']").get_by_text("Experiment settings").click()
     slider = (
         page.locator("[data-testid='stSidebar'] [data-testid='stSlider']")
-        .filter(has_text="Tail threshold")
+        .filter(has_text="Tail share")  # the default (adaptive) rule's slider
         .locator("input[type='range']")
     )
     slider.focus()
@@ -103,12 +103,12 @@ def test_sidebar_tail_threshold_redraws_the_data_page_chart(page, server_url):
         timeout=30_000,
     )
     after = _chart_titles(page)
-    assert after != before, "moving the tail-threshold slider did not redraw the chart"
+    assert after != before, "moving the tail-share slider did not redraw the chart"
     _assert_no_exception(page, "data page after slider move")
 
 
 PAGES = {  # url path -> whether moving its first slider must change a chart
-    "": False,  # the Data page's only slider is the sidebar's tail threshold (test above)
+    "": False,  # the Data page's only slider is the sidebar's tail share (test above)
     "lesson": False,
     "hypercube": False,
     "label_clusters": True,

@@ -32,6 +32,7 @@ from mlviz.grople import GroPLE
 from mlviz.label_clustering import LabelClustering
 from mlviz.linear import CPLST, PBR, PLST, BinaryRelevance, CompressedSensing
 from mlviz.mlknn import MLkNN, MLkNNPath
+from mlviz.thresholds import PerLabelThreshold
 
 N_LABELS = 5
 
@@ -47,6 +48,7 @@ def _estimators():
         MLkNN(k=5),
         GroPLE(n_components=4, n_groups=2, max_iter=5, feature_max_iter=20, random_state=0),
         CLEMS(max_iter=50, random_state=0),
+        PerLabelThreshold(BinaryRelevance(), cv=2, random_state=0),
     ]
 
 
@@ -149,6 +151,7 @@ def test_grid_search_with_default_scoring(estimator):
         "MLkNN": ("k", [3, 7]),
         "GroPLE": ("beta", [0.1, 1.0]),
         "CLEMS": ("cost", ["f1", "hamming"]),
+        "PerLabelThreshold": ("cv", [2, 3]),
     }.get(type(estimator).__name__, ("n_components", [1, 3]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)

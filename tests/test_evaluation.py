@@ -280,7 +280,11 @@ _IN_1_INF = "must be an int in the range [1, inf)"
             "or an object implementing 'split' and 'get_n_splits'. Got 'five'",
         ),
         (cross_validate, {"tail_threshold": 0}, "'tail_threshold' parameter of {} must be a"),
-        (cross_validate, {"tail_threshold": 0}, "float in the range (0.0, 1.0] or None. Got 0"),
+        (
+            cross_validate,
+            {"tail_threshold": 0},
+            "float in the range (0.0, 1.0], a str among",  # {'adaptive'}: braces would format
+        ),
         (cross_validate, {"on_error": "ignore"}, "'on_error' parameter of {} must be a str among"),
         (cross_validate, {"return_predictions": "scores"}, "or a str among {{'labels'}}"),
         (cross_validate, {"zero_division": 0.5}, "'zero_division' parameter of {} must be"),
@@ -622,3 +626,89 @@ def test_one_result_type_whatever_the_flags(data, flags):
         plain.results.drop(columns=["fit_time", "predict_time"]),
         result.results.drop(columns=["fit_time", "predict_time"]),
     )
+
+
+# ------------------------------------------------------------ top-k measures, unscored methods
+class _HardOnly:
+    """A multi-label classifier with predict only: no scores to rank the labels by."""
+
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, X, Y):
+        self.prior_ = (np.asarray(Y).mean(axis=0) >= 0.5).astype(int)
+        return self
+
+    def predict(self, X):
+        return np.tile(self.prior_, (X.shape[0], 1))
+
+
+def test_cross_validate_adds_top_k_measures_and_names_methods_without_scores():
+    from mlviz import PLST
+    from mlviz.metrics import AT_K_METRICS, psprecision_at_k
+    from mlviz.synthetic import make_planted
+
+    ds, _ = make_planted(n_samples=120, random_state=0)
+    result = cross_validate(
+        {"PLST": PLST(n_components=4), "hard": _HardOnly()},
+        ds.X,
+        ds.Y,
+        cv=3,
+        random_state=0,
+        return_predictions=True,
+    )
+    table = result.results
+    for name in AT_K_METRICS:
+        plst = table[(table["method"] == "PLST") & (table["metric"] == name)]["value"]
+        hard = table[(table["method"] == "hard") & (table["metric"] == name)]["value"]
+        assert len(plst) == 3 and plst.notna().all(), name
+        assert len(hard) == 3 and hard.isna().all(), name  # present, NaN: not left out
+    assert list(result.unscored) == ["hard"]
+    assert "neither decision_function nor predict_proba" in result.unscored["hard"]
+    assert "PSP@1" in result.unscored["hard"]
+    # each fold's PSP uses the propensities of that fold's training labels
+    train, test = next(iter(KFold(3, shuffle=True, random_state=0).split(ds.X)))
+    model = PLST(n_components=4).fit(ds.X[train], ds.Y[train])
+    expected = psprecision_at_k(
+        ds.Y[test], model.decision_function(ds.X[test]), k=1, Y_train=ds.Y[train]
+    )
+    got = table[(table["method"] == "PLST") & (table["metric"] == "psprecision_at_1")]
+    assert got[got["fold"] == 0]["value"].item() == pytest.approx(expected)
+
+
+def test_the_adaptive_tail_rule_in_cross_validation_uses_each_folds_training_labels():
+    from mlviz import PLST
+    from mlviz.evaluation import OutOfFoldPredictions
+    from mlviz.metrics import tail_head_scores
+    from mlviz.stats import tail_labels
+    from mlviz.synthetic import make_planted
+
+    ds, _ = make_planted(n_samples=150, random_state=0)
+    result = cross_validate(
+        {"PLST": PLST(n_components=4)},
+        ds.X,
+        ds.Y,
+        cv=3,
+        random_state=0,
+        tail_threshold="adaptive",
+        metrics=["tail_macro_f1", "tail_recall"],
+    )
+    train, test = next(iter(KFold(3, shuffle=True, random_state=0).split(ds.X)))
+    model = PLST(n_components=4).fit(ds.X[train], ds.Y[train])
+    expected = tail_head_scores(
+        ds.Y[test], model.predict(ds.X[test]), "adaptive", Y_train=ds.Y[train]
+    )
+    fold = result.results[result.results["fold"] == 0].set_index("metric")["value"]
+    assert fold["tail_macro_f1"] == pytest.approx(expected["tail_macro_f1"], nan_ok=True)
+    assert fold["tail_recall"] == pytest.approx(expected["tail_recall"], nan_ok=True)
+    # and the adaptive tail is the stats rule on the fold's training labels
+    assert len(tail_labels(ds.Y[train])) < ds.Y.shape[1] / 2
+    table = per_label_comparison(
+        {"PLST": OutOfFoldPredictions(np.zeros_like(ds.Y), None)}, ds.Y, tail_threshold="adaptive"
+    )
+    assert table["tail"].sum() == len(tail_labels(ds.Y))
+    with pytest.raises(InvalidParameterError):
+        cross_validate({"PLST": PLST(4)}, ds.X, ds.Y, cv=3, tail_threshold="median")

@@ -310,12 +310,24 @@ def test_evaluate_keys_and_values():
     everything = M.evaluate(T, P, Y_score=S)
     assert list(everything) == list(M.EVALUATE_KEYS)
     for name, value in everything.items():
-        expected = getattr(M, name)(T, S if METRIC_NEEDS_SCORES[name] else P)
+        expected = _single(name)(T, S if METRIC_NEEDS_SCORES[name] else P)
         assert value == pytest.approx(expected), name
         assert isinstance(value, float)
 
 
 METRIC_NEEDS_SCORES = {name: info.needs_scores for name, info in M.METRICS.items()}
+
+
+def _single(name, Y_train=None):
+    """The single-metric function behind an :func:`evaluate` key, as f(Y_true, Y_pred or score).
+
+    The top-k keys name a function and a k (``AT_K_METRICS``); the propensity-scored ones
+    estimate their weights on ``Y_train`` as :class:`Evaluator` does."""
+    if name not in M.AT_K_METRICS:
+        return getattr(M, name)
+    function, k = M.AT_K_METRICS[name]
+    options = {"Y_train": Y_train} if name.startswith("ps") and Y_train is not None else {}
+    return lambda T, S: function(T, S, k=k, **options)
 
 
 def test_metrics_registry_directions():
@@ -325,7 +337,7 @@ def test_metrics_registry_directions():
     for name, info in M.METRICS.items():
         assert info.name == name
         # every metric is a function, except the tail ones, which tail_head_scores returns
-        assert callable(getattr(M, name, None)) or name in M.TAIL_KEYS
+        assert callable(getattr(M, name, None)) or name in M.TAIL_KEYS + tuple(M.AT_K_METRICS)
         lower_better = name.endswith(("loss", "error", "coverage", "hard"))
         assert info.greater_is_better is not lower_better, name
         assert info.arrow == ("↑" if info.greater_is_better else "↓")
@@ -338,6 +350,14 @@ def test_metrics_registry_directions():
         best = 1.0 if M.METRICS[name].greater_is_better else 0.0
         if name == "coverage":  # best coverage is max |Y_i| - 1 on average, not 0
             best = float(np.mean(T.sum(axis=1))) - 1.0
+        if name.startswith("ps"):
+            # the 0/1 scores tie the relevant labels: in expectation the top k holds their
+            # average weight, not the largest (tests/test_metrics_at_k.py checks the best case)
+            assert 0.0 < value <= 1.0, name
+            continue
+        if name.startswith("precision_at_"):  # best P@k is min(k, |Y_i|) / k on average
+            k = M.AT_K_METRICS[name][1]
+            best = float(np.mean(np.minimum(k, T.sum(axis=1)) / k))
         assert value == pytest.approx(best), name
 
 
@@ -630,7 +650,7 @@ def test_evaluator_scores_many_predictions_like_evaluate_and_the_single_function
             if metric in M.TAIL_KEYS:
                 expected = tail[metric]
             elif M.METRICS[metric].needs_scores:
-                expected = getattr(M, metric)(T, S)
+                expected = _single(metric, Y_train)(T, S)
             else:
                 expected = getattr(M, metric)(T, predicted)
             np.testing.assert_allclose(value, expected, rtol=1e-12, atol=1e-15, err_msg=metric)
@@ -663,7 +683,7 @@ def test_evaluator_ranking_metrics_equal_the_reference_with_ties_empty_and_full_
     S[7] = 0.5  # a row tied throughout
     got = M.Evaluator(T).score(T, S)
     for metric in M.EVALUATE_KEYS[6:]:
-        expected = getattr(M, metric)(T, S)
+        expected = _single(metric)(T, S)
         np.testing.assert_allclose(got[metric], expected, rtol=1e-12, err_msg=metric)
     # the same values as the paper loops where scores are distinct
     T, _, S = _random_problem(seed)
@@ -675,7 +695,10 @@ def test_evaluator_ranking_metrics_equal_the_reference_with_ties_empty_and_full_
 def test_evaluator_ranking_metrics_when_nothing_is_defined():
     empty = M.Evaluator(np.zeros((2, 3), dtype=int)).score(np.zeros((2, 3)), np.ones((2, 3)))
     for name in M.EVALUATE_KEYS[6:]:
-        assert math.isnan(empty[name]), name
+        if name.startswith("precision_at_"):  # defined: no relevant label in the top k
+            assert empty[name] == 0.0
+        else:
+            assert math.isnan(empty[name]), name
     full = M.Evaluator(np.ones((2, 3), dtype=int)).score(np.ones((2, 3)), np.ones((2, 3)))
     assert math.isnan(full["ranking_loss"]) and math.isnan(full["macro_auc"])
     assert full["average_precision"] == 1.0 and full["coverage"] == 2.0

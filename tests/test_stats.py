@@ -307,3 +307,94 @@ def test_labels_to_show_keeps_flagged_then_highest():
     assert stats.labels_to_show(priority, np.ones(5, bool), 2).tolist() == [0, 3]
     with pytest.raises(ValueError, match="at least 1"):
         stats.labels_to_show(priority, keep, 0)
+
+
+# ------------------------------------------------------------ the adaptive tail rule (issue 25)
+def test_adaptive_tail_rule_by_hand_keeps_tie_groups_whole():
+    # 100 occurrences; cumulative shares by tie group: 1+1 = 2 %, +3 = 5 % (fits exactly),
+    # +5 = 10 % (passes 5 %): the tail is the three rarest labels, the cut-off the fourth's 5
+    counts = np.array([40, 1, 5, 3, 1, 50])
+    assert stats.tail_cutoff(counts, share=0.05) == 5.0
+    np.testing.assert_array_equal(
+        stats.is_tail(counts / 100), [False, True, False, True, True, False]
+    )
+    # a tie group that would pass the share stays out whole: two labels of 3 = 6 % > 5 %
+    np.testing.assert_array_equal(stats.is_tail([1, 3, 3, 93]), [True, False, False, False])
+    # a larger share takes more labels; 10 % takes the label of 5 too
+    assert stats.tail_cutoff(counts, share=0.1) == 40.0
+    # proportions only: counts and relative frequencies give the same set
+    np.testing.assert_array_equal(stats.is_tail(counts), stats.is_tail(counts / 7.0))
+
+
+def test_adaptive_tail_rule_edges():
+    assert stats.tail_cutoff([0, 0, 0]) == math.inf  # nothing occurs: every label is tail
+    assert stats.is_tail([0.0, 0.0]).all()
+    assert stats.tail_cutoff([10, 10, 10]) == 10.0  # one tie group over 5 %: no tail
+    assert not stats.is_tail([0.3, 0.3, 0.3]).any()
+    assert stats.is_tail([0.0, 0.2, 0.8]).tolist() == [True, False, False]  # 0 holds nothing
+    for bad in (0, 1, 1.5, "5%"):
+        with pytest.raises(ValueError, match="share"):
+            stats.tail_cutoff([1, 2], share=bad)
+
+
+def test_tail_labels_default_is_the_adaptive_rule_and_threshold_the_fixed_one():
+    rng = np.random.default_rng(3)
+    Y = (rng.random((400, 30)) < np.geomspace(0.002, 0.6, 30)).astype(np.uint8)
+    frequencies = stats.label_frequencies(Y, relative=True)
+    adaptive = stats.tail_labels(Y)
+    np.testing.assert_array_equal(np.sort(adaptive), np.flatnonzero(stats.is_tail(frequencies)))
+    counts = stats.label_frequencies(Y)
+    # the definition itself: the tail holds at most 5 % of the ones of Y, one more label > 5 %
+    assert counts[adaptive].sum() <= 0.05 * counts.sum()
+    head = np.setdiff1d(np.arange(30), adaptive)
+    assert counts[adaptive].sum() + counts[head].min() > 0.05 * counts.sum()
+    np.testing.assert_array_equal(
+        np.sort(stats.tail_labels(Y, 0.05)), np.flatnonzero(frequencies < 0.05)
+    )
+    ds = Dataset(
+        X=np.zeros((400, 1)),
+        Y=Y,
+        feature_names=["x"],
+        label_names=[str(j) for j in range(30)],
+        name="t",
+    )
+    numbers = stats.summary(ds)
+    assert numbers["tail_labels"] == len(adaptive)
+    assert numbers["tail_rule"].startswith("adaptive")
+    assert stats.is_tail(frequencies, numbers["tail_threshold"]).sum() == len(adaptive)
+
+
+def _every_data_set():
+    from mlviz import datasets
+
+    return [source.key for source in datasets.list_sources()]
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["sample:planted", "sample:cube"]
+    + [
+        f"mulan:{name}"
+        for name in (
+            "birds",
+            "emotions",
+            "enron",
+            "genbase",
+            "medical",
+            "scene",
+            "tmc2007-500",
+            "yeast",
+        )
+    ],
+)
+def test_adaptive_tail_is_a_minority_on_every_shared_and_sample_set(key):
+    from mlviz import datasets
+
+    if key not in _every_data_set():
+        pytest.skip(f"{key} not found (real MULAN data expected at {MULAN_DIR})")
+    Y = datasets.load_source(key).Y
+    L = Y.shape[1]
+    n_tail = len(stats.tail_labels(Y))
+    fixed = len(stats.tail_labels(Y, 0.05))
+    print(f"{key}: adaptive tail {n_tail} of {L} labels (fixed 5 % of instances: {fixed})")
+    assert n_tail < L / 2, f"{key}: {n_tail} of {L} labels are tail under the default rule"

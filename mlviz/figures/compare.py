@@ -20,9 +20,16 @@ from plotly.subplots import make_subplots
 from mlviz.figures._current import mark_current
 from mlviz.figures._style import WIDE_TITLE_CHARS, legible, method_color, title_height
 from mlviz.metrics import METRICS
+from mlviz.per_label import LOSS_REASONS
 from mlviz.stats import is_tail
 
-__all__ = ["metric_bars", "metric_title", "metric_vs_param_figure", "per_label_figure"]
+__all__ = [
+    "loss_reasons_figure",
+    "metric_bars",
+    "metric_title",
+    "metric_vs_param_figure",
+    "per_label_figure",
+]
 
 # A panel's value axis starts at 0 unless its values span less than this share of the
 # largest one; then it is zoomed to the values (and says so), or 0.196 and 0.204 look equal.
@@ -434,7 +441,12 @@ def per_label_figure(
                     row=1,
                     col=panel,
                 )
-            tail_note = f"; shaded: tail labels (frequency < {100 * tail_threshold:g}%)"
+            tail_note = (
+                f"; shaded: the {int(in_tail.sum())} tail labels "
+                f"(frequency < {100 * tail_threshold:.3g}%)"
+            )
+        else:
+            tail_note = f"; no tail label (none below {100 * tail_threshold:.3g}%)"
         fig.add_vline(
             x=tail_threshold, line=dict(color="#d62728", dash="dot", width=1), row=1, col=1
         )
@@ -469,4 +481,86 @@ def per_label_figure(
     # own under the title's lines, so the subtitle never touches them
     legible(fig, title_width=WIDE_TITLE_CHARS, legend=False)
     fig.update_layout(margin_t=title_height(fig.layout.title.text) + _PANEL_TITLE_BAND)
+    return fig
+
+
+# one colour per reason, the same on every figure: found labels grey-green, causes warm
+_REASON_COLORS = {
+    "no positive": "#d9d9d9",
+    "kept": "#74c476",
+    "not represented": "#d62728",
+    "no scores": "#9e9e9e",
+    "not learnable": "#7f3b08",
+    "ranked but not predicted": "#ff7f0e",
+    "too rare to judge": "#bdbdbd",
+    "weakly ranked": "#fdd0a2",
+}
+
+
+def loss_reasons_figure(
+    reasons: dict[str, pd.DataFrame], labels: Sequence[int] | np.ndarray | None = None
+) -> go.Figure:
+    """Why each method loses the chosen labels: one stacked bar of reason counts per method.
+
+    Parameters
+    ----------
+    reasons : dict of str -> pandas.DataFrame
+        Method -> :func:`mlviz.per_label.loss_reasons` (a ``reason`` column, one row per label
+        in column order).
+    labels : sequence of int, optional
+        Row positions of the labels to count (the tail labels); default every label.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One horizontal bar trace per reason of :data:`mlviz.per_label.LOSS_REASONS` that
+        occurs (``x`` the counts per method, ``y`` the methods), stacked; the title gives the
+        number of labels counted.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mlviz.figures.compare import loss_reasons_figure
+    >>> reasons = {"PLST": pd.DataFrame({"reason": ["kept", "not represented", "kept"]}),
+    ...            "BR": pd.DataFrame({"reason": ["kept", "not learnable", "kept"]})}
+    >>> fig = loss_reasons_figure(reasons, labels=[1, 2])
+    >>> [(t.name, list(t.x)) for t in fig.data]
+    [('kept', [1, 1]), ('not represented', [1, 0]), ('not learnable', [0, 1])]
+    """
+    if not reasons:
+        raise ValueError("loss_reasons_figure: no method to draw; give at least one.")
+    methods = list(reasons)
+    sizes = {len(table) for table in reasons.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"loss_reasons_figure: the methods' tables differ in length {sizes}.")
+    rows = np.arange(sizes.pop()) if labels is None else np.asarray(labels, dtype=int)
+    counts = {
+        method: table["reason"].iloc[rows].value_counts() for method, table in reasons.items()
+    }
+    fig = go.Figure()
+    for reason in LOSS_REASONS:
+        values = [int(counts[m].get(reason, 0)) for m in methods]
+        if not any(values):
+            continue
+        fig.add_trace(
+            go.Bar(
+                x=values,
+                y=methods,
+                orientation="h",
+                name=reason,
+                marker_color=_REASON_COLORS[reason],
+                hovertemplate=f"%{{y}}: %{{x}} labels {reason}<extra></extra>",
+            )
+        )
+    what = "labels" if labels is None else "tail labels"
+    fig.update_layout(
+        barmode="stack",
+        title=dict(text=f"Why each method loses the {len(rows)} {what}"),
+        xaxis=dict(title=f"{what} (of {len(rows)})", rangemode="tozero"),
+        yaxis=dict(autorange="reversed", automargin=True),
+        height=int(140 + 40 * len(methods)),
+        plot_bgcolor="white",
+        legend=dict(orientation="h", y=-0.25),
+    )
+    legible(fig)
     return fig

@@ -1,4 +1,4 @@
-"""Experiment settings (split, feature scaling, tail threshold) and the train/test split.
+"""Experiment settings (split, feature scaling, tail rule) and the train/test split.
 
 Every model page uses the sidebar's split, or says in words why the data cannot support one
 (:func:`model_split`, :func:`explain_and_stop`).
@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 import numpy as np
 import streamlit as st
 
+from mlviz import stats
 from mlviz.io import Dataset
 from pages._app import links, source
 
@@ -19,13 +20,80 @@ SPLIT_LABELS = {
     source.SPLIT_OFFICIAL: "the data set's own train/test split",
     source.SPLIT_RANDOM: "random split (test fraction, seed)",
 }
+TAIL_RULE_KEY = "tail_rule"
+TAIL_ADAPTIVE, TAIL_FIXED = "adaptive", "fixed"
+TAIL_RULE_LABELS = {
+    TAIL_ADAPTIVE: "adaptive: the rarest labels holding a share of all label occurrences",
+    TAIL_FIXED: "fixed: labels on fewer than a share of the instances",
+}
+TAIL_SHARE_KEY = "tail_share"
 TAIL_THRESHOLD_KEY = "tail_threshold"
 DEFAULT_TAIL_THRESHOLD = 0.05
 
 
+def tail_rule() -> str:
+    """The sidebar's tail rule: ``"adaptive"`` (the default) or ``"fixed"``."""
+    rule = st.session_state.get(TAIL_RULE_KEY, TAIL_ADAPTIVE)
+    return rule if rule in TAIL_RULE_LABELS else TAIL_ADAPTIVE
+
+
+def tail_share() -> float:
+    """The adaptive rule's share of label occurrences (``mlviz.stats.tail_cutoff``)."""
+    return float(st.session_state.get(TAIL_SHARE_KEY, stats.DEFAULT_TAIL_SHARE))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _adaptive_cutoff(digest: str, share: float, _ds: Dataset) -> float:
+    """The adaptive rule's frequency cut-off on the whole data set; ``digest`` is the key."""
+    del digest  # only the cache key
+    cutoff = stats.tail_cutoff(stats.label_frequencies(_ds.Y, relative=True), share)
+    # inf only when no label occurs at all: every frequency is 0, and 1.0 (a valid fixed
+    # threshold for every caller) makes exactly the same labels tail
+    return min(cutoff, 1.0)
+
+
 def tail_threshold() -> float:
-    """The sidebar's tail threshold (share of training instances) that every page uses."""
-    return float(st.session_state.get(TAIL_THRESHOLD_KEY, DEFAULT_TAIL_THRESHOLD))
+    """The relative-frequency cut-off of the sidebar's tail rule, which every page uses.
+
+    Fixed rule: the sidebar's threshold. Adaptive rule (the default):
+    ``mlviz.stats.tail_cutoff`` of the loaded data set's label frequencies (all rows), so that
+    every page, whatever rows it uses (a training split, each fold's training part), compares
+    frequencies with one cut-off through ``mlviz.stats.is_tail``.
+    """
+    if tail_rule() == TAIL_FIXED:
+        return float(st.session_state.get(TAIL_THRESHOLD_KEY, DEFAULT_TAIL_THRESHOLD))
+    ds = source.loaded_dataset()
+    return _adaptive_cutoff(source.dataset_digest(ds), tail_share(), ds)
+
+
+def tail_rule_text() -> str:
+    """The rule in force, in plain words with its cut-off, for every caption that says "tail".
+
+    No markdown: a caption renders it as is.
+    """
+    if tail_rule() == TAIL_FIXED:
+        return stats.tail_rule_description(tail_threshold())
+    return (
+        f"{stats.tail_rule_description(share=tail_share())} in the whole data set, here "
+        f"labels on fewer than {100 * tail_threshold():.3g}% of the instances"
+    )
+
+
+def tail_rule_name() -> str:
+    """The rule in force, without its cut-off (captions that state the cut-off themselves)."""
+    if tail_rule() == TAIL_FIXED:
+        return "fixed tail rule"
+    return f"{stats.tail_rule_description(share=tail_share())} in the whole data set"
+
+
+def tail_sidebar_caption(ds: Dataset) -> str:
+    """The sidebar's count: how many of the data set's labels the rule makes tail (all rows)."""
+    frequencies = stats.label_frequencies(ds.Y, relative=True)
+    n_tail = int(stats.is_tail(frequencies, tail_threshold()).sum())
+    return (
+        f"{n_tail} of {ds.n_labels} labels are tail labels on the whole data set "
+        f"({tail_rule_text()}). Pages count them on the rows they use, with the same cut-off."
+    )
 
 
 def experiment_settings() -> None:
@@ -82,19 +150,50 @@ def experiment_settings() -> None:
             help="Fitted on training rows only (in each fold on the Compare page). Unit rows "
             "suit bag-of-words features, where long documents otherwise get every label.",
         )
-        links.bound(
-            st.slider,
-            "Tail threshold (share of training instances)",
-            0.005,
-            0.5,
-            DEFAULT_TAIL_THRESHOLD,
-            0.005,
-            format="%.3f",
-            key=TAIL_THRESHOLD_KEY,
+        rule = links.bound(
+            st.radio,
+            "Tail rule",
+            list(TAIL_RULE_LABELS),
+            format_func=TAIL_RULE_LABELS.__getitem__,
+            key=TAIL_RULE_KEY,
             persist_state="session",
-            help="Labels carried by a smaller share of the training instances count as tail "
-            "labels on every page.",
+            help="Adaptive (default): the rarest labels that together hold at most the chosen "
+            "share of all label occurrences, so a model that never predicts any of them loses "
+            "at most that share of micro recall; it adapts to the data set. Fixed: labels on "
+            "fewer than a share of the instances (on data with many rare labels it can call "
+            "almost every label tail).",
         )
+        if rule == TAIL_FIXED:
+            links.bound(
+                st.slider,
+                "Tail threshold (share of training instances)",
+                0.005,
+                0.5,
+                DEFAULT_TAIL_THRESHOLD,
+                0.005,
+                format="%.3f",
+                key=TAIL_THRESHOLD_KEY,
+                persist_state="session",
+                help="Labels carried by a smaller share of the training instances count as "
+                "tail labels on every page.",
+            )
+        else:
+            links.bound(
+                st.slider,
+                "Tail share of label occurrences",
+                0.01,
+                0.2,
+                stats.DEFAULT_TAIL_SHARE,
+                0.01,
+                format="%.2f",
+                key=TAIL_SHARE_KEY,
+                persist_state="session",
+                help="The tail is the rarest labels that together hold at most this share of "
+                "all label occurrences (5% by default: a minority of the labels on every "
+                "shared data set).",
+            )
+        if loaded:
+            st.caption(tail_sidebar_caption(source.loaded_dataset()))
 
 
 @dataclass(frozen=True)

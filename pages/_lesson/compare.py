@@ -11,6 +11,7 @@ import streamlit as st
 from mlviz import stats
 from mlviz.figures import compare as compare_figures
 from mlviz.methods import METHODS
+from pages._app import experiment
 from pages._lesson import fits
 from pages._lesson.methods import LESSON_METHODS
 from pages._lesson.state import Lesson, chart, explain, formula, tail_threshold, try_this
@@ -27,7 +28,8 @@ def show(c: Lesson) -> None:
     explain(
         "Every method on the same train/test split, one row per label with the rarest at the "
         "top: its training frequency, then each method's test F1. Tail labels, below "
-        f"τ = {tau:.1%} of the training instances (the sidebar's tail threshold), are shaded. "
+        f"τ = {100 * tau:.3g}% of the training instances (the sidebar's "
+        f"{experiment.tail_rule_name()}), are shaded. "
         "Each method uses the settings of its step."
     )
     c.ensure(
