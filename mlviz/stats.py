@@ -799,13 +799,14 @@ SUMMARY_COLUMNS: dict[str, str] = {
 }
 
 
-def summary_table(dataset: Dataset, *, tail_threshold: float = 0.01) -> pd.DataFrame:
+def summary_table(dataset: Dataset, *, tail_threshold: float | None = None) -> pd.DataFrame:
     """:func:`summary` as a one-row table whose column names say what each number counts.
 
     ``summary``'s keys are short (``distinct`` and ``unique_labelsets`` read alike): here
     ``distinct_label_sets`` is the number of different label vectors among the instances
     (occupied vertices of {0,1}^L) and ``label_sets_on_one_instance_only`` how many of those
     occur on exactly one instance; :data:`SUMMARY_COLUMNS` gives every renaming.
+    ``tail_threshold`` is :func:`summary`'s (None: the adaptive tail rule).
 
     Examples
     --------
@@ -829,7 +830,7 @@ _LABEL_TABLE_DENSE = 2**24
 _LABEL_TABLE_DENSITY = 0.03  # share of 1s from which the dense product is the faster one
 
 
-def label_table(Y, label_names=None, *, tail_threshold: float) -> pd.DataFrame:
+def label_table(Y, label_names=None, *, tail_threshold: float | None = None) -> pd.DataFrame:
     """One row per label: its count, frequency, tail flag and co-occurrence degree.
 
     Parameters
@@ -837,9 +838,9 @@ def label_table(Y, label_names=None, *, tail_threshold: float) -> pd.DataFrame:
     Y : array-like (N, L) or Dataset
     label_names : sequence of str, optional
         Default: the Dataset's names, else ``"0"``, ``"1"``, ...
-    tail_threshold : float
-        The tail rule's threshold; the ``tail`` column is :func:`is_tail` of the relative
-        frequencies (the rule every other view uses).
+    tail_threshold : float or None, default=None
+        The tail rule's threshold (None: the adaptive rule); the ``tail`` column is
+        :func:`is_tail` of the relative frequencies (the rule every other view uses).
 
     Returns
     -------
