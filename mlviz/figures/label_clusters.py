@@ -787,7 +787,7 @@ def coassignment_figure(
     >>> import numpy as np
     >>> from mlviz.figures.label_clusters import coassignment_figure
     >>> fig = coassignment_figure(np.array([1.0, 0.5, np.nan]), np.array([0, 0, 1]), "abc")
-    >>> [list(t.y) for t in fig.data]
+    >>> [np.asarray(t.y).tolist() for t in fig.data]
     [[1.0, 0.5]]
     """
     coassignment = np.asarray(coassignment, dtype=float)
