@@ -255,10 +255,10 @@ with right:
         f"is after λ_{suggested} "
         f"({gap:.3f}), so the eigengap suggests K = {suggested}"
         + (
-            f"; its groups would put more than half the labels into one group, so the page "
-            f"opens at K = {current.default_k}, the largest gap without such a bucket"
+            f"; its groups would put more than half the labels into one group, so the default "
+            f"rule takes K = {current.default_k}, the largest gap without such a bucket"
             if current.default_k != suggested
-            else ", where the page opens"
+            else ", as does the default rule"
         )
         + ". A clear gap means K well-separated groups; a smooth decline means the spectrum "
         "does not settle K — use the sweep below."

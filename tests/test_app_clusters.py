@@ -169,7 +169,7 @@ def test_grople_page_every_affinity(source):
     at.run()
     _assert_clean(at, source)
     for affinity in AFFINITIES:
-        at.selectbox(key="grople_affinity").set_value(affinity).run()
+        at.selectbox(key="groups_affinity").set_value(affinity).run()
         at.button(key="grople_fit").click().run()
         _assert_clean(at, f"GroPLE {source} {affinity}")
         assert any(affinity in c.value for c in at.caption), "the caption names the affinity"

@@ -4,7 +4,9 @@ Label clusters, the Hypercube's colouring, GroPLE's stage 1 and the Lesson's gro
 read the grouping from here: two widgets with the same keys on every page (``groups_affinity``
 and ``groups_k``, kept for the session and bound to the URL), one default K by one rule
 (:meth:`mlviz.label_clustering.LabelClustering.default_n_groups`: the largest eigengap whose
-partition puts at most half the labels into one group), and one fit: spectral clustering of
+partition puts at most half the labels into one group; K opens at the rule's value for the
+paper's heat kernel, and a page offers the rule's K of another affinity with a button), and
+one fit: spectral clustering of
 the labels that occur, on **all rows** of the data set (describing the labels predicts
 nothing, so no test row is held out). A page that must group on the training split (GroPLE,
 whose stage 1 is part of the model) says so with :func:`training_note`, which shows the
@@ -34,6 +36,11 @@ MAX_K = 30
 MIN_LABELS = 3
 #: Where each page records the grouping it showed in this run: {page: (affinity, K, ids)}.
 SHOWN_KEY = "_groupings_shown"
+#: The affinity whose default K the slider opens at (the paper's heat kernel, the default
+#: affinity): the slider's default must not change with the affinity, because Streamlit gives a
+#: widget whose default changed a new identity and reads a link value equal to the default as
+#: no value, so pages and URL would disagree. Another affinity's rule K is offered by a button.
+OPENING_AFFINITY = "heat"
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,20 @@ def available() -> bool:
 
 def _default_k(spectrum: LabelClustering, k_max: int) -> int:
     return spectrum.default_n_groups(k_max)
+
+
+def _rule_k(
+    affinity: str, columns: np.ndarray, k_max: int, spectrum: LabelClustering | None
+) -> int | None:
+    """The default rule's K for ``affinity`` (cached with the spectrum it is read from)."""
+    if spectrum is None:
+        spectrum = _fit(min(MAX_K, columns.size), affinity, columns, "Label spectrum")
+        if spectrum is None:
+            return None
+    value = fitting.compute(
+        _default_k, {"spectrum": spectrum, "k_max": k_max}, label="Default K", uses_split=False
+    )
+    return None if value is None else int(value)
 
 
 def _fit(k: int, affinity: str, columns: np.ndarray, label: str) -> LabelClustering | None:
@@ -127,13 +148,13 @@ def controls(
     spectrum = _fit(min(MAX_K, L), affinity, columns, "Label spectrum")
     if spectrum is None:
         return None
-    default_k = fitting.compute(
-        _default_k,
-        {"spectrum": spectrum, "k_max": k_max},
-        label="Default K",
-        uses_split=False,
+    default_k = _rule_k(affinity, columns, k_max, spectrum)
+    opening_k = (
+        default_k
+        if affinity == OPENING_AFFINITY
+        else _rule_k(OPENING_AFFINITY, columns, k_max, None)
     )
-    if default_k is None:
+    if default_k is None or opening_k is None:
         return None
     eigengap_k = spectrum.suggest_n_groups(max_groups=k_max)
     if k_max <= 2:
@@ -146,12 +167,14 @@ def controls(
                 "Number of groups K",
                 2,
                 k_max,
-                int(default_k),
+                int(opening_k),
                 key=K_KEY,
                 persist_state="session",
-                help=f"Opens at K = {default_k}: the largest eigengap whose groups put at most "
-                f"half the labels into one group (the plain eigengap says K = {eigengap_k}). "
-                "One setting for every page.",
+                help=f"Opens at K = {opening_k}: the largest eigengap of the "
+                f"{AFFINITY_LABELS[OPENING_AFFINITY]} whose groups put at most half the labels "
+                f"into one group. For the {AFFINITY_LABELS[affinity]} that rule gives "
+                f"K = {default_k} (the plain eigengap K = {eigengap_k}). One setting for "
+                "every page.",
             )
         )
     model = _fit(k, affinity, columns, "Label clustering")
@@ -171,13 +194,19 @@ def controls(
     )
 
 
+def k_choice(k: int) -> dict:
+    """Session-state entries that set the shared K as the user's choice (apply them before
+    the slider is drawn, e.g. from a button's callback)."""
+    return {K_KEY: int(k)}
+
+
 def use_k_button(slot, k: int, text: str, *, key: str, current: int) -> None:
     """A button that sets the shared K (before the next run draws the slider)."""
     slot.button(
         text,
         key=key,
         disabled=k == current,
-        on_click=lambda: st.session_state.update({K_KEY: int(k)}),
+        on_click=lambda: st.session_state.update(k_choice(k)),
     )
 
 
@@ -199,3 +228,37 @@ def training_note(grouping: Grouping, training_groups: np.ndarray, what: str) ->
         f"grouping (adjusted Rand index {ari:.2f}; 1 = identical)."
     )
     return ari
+
+
+def settings() -> tuple[str, int] | None:
+    """The shared (affinity, K) without drawing the widgets (for a page that only uses them,
+    e.g. the Lesson's GroPLE step): the session's values, or the affinity's default K. None
+    when the data cannot be grouped or the spectrum fit failed."""
+    columns = occurring_columns()
+    if columns.size < MIN_LABELS:
+        return None
+    affinity = st.session_state.get(AFFINITY_KEY, "heat")
+    if affinity not in AFFINITY_LABELS:
+        affinity = "heat"
+    k_max = min(MAX_K, columns.size - 1)
+    k = st.session_state.get(K_KEY)
+    if isinstance(k, int | np.integer) and 2 <= k <= k_max:
+        return affinity, int(k)
+    if k_max <= 2:
+        return affinity, 2
+    opening_k = _rule_k(OPENING_AFFINITY, columns, k_max, None)
+    return None if opening_k is None else (affinity, opening_k)
+
+
+def training_agreement(training_groups: np.ndarray) -> float | None:
+    """ARI between groups found on the training rows (one id per label column of the data
+    set) and the all-rows grouping at the shared settings, over the labels that occur."""
+    shared = settings()
+    if shared is None:
+        return None
+    affinity, k = shared
+    columns = occurring_columns()
+    model = _fit(k, affinity, columns, "Label clustering")
+    if model is None:
+        return None
+    return float(adjusted_rand_score(model.labels_, np.asarray(training_groups)[columns]))
