@@ -249,3 +249,19 @@ def test_default_k_is_the_eigengap_when_it_is_balanced():
     ds = datasets.load_source("sample:planted")
     model = LabelClustering(21, affinity="cooccurrence", random_state=0).fit(ds.Y)
     assert model.default_n_groups(21) == model.suggest_n_groups(max_groups=21) == 4
+
+
+def test_resamples_use_the_iterative_solver_at_many_labels_with_the_same_subspace():
+    from mlviz.label_clustering import ITERATIVE_MIN_LABELS, _Bootstrap
+    from mlviz.synthetic import make_long_tailed
+
+    ds = make_long_tailed(
+        n_samples=3000, n_features=20, n_labels=ITERATIVE_MIN_LABELS + 20, random_state=0
+    )
+    Y = ds.Y[:, np.asarray(ds.Y.sum(axis=0)).ravel() > 0]
+    bootstrap = _Bootstrap(Y, "cooccurrence", 7, 3)
+    weights = np.random.default_rng(0).integers(0, 3, Y.shape[0]).astype(float)
+    lanczos = bootstrap.vectors(weights, 12, iterative=True)
+    lapack = bootstrap.vectors(weights, 12, iterative=False)
+    # the same leading subspace: projections of one basis onto the other keep their length
+    np.testing.assert_allclose(np.linalg.svd(lanczos.T @ lapack)[1], 1.0, atol=1e-6)
