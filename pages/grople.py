@@ -83,11 +83,8 @@ with st.container(border=True):
     c1, c2, c3 = st.columns(3)
     # the app's one label grouping (pages/_app/grouping.py): affinity and K shared with Label
     # clusters, Hypercube and the Lesson; GroPLE's stage 1 applies them to the training rows
-    shared = grouping.controls(c1, c1)
-    if shared is not None:
-        affinity, n_groups = shared.affinity, shared.k
-    else:  # fewer than 3 labels occur: one group, the paper's affinity
-        affinity, n_groups = "heat", 1
+    # (drawn in the page's order: affinity, d, then K)
+    affinity_box = c1.container()
     half_d = max(1, (L + 1) // 2)
     # above 200 labels the page opens at the paper's d = 100: an APG step of Eq. (4) costs
     # d^2 L, so d = L / 2 is too slow for a first view at ~1,000 labels (docs/GROPLE.md)
@@ -115,6 +112,11 @@ with st.container(border=True):
             f"({half_d}), to keep the first fit short: set a larger d and press **Fit GroPLE** "
             "(slower)."
         )
+    shared = grouping.controls(affinity_box, c1)
+    if shared is not None:
+        affinity, n_groups = shared.affinity, shared.k
+    else:  # fewer than 3 labels occur: one group, the paper's affinity
+        affinity, n_groups = "heat", 1
     lambda1 = links.bound(
         c2.select_slider,
         "λ1 (‖U‖² weight)",

@@ -224,10 +224,11 @@ def test_near_singletons_do_not_win_on_yeast():
 
 
 # ---------------------------------------------------------------------------- default K
-def test_default_k_does_not_put_most_labels_into_one_group_on_long_tailed_data():
+@pytest.mark.parametrize("shape", ["bibtex", "delicious"])
+def test_default_k_does_not_put_most_labels_into_one_group_on_long_tailed_data(shape):
     from mlviz.synthetic import LONG_TAILED_SHAPES, make_long_tailed
 
-    ds = make_long_tailed(**LONG_TAILED_SHAPES["bibtex"], random_state=0)
+    ds = make_long_tailed(**LONG_TAILED_SHAPES[shape], random_state=0)
     Y = ds.Y[:, np.asarray(ds.Y.sum(axis=0)).ravel() > 0]
     L = Y.shape[1]
     model = LabelClustering(30, affinity="heat", random_state=0).fit(Y)
