@@ -11,6 +11,7 @@ from mlviz.figures import label_clusters as figures
 from mlviz.figures._style import TITLE_CHARS, WIDE_TITLE_CHARS
 from mlviz.label_clustering import (
     AFFINITIES,
+    MIN_ADJUSTED_STABILITY,
     VERDICT_THRESHOLDS,
     LabelClustering,
     clustering_stability,
@@ -327,6 +328,15 @@ if sweep is not None:
         current=n_groups,
     )
     row = by_k.loc[stable_k]
+    if row["adjusted_stability"] < MIN_ADJUSTED_STABILITY:
+        st.warning(
+            f"No K is clearly more stable than on shuffled labels: the largest adjusted "
+            f"stability is {row['adjusted_stability']:.2f} (K = {stable_k}), below "
+            f"{MIN_ADJUSTED_STABILITY:g}. With the {AFFINITY_LABELS[affinity]} the groups of "
+            "this data are as reproducible when which labels occur together is left to chance, "
+            "so the sweep supports no K; the groups reflect label frequencies more than "
+            "co-occurrence."
+        )
     st.caption(
         f"Top: how reproducible the groups are when the instances are resampled "
         f"({N_RESAMPLES} bootstrap samples; mean adjusted Rand index with the full-data "

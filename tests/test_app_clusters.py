@@ -200,3 +200,14 @@ def test_a_failed_fit_after_a_data_set_change_never_shows_the_previous_model(
     assert not at.exception, [e.message for e in at.exception]
     assert any("planted failure" in e.value for e in at.error)
     assert not at.get("plotly_chart"), "a figure of the previous data set is shown"
+
+
+def test_sweep_on_medical_heat_says_no_k_beats_the_null():
+    at = _app("label_clusters.py", _load("mulan:medical")).run()
+    at.button(key="clusters_sweep_fit").click().run()
+    _assert_clean(at, "medical heat sweep")
+    assert any("No K is clearly more stable than on shuffled labels" in w.value for w in at.warning)
+    at.selectbox(key="groups_affinity").set_value("cooccurrence").run()
+    at.button(key="clusters_sweep_fit").click().run()
+    _assert_clean(at, "medical co-occurrence sweep")
+    assert not any("No K is clearly more stable" in w.value for w in at.warning)
