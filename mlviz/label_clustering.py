@@ -705,8 +705,8 @@ def group_verdict(
     pair_share: float,
     mean_jaccard: float,
     tail_share: float,
-    stability: float = float("nan"),
     *,
+    stability: float = float("nan"),
     min_pair_share: float = VERDICT_THRESHOLDS["min_pair_share"],
     min_jaccard: float = VERDICT_THRESHOLDS["min_jaccard"],
     tail_bucket_share: float = VERDICT_THRESHOLDS["tail_bucket_share"],
@@ -887,7 +887,7 @@ def group_diagnostics(
         stability = float(kept.mean()) if members.size > 1 and kept.size else float("nan")
         tail_share = float(tail[members].mean())
         verdict, reason = group_verdict(
-            int(members.size), rate, jaccard, tail_share, stability, **thresholds
+            int(members.size), rate, jaccard, tail_share, stability=stability, **thresholds
         )
         rows.append(
             {

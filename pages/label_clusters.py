@@ -388,10 +388,11 @@ flagged = diagnostics[diagnostics["verdict"].isin(["never co-occur", "tail bucke
 for _, row in flagged.head(MAX_LISTED_GROUPS).iterrows():
     listed = ", ".join(str(n) for n in row["labels"][:10])
     more = f" and {row['n_labels'] - 10} more" if row["n_labels"] > 10 else ""
+    # the reason holds numbers only; label names are user text: shown as plain text
     st.markdown(
-        f"- **Group {row['group']}** ({row['verdict']}, {row['n_labels']} labels: "
-        f"{listed}{more}): {row['reason']}."
+        f"- **Group {row['group']}** ({row['verdict']}, {row['n_labels']} labels): {row['reason']}."
     )
+    st.text(f"    {listed}{more}")
 if len(flagged) > MAX_LISTED_GROUPS:
     st.caption(f"… and {len(flagged) - MAX_LISTED_GROUPS} more such groups in the table.")
 

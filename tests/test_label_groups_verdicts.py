@@ -42,7 +42,7 @@ NAN = float("nan")
 )
 def test_each_verdict_rule(numbers, expected):
     n, share, jaccard, tail, stability = numbers
-    verdict, reason = group_verdict(n, share, jaccard, tail, stability)
+    verdict, reason = group_verdict(n, share, jaccard, tail, stability=stability)
     assert verdict == expected
     assert verdict in VERDICTS and reason
 
@@ -51,7 +51,7 @@ def test_verdict_thresholds_are_parameters():
     assert group_verdict(4, 0.9, 0.1, 0.0, min_jaccard=0.2)[0] == "weak"
     assert group_verdict(4, 0.4, 0.1, 0.0, min_pair_share=0.3)[0] == "coherent"
     assert group_verdict(4, 0.9, 0.01, 0.6, tail_bucket_share=0.7)[0] == "weak"
-    assert group_verdict(4, 0.9, 0.1, 0.0, 0.7, min_stability=0.8)[0] == "weak"
+    assert group_verdict(4, 0.9, 0.1, 0.0, stability=0.7, min_stability=0.8)[0] == "weak"
 
 
 def _verdict_labels():
