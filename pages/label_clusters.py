@@ -124,33 +124,38 @@ if truth is not None:
 
 st.markdown(f"**{AFFINITY_LABELS[affinity].capitalize()}**: {AFFINITIES[affinity]}.")
 counts = verdict_counts(diagnostics)
-cols = st.columns(4)
+cols = st.columns(5 if truth is not None else 4)
 cols[0].metric(
     "Groups found",
     model.n_groups_,
     help="k-means can return fewer groups than K when labels coincide.",
 )
 cols[1].metric(
+    "Eigengap K",
+    suggested,
+    help="Where the largest drop between consecutive eigenvalues occurs (K ≥ 2).",
+)
+cols[2].metric(
     "Default K",
     current.default_k,
-    help="The largest eigengap whose groups put at most half the labels into one group "
-    f"(the plain eigengap, K ≥ 2, says K = {suggested}).",
+    help="The largest eigengap whose groups put at most half the labels into one group.",
 )
 grouping.use_k_button(
-    cols[1],
+    cols[2],
     current.default_k,
     f"Use K = {current.default_k}",
     key="clusters_use_default",
     current=n_groups,
 )
-cols[2].metric(
-    "Coherent groups",
-    f"{counts.get('coherent', 0)} of {model.n_groups_}",
-    help="Groups whose label pairs occur together clearly enough and reproducibly (the "
-    "verdict rules are under the group table).",
+# filled once the sweep below is known (it runs on request)
+stable_slot = cols[3].empty()
+stable_slot.metric(
+    "K against the null",
+    "–",
+    help="The K most stable beyond shuffled labels: press 'Compute the K sweep' below.",
 )
 if truth is not None:
-    cols[3].metric(
+    cols[4].metric(
         "ARI vs planted groups",
         f"{adjusted_rand_score(truth, model.labels_):.3f}",
         help="Adjusted Rand index against the groups planted in this sample: 1 = exactly the "
@@ -328,7 +333,15 @@ if sweep is not None:
         current=n_groups,
     )
     row = by_k.loc[stable_k]
-    if row["adjusted_stability"] < MIN_ADJUSTED_STABILITY:
+    supported = row["adjusted_stability"] >= MIN_ADJUSTED_STABILITY
+    stable_slot.metric(
+        "K against the null",
+        stable_k if supported else "none",
+        help=f"Largest adjusted stability (data − shuffled-label null): "
+        f"{row['adjusted_stability']:.2f} at K = {stable_k}"
+        + ("." if supported else f", below {MIN_ADJUSTED_STABILITY:g}: no K is supported."),
+    )
+    if not supported:
         st.warning(
             f"No K is clearly more stable than on shuffled labels: the largest adjusted "
             f"stability is {row['adjusted_stability']:.2f} (K = {stable_k}), below "

@@ -109,7 +109,9 @@ def test_use_default_and_stable_k_buttons_set_the_shared_k():
     _assert_clean(at, "after 'use default K'")
     assert at.slider(key="groups_k").value == default == 4
     at.slider(key="groups_k").set_value(12).run()
+    assert _metric(at, "K against the null") == "–"  # no sweep yet
     at.button(key="clusters_sweep_fit").click().run()
+    assert _metric(at, "K against the null") == "4"
     at.button(key="clusters_use_stable").click().run()
     _assert_clean(at, "after 'use stable K'")
     assert at.slider(key="groups_k").value == 4  # the planted K wins against the null
@@ -207,6 +209,7 @@ def test_sweep_on_medical_heat_says_no_k_beats_the_null():
     at.button(key="clusters_sweep_fit").click().run()
     _assert_clean(at, "medical heat sweep")
     assert any("No K is clearly more stable than on shuffled labels" in w.value for w in at.warning)
+    assert _metric(at, "K against the null") == "none"
     at.selectbox(key="groups_affinity").set_value("cooccurrence").run()
     at.button(key="clusters_sweep_fit").click().run()
     _assert_clean(at, "medical co-occurrence sweep")
