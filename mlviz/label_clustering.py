@@ -727,8 +727,8 @@ def group_verdict(
 
     The defaults (:data:`VERDICT_THRESHOLDS`) are choices, not from a paper: half the pairs
     co-occurring at least once; a mean Jaccard of 0.05 (pairs share one instance in twenty
-    of those carrying either; the planted sample's real groups score 0.2-0.6, its bucket of
-    rare labels 0.005); half the labels tail; a label kept with its group mates in 60 % of
+    of those carrying either; the planted sample's real groups score 0.44-0.52, its bucket of
+    rare labels 0.006); half the labels tail; a label kept with its group mates in 60 % of
     bootstrap resamples (:func:`label_coassignment`).
 
     Returns
