@@ -1,12 +1,12 @@
-"""Label clustering time: LabelClustering.fit per affinity and the K sweep of stability.
+"""Label clustering time: LabelClustering.fit per affinity, the default K, the per-label
+bootstrap co-assignment and the K sweep of stability (with and without its null).
 
-Data: medical (978 x 45 labels, when the MULAN folder is present) and a generated
-delicious-shaped label matrix (16,105 instances x 983 labels, Zipf-like label frequencies
-from 20 % down to a few instances, about 1.6 labels per instance; seeded numpy, built here
-because ``mlviz.synthetic`` has no such generator yet). Times are medians of ``--repeats``
-runs (the sweep: one run), one BLAS thread recommended.
+Data: medical (978 x 45 labels, when the MULAN folder is present) and label matrices shaped
+like bibtex (7,395 x 159) and delicious (16,105 x 983) from
+:func:`mlviz.synthetic.make_long_tailed` (seed 0). Times are medians of ``--repeats`` runs
+(the sweeps and the co-assignment: one run), one BLAS thread recommended.
 
-Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/bench_label_clustering.py``
+Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/bench_label_clustering.py [--skip-delicious]``
 """
 
 from __future__ import annotations
@@ -17,28 +17,32 @@ import time
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE.parent), str(_HERE)]
 
 from _common import machine_description, median_time, mulan_dir  # noqa: E402
 
-from mlviz.label_clustering import LabelClustering, clustering_stability  # noqa: E402
+from mlviz.label_clustering import (  # noqa: E402
+    LabelClustering,
+    clustering_stability,
+    label_coassignment,
+)
+from mlviz.synthetic import LONG_TAILED_SHAPES, make_long_tailed  # noqa: E402
 
 AFFINITIES = ("heat", "cooccurrence", "correlation")
 
 
-def delicious_shaped(n_samples: int = 16_105, n_labels: int = 983, seed: int = 0) -> sp.csr_matrix:
-    rng = np.random.default_rng(seed)
-    frequency = np.clip(0.2 / np.arange(1, n_labels + 1) ** 0.9, 3 / n_samples, None)
-    rows, cols = np.nonzero(rng.random((n_samples, n_labels)) < frequency)
-    return sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n_samples, n_labels))
+def _timed(fn) -> tuple[float, object]:
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--skip-delicious", action="store_true")
     args = parser.parse_args(argv)
     sets = []
     folder = mulan_dir()
@@ -46,21 +50,51 @@ def main(argv=None) -> None:
         from mlviz.io import load_arff
 
         sets.append(("medical", load_arff(folder / "medical.arff").Y))
-    sets.append(("delicious-shaped 16,105 x 983", delicious_shaped()))
+    sets.append(
+        ("bibtex-shaped", make_long_tailed(**LONG_TAILED_SHAPES["bibtex"], random_state=0).Y)
+    )
+    if not args.skip_delicious:
+        sets.append(("delicious-shaped", make_long_tailed(random_state=0).Y))
     print(machine_description(), "\n")
-    print("| labels | affinity | fit K = 10 (s) | stability sweep K = 2..30, 10 resamples (s) |")
-    print("|---|---|---|---|")
+    print(
+        "| data | labels | affinity | fit K = 30 (s) | default K (s) | co-assignment at "
+        "default K, 10 resamples (s) | sweep K = 2..30, 10 resamples, no null (s) | the same "
+        "with its null (s) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for name, Y in sets:
-        ks = range(2, min(30, Y.shape[1]) + 1)
+        Y = Y[:, np.asarray(Y.sum(axis=0)).ravel() > 0]
         for affinity in AFFINITIES:
-            fit = median_time(
-                lambda: LabelClustering(10, affinity=affinity, random_state=0).fit(Y),  # noqa: B023
-                args.repeats,
+            print(_row(name, Y, affinity, args.repeats), flush=True)
+
+
+def _row(name: str, Y, affinity: str, repeats: int) -> str:
+    L = Y.shape[1]
+    k_max = min(30, L - 1)
+    ks = list(range(2, k_max + 1))
+
+    def spectrum():
+        return LabelClustering(min(30, L), affinity=affinity, random_state=0).fit(Y)
+
+    fit = median_time(spectrum, repeats)
+    model = spectrum()
+    rule, k = _timed(lambda: model.default_n_groups(k_max))
+    groups = LabelClustering(k, affinity=affinity, random_state=0).fit(Y).labels_
+    together, _ = _timed(
+        lambda: label_coassignment(Y, groups, affinity=affinity, n_resamples=10, random_state=0)
+    )
+    sweeps = [
+        _timed(
+            lambda n_null=n_null: clustering_stability(
+                Y, ks, affinity=affinity, n_resamples=10, n_null=n_null, random_state=0
             )
-            start = time.perf_counter()
-            clustering_stability(Y, ks, affinity=affinity, n_resamples=10, random_state=0)
-            sweep = time.perf_counter() - start
-            print(f"| {name} | {affinity} | {fit:.2f} | {sweep:.1f} |", flush=True)
+        )[0]
+        for n_null in (0, 1)
+    ]
+    return (
+        f"| {name} | {L} | {affinity} | {fit:.2f} | {rule:.2f} (K = {k}) | {together:.2f} | "
+        f"{sweeps[0]:.1f} | {sweeps[1]:.1f} |"
+    )
 
 
 if __name__ == "__main__":

@@ -12,8 +12,13 @@ from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS
 from mlviz.grople import lambda1_max, lambda2_max
-from mlviz.label_clustering import AFFINITIES, LabelClustering, group_diagnostics
-from mlviz.methods import AFFINITY_LABELS, METHODS
+from mlviz.label_clustering import (
+    AFFINITIES,
+    LabelClustering,
+    group_diagnostics,
+    verdict_counts,
+)
+from mlviz.methods import METHODS
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import grople_label_table, tail_summary
 from mlviz.reproduce import (
@@ -23,7 +28,16 @@ from mlviz.reproduce import (
     grople_figure1,
     grople_figure1_unsupported,
 )
-from pages._app import experiment, export, fitting, links, presentation, source, tables
+from pages._app import (
+    experiment,
+    export,
+    fitting,
+    grouping,
+    links,
+    presentation,
+    source,
+    tables,
+)
 
 GROPLE = METHODS["GroPLE"]
 
@@ -79,7 +93,6 @@ POSITIVE_GRID = LOG_GRID[1:]  # λ1 > 0 keeps V Vᵀ + λ1 I invertible (Eq. A.2
 # ends at 100, from where the fits of yeast and medical no longer change (measured)
 LAMBDA1_GRID = POSITIVE_GRID + [10.0**e for e in range(3, 9)]
 WIDE_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3, 1e4]
-k_max = L + 2 if L <= 28 else 30
 PAPER_D = 100  # the paper's latent dimension for every data set (Table 2)
 # The page opens at λ1 = 1, λ2 = 10 rather than the paper's 0.001 and 1: measured on the
 # planted sample (d = 11, K = 5) the paper's pair leaves every group on every row (11 of 11),
@@ -88,25 +101,10 @@ PAPER_D = 100  # the paper's latent dimension for every data set (Table 2)
 PAGE_LAMBDA1, PAGE_LAMBDA2 = 1.0, 10.0
 with st.container(border=True):
     c1, c2, c3 = st.columns(3)
-    affinity = links.bound(
-        c1.selectbox,
-        "Label affinity of the groups",
-        list(AFFINITY_LABELS),
-        format_func=AFFINITY_LABELS.__getitem__,
-        key="grople_affinity",
-        persist_state="session",
-        help="How stage 1 compares labels before grouping them (the Label clusters page shows "
-        "the groups each choice gives). The paper uses the heat kernel.",
-    )
-    suggested = L
-    if L >= 3:  # the eigengap of the training labels' spectrum, fitted at the largest K
-        spectrum = fitting.fit(
-            LabelClustering(n_groups=min(k_max, L), affinity=affinity, random_state=0),
-            label="Label spectrum",
-        )
-        suggested = (
-            spectrum.suggest_n_groups(max_groups=min(k_max, L)) if spectrum is not None else None
-        )
+    # the app's one label grouping (pages/_app/grouping.py): affinity and K shared with Label
+    # clusters, Hypercube and the Lesson; GroPLE's stage 1 applies them to the training rows
+    # (drawn in the page's order: affinity, d, then K)
+    affinity_box = c1.container()
     half_d = max(1, (L + 1) // 2)
     # above 200 labels the page opens at the paper's d = 100: an APG step of Eq. (4) costs
     # d^2 L, so d = L / 2 is too slow for a first view at ~1,000 labels (docs/GROPLE.md)
@@ -134,23 +132,11 @@ with st.container(border=True):
             f"({half_d}), to keep the first fit short: set a larger d and press **Fit GroPLE** "
             "(slower)."
         )
-    n_groups = links.bound(
-        c1.slider,
-        "Label groups K",
-        1,
-        k_max,
-        suggested or min(10, L),
-        key="grople_k",
-        persist_state="session",
-        help="Opens at the eigengap's suggestion on the training labels"
-        + (f" (K = {suggested})." if suggested else "."),
-    )
-    if suggested and suggested != n_groups:
-        c1.button(
-            f"Use suggested K = {suggested}",
-            key="grople_use_suggested",
-            on_click=lambda: st.session_state.update(grople_k=suggested),
-        )
+    shared = grouping.controls(affinity_box, c1)
+    if shared is not None:
+        affinity, n_groups = shared.affinity, shared.k
+    else:  # fewer than 3 labels occur: one group, the paper's affinity
+        affinity, n_groups = "heat", 1
     # drawn above λ2 but filled after it: λ1's range depends on the chosen λ2 (λ1_max)
     lambda1_slot = c2.container()
     # every V^k is zero from λ2_max on (first V step, Eq. A.3): the slider stops below it
@@ -281,7 +267,7 @@ if figure1_request is not None and figure1_request[0] == data_key and not figure
     if figure1 is not None:
         chosen = {
             "grople_d": figure1_request[1]["d"],
-            "grople_k": GROPLE_FIGURE1_K,
+            **grouping.k_choice(GROPLE_FIGURE1_K),
             "grople_lambda1": figure1.lambda1,
             "grople_lambda2": figure1.lambda2,
         }
@@ -386,15 +372,20 @@ st.caption(
     f"Stage 1 grouped the training labels with the {affinity_used} affinity "
     f"({AFFINITIES[affinity_used]}) into {model.n_groups_} groups; each row lists a group's "
     "labels (training split), the latent rows its V^k uses out of d, and how often its labels "
-    "co-occur. "
+    "co-occur. Verdicts on the training split: "
+    + ", ".join(f"{n} {v}" for v, n in verdict_counts(groups_used).items())
+    + "."
     + (
-        f"{len(never_used)} group(s) hold labels that never appear together on the training "
+        f" {len(never_used)} group(s) hold labels that never appear together on the training "
         "split: GroPLE shares latent rows between labels with no evidence that they belong "
         "together."
         if len(never_used)
-        else "Every group of two or more labels has a pair that co-occurs on the training split."
+        else ""
     )
 )
+if shared is not None and model.groups_.shape == (L,):
+    grouping.training_note(shared, model.groups_, "GroPLE")
+    grouping.record("grople", model.label_affinity, model.n_groups, model.groups_[shared.columns])
 absent = np.flatnonzero(~split.Y_train.astype(bool).any(axis=0))
 if absent.size:
     n_predicted = int(model.predict(split.X_test)[:, absent].any(axis=0).sum())

@@ -11,10 +11,9 @@ import streamlit as st
 
 from mlviz import hypercube
 from mlviz.figures import hypercube as figures
-from mlviz.label_clustering import LabelClustering
-from mlviz.methods import METHODS
+from mlviz.methods import AFFINITY_LABELS, METHODS
 from mlviz.stats import distinct_labelsets
-from pages._app import experiment, export, fitting, links, presentation, source
+from pages._app import experiment, export, fitting, grouping, links, presentation, source
 
 # UMAP compiles its numba code on its first call in a process (about a minute). This page (the
 # only one offering UMAP) starts mlviz.hypercube.warm_up_umap once per server process, after
@@ -145,7 +144,7 @@ if ds.n_labels == 3:
     )
     st.stop()
 
-c1, c2, c3, c4 = st.columns(4)
+c1, c2, c3 = st.columns(3)
 dim = links.bound(
     c2.radio, "Dimensions", [2, 3], horizontal=True, key="cube_dim", persist_state="session"
 )
@@ -196,19 +195,9 @@ colour_by = links.bound(
     key="cube_colour",
     persist_state="session",
 )
-with c4:
-    n_groups = (
-        links.int_slider(
-            "Clusters (K)",
-            1,
-            min(20, ds.n_labels),
-            4,
-            key="cube_k",
-            why_fixed=f"there is only {ds.n_labels} label.",
-        )
-        if colour_by == "label cluster"
-        else None
-    )
+# the app's one label grouping (pages/_app/grouping.py): the same affinity, K and groups as
+# the Label clusters page; its widgets are drawn below the figure's settings
+colour_by_groups = colour_by == "label cluster"
 if umap_missing:
     st.caption(
         "The UMAP projection needs the optional package umap-learn: "
@@ -264,14 +253,19 @@ if result is None:
     st.stop()
 coords, loadings = result
 colour, colour_title = None, "labels in set"
-if colour_by == "label cluster":
-    # all label columns of the whole data set (the Label clusters page fits the occurring ones)
-    clustering = fitting.fit(
-        LabelClustering(n_groups=n_groups, random_state=0), rows="all", label="Label clustering"
-    )
-    if clustering is not None:
-        colour = hypercube.dominant_group(vertices, clustering.labels_)
-        colour_title = "dominant cluster"
+if colour_by_groups:
+    with st.container(border=True):
+        g1, g2 = st.columns(2)
+        shared = grouping.controls(g1, g2)
+    if shared is not None:
+        colour = hypercube.dominant_group(vertices, shared.full_labels(ds.n_labels))
+        colour_title = "dominant group"
+        grouping.record("hypercube", shared.affinity, shared.k, shared.labels_)
+        st.caption(
+            f"Colour: the label group holding most of each set's labels — the app's grouping "
+            f"(K = {shared.k}, {AFFINITY_LABELS[shared.affinity]}, all rows), the same groups "
+            "as on the Label clusters page."
+        )
 show_axes = method == "pca" and links.bound(
     st.checkbox,
     "Draw the label axes (biplot)",

@@ -11,20 +11,36 @@ from mlviz.figures import label_clusters as figures
 from mlviz.figures._style import TITLE_CHARS, WIDE_TITLE_CHARS
 from mlviz.label_clustering import (
     AFFINITIES,
+    MIN_ADJUSTED_STABILITY,
+    VERDICT_THRESHOLDS,
     LabelClustering,
     clustering_stability,
     group_diagnostics,
+    label_coassignment,
+    stable_n_groups,
+    verdict_counts,
 )
 from mlviz.methods import AFFINITY_LABELS
-from pages._app import experiment, export, fitting, links, presentation, source, tables
+from pages._app import (
+    experiment,
+    export,
+    fitting,
+    grouping,
+    links,
+    presentation,
+    source,
+    tables,
+)
 
-MIN_LABELS = 3  # below this there is no eigengap to read and no partition to choose
-MAX_K = 30
+MIN_LABELS = grouping.MIN_LABELS  # below this there is no eigengap and no partition
 # beyond ~25 names a part-width heatmap cannot name every column legibly (medical's 45 overlap),
 # so the heatmap and the spectrum stand one below the other, each across the page
 SIDE_BY_SIDE_MAX_LABELS = 25
-AUTO_SWEEP_MAX_LABELS = 100  # larger label sets compute the K sweep on request
+# up to this many labels the shown grouping's bootstrap co-assignment (10 regroupings at K)
+# is computed with the page; above, the verdicts use the co-occurrence rules only
+AUTO_COASSIGN_MAX_LABELS = 400
 N_RESAMPLES = 10
+MAX_LISTED_GROUPS = 12  # doubtful groups explained in words under the table
 
 ds = source.current_dataset()
 st.title("Label clusters")
@@ -68,128 +84,113 @@ if L < MIN_LABELS:
         )
     st.stop()
 
-k_max = min(MAX_K, L)
-if st.session_state.get("clusters_k", 0) > k_max:
-    st.session_state["clusters_k"] = k_max  # a previous data set had more labels
-
-c1, c2 = st.columns([1, 2])
-affinity = links.bound(
-    c1.selectbox,
-    "Affinity between labels",
-    list(AFFINITY_LABELS),
-    format_func=AFFINITY_LABELS.__getitem__,
-    key="clusters_affinity",
-    persist_state="session",
-    help="The paper's heat kernel is the default. Co-occurrence keeps rare labels with the "
-    "labels they occur with.",
-)
-
-
-# the whole data set, not the split: this page describes the labels, it predicts nothing;
-# only the labels that occur (the Hypercube page clusters all label columns)
-# fitted at the largest K offered, so that the spectrum holds every gap up to k_max
-spectrum_model = fitting.fit(
-    LabelClustering(n_groups=k_max, affinity=affinity, random_state=0),
-    rows="all",
-    columns=occurring,
-    label="Label spectrum",
-    spinner="Affinity between the labels and its leading eigenvalues…",
-)
-if spectrum_model is None:
+with st.container(border=True):
+    c1, c2 = st.columns([1, 2])
+    current = grouping.controls(c1, c2)
+if current is None:
     st.stop()
-suggested = spectrum_model.suggest_n_groups(max_groups=k_max)
-n_groups = links.bound(
-    c2.slider,
-    "Number of groups K",
-    2,
-    k_max,
-    suggested,
-    key="clusters_k",
-    persist_state="session",
-    help=f"Opens at the eigengap's suggestion for this data set and affinity (K = {suggested}).",
-)
+affinity, n_groups, k_max = current.affinity, current.k, current.k_max
+model, spectrum_model = current.model, current.spectrum
+suggested = current.eigengap_k
 tail = experiment.tail_threshold()
 
 
-model = fitting.fit(
-    LabelClustering(n_groups=n_groups, affinity=affinity, random_state=0),
-    rows="all",
-    columns=occurring,
-    label="Label clustering",
-    spinner=f"Clustering {L} labels into K = {n_groups} groups…",
-)
-if model is None:
-    st.stop()
+def coassignment(model: LabelClustering, affinity: str, B: int):
+    """Per-label bootstrap co-assignment of the shown grouping (cached with the model)."""
+    return label_coassignment(Y, model.labels_, affinity=affinity, n_resamples=B, random_state=0)
 
 
-def label_groups(model: LabelClustering, tail: float):
-    return group_diagnostics(Y, model.labels_, label_names=names, tail_threshold=tail)
+together = None
+if L <= AUTO_COASSIGN_MAX_LABELS:
+    together = fitting.compute(
+        coassignment,
+        {"model": model, "affinity": affinity, "B": N_RESAMPLES},
+        label="Bootstrap co-assignment",
+        spinner=f"Regrouping {N_RESAMPLES} bootstrap samples at K = {n_groups}…",
+        uses_split=False,
+    )
+
+
+def label_groups(model: LabelClustering, tail: float, together):
+    return group_diagnostics(
+        Y, model.labels_, label_names=names, tail_threshold=tail, coassignment=together
+    )
 
 
 # keyed by the model itself: after a failed fit ``model`` is the last one that worked
 diagnostics = fitting.compute(
     label_groups,
-    {"model": model, "tail": tail},
+    {"model": model, "tail": tail, "together": together},
     label="Group diagnostics",
     uses_split=False,
 )
 if diagnostics is None:
     st.stop()
-never = figures.never_cooccurring_groups(diagnostics)
+grouping.record("label_clusters", affinity, n_groups, model.labels_)
 truth = datasets.known_groups(ds)
 if truth is not None:
     truth = truth[occurring]
 
 st.markdown(f"**{AFFINITY_LABELS[affinity].capitalize()}**: {AFFINITIES[affinity]}.")
-cols = st.columns(4)
+counts = verdict_counts(diagnostics)
+cols = st.columns(5 if truth is not None else 4)
 cols[0].metric(
     "Groups found",
     model.n_groups_,
     help="k-means can return fewer groups than K when labels coincide.",
 )
 cols[1].metric(
-    "Eigengap suggests K",
+    "Eigengap K",
     suggested,
     help="Where the largest drop between consecutive eigenvalues occurs (K ≥ 2).",
 )
-cols[1].button(
-    f"Use K = {suggested}",
-    key="clusters_use_suggested",
-    disabled=suggested == n_groups,
-    on_click=lambda: st.session_state.update(clusters_k=suggested),
-)
 cols[2].metric(
-    "Never co-occurring",
-    len(never),
-    help="Groups of two or more labels in which no pair of labels appears together "
-    "in any instance.",
+    "Default K",
+    current.default_k,
+    help="The largest eigengap whose groups put at most half the labels into one group.",
+)
+grouping.use_k_button(
+    cols[2],
+    current.default_k,
+    f"Use K = {current.default_k}",
+    key="clusters_use_default",
+    current=n_groups,
+)
+# filled once the sweep below is known (it runs on request)
+stable_slot = cols[3].empty()
+stable_slot.metric(
+    "K against the null",
+    "–",
+    help="The K most stable beyond shuffled labels: press 'Compute the K sweep' below.",
 )
 if truth is not None:
-    cols[3].metric(
+    cols[4].metric(
         "ARI vs planted groups",
         f"{adjusted_rand_score(truth, model.labels_):.3f}",
         help="Adjusted Rand index against the groups planted in this sample: 1 = exactly the "
         "planted groups, 0 = chance.",
     )
 
-if len(never):
-    sizes = ", ".join(str(n) for n in never["n_labels"])
+summary = ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
+doubtful = {v: n for v, n in counts.items() if v in ("never co-occur", "tail bucket", "weak")}
+stability_note = (
+    ""
+    if together is not None
+    else f" Stability per group is not computed at {L:,} labels, so the verdicts use the "
+    "co-occurrence rules only."
+)
+if doubtful:
     st.warning(
-        f"{len(never)} of the {model.n_groups_} groups (sizes {sizes}) contain labels that "
-        "never appear together in any instance: such a group is an artefact of the affinity, "
-        "not labels that belong together ("
-        + (
-            "the heat kernel makes rare labels alike because they are absent together"
-            if affinity == "heat"
-            else "labels that co-occur with no other label are isolated in the graph and end up "
-            "in one group"
-        )
-        + "). Details in the group table below."
+        f"K = {n_groups} ({AFFINITY_LABELS[affinity]}): {summary}. "
+        f"{sum(doubtful.values())} of the {model.n_groups_} groups "
+        + ("is" if sum(doubtful.values()) == 1 else "are")
+        + " not evidence that their labels belong together; the reasons are listed under the "
+        "group table." + stability_note
     )
 else:
-    st.info(
-        f"Every group of two or more labels has at least one pair that co-occurs "
-        f"(K = {n_groups}, {AFFINITY_LABELS[affinity]})."
+    st.success(
+        f"K = {n_groups} ({AFFINITY_LABELS[affinity]}): {summary}. Every group of two or more "
+        "labels passes the verdict rules." + stability_note
     )
 
 frequencies = stats.label_frequencies(Y, relative=True)
@@ -249,7 +250,7 @@ with left:
             key="clusters_drill_heatmap",
         )
 with right:
-    shown = min(MAX_K + 1, spectrum_model.eigenvalues_.size)
+    shown = min(grouping.MAX_K + 1, spectrum_model.eigenvalues_.size)
     export.chart(
         figures.eigenvalue_figure(
             spectrum_model.eigenvalues_,
@@ -267,82 +268,175 @@ with right:
         f"K = {n_groups}. The largest drop within K = 2.."
         f"{min(k_max, spectrum_model.eigenvalues_.size - 1)} "
         f"is after λ_{suggested} "
-        f"({gap:.3f}), so the eigengap suggests K = {suggested}. A clear gap means K "
-        "well-separated groups; a smooth decline means the spectrum does not settle K — use "
-        "the sweep below."
+        f"({gap:.3f}), so the eigengap suggests K = {suggested}"
+        + (
+            f"; its groups would put more than half the labels into one group, so the default "
+            f"rule takes K = {current.default_k}, the largest gap without such a bucket"
+            if current.default_k != suggested
+            else ", as does the default rule"
+        )
+        + ". A clear gap means K well-separated groups; a smooth decline means the spectrum "
+        "does not settle K — use the sweep below."
     )
 
 st.subheader("Choosing K from evidence")
 # K = L (every label alone) is trivially stable, so the sweep stops at L - 1
-sweep_ks = list(range(2, min(k_max, L - 1) + 1))
+sweep_ks = list(range(2, k_max + 1))
+SWEEP_REQUESTS = "_clusters_sweep_requested"  # (data set, affinity) pairs asked for
 
 
-def stability_sweep(affinity: str, ks: tuple[int, int], B: int):
+def stability_sweep(affinity: str, ks: tuple[int, int], B: int, progress):
     return clustering_stability(
         Y,
         list(range(ks[0], ks[1] + 1)),
         affinity=affinity,
         n_resamples=B,
+        n_null=1,
         random_state=0,
+        progress=progress,
     )
 
 
-sweep_automatic = L <= AUTO_SWEEP_MAX_LABELS
-sweep = fitting.compute(
-    stability_sweep,
-    {"affinity": affinity, "ks": (sweep_ks[0], sweep_ks[-1]), "B": N_RESAMPLES},
-    on="change" if sweep_automatic else "button",
-    key="clusters_sweep",
-    label="Compute the K sweep",
-    spinner=f"Clustering {N_RESAMPLES} bootstrap samples at K = 2..{sweep_ks[-1]}…",
-    uses_split=False,
-    first_fit_automatic=False,
-)
-if sweep is None and not sweep_automatic:
-    st.caption(
-        f"With {L} labels the sweep ({len(sweep_ks)} values of K × {N_RESAMPLES} "
-        "bootstrap samples) takes a while, so it runs on request."
+sweep_id = (source.dataset_digest(), affinity)
+requested = st.session_state.setdefault(SWEEP_REQUESTS, set())
+if sweep_id not in requested:
+    # the sweep (the data and a shuffled null, each with bootstrap samples, at every K) takes
+    # seconds, so it runs on request; once run it is kept per data set and affinity
+    if st.button(
+        f"Compute the K sweep ({AFFINITY_LABELS[affinity]})",
+        key="clusters_sweep_fit",
+        type="primary",
+    ):
+        requested.add(sweep_id)
+    else:
+        st.caption(
+            f"The sweep clusters {N_RESAMPLES} bootstrap samples of the data and of a null (each "
+            f"label column shuffled on its own: frequencies kept, co-occurrence left to chance) "
+            f"at K = 2..{sweep_ks[-1]}, and suggests the K most stable *beyond* the null. It "
+            "runs on request and is kept for this data set and affinity."
+        )
+sweep = None
+if sweep_id in requested:
+    sweep = fitting.compute(
+        stability_sweep,
+        {"affinity": affinity, "ks": (sweep_ks[0], sweep_ks[-1]), "B": N_RESAMPLES},
+        progress=True,
+        label="K sweep",
+        spinner=f"Clustering {N_RESAMPLES} bootstrap samples of the data and of the null at "
+        f"K = 2..{sweep_ks[-1]}…",
+        uses_split=False,
     )
 if sweep is not None:
-    export.chart(figures.stability_figure(sweep, chosen_k=n_groups), key="clusters_sweep_figure")
-    best = sweep.loc[sweep["stability"].idxmax()]
+    stable_k = stable_n_groups(sweep)
     by_k = sweep.set_index("n_groups")
+    raw_best = int(sweep.loc[sweep["stability"].idxmax(), "n_groups"])
+    export.chart(
+        figures.stability_figure(sweep, chosen_k=n_groups, suggested_k=stable_k),
+        key="clusters_sweep_figure",
+    )
+    grouping.use_k_button(
+        st,
+        stable_k,
+        f"Use K = {stable_k} (most stable against the null)",
+        key="clusters_use_stable",
+        current=n_groups,
+    )
+    row = by_k.loc[stable_k]
+    supported = row["adjusted_stability"] >= MIN_ADJUSTED_STABILITY
+    stable_slot.metric(
+        "K against the null",
+        stable_k if supported else "none",
+        help=f"Largest adjusted stability (data − shuffled-label null): "
+        f"{row['adjusted_stability']:.2f} at K = {stable_k}"
+        + ("." if supported else f", below {MIN_ADJUSTED_STABILITY:g}: no K is supported."),
+    )
+    if not supported:
+        st.warning(
+            f"No K is clearly more stable than on shuffled labels: the largest adjusted "
+            f"stability is {row['adjusted_stability']:.2f} (K = {stable_k}), below "
+            f"{MIN_ADJUSTED_STABILITY:g}. With the {AFFINITY_LABELS[affinity]} the groups of "
+            "this data are as reproducible when which labels occur together is left to chance, "
+            "so the sweep supports no K; the groups reflect label frequencies more than "
+            "co-occurrence."
+        )
     st.caption(
         f"Top: how reproducible the groups are when the instances are resampled "
         f"({N_RESAMPLES} bootstrap samples; mean adjusted Rand index with the full-data "
-        f"groups, bars ± 1 sd). Bottom: share of label pairs inside groups that occur "
-        f"together at least once; red crosses mark K with groups whose labels never "
-        f"co-occur. Here the most stable K is {int(best['n_groups'])} "
-        f"(ARI {best['stability']:.2f})"
+        f"groups, bars ± 1 sd), the same on the null (grey, dashed) and their difference "
+        f"(purple). Bottom: share of label pairs inside groups that occur together at least "
+        f"once; red crosses mark K with groups whose labels never co-occur. Against the null, "
+        f"the most stable K that neither puts more than half the labels into one group nor "
+        f"leaves more than half alone is **K = {stable_k}** (stability {row['stability']:.2f}, "
+        f"null {row['null_stability']:.2f}, adjusted {row['adjusted_stability']:.2f}); the "
+        f"eigengap says K = {suggested}, the default rule K = {current.default_k}."
         + (
-            f"; at the chosen K = {n_groups} the stability is "
-            f"{by_k.loc[n_groups, 'stability']:.2f} and "
+            f" The raw stability alone would pick K = {raw_best} "
+            f"({by_k.loc[raw_best, 'stability']:.2f}), but the null is as stable there "
+            f"({by_k.loc[raw_best, 'null_stability']:.2f}): "
+            + (
+                "near-singleton groups are reproducible whatever the labels do."
+                if by_k.loc[raw_best, "singleton_share"] > 0.5
+                else "that reproducibility is owed to the label frequencies, not to which "
+                "labels occur together."
+            )
+            if raw_best != stable_k
+            else ""
+        )
+        + (
+            f" At the chosen K = {n_groups}: stability {by_k.loc[n_groups, 'stability']:.2f}, "
+            f"adjusted {by_k.loc[n_groups, 'adjusted_stability']:.2f}, "
             f"{by_k.loc[n_groups, 'cooccurrence_rate']:.0%} of within-group pairs co-occur."
             if n_groups in by_k.index
-            else f". K = {L} (every label alone) is not swept: it is trivially stable."
+            else ""
         )
     )
 
 st.subheader("The groups")
 tables.group_table(diagnostics)
+thresholds = VERDICT_THRESHOLDS
 st.caption(
     "One row per group: support = instances carrying any of its labels; co-occurring pairs = "
     "share of its label pairs that occur together at least once (None for a single label); "
     f"tail share = share of its labels on fewer than {100 * tail:.3g}% of the instances (the "
     f"sidebar's {experiment.tail_rule_name()}: {int(stats.is_tail(frequencies, tail).sum())} of "
-    f"{L} labels)."
+    f"{L} labels); stability = how often its labels stay with their group mates "
+    f"across {N_RESAMPLES} bootstrap samples. Verdicts, first rule that holds: *singleton*; "
+    "*never co-occur* (no pair together); *tail bucket* (at least "
+    f"{thresholds['tail_bucket_share']:.0%} tail labels and fewer than "
+    f"{thresholds['min_pair_share']:.0%} of pairs co-occurring or mean Jaccard below "
+    f"{thresholds['min_jaccard']:g}); *weak* (either of those two, or stability below "
+    f"{thresholds['min_stability']:.0%}); *coherent* otherwise."
 )
-for _, row in never.iterrows():
+flagged = diagnostics[diagnostics["verdict"].isin(["never co-occur", "tail bucket", "weak"])]
+for _, row in flagged.head(MAX_LISTED_GROUPS).iterrows():
     listed = ", ".join(str(n) for n in row["labels"][:10])
     more = f" and {row['n_labels'] - 10} more" if row["n_labels"] > 10 else ""
+    # the reason holds numbers only; label names are user text: shown as plain text
     st.markdown(
-        f"- **Group {row['group']}**: these {row['n_labels']} labels never appear together "
-        f"({listed}{more}); {row['tail_share']:.0%} of them are tail labels. This group is an "
-        "artefact of the affinity, not evidence that they belong together."
+        f"- **Group {row['group']}** ({row['verdict']}, {row['n_labels']} labels): {row['reason']}."
+    )
+    st.text(f"    {listed}{more}")
+if len(flagged) > MAX_LISTED_GROUPS:
+    st.caption(f"… and {len(flagged) - MAX_LISTED_GROUPS} more such groups in the table.")
+
+if together is not None:
+    export.chart(
+        figures.coassignment_figure(
+            together, model.labels_, names, verdicts=diagnostics["verdict"].tolist()
+        ),
+        key="clusters_coassignment",
+    )
+    st.caption(
+        f"Each point is a label: the share of its group mates it is grouped with again, over "
+        f"{N_RESAMPLES} bootstrap samples of the instances (dashed: the group's mean, its "
+        "stability). Low points are labels whose membership is an accident of the sample; "
+        "labels alone in their group are not drawn."
     )
 
 with st.expander("Every label with its group"):
     table = figures.cluster_table(model.labels_, names, frequencies, tail)
+    if together is not None:
+        table["kept with group"] = together[table.index.to_numpy()]
     if truth is not None:
         table["planted group"] = truth[table.index.to_numpy()]
     tables.fitted_table(table, hide_index=True)

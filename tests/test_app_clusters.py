@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from mlviz import datasets
 from mlviz.grople import GroPLE
 from mlviz.io import Dataset
-from mlviz.label_clustering import LabelClustering
+from mlviz.label_clustering import VERDICTS, LabelClustering
 from mlviz.synthetic import make_planted
 
 REPO = Path(__file__).resolve().parents[1]
@@ -65,48 +65,70 @@ def test_label_clusters_every_affinity(source):
     at = _app("label_clusters.py", _load(source)).run()
     _assert_clean(at, source)
     for affinity in AFFINITIES:
-        at.selectbox(key="clusters_affinity").set_value(affinity).run()
+        at.selectbox(key="groups_affinity").set_value(affinity).run()
         _assert_clean(at, f"{source} {affinity}")
+        at.button(key="clusters_sweep_fit").click().run()
+        _assert_clean(at, f"{source} {affinity} sweep")
         titles = [c.proto.spec for c in at.get("plotly_chart")]
-        assert len(titles) == 3, f"{source} {affinity}: heatmap, spectrum and K sweep expected"
+        assert len(titles) == 4, f"{source} {affinity}: heatmap, spectrum, sweep, co-assignment"
         assert len(at.dataframe) >= 1
-        for k in (2, at.slider(key="clusters_k").max):
-            at.slider(key="clusters_k").set_value(k).run()
+        for k in (2, int(at.slider(key="groups_k").max)):
+            at.slider(key="groups_k").set_value(k).run()
             _assert_clean(at, f"{source} {affinity} K={k}")
+            # every group has exactly one verdict, and the banner counts them
+            verdicts = at.dataframe[0].value["verdict"]
+            assert verdicts.isin(list(VERDICTS)).all()
+            banner = (at.warning or at.success)[0].value
+            assert f"K = {k}" in banner
 
 
 def test_label_clusters_planted_sample_reports_agreement_and_flags():
     at = _app("label_clusters.py", _load("sample:planted")).run()
     # the default: the paper's heat kernel at K = 10 puts the rare labels together
     heat_ari = float(_metric(at, "ARI vs planted groups"))
-    at.selectbox(key="clusters_affinity").set_value("cooccurrence").run()
-    at.slider(key="clusters_k").set_value(4).run()
+    # heat keeps the six rare labels in a bucket of their own, and the banner says so
+    table = at.dataframe[0].value
+    bucket = table[table["verdict"] == "tail bucket"]
+    assert len(bucket) == 1 and "A_rare1" in bucket["labels"].iloc[0]
+    assert "1 tail bucket" in at.warning[0].value
+    assert not any("Every group" in w.value for w in at.info)
+    at.selectbox(key="groups_affinity").set_value("cooccurrence").run()
+    at.slider(key="groups_k").set_value(4).run()
     _assert_clean(at, "planted cooccurrence K=4")
     assert float(_metric(at, "ARI vs planted groups")) >= 0.9 > heat_ari
-    assert _metric(at, "Never co-occurring") == "0"
 
 
-def test_use_suggested_k_button_applies_the_eigengap():
+def test_use_default_and_stable_k_buttons_set_the_shared_k():
     at = _app("label_clusters.py", _load("sample:planted"))
-    at.session_state["clusters_affinity"] = "cooccurrence"
-    at.session_state["clusters_k"] = 10
+    at.session_state["groups_affinity"] = "cooccurrence"
+    at.session_state["groups_k"] = 10
     at.run()
-    suggested = int(_metric(at, "Eigengap suggests K"))
-    assert at.slider(key="clusters_k").value != suggested  # precondition: K = 10
-    at.button(key="clusters_use_suggested").click().run()
-    _assert_clean(at, "after 'use suggested K'")
-    assert at.slider(key="clusters_k").value == suggested
+    default = int(_metric(at, "Default K"))
+    assert at.slider(key="groups_k").value != default  # precondition: K = 10
+    at.button(key="clusters_use_default").click().run()
+    _assert_clean(at, "after 'use default K'")
+    assert at.slider(key="groups_k").value == default == 4
+    at.slider(key="groups_k").set_value(12).run()
+    assert _metric(at, "K against the null") == "–"  # no sweep yet
+    at.button(key="clusters_sweep_fit").click().run()
+    assert _metric(at, "K against the null") == "4"
+    at.button(key="clusters_use_stable").click().run()
+    _assert_clean(at, "after 'use stable K'")
+    assert at.slider(key="groups_k").value == 4  # the planted K wins against the null
 
 
-def test_heat_on_medical_flags_never_cooccurring_groups_in_words():
+def test_heat_on_medical_explains_every_doubtful_group_in_words():
     at = _app("label_clusters.py", _load("mulan:medical"))
-    at.session_state["clusters_k"] = 5
+    at.session_state["groups_k"] = 5
     at.run()
     _assert_clean(at, "medical heat K=5")
-    n_never = int(_metric(at, "Never co-occurring"))
-    assert n_never > 0
-    assert any("never appear together" in w.value for w in at.warning)
-    assert sum("never appear together" in m.value for m in at.markdown) == n_never
+    table = at.dataframe[0].value
+    doubtful = table[table["verdict"].isin(["never co-occur", "tail bucket", "weak"])]
+    assert len(doubtful) > 0
+    assert any(f"{len(doubtful)} of the 5 groups" in w.value for w in at.warning)
+    listed = [m.value for m in at.markdown if m.value.startswith("- **Group")]
+    assert len(listed) == len(doubtful)
+    assert all(v in text for v, text in zip(doubtful["verdict"], listed, strict=True))
 
 
 @pytest.mark.parametrize("n_labels", [1, 2])
@@ -120,26 +142,26 @@ def test_label_clusters_with_one_or_two_labels_says_why(n_labels):
 def test_label_clusters_with_three_labels():
     at = _app("label_clusters.py", _small(3)).run()
     _assert_clean(at, "3 labels")
-    assert at.slider(key="clusters_k").max == 3
-    at.slider(key="clusters_k").set_value(3).run()
-    _assert_clean(at, "3 labels, K=3")
+    # K = 3 would leave every label alone: K = 2 is the only grouping
+    assert not at.slider
+    assert any("Number of groups K is 2" in c.value for c in at.caption)
 
 
 def test_many_labels_show_the_group_summary_and_drill_down():
     data, _ = make_planted(
         n_samples=400, n_groups=12, labels_per_group=8, n_tail=10, random_state=0
     )
-    assert data.n_labels > 100  # the sweep runs on request above 100 labels
+    assert data.n_labels > 100
     at = _app("label_clusters.py", data).run()
     _assert_clean(at, "106 labels")
     charts = at.get("plotly_chart")
-    assert len(charts) == 3  # group summary, drill-down, spectrum (no sweep yet)
+    assert len(charts) == 4  # group summary, drill-down, spectrum, co-assignment (no sweep)
     drill = at.selectbox(key="clusters_drill_group")
     drill.set_value(1).run()
     _assert_clean(at, "drill-down")
     at.button(key="clusters_sweep_fit").click().run()
     _assert_clean(at, "sweep on request")
-    assert len(at.get("plotly_chart")) == 4
+    assert len(at.get("plotly_chart")) == 5
 
 
 @pytest.mark.parametrize("source", ["sample:planted", "mulan:medical"])
@@ -149,7 +171,7 @@ def test_grople_page_every_affinity(source):
     at.run()
     _assert_clean(at, source)
     for affinity in AFFINITIES:
-        at.selectbox(key="grople_affinity").set_value(affinity).run()
+        at.selectbox(key="groups_affinity").set_value(affinity).run()
         at.button(key="grople_fit").click().run()
         _assert_clean(at, f"GroPLE {source} {affinity}")
         assert any(affinity in c.value for c in at.caption), "the caption names the affinity"
@@ -180,3 +202,15 @@ def test_a_failed_fit_after_a_data_set_change_never_shows_the_previous_model(
     assert not at.exception, [e.message for e in at.exception]
     assert any("planted failure" in e.value for e in at.error)
     assert not at.get("plotly_chart"), "a figure of the previous data set is shown"
+
+
+def test_sweep_on_medical_heat_says_no_k_beats_the_null():
+    at = _app("label_clusters.py", _load("mulan:medical")).run()
+    at.button(key="clusters_sweep_fit").click().run()
+    _assert_clean(at, "medical heat sweep")
+    assert any("No K is clearly more stable than on shuffled labels" in w.value for w in at.warning)
+    assert _metric(at, "K against the null") == "none"
+    at.selectbox(key="groups_affinity").set_value("cooccurrence").run()
+    at.button(key="clusters_sweep_fit").click().run()
+    _assert_clean(at, "medical co-occurrence sweep")
+    assert not any("No K is clearly more stable" in w.value for w in at.warning)

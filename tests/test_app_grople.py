@@ -244,7 +244,7 @@ def test_figure1_button_sets_k5_and_the_cross_validated_lambdas():
     best = table.loc[table["mean"].idxmax()]
     assert (figure1.lambda1, figure1.lambda2) == (best["lambda1"], best["lambda2"])
     # the page now shows K = 5 at the chosen λs, fitted without a second press
-    assert at.slider(key="grople_k").value == 5
+    assert at.slider(key="groups_k").value == 5
     assert at.select_slider(key="grople_lambda1").value == figure1.lambda1
     assert at.select_slider(key="grople_lambda2").value == figure1.lambda2
     model = _fitted_model(at)

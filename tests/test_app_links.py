@@ -42,8 +42,8 @@ def assert_no_failure(at: AppTest) -> None:
 def test_grople_link_round_trip():
     params = {
         "grople_d": "3",
-        "grople_k": "2",
-        "grople_affinity": "correlation",
+        "groups_k": "2",
+        "groups_affinity": "correlation",
         "grople_lambda2": "10.0",
         "grople_beta": "0.1",
     }
@@ -51,8 +51,8 @@ def test_grople_link_round_trip():
     assert_no_failure(at)
     assert not link_notes(at)
     assert at.slider(key="grople_d").value == 3
-    assert at.slider(key="grople_k").value == 2
-    assert at.selectbox(key="grople_affinity").value == "correlation"
+    assert at.slider(key="groups_k").value == 2
+    assert at.selectbox(key="groups_affinity").value == "correlation"
     assert at.select_slider(key="grople_lambda2").value == 10.0
     assert at.select_slider(key="grople_beta").value == 0.1
 
@@ -62,8 +62,8 @@ def test_grople_malformed_link_falls_back_with_notes():
     assert_no_failure(defaults)
     bad = {
         "grople_d": "many",
-        "grople_k": "999",
-        "grople_affinity": "cosine",
+        "groups_k": "999",
+        "groups_affinity": "cosine",
         "grople_lambda2": "7",
     }
     at = open_link("grople.py", bad)
@@ -72,10 +72,10 @@ def test_grople_malformed_link_falls_back_with_notes():
     for name in bad:
         assert any(f"`{name}=" in note for note in notes), (name, notes)
     assert any("not a number" in n for n in notes if "grople_d=" in n)
-    assert any("not one of the options" in n for n in notes if "grople_affinity=" in n)
-    for key in ("grople_d", "grople_k"):
+    assert any("not one of the options" in n for n in notes if "groups_affinity=" in n)
+    for key in ("grople_d", "groups_k"):
         assert at.slider(key=key).value == defaults.slider(key=key).value
-    assert at.selectbox(key="grople_affinity").value == "heat"
+    assert at.selectbox(key="groups_affinity").value == "heat"
     assert at.select_slider(key="grople_lambda2").value == 10.0  # the page's opening λ2
 
 
@@ -86,18 +86,17 @@ def test_teaching_defaults_of_grople_and_label_clusters():
     assert grople.slider(key="grople_d").value <= ds.n_labels
     clusters = open_link("label_clusters.py", {})
     assert_no_failure(clusters)
-    k_max = int(clusters.slider(key="clusters_k").max)
-    expected = (
-        LabelClustering(n_groups=k_max, random_state=0).fit(ds.Y).suggest_n_groups(max_groups=k_max)
-    )
-    assert clusters.slider(key="clusters_k").value == expected
+    k_max = int(clusters.slider(key="groups_k").max)
+    # the app's default rule: the largest eigengap with no group over half the labels
+    spectrum = LabelClustering(n_groups=min(30, ds.n_labels), random_state=0).fit(ds.Y)
+    assert clusters.slider(key="groups_k").value == spectrum.default_n_groups(k_max)
 
 
 def test_label_clusters_out_of_range_k_is_noted():
-    at = open_link("label_clusters.py", {"clusters_k": "1"})
+    at = open_link("label_clusters.py", {"groups_k": "1"})
     assert_no_failure(at)
     notes = link_notes(at)
-    assert len(notes) == 1 and "`clusters_k=1`" in notes[0] and "range" in notes[0]
+    assert len(notes) == 1 and "`groups_k=1`" in notes[0] and "range" in notes[0]
 
 
 @pytest.mark.parametrize("page", ["grople.py", "label_clusters.py"])

@@ -75,7 +75,7 @@ def test_data_cooccurrence_names_its_stated_top_n(many_labels):
 
 
 def test_grople_aggregates_v_by_group_with_a_drill_down(many_labels):
-    at = _open("grople.py", many_labels, {"grople_d": "20", "grople_k": "6"})
+    at = _open("grople.py", many_labels, {"grople_d": "20", "groups_k": "6"})
     groups = _figure(at, "one column per group")
     assert f"{N_LABELS} labels in 6 groups" in _title(groups)
     assert _names_every_column(groups) == [str(x) for x in groups["data"][0]["x"]]

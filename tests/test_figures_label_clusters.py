@@ -301,8 +301,42 @@ def test_group_table_verdicts_and_never_cooccurring_groups():
     assert never["group"].tolist() == [1]
     table = group_table(diagnostics, max_names=1)
     assert table["labels"].tolist() == ["a … (+1 more)", "c … (+1 more)", "e"]
-    assert table["verdict"].tolist()[1].startswith("never co-occur")
-    assert table["verdict"].tolist()[0] == "" and table["verdict"].tolist()[2] == "single label"
+    assert table["verdict"].tolist() == diagnostics["verdict"].tolist()
+    assert table["verdict"].tolist()[1:] == ["never co-occur", "singleton"]
+    assert table["stability"].isna().all()  # no co-assignment given
+
+
+def test_coassignment_figure_draws_each_group_and_its_mean():
+    from mlviz.figures.label_clusters import coassignment_figure, group_colour
+
+    together = np.array([1.0, 0.5, 0.2, np.nan, 0.9])
+    groups = np.array([0, 0, 1, 2, 1])
+    fig = coassignment_figure(together, groups, list("abcde"), verdicts=["x", "y", "z"])
+    assert [list(t.text) for t in fig.data] == [["a", "b"], ["c", "e"]]  # d alone: not drawn
+    assert [list(t.y) for t in fig.data] == [[1.0, 0.5], [0.2, 0.9]]
+    assert [t.marker.color for t in fig.data] == [group_colour(0), group_colour(1)]
+    assert [s.y0 for s in fig.layout.shapes] == pytest.approx([0.75, 0.55])
+    assert list(fig.layout.xaxis.ticktext) == ["0<br>x", "1<br>y", "2<br>z"]
+    with pytest.raises(ValueError, match="one group id per label"):
+        coassignment_figure(together, groups[:2], list("abcde"))
+
+
+def test_stability_figure_draws_the_null_and_marks_the_suggested_k():
+    sweep = pd.DataFrame(
+        {
+            "n_groups": [2, 3, 4],
+            "stability": [0.9, 1.0, 0.6],
+            "stability_std": [0.05, 0.0, 0.2],
+            "null_stability": [0.9, 0.2, 0.5],
+            "adjusted_stability": [0.0, 0.8, 0.1],
+            "cooccurrence_rate": [0.5, 0.8, 0.7],
+            "n_never_cooccurring": [1, 0, 2],
+        }
+    )
+    fig = stability_figure(sweep, chosen_k=2, suggested_k=3)
+    null, adjusted, star = fig.data[3:]
+    assert list(null.y) == [0.9, 0.2, 0.5] and list(adjusted.y) == [0.0, 0.8, 0.1]
+    assert list(star.x) == [3] and list(star.y) == [0.8]
 
 
 def test_drill_down_members_names_all_or_the_most_frequent():

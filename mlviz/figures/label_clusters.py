@@ -26,6 +26,7 @@ __all__ = [
     "affinity_heatmap",
     "cluster_order",
     "cluster_table",
+    "coassignment_figure",
     "drill_down_members",
     "eigenvalue_figure",
     "group_affinity",
@@ -514,7 +515,9 @@ def eigenvalue_figure(
     return legible(fig, title_width=title_width, legend=False)
 
 
-def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.Figure:
+def stability_figure(
+    sweep: pd.DataFrame, *, chosen_k: int | None = None, suggested_k: int | None = None
+) -> go.Figure:
     """K sweep: stability of the partition and within-group co-occurrence, against K.
 
     Parameters
@@ -525,6 +528,9 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
         ``n_never_cooccurring``.
     chosen_k : int, optional
         Marked by a grey vertical line on both panels.
+    suggested_k : int, optional
+        The K of :func:`mlviz.label_clustering.stable_n_groups`, marked by a star on the
+        adjusted curve (last trace).
 
     Returns
     -------
@@ -532,7 +538,10 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
         Two panels sharing the K axis. Top: mean ARI between bootstrap and full-data
         partitions (trace 0) with ± one standard deviation as error bars. Bottom: share of
         within-group label pairs that co-occur (trace 1); Ks with groups whose labels never
-        co-occur are drawn as red crosses (trace 2) with their number in the hover.
+        co-occur are drawn as red crosses (trace 2) with their number in the hover. When the
+        sweep has a null (``null_stability`` not NaN), the top panel also draws the null's
+        stability (trace 3, dashed grey) and the adjusted stability, data minus null
+        (trace 4), and a star at ``suggested_k`` (trace 5).
 
     Examples
     --------
@@ -565,7 +574,7 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
         # and lifted off the lower's "1" tick (at 0.08 the three touched)
         vertical_spacing=0.14,
         subplot_titles=(
-            "stability (mean ARI over bootstrap samples)",
+            "stability (mean bootstrap ARI): data, null, adjusted",
             "share of within-group label pairs that co-occur",
         ),
     )
@@ -611,12 +620,52 @@ def stability_figure(sweep: pd.DataFrame, *, chosen_k: int | None = None) -> go.
         row=2,
         col=1,
     )
+    has_null = "null_stability" in sweep and not sweep["null_stability"].isna().all()
+    low = float(np.nanmin(sweep["stability"]))
+    if has_null:
+        fig.add_trace(
+            go.Scatter(
+                x=ks,
+                y=sweep["null_stability"],
+                mode="lines",
+                name="null: labels shuffled independently",
+                line=dict(color="#888888", dash="dash"),
+                hovertemplate="K = %{x}<br>null stability %{y:.3f}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=ks,
+                y=sweep["adjusted_stability"],
+                mode="lines+markers",
+                name="adjusted: data − null",
+                line=dict(color="#9467bd"),
+                hovertemplate="K = %{x}<br>adjusted stability %{y:.3f}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+        if suggested_k is not None:
+            at = sweep["n_groups"] == int(suggested_k)
+            fig.add_trace(
+                go.Scatter(
+                    x=ks[at.to_numpy()],
+                    y=sweep.loc[at, "adjusted_stability"],
+                    mode="markers",
+                    name=f"most stable against the null: K = {int(suggested_k)}",
+                    marker=dict(symbol="star", size=14, color="#9467bd"),
+                    hovertemplate="K = %{x}: largest adjusted stability<extra></extra>",
+                ),
+                row=1,
+                col=1,
+            )
+        low = min(low, float(np.nanmin(sweep[["null_stability", "adjusted_stability"]])))
     if chosen_k is not None:
         for row in (1, 2):
             fig.add_vline(x=int(chosen_k), line_color="#555555", line_width=1, row=row, col=1)
-    fig.update_yaxes(
-        range=[min(0.0, float(np.nanmin(sweep["stability"])) - 0.05), 1.05], row=1, col=1
-    )
+    fig.update_yaxes(range=[min(0.0, low - 0.05), 1.05], row=1, col=1)
     fig.update_yaxes(range=[-0.05, 1.05], row=2, col=1)
     fig.update_xaxes(title_text="number of groups K", row=2, col=1, dtick=2)
     fig.update_layout(
@@ -656,9 +705,9 @@ def group_table(diagnostics: pd.DataFrame, *, max_names: int = 8) -> pd.DataFram
     -------
     pandas.DataFrame
         Columns ``group, n_labels, support, co-occurring pairs, mean Jaccard, tail share,
-        verdict, labels`` (the numbers first, the long list of names last); ``labels`` is one
-        string; ``verdict`` says "never co-occur" for a group whose labels never appear
-        together, "single label" for a singleton, and is empty otherwise.
+        stability, verdict, labels`` (the numbers first, the long list of names last);
+        ``labels`` is one string; ``verdict`` is the diagnostics' own (see
+        :func:`mlviz.label_clustering.group_verdict`).
 
     Examples
     --------
@@ -677,11 +726,19 @@ def group_table(diagnostics: pd.DataFrame, *, max_names: int = 8) -> pd.DataFram
         extra = len(labels) - max_names
         return shown + (f" … (+{extra} more)" if extra > 0 else "")
 
-    never = set(never_cooccurring_groups(diagnostics)["group"])
-    verdict = [
-        "never co-occur" if g in never else ("single label" if n == 1 else "")
-        for g, n in zip(diagnostics["group"], diagnostics["n_labels"], strict=True)
-    ]
+    if "verdict" in diagnostics:
+        verdict = diagnostics["verdict"].tolist()
+    else:  # a table from before the verdicts: the two facts it holds
+        never = set(never_cooccurring_groups(diagnostics)["group"])
+        verdict = [
+            "never co-occur" if g in never else ("singleton" if n == 1 else "")
+            for g, n in zip(diagnostics["group"], diagnostics["n_labels"], strict=True)
+        ]
+    stability = (
+        diagnostics["stability"]
+        if "stability" in diagnostics
+        else np.full(len(diagnostics), np.nan)
+    )
     return pd.DataFrame(
         {
             "group": diagnostics["group"],
@@ -690,10 +747,99 @@ def group_table(diagnostics: pd.DataFrame, *, max_names: int = 8) -> pd.DataFram
             "co-occurring pairs": diagnostics["cooccurrence_rate"],
             "mean Jaccard": diagnostics["mean_jaccard"],
             "tail share": diagnostics["tail_share"],
+            "stability": stability,
             "verdict": verdict,
             "labels": [names(list(ls)) for ls in diagnostics["labels"]],
         }
     )
+
+
+def coassignment_figure(
+    coassignment: np.ndarray,
+    groups: np.ndarray,
+    label_names: Sequence[str],
+    *,
+    verdicts: Sequence[str] | None = None,
+) -> go.Figure:
+    """Per-label bootstrap co-assignment, one column of points per group.
+
+    Parameters
+    ----------
+    coassignment : ndarray of shape (n_labels,)
+        :func:`mlviz.label_clustering.label_coassignment` (NaN for labels alone in their
+        group: not drawn).
+    groups : ndarray of int, shape (n_labels,)
+        The partition it judges.
+    label_names : sequence of str
+        Shown on hover (any number of labels: nothing is written on the axis).
+    verdicts : sequence of str, optional
+        One verdict per group id (``group_diagnostics``'s column), written under the group.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One trace per group with at least one drawn label (x: the group, y: the share of
+        resamples' group mates kept), in the group's colour; a dashed line at each group's
+        mean (its ``stability``) as a shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.figures.label_clusters import coassignment_figure
+    >>> fig = coassignment_figure(np.array([1.0, 0.5, np.nan]), np.array([0, 0, 1]), "abc")
+    >>> [np.asarray(t.y).tolist() for t in fig.data]
+    [[1.0, 0.5]]
+    """
+    coassignment = np.asarray(coassignment, dtype=float)
+    groups = _check_groups(groups, coassignment.size, "coassignment_figure")
+    names = _check_names(label_names, coassignment.size, "coassignment_figure")
+    n_groups = int(groups.max()) + 1 if groups.size else 0
+    fig = go.Figure()
+    ticks = []
+    for g in range(n_groups):
+        members = np.flatnonzero((groups == g) & ~np.isnan(coassignment))
+        verdict = f"<br>{verdicts[g]}" if verdicts is not None else ""
+        ticks.append(f"{g}{verdict}")
+        if members.size == 0:
+            continue
+        # spread the points of a group sideways by rank, so that equal values stay visible
+        offsets = (np.arange(members.size) / max(members.size - 1, 1) - 0.5) * 0.5
+        fig.add_trace(
+            go.Scatter(
+                x=g + offsets,
+                y=coassignment[members],
+                mode="markers",
+                marker=dict(color=group_colour(g), size=7),
+                name=f"group {g}",
+                text=[names[j] for j in members],
+                hovertemplate="%{text}<br>kept with its group mates in %{y:.0%} of "
+                "resamples<extra></extra>",
+            )
+        )
+        mean = float(coassignment[members].mean())
+        fig.add_shape(
+            type="line",
+            x0=g - 0.35,
+            x1=g + 0.35,
+            y0=mean,
+            y1=mean,
+            line=dict(color=group_colour(g), dash="dash", width=2),
+        )
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(n_groups)),
+        ticktext=ticks,
+        title_text="group",
+        range=[-0.6, n_groups - 0.4],
+    )
+    fig.update_yaxes(range=[-0.05, 1.05], title_text="share of group mates kept")
+    fig.update_layout(
+        title="How often each label stays with its group across bootstrap resamples",
+        showlegend=False,
+        height=360,
+        margin=dict(t=60, b=10, l=10, r=10),
+    )
+    return legible(fig)
 
 
 def cluster_table(

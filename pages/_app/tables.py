@@ -57,17 +57,24 @@ def group_table(diagnostics, *, latent_rows_used: np.ndarray | None = None) -> N
     # 1280 × 720 (~820 px; Streamlit stretches them to fill it): no header is cut, and the
     # labels (long text, whole on hover) take what is left.
     widths = {"group": 55, "n_labels": 70, "support": 65}
-    widths |= {"co-occurring pairs": 130, "mean Jaccard": 105, "tail share": 75}
+    widths |= {"co-occurring pairs": 125, "mean Jaccard": 100, "tail share": 75, "stability": 70}
     if latent_rows_used is not None:
         table.insert(1, "latent rows used", latent_rows_used)
         widths["latent rows used"] = 120
-    formats = {"co-occurring pairs": "%.2f", "mean Jaccard": "%.3f", "tail share": "%.2f"}
+    formats = {
+        "co-occurring pairs": "%.2f",
+        "mean Jaccard": "%.3f",
+        "tail share": "%.2f",
+        "stability": "%.2f",
+    }
     config = {
         column: st.column_config.NumberColumn(format=formats.get(column), width=width, help=column)
         for column, width in widths.items()
         if column in table.columns
     }
     config["verdict"] = st.column_config.TextColumn(width=115, help="verdict")
-    labels_px = 150 if latent_rows_used is None else 80
+    # the verdict column names one of mlviz.label_clustering.VERDICTS ("never co-occur" is
+    # the longest); the labels take what is left of ~820 px
+    labels_px = 130 if latent_rows_used is None else 60
     config["labels"] = st.column_config.TextColumn(width=labels_px, help="labels")
     fitted_table(table, hide_index=True, column_config=config)

@@ -9,7 +9,16 @@ from mlviz import stats
 from mlviz.figures import grople as grople_figures
 from pages._lesson import fits
 from pages._lesson.methods import AFFINITY_LABELS, LESSON_LAMBDA1
-from pages._lesson.state import LAMBDA2_GRID, Lesson, chart, explain, formula, in_range, try_this
+from pages._lesson.state import (
+    LAMBDA2_GRID,
+    Lesson,
+    chart,
+    explain,
+    formula,
+    in_range,
+    training_agreement,
+    try_this,
+)
 from pages._lesson.text import MAX_BARS, count, notice
 
 
@@ -146,4 +155,11 @@ def show(c: Lesson) -> None:
         )
     if lambda2 == 0:
         points.append("With λ2 = 0 nothing pushes rows to zero: every row is used.")
+    ari = training_agreement(model.groups_) if L >= 3 else None
+    if ari is not None:
+        points.append(
+            "GroPLE groups the labels again on the training split only (stage 1 is part of the "
+            f"model): adjusted Rand index **{ari:.2f}** with step 3's all-rows groups "
+            "(1 = identical)."
+        )
     notice(points)

@@ -7,15 +7,24 @@ from sklearn.metrics import adjusted_rand_score
 
 from mlviz import stats
 from mlviz.figures import label_clusters as cluster_figures
-from mlviz.label_clustering import group_diagnostics
-from pages._lesson import fits
+from mlviz.label_clustering import group_diagnostics, verdict_counts
 from pages._lesson.methods import AFFINITY_LABELS
-from pages._lesson.state import Lesson, chart, explain, formula, in_range, tail_threshold, try_this
+from pages._lesson.state import (
+    GROUPS_AFFINITY_KEY,
+    Lesson,
+    chart,
+    explain,
+    formula,
+    grouping_controls,
+    record_grouping,
+    tail_threshold,
+    try_this,
+)
 from pages._lesson.text import MAX_BARS, notice
 
 
 def show(c: Lesson) -> None:
-    split, L, names, planted_groups = c.split, c.L, c.names, c.planted_groups
+    L, planted_groups = c.L, c.planted_groups
     formula(
         r"A_{ij}=\exp\!\Big(-\frac{\|\mathbf{s}_i-\mathbf{s}_j\|^{2}}{\sigma_i\sigma_j}\Big),"
         r"\ \mathbf{s}_l=2\mathbf{y}_{\cdot l}-\mathbf{1}\ \text{(heat)},\qquad "
@@ -39,31 +48,30 @@ def show(c: Lesson) -> None:
         return
     if c.too_many_labels("The affinity between the labels"):
         return
-    k_max = c.groups_k_max()
+    # the app's one grouping (pages/_app/grouping.py): the same affinity, K and groups as the
+    # Label clusters and Hypercube pages, fitted on all rows (it describes the labels)
     c1, c2 = st.columns(2)
-    c.ensure("lesson_groups_affinity", lambda v: v in AFFINITY_LABELS)
-    affinity = c.bound(
-        c1.selectbox,
-        "Affinity",
-        list(AFFINITY_LABELS),
-        format_func=AFFINITY_LABELS.get,
-        key="lesson_groups_affinity",
-    )
-    c.ensure("lesson_groups_k", in_range(2, k_max))
-    with c2:
-        k = int(c.bound(st.slider, "Number of groups K", 2, k_max, key="lesson_groups_k"))
-    model = fits.clustering(c, k, affinity)
-    if model is None or model.labels_.shape != (L,):
+    shared = grouping_controls(c1, c2)
+    if shared is None:
+        st.warning(
+            "The labels of this data set cannot be grouped here (fewer than 3 of them occur, "
+            "or the clustering failed: see above), so this step has no figure."
+        )
         return
-    suggested = model.suggest_n_groups(max_groups=k_max)
+    model, k, affinity = shared.model, shared.k, shared.affinity
+    names = shared.names  # the labels that occur (the grouping is of these)
+    record_grouping("lesson", affinity, k, model.labels_)
+    # co-occurrence keeps the rare labels with the labels they occur with (the heat kernel
+    # gathers them by rarity): the contrast the step teaches
     try_this(
         "groups",
-        f"use K = {suggested}, the eigengap's suggestion",
-        {"lesson_groups_k": suggested},
-        why_disabled=f"K is {suggested} already." if suggested == k else "",
+        f"use the {AFFINITY_LABELS['cooccurrence']}",
+        {GROUPS_AFFINITY_KEY: "cooccurrence"},
+        why_disabled="The affinity is co-occurrence already." if affinity == "cooccurrence" else "",
     )
-    frequencies = stats.label_frequencies(split.Y_train, relative=True)
-    if L <= MAX_BARS:
+    Y = c.ds.Y[:, shared.columns]
+    frequencies = stats.label_frequencies(Y, relative=True)
+    if shared.columns.size <= MAX_BARS:
         fig = cluster_figures.affinity_heatmap(
             model.affinity_, model.labels_, names, frequencies=frequencies
         )
@@ -71,31 +79,41 @@ def show(c: Lesson) -> None:
         fig = cluster_figures.group_affinity_heatmap(model.affinity_, model.labels_)
     chart(fig, key="lesson_groups_heatmap")
     diagnostics = group_diagnostics(
-        split.Y_train, model.labels_, label_names=names, tail_threshold=tail_threshold()
+        Y, model.labels_, label_names=names, tail_threshold=tail_threshold()
     )
-    never = cluster_figures.never_cooccurring_groups(diagnostics)
-    gap = model.eigenvalues_[suggested - 1] - model.eigenvalues_[suggested]
+    counts = verdict_counts(diagnostics)
+    doubtful = diagnostics[diagnostics["verdict"].isin(["never co-occur", "tail bucket", "weak"])]
+    suggested = shared.eigengap_k
+    spectrum = shared.spectrum.eigenvalues_
+    gap = spectrum[suggested - 1] - spectrum[suggested]
     points = [
         f"The eigengap suggests **K = {suggested}** "
         f"($\\lambda_{{{suggested}}} - \\lambda_{{{suggested + 1}}}$ = {gap:.3f}, the largest "
-        f"drop for K = 2..{min(k_max, model.eigenvalues_.size - 1)}).",
-        (
-            f"With K = {k} the {AFFINITY_LABELS[affinity]} gives {model.n_groups_} groups; "
-            + (
-                f"**{len(never)}** of them hold labels that never appear together in a training "
-                f"instance (sizes {', '.join(str(n) for n in never['n_labels'])}): held together "
-                "by the affinity, not by co-occurrence."
-                if len(never)
-                else "every group of two or more labels has a pair that co-occurs in training."
-            )
+        f"drop for K = 2..{min(shared.k_max, spectrum.size - 1)})"
+        + (
+            f"; its groups put more than half the labels into one, so the default rule takes "
+            f"**K = {shared.default_k}**, the largest gap without such a bucket."
+            if shared.default_k != suggested
+            else ", as does the default rule."
+        ),
+        f"With K = {k} the {AFFINITY_LABELS[affinity]} gives {model.n_groups_} groups: "
+        + ", ".join(f"{n} {v}" for v, n in counts.items())
+        + (
+            f". **{len(doubtful)}** of them are not evidence that their labels belong "
+            "together ("
+            + "; ".join(f"group {row.group}: {row.reason}" for row in doubtful.head(3).itertuples())
+            + ")."
+            if len(doubtful)
+            else ": every group of two or more labels passes the verdict rules."
         ),
     ]
-    if L > MAX_BARS:
+    if shared.columns.size > MAX_BARS:
         points.append(
-            f"{L} labels are too many to name: each cell is the mean affinity between two groups."
+            f"{shared.columns.size} labels are too many to name: each cell is the mean affinity "
+            "between two groups."
         )
     if planted_groups is not None:
-        ari = adjusted_rand_score(planted_groups, model.labels_)
+        ari = adjusted_rand_score(planted_groups[shared.columns], model.labels_)
         points.append(
             f"Planted sample: agreement with the four planted groups is ARI = **{ari:.2f}** "
             "(1 = exactly the planted groups)."

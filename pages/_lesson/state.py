@@ -23,13 +23,17 @@ from mlviz import datasets
 from mlviz.io import Dataset
 from mlviz.io.export import safe_filename
 from mlviz.methods import MAX_LABELS_SQUARE, METHODS
-from pages._app import experiment, export, links, presentation, source
-from pages._lesson.methods import AFFINITY_LABELS, COST_LABELS, TAUGHT_IN
+from pages._app import experiment, export, grouping, links, presentation, source
+from pages._lesson.methods import COST_LABELS, TAUGHT_IN
 
 # the app helpers the steps use, re-exported so that only this module and fits.py import them
 tail_threshold = experiment.tail_threshold
 report_button = export.report_button
 SOURCE_LABEL_KEY = source.SOURCE_LABEL_KEY
+grouping_controls = grouping.controls  # the app's one label grouping (step 3 draws it)
+record_grouping = grouping.record
+training_agreement = grouping.training_agreement  # ARI of training-rows groups with step 3's
+GROUPS_AFFINITY_KEY = grouping.AFFINITY_KEY
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
 LAMBDA2_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
@@ -312,8 +316,6 @@ class Lesson:
             "lesson_cube_directions": False,
             "lesson_plst_m": min(2, L),
             "lesson_plst_instance": 0,
-            "lesson_groups_affinity": "heat",
-            "lesson_groups_k": min(10, self.groups_k_max()),
             "lesson_grople_d": self.grople_d_max(),
             "lesson_grople_lambda2": 10.0,
             "lesson_clems_cost": "f1",
@@ -385,11 +387,12 @@ class Lesson:
         return int(self.bound(st.number_input, label, 0, n_test - 1, key=key))
 
     def groups_settings(self) -> tuple[int, str]:
-        """Step 3's K and affinity (step 4 uses the same groups); one group below 3 labels."""
-        if self.L < 3:
+        """The app's grouping K and affinity (step 3 shows them, step 4 uses them; the same
+        on the Label clusters page, see pages/_app/grouping.py); one group below 3 labels."""
+        shared = grouping.settings()
+        if shared is None:
             return 1, "heat"
-        k = self.setting("lesson_groups_k", in_range(2, self.groups_k_max()))
-        affinity = self.setting("lesson_groups_affinity", lambda v: v in AFFINITY_LABELS)
+        affinity, k = shared
         return int(k), affinity
 
     def method_settings(self) -> dict[str, dict[str, Any]]:

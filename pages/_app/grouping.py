@@ -1,0 +1,264 @@
+"""One label grouping for the whole app (issue 25): its affinity, its K and the rows it uses.
+
+Label clusters, the Hypercube's colouring, GroPLE's stage 1 and the Lesson's groups step all
+read the grouping from here: two widgets with the same keys on every page (``groups_affinity``
+and ``groups_k``, kept for the session and bound to the URL), one default K by one rule
+(:meth:`mlviz.label_clustering.LabelClustering.default_n_groups`: the largest eigengap whose
+partition puts at most half the labels into one group; K opens at the rule's value for the
+paper's heat kernel, and a page offers the rule's K of another affinity with a button), and
+one fit: spectral clustering of
+the labels that occur, on **all rows** of the data set (describing the labels predicts
+nothing, so no test row is held out). A page that must group on the training split (GroPLE,
+whose stage 1 is part of the model) says so with :func:`training_note`, which shows the
+agreement (ARI) of its groups with the all-rows grouping.
+
+Glue only: the clustering and the rule live in :mod:`mlviz.label_clustering`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+from sklearn.metrics import adjusted_rand_score
+
+from mlviz.label_clustering import LabelClustering
+from mlviz.methods import AFFINITY_LABELS
+from pages._app import fitting, links, source
+
+AFFINITY_KEY = "groups_affinity"
+K_KEY = "groups_k"
+#: Largest K offered (and the spectrum fitted, so that every eigengap up to it is known).
+MAX_K = 30
+#: Below this many occurring labels there is no grouping to choose (and no eigengap).
+MIN_LABELS = 3
+#: Where each page records the grouping it showed in this run: {page: (affinity, K, ids)}.
+SHOWN_KEY = "_groupings_shown"
+#: The affinity whose default K the slider opens at (the paper's heat kernel, the default
+#: affinity): the slider's default must not change with the affinity, because Streamlit gives a
+#: widget whose default changed a new identity and reads a link value equal to the default as
+#: no value, so pages and URL would disagree. Another affinity's rule K is offered by a button.
+OPENING_AFFINITY = "heat"
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """The app's label grouping on the loaded data set."""
+
+    affinity: str
+    k: int
+    #: K of the default rule and of the plain eigengap, for this affinity
+    default_k: int
+    eigengap_k: int
+    k_max: int
+    #: the label columns that occur (the grouping is of these) and their names
+    columns: np.ndarray
+    names: list[str]
+    #: spectrum fitted at k_max and the clustering at K (all rows, occurring columns)
+    spectrum: LabelClustering
+    model: LabelClustering
+
+    @property
+    def labels_(self) -> np.ndarray:
+        """Group id per occurring label (``model.labels_``)."""
+        return self.model.labels_
+
+    def full_labels(self, n_labels: int) -> np.ndarray:
+        """Group id per label column of the data set; labels that never occur get an extra
+        id of their own (they are on no label set, so they colour nothing)."""
+        ids = np.full(n_labels, int(self.model.n_groups_), dtype=np.intp)
+        ids[self.columns] = self.model.labels_
+        return ids
+
+
+def occurring_columns() -> np.ndarray:
+    """The label columns of the loaded data set with at least one positive instance."""
+    Y = source.loaded_dataset().Y
+    return np.flatnonzero(np.asarray(Y.sum(axis=0)).ravel() > 0)
+
+
+def available() -> bool:
+    """Whether the loaded data set has enough occurring labels to be grouped."""
+    return occurring_columns().size >= MIN_LABELS
+
+
+def _default_k(spectrum: LabelClustering, k_max: int) -> int:
+    return spectrum.default_n_groups(k_max)
+
+
+def _rule_k(
+    affinity: str, columns: np.ndarray, k_max: int, spectrum: LabelClustering | None
+) -> int | None:
+    """The default rule's K for ``affinity`` (cached with the spectrum it is read from)."""
+    if spectrum is None:
+        spectrum = _fit(min(MAX_K, columns.size), affinity, columns, "Label spectrum")
+        if spectrum is None:
+            return None
+    value = fitting.compute(
+        _default_k, {"spectrum": spectrum, "k_max": k_max}, label="Default K", uses_split=False
+    )
+    return None if value is None else int(value)
+
+
+def _fit(k: int, affinity: str, columns: np.ndarray, label: str) -> LabelClustering | None:
+    return fitting.fit(
+        LabelClustering(n_groups=k, affinity=affinity, random_state=0),
+        rows="all",
+        columns=columns,
+        label=label,
+        spinner=f"Clustering {columns.size:,} labels ({AFFINITY_LABELS[affinity]})…",
+    )
+
+
+def controls(
+    affinity_slot: Callable[..., object] | None = None,
+    k_slot: Callable[..., object] | None = None,
+) -> Grouping | None:
+    """The grouping's two widgets (affinity, K) and the all-rows grouping they give.
+
+    ``affinity_slot``/``k_slot``: where to draw them (``st`` or a column); the same widgets
+    on every page, so a value set on one page is the value on the next. Returns None with a
+    note when the data cannot be grouped (fewer than 3 occurring labels) or a fit failed.
+    """
+    affinity_slot = affinity_slot or st
+    k_slot = k_slot or st
+    columns = occurring_columns()
+    L = columns.size
+    if L < MIN_LABELS:
+        st.caption(
+            f"Label groups need at least {MIN_LABELS} labels that occur; this data set has {L}."
+        )
+        return None
+    k_max = min(MAX_K, L - 1)  # K = L (every label alone) groups nothing
+    if st.session_state.get(K_KEY, 0) > k_max or st.session_state.get(K_KEY, 2) < 2:
+        st.session_state.pop(K_KEY, None)  # a previous data set had more labels
+    affinity = links.bound(
+        affinity_slot.selectbox,
+        "Label affinity of the groups",
+        list(AFFINITY_LABELS),
+        format_func=AFFINITY_LABELS.__getitem__,
+        key=AFFINITY_KEY,
+        persist_state="session",
+        help="How labels are compared before they are grouped; one setting for every page "
+        "(Label clusters, Hypercube, GroPLE, the Lesson). The paper uses the heat kernel; "
+        "co-occurrence keeps rare labels with the labels they occur with.",
+    )
+    spectrum = _fit(min(MAX_K, L), affinity, columns, "Label spectrum")
+    if spectrum is None:
+        return None
+    default_k = _rule_k(affinity, columns, k_max, spectrum)
+    opening_k = (
+        default_k
+        if affinity == OPENING_AFFINITY
+        else _rule_k(OPENING_AFFINITY, columns, k_max, None)
+    )
+    if default_k is None or opening_k is None:
+        return None
+    eigengap_k = spectrum.suggest_n_groups(max_groups=k_max)
+    if k_max <= 2:
+        k_slot.caption(f"Number of groups K is 2: with {L} labels no other K groups them.")
+        k = 2
+    else:
+        k = int(
+            links.bound(
+                k_slot.slider,
+                "Number of groups K",
+                2,
+                k_max,
+                int(opening_k),
+                key=K_KEY,
+                persist_state="session",
+                help=f"Opens at K = {opening_k}: the largest eigengap of the "
+                f"{AFFINITY_LABELS[OPENING_AFFINITY]} whose groups put at most half the labels "
+                f"into one group. For the {AFFINITY_LABELS[affinity]} that rule gives "
+                f"K = {default_k} (the plain eigengap K = {eigengap_k}). One setting for "
+                "every page.",
+            )
+        )
+    model = _fit(k, affinity, columns, "Label clustering")
+    if model is None:
+        return None
+    ds = source.loaded_dataset()
+    return Grouping(
+        affinity=affinity,
+        k=k,
+        default_k=int(default_k),
+        eigengap_k=int(eigengap_k),
+        k_max=k_max,
+        columns=columns,
+        names=[str(ds.label_names[j]) for j in columns],
+        spectrum=spectrum,
+        model=model,
+    )
+
+
+def k_choice(k: int) -> dict:
+    """Session-state entries that set the shared K as the user's choice (apply them before
+    the slider is drawn, e.g. from a button's callback)."""
+    return {K_KEY: int(k)}
+
+
+def use_k_button(slot, k: int, text: str, *, key: str, current: int) -> None:
+    """A button that sets the shared K (before the next run draws the slider)."""
+    slot.button(
+        text,
+        key=key,
+        disabled=k == current,
+        on_click=lambda: st.session_state.update(k_choice(k)),
+    )
+
+
+def record(page: str, affinity: str, k: int, ids: np.ndarray) -> None:
+    """Note the grouping ``page`` showed in this run (what tests compare across pages)."""
+    st.session_state.setdefault(SHOWN_KEY, {})[page] = (affinity, int(k), tuple(map(int, ids)))
+
+
+def training_note(grouping: Grouping, training_groups: np.ndarray, what: str) -> float:
+    """Say that ``what`` groups the labels on the training rows, and how far that is from the
+    app's all-rows grouping (ARI over the labels that occur); returns the ARI."""
+    ids = np.asarray(training_groups)[grouping.columns]
+    ari = float(adjusted_rand_score(grouping.labels_, ids))
+    same = "the same groups as" if ari >= 1.0 - 1e-12 else "groups that differ from"
+    st.caption(
+        f"{what} groups the labels on the training split only (its first stage is part of the "
+        f"model, so test rows are held out), with the app's K = {grouping.k} and "
+        f"{AFFINITY_LABELS[grouping.affinity]}: {same} the Label clusters page's all-rows "
+        f"grouping (adjusted Rand index {ari:.2f}; 1 = identical)."
+    )
+    return ari
+
+
+def settings() -> tuple[str, int] | None:
+    """The shared (affinity, K) without drawing the widgets (for a page that only uses them,
+    e.g. the Lesson's GroPLE step): the session's values, or the affinity's default K. None
+    when the data cannot be grouped or the spectrum fit failed."""
+    columns = occurring_columns()
+    if columns.size < MIN_LABELS:
+        return None
+    affinity = st.session_state.get(AFFINITY_KEY, "heat")
+    if affinity not in AFFINITY_LABELS:
+        affinity = "heat"
+    k_max = min(MAX_K, columns.size - 1)
+    k = st.session_state.get(K_KEY)
+    if isinstance(k, int | np.integer) and 2 <= k <= k_max:
+        return affinity, int(k)
+    if k_max <= 2:
+        return affinity, 2
+    opening_k = _rule_k(OPENING_AFFINITY, columns, k_max, None)
+    return None if opening_k is None else (affinity, opening_k)
+
+
+def training_agreement(training_groups: np.ndarray) -> float | None:
+    """ARI between groups found on the training rows (one id per label column of the data
+    set) and the all-rows grouping at the shared settings, over the labels that occur."""
+    shared = settings()
+    if shared is None:
+        return None
+    affinity, k = shared
+    columns = occurring_columns()
+    model = _fit(k, affinity, columns, "Label clustering")
+    if model is None:
+        return None
+    return float(adjusted_rand_score(model.labels_, np.asarray(training_groups)[columns]))
