@@ -11,10 +11,17 @@ import streamlit as st
 from mlviz import stats
 from mlviz.figures import compare as compare_figures
 from mlviz.methods import METHODS
-from pages._app import experiment
 from pages._lesson import fits
 from pages._lesson.methods import LESSON_METHODS
-from pages._lesson.state import Lesson, chart, explain, formula, tail_threshold, try_this
+from pages._lesson.state import (
+    Lesson,
+    chart,
+    explain,
+    formula,
+    tail_rule_name,
+    tail_threshold,
+    try_this,
+)
 from pages._lesson.text import f1_text, notice
 
 
@@ -29,7 +36,7 @@ def show(c: Lesson) -> None:
         "Every method on the same train/test split, one row per label with the rarest at the "
         "top: its training frequency, then each method's test F1. Tail labels, below "
         f"τ = {100 * tau:.3g}% of the training instances (the sidebar's "
-        f"{experiment.tail_rule_name()}), are shaded. "
+        f"{tail_rule_name()}), are shaded. "
         "Each method uses the settings of its step."
     )
     c.ensure(

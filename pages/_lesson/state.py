@@ -28,6 +28,7 @@ from pages._lesson.methods import COST_LABELS, TAUGHT_IN
 
 # the app helpers the steps use, re-exported so that only this module and fits.py import them
 tail_threshold = experiment.tail_threshold
+tail_rule_name = experiment.tail_rule_name
 report_button = export.report_button
 SOURCE_LABEL_KEY = source.SOURCE_LABEL_KEY
 grouping_controls = grouping.controls  # the app's one label grouping (step 3 draws it)
