@@ -55,6 +55,13 @@ FIT_ERRORS: tuple[type[BaseException], ...] = (
     MemoryError,
 )
 _LAST_GOOD_KEY = "_fit_last_good"
+#: Outcomes kept by the store shared by all sessions (least recently used out). An entry
+#: holds a fitted model or a computed table of one data set: on the embedded samples each is
+#: well under 1 MB; on the largest data sets the users bring (~1,000 labels, ~16k rows) a
+#: fitted CLEMS or GroPLE model is a few tens of MB, so 64 entries stay within ~1-2 GB only
+#: if they are not all of that size; the per-page budgets (:mod:`pages._app.budget`) keep a
+#: single result below that.
+MAX_STORED_OUTCOMES = 64
 
 
 @dataclass(frozen=True)
@@ -76,16 +83,51 @@ class _OutcomeStore:
     """The last ``max_entries`` fit outcomes, shared by all sessions (least recently used out).
 
     Not ``st.cache_resource`` on the fit itself: a function cached that way may not draw into
-    elements created outside it, and a fit's progress bar is exactly that. Also knows the key
-    of every value it holds, so that a result passed on to another computation is keyed by
-    what it is (:func:`key_of`).
+    elements created outside it, and a fit's progress bar is exactly that. Single flight:
+    identical fits asked for at the same time by several sessions (a class opening the same
+    link) are computed once, the other sessions wait for it (:meth:`get_or_compute`). Also
+    knows the key of every value it holds, so that a result passed on to another computation
+    is keyed by what it is (:func:`key_of`).
     """
 
-    def __init__(self, max_entries: int = 64) -> None:
+    def __init__(self, max_entries: int = MAX_STORED_OUTCOMES) -> None:
         self._entries: OrderedDict[tuple, FitOutcome] = OrderedDict()
         self._origin: dict[int, tuple] = {}  # id(value) -> key, for values held here
         self._lock = threading.Lock()
+        # One lock per key being computed (single flight): the first session to miss a key
+        # computes it while the others wait on its lock, then read the stored outcome.
+        self._computing: dict[tuple, threading.Lock] = {}
         self.max_entries = max_entries
+
+    def get_or_compute(self, key: tuple, compute: Callable[[], FitOutcome]) -> FitOutcome:
+        """The outcome of ``key``, computed by ``compute()`` once however many sessions ask
+        for it at the same time (the others block until it is stored).
+
+        If the outcome is evicted again before a waiting session reads it (more than
+        ``max_entries`` other keys stored in between), that session computes it itself.
+        """
+        outcome = self.get(key)
+        if outcome is not None:
+            return outcome
+        with self._lock:
+            key_lock = self._computing.setdefault(key, threading.Lock())
+        try:
+            with key_lock:
+                outcome = self.get(key)  # computed by the session we waited for
+                if outcome is None:
+                    outcome = compute()
+                    self.put(key, outcome)
+                return outcome
+        finally:
+            with self._lock:
+                # the last session out removes the lock (a later miss makes a new one)
+                if self._computing.get(key) is key_lock and not key_lock.locked():
+                    del self._computing[key]
+
+    def computing(self) -> int:
+        """Keys being computed now (for tests and the benchmark)."""
+        with self._lock:
+            return len(self._computing)
 
     def get(self, key: tuple) -> FitOutcome | None:
         with self._lock:
@@ -188,18 +230,16 @@ def _columns_key(columns) -> Any:
 # ----------------------------------------------------------------------------- running
 def _cached_outcome(cache_key: tuple, call: Callable[[], Any]) -> FitOutcome:
     """Run ``call`` once per ``cache_key``; errors and warnings are cached with the result."""
-    store = _outcomes()
-    outcome = store.get(cache_key)
-    if outcome is None:
+
+    def run() -> FitOutcome:
         with library_warnings.recording_warnings() as messages:
             try:
                 value = call()
             except FIT_ERRORS as err:
-                outcome = FitOutcome(error=_error_message(err), warnings=tuple(messages))
-            else:
-                outcome = FitOutcome(value=value, warnings=tuple(messages))
-        store.put(cache_key, outcome)
-    return outcome
+                return FitOutcome(error=_error_message(err), warnings=tuple(messages))
+            return FitOutcome(value=value, warnings=tuple(messages))
+
+    return _outcomes().get_or_compute(cache_key, run)
 
 
 def _requested(
