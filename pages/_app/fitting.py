@@ -282,14 +282,16 @@ def _show(
     described: str,
 ) -> Any:
     """Compute (or fetch) ``cache_key``, show its warnings or error; the value or None."""
-    placeholder = st.empty()
+    outcome = _outcomes().get(cache_key)
+    if outcome is None:  # a spinner (a timer thread) and a progress slot only when computing
+        placeholder = st.empty()
 
-    def report(done: int, total: int, message: str) -> None:
-        placeholder.progress(min(done / max(total, 1), 1.0), text=message)
+        def report(done: int, total: int, message: str) -> None:
+            placeholder.progress(min(done / max(total, 1), 1.0), text=message)
 
-    with st.spinner(spinner or f"{label}…", show_time=True):
-        outcome = _cached_outcome(cache_key, lambda: call(report))
-    placeholder.empty()
+        with st.spinner(spinner or f"{label}…", show_time=True):
+            outcome = _cached_outcome(cache_key, lambda: call(report))
+        placeholder.empty()
     library_warnings.show_warnings(outcome.warnings)
 
     last_good = st.session_state.setdefault(_LAST_GOOD_KEY, {})
