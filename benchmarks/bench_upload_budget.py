@@ -98,7 +98,11 @@ def _one_page(csv: str, n_labels: int, page: str) -> dict:
         start = time.perf_counter()
         at.switch_page(f"pages/{page}.py").run()
         out["page_s"] = round(time.perf_counter() - start, 2)
+    ds = at.session_state["dataset"]
+    out["loaded"] = f"{ds.name}: {ds.n_samples:,} rows, {ds.n_labels:,} labels"
+    out["title"] = at.title[0].value if at.title else None
     out["exception"] = [e.message[:200] for e in at.exception]
+    out["errors"] = [e.value[:160] for e in at.error]
     said = [("error", e.value) for e in at.error] + [("warning", w.value) for w in at.warning]
     said += [("info", i.value) for i in at.info]
     out["said"] = [

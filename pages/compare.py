@@ -299,7 +299,7 @@ tail_caption = (
 st.caption(
     "Mean ± standard deviation over folds; ↑ higher is better, ↓ lower is better." + tail_caption
 )
-export.chart(figures.metric_bars(aggregate(results)), key="compare_bars")
+export.chart(fitting.figure(figures.metric_bars, aggregate(results)), key="compare_bars")
 st.download_button(
     "Download fold results (CSV)",
     results.to_csv(index=False),
@@ -322,7 +322,13 @@ else:
         persist_state="session",
     )
     export.chart(
-        figures.per_label_figure(per_label, shown_methods, metric=metric, tail_threshold=run_tail),
+        fitting.figure(
+            figures.per_label_figure,
+            per_label,
+            shown_methods,
+            metric=metric,
+            tail_threshold=run_tail,
+        ),
         key="compare_per_label",
     )
     st.caption(
@@ -419,8 +425,13 @@ if sweep is not None:
         shown = curves["metric"].iloc[0]
         gro_d = "GroPLE" in set(curves["method"]) and d != M
         export.chart(
-            figures.metric_vs_param_figure(
-                curves, "dimension", shown, current=M, current_name="M" if gro_d else "M/d"
+            fitting.figure(
+                figures.metric_vs_param_figure,
+                curves,
+                "dimension",
+                shown,
+                current=M,
+                current_name="M" if gro_d else "M/d",
             ),
             key="compare_sweep_chart",
         )

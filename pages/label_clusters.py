@@ -16,7 +16,7 @@ from mlviz.label_clustering import (
     group_diagnostics,
 )
 from mlviz.methods import AFFINITY_LABELS
-from pages._app import experiment, export, fitting, links, source, tables
+from pages._app import budget, experiment, export, fitting, links, source, tables
 
 MIN_LABELS = 3  # below this there is no eigengap to read and no partition to choose
 MAX_K = 30
@@ -66,6 +66,10 @@ if L < MIN_LABELS:
             f"What the data does say: **{names[0]}** and **{names[1]}** occur together on "
             f"{both} of {ds.n_samples} instances (Jaccard co-occurrence {jaccard:.3f})."
         )
+    st.stop()
+too_many = budget.labels_refusal(L, "Label clusters")
+if too_many is not None:  # the affinity, its eigenvectors and the K sweep are all L x L
+    st.warning(too_many)
     st.stop()
 
 k_max = min(MAX_K, L)
@@ -198,8 +202,12 @@ left, right = st.columns([3, 2]) if side_by_side else (st.container(), st.contai
 with left:
     if L <= figures.MAX_NAMED_LABELS:
         export.chart(
-            figures.affinity_heatmap(
-                model.affinity_, model.labels_, names, frequencies=frequencies
+            fitting.figure(
+                figures.affinity_heatmap,
+                model.affinity_,
+                model.labels_,
+                names,
+                frequencies=frequencies,
             ),
             key="clusters_affinity_heatmap",
         )
@@ -211,7 +219,7 @@ with left:
         )
     else:
         export.chart(
-            figures.group_affinity_heatmap(model.affinity_, model.labels_),
+            fitting.figure(figures.group_affinity_heatmap, model.affinity_, model.labels_),
             key="clusters_group_heatmap",
         )
         st.caption(
@@ -239,7 +247,8 @@ with left:
             shown_note = f"all {members.size} labels"
         members.sort()
         export.chart(
-            figures.affinity_heatmap(
+            fitting.figure(
+                figures.affinity_heatmap,
                 model.affinity_[members][:, members],
                 model.labels_[members],
                 [names[j] for j in members],
@@ -251,7 +260,8 @@ with left:
 with right:
     shown = min(MAX_K + 1, spectrum_model.eigenvalues_.size)
     export.chart(
-        figures.eigenvalue_figure(
+        fitting.figure(
+            figures.eigenvalue_figure,
             spectrum_model.eigenvalues_,
             suggested,
             chosen_k=n_groups,
@@ -304,7 +314,10 @@ if sweep is None and not sweep_automatic:
         "bootstrap samples) takes a while, so it runs on request."
     )
 if sweep is not None:
-    export.chart(figures.stability_figure(sweep, chosen_k=n_groups), key="clusters_sweep_figure")
+    export.chart(
+        fitting.figure(figures.stability_figure, sweep, chosen_k=n_groups),
+        key="clusters_sweep_figure",
+    )
     best = sweep.loc[sweep["stability"].idxmax()]
     by_k = sweep.set_index("n_groups")
     st.caption(

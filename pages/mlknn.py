@@ -137,7 +137,9 @@ label_table = mlknn_label_table(
     Y_pred=predicted,
     frequencies=frequencies,
 )
-export.chart(tail_figures.mlknn_tail_figure(label_table, threshold), key="mlknn_tail")
+export.chart(
+    fitting.figure(tail_figures.mlknn_tail_figure, label_table, threshold), key="mlknn_tail"
+)
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:

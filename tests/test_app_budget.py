@@ -29,8 +29,7 @@ def _csv(n_rows: int, n_features: int, n_labels: int, seed: int = 0) -> bytes:
     Y[0], Y[1] = 1, 0
     header = [f"f{j}" for j in range(n_features)] + [f"l{j}" for j in range(n_labels)]
     rows = [
-        ",".join([f"{v:.3f}" for v in x] + [str(v) for v in y])
-        for x, y in zip(X, Y, strict=True)
+        ",".join([f"{v:.3f}" for v in x] + [str(v) for v in y]) for x, y in zip(X, Y, strict=True)
     ]
     return ("\n".join([",".join(header), *rows]) + "\n").encode()
 
@@ -134,3 +133,60 @@ def test_the_row_sample_is_seeded_and_keeps_each_rows_features_with_its_labels(m
     assert len(set(rows)) == 25 and rows == sorted(rows)
     small, none = budget.sample_rows(load_csv(_csv(25, 2, 2), 2))
     assert none is None and small.n_samples == 25
+
+
+def test_pages_quadratic_in_the_labels_refuse_above_the_label_budget_with_the_reason(monkeypatch):
+    """MAX_LABELS_SQUARE lowered to 4: a 6-label upload gets, on Label clusters, a refusal that
+    names the size and the limit; on CLEMS, M capped at 4 and the M = L comparison skipped,
+    both said. No page raises."""
+    monkeypatch.setattr(budget, "MAX_LABELS_SQUARE", 4)
+    at = _upload(_csv(60, 3, 6), 6, name="wide.csv")
+    assert at.session_state["dataset"].n_labels == 6
+    at.switch_page("pages/label_clusters.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    said = [w.value for w in at.main.warning]
+    assert any("6 × 6 label-by-label matrix" in w and "up to 4 labels" in w for w in said), said
+    assert not at.get("plotly_chart"), "nothing quadratic in L is drawn above the budget"
+    at.switch_page("pages/clems.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.slider(key="clems_m").max == 4
+    captions = [c.value for c in at.caption]
+    assert any("M goes up to 4, not L = 6" in c for c in captions), captions
+    monkeypatch.setattr(budget, "MAX_LABELS_SQUARE", 6)  # at the budget: computed and drawn
+    at.switch_page("pages/label_clusters.py").run()
+    assert not at.exception and at.get("plotly_chart")
+    assert not any("label-by-label matrix" in w.value for w in at.main.warning)
+
+
+def test_a_figure_is_built_once_per_arguments_and_shared(monkeypatch):
+    """fitting.figure: the same builder and arguments give the same (shared) object without
+    building again; other arguments build anew; a fitted model that is not a cached result
+    is never a key (built each time); the store keeps at most max_entries figures."""
+    import streamlit as st
+    from sklearn.linear_model import Ridge
+
+    from mlviz.io import load_csv
+    from pages._app import fitting
+
+    st.session_state["dataset"] = load_csv(_csv(10, 2, 2), 2)
+    store = fitting._FigureStore(3)
+    monkeypatch.setattr(fitting, "_figures", lambda: store)
+    built = []
+
+    def builder(values, *, title):
+        built.append(title)
+        return {"values": list(values), "title": title}
+
+    a = fitting.figure(builder, np.arange(3), title="t")
+    b = fitting.figure(builder, np.arange(3), title="t")
+    assert a is b and built == ["t"]
+    fitting.figure(builder, np.arange(4), title="t")
+    assert len(built) == 2, "other values are another figure"
+    model = Ridge().fit(np.eye(3), np.arange(3))
+    fitting.figure(builder, model.coef_, title=str(model))
+    for _ in range(2):
+        fitting.figure(lambda m, title: builder([], title=title), model, title="model")
+    assert built.count("model") == 2, "a model not held by the fit cache is never a key"
+    for i in range(5):
+        fitting.figure(builder, np.arange(i), title="fill")
+    assert len(fitting._figures()) == 3

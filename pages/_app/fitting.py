@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 import streamlit as st
 
@@ -168,8 +169,14 @@ def _array_key(a: np.ndarray) -> tuple:
     return ("ndarray", a.dtype.str, a.shape, digest)
 
 
-def key_of(value: Any) -> Any:
-    """A hashable key of ``value`` by what it is (see the module docstring)."""
+def key_of(value: Any, *, strict: bool = False) -> Any:
+    """A hashable key of ``value`` by what it is (see the module docstring).
+
+    With ``strict=True`` (figures, :func:`figure`) an estimator or dataclass that is not a
+    result held by the store raises ``TypeError`` instead of being keyed by its parameters or
+    fields: a fitted model's figure depends on what it was fitted on, which its parameters do
+    not say.
+    """
     from sklearn.base import BaseEstimator
 
     if value is None or isinstance(value, (bool, int, float, str, bytes)):
@@ -177,17 +184,28 @@ def key_of(value: Any) -> Any:
     if isinstance(value, np.generic):
         return (type(value).__name__, value.item())
     if isinstance(value, (tuple, list)):
-        return (type(value).__name__, tuple(key_of(v) for v in value))
+        return (type(value).__name__, tuple(key_of(v, strict=strict) for v in value))
     if isinstance(value, Mapping):
-        return ("dict", tuple(sorted((str(k), key_of(v)) for k, v in value.items())))
+        return (
+            "dict",
+            tuple(sorted((str(k), key_of(v, strict=strict)) for k, v in value.items())),
+        )
     if isinstance(value, np.ndarray):
         return _array_key(value)
     if sp.issparse(value):
         csr = sp.csr_matrix(value)
         return ("sparse", csr.shape, *(_array_key(a) for a in (csr.data, csr.indices, csr.indptr)))
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        # values, index and column names and dtypes (hash_pandas_object hashes values + index)
+        hashed = pd.util.hash_pandas_object(value, index=True).to_numpy()
+        columns = tuple(map(str, value.columns)) if isinstance(value, pd.DataFrame) else None
+        dtypes = tuple(map(str, np.atleast_1d(value.dtypes)))
+        return ("frame", value.shape, columns, dtypes, _array_key(hashed))
     cached = _outcomes().origin(value)
     if cached is not None:
         return ("result", cached)
+    if strict:
+        raise TypeError(f"a {type(value).__name__} that is not a cached result")
     if isinstance(value, BaseEstimator):
         return ("estimator", _class_name(type(value)), key_of(value.get_params(deep=False)))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -492,3 +510,62 @@ def compute(
 
     kind = (function, tuple((name, key_of(requested.get(name))) for name in identity))
     return _show(cache_key, _slot(kind, data_key, None), call, label, spinner, _describe(requested))
+
+
+# ------------------------------------------------------------------------------ figures
+#: Figures kept by the store shared by all sessions (least recently used out). A figure of
+#: the app is at most a few MB of JSON (the largest: a 2,000-vertex hypercube), most are
+#: 10-200 kB, so 256 entries stay well under ~100 MB on the samples a class uses.
+MAX_STORED_FIGURES = 256
+
+
+class _FigureStore:
+    """The last ``max_entries`` figures built by :func:`figure` (least recently used out)."""
+
+    def __init__(self, max_entries: int = MAX_STORED_FIGURES) -> None:
+        self._entries: OrderedDict[tuple, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self.max_entries = max_entries
+
+    def get_or_build(self, key: tuple, build: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        value = build()  # figures are cheap next to fits: two sessions may build one twice
+        with self._lock:
+            value = self._entries.setdefault(key, value)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+@st.cache_resource(show_spinner=False)
+def _figures() -> _FigureStore:
+    return _FigureStore()
+
+
+def figure(builder: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """``builder(*args, **kwargs)`` built once per (builder, arguments, data set), shared by
+    every session: a rerun whose inputs did not change rebuilds no figure (issue 24: building
+    plotly figures was most of a rerun's time).
+
+    The figure returned is shared: draw it (``export.chart``), never change it; a change goes
+    into the builder's arguments. Arguments are keyed as in :func:`compute`, except that a
+    fitted model must be a result of this cache (``key_of(strict=True)``); with an argument
+    that cannot be keyed so, the figure is built each time, uncached.
+    """
+    try:
+        key = (
+            "figure",
+            _function_name(builder),
+            key_of(args, strict=True),
+            key_of(kwargs, strict=True),
+            source.dataset_digest(),
+        )
+    except TypeError:
+        return builder(*args, **kwargs)
+    return _figures().get_or_build(key, lambda: builder(*args, **kwargs))
