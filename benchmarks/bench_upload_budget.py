@@ -73,7 +73,7 @@ def write_csv(path: Path, n_rows: int, n_features: int, n_labels: int, seed: int
 
 UPLOADS = {
     "10k labels x 200 rows": dict(n_rows=200, n_features=20, n_labels=10_000),
-    "330k rows x 20 features, 10 labels": dict(n_rows=330_000, n_features=20, n_labels=10),
+    "330k rows x 20 features x 10 labels": dict(n_rows=330_000, n_features=20, n_labels=10),
 }
 
 
