@@ -231,7 +231,14 @@ def dataset_picker() -> None:
         )
 
 
+_N_MISSING: WeakKeyDictionary[Dataset, int] = WeakKeyDictionary()
+
+
 def n_missing(ds: Dataset) -> int:
-    """Missing (NaN) feature values of ``ds``."""
-    values = ds.X.data if sp.issparse(ds.X) else ds.X
-    return int(np.isnan(values).sum())
+    """Missing (NaN) feature values of ``ds``, counted once per data set object (the sidebar
+    shows it on every rerun; a Dataset is immutable)."""
+    count = _N_MISSING.get(ds)
+    if count is None:
+        values = ds.X.data if sp.issparse(ds.X) else ds.X
+        count = _N_MISSING[ds] = int(np.isnan(values).sum())
+    return count
