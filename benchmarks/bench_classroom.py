@@ -1,23 +1,25 @@
 """A class of 30 students on one server (issue 24, item 7).
 
 Starts a real ``streamlit run app.py --server.headless true`` on loopback and opens 30
-concurrent sessions: one Debian chromium driven by Playwright, one browser context (its own
-cookies, so its own Streamlit session) per student. Student ``i`` opens page ``i mod 9`` of the
-navigation on the embedded sample (the app's default data set), then reruns it 3 times with
-Streamlit's rerun key ("r": the same inputs, so everything should come from the caches).
+concurrent sessions over Streamlit's websocket protocol (``/_stcore/stream``, the protobuf
+``BackMsg`` / ``ForwardMsg`` messages the browser exchanges; one connection is one session).
+Student ``i`` asks for page ``i mod 9`` of the navigation on the embedded sample (the app's
+default data set), as a browser opening that link does, then reruns it 3 times with the same
+inputs (what Streamlit's rerun key sends: everything should come from the caches).
 
-Recorded: the first view (from the request until the app is idle: script finished, nothing
-stale, no spinner) and each rerun (from the key press until idle again), their p50 / p95,
-errors (a traceback element shown, or a wait that timed out) and the server's peak resident
-memory (``VmHWM`` of the server process, read at the end). ``st.error`` boxes are counted
-separately: the sample's pages may legitimately show one.
+Recorded: the first view (from opening the connection until the page's run finished for good;
+a run that ends early for a rerun, like the router's first run, is followed) and each rerun
+(from the request until its run finished), their p50 / p95, errors (a traceback element sent,
+a run not finished within 300 s, or a dropped connection) and the server's peak resident memory
+(``VmHWM`` of the server process, read at the end). ``st.error`` boxes are counted separately.
+
+No browser: the times are the server's (script runs and the messages' transfer), without
+drawing. A first attempt with 30 Playwright/chromium contexts on the same 2 cores timed out in
+the browsers' own page loads (30 s each) before the server ran a script.
 
 Usage::
 
     python benchmarks/bench_classroom.py --students 30 --reruns 3
-
-The browser runs on the same machine as the server, so its CPU use is part of what the
-server competes with: the numbers are an upper bound of what 30 separate laptops would see.
 """
 
 from __future__ import annotations
@@ -37,12 +39,14 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]
 
 from _common import machine_description  # noqa: E402
 
-from tests import _browser  # noqa: E402  (chromium path and flags, the idle condition)
+from tests import _browser  # noqa: E402  (free_port, REPO)
 
-WAIT_MS = 300_000  # a view that takes longer counts as an error
+WAIT_S = 300  # a run that takes longer counts as an error
+#: The nine pages by URL path ("" is the Data page, the default), in navigation order.
+PAGES = ("", "lesson", "hypercube", "label_clusters", "plst", "grople", "clems", "mlknn", "compare")
 
 
-def _start_server() -> tuple[subprocess.Popen, str]:
+def _start_server(repo: Path) -> tuple[subprocess.Popen, str]:
     port = _browser.free_port()
     proc = subprocess.Popen(
         [
@@ -60,7 +64,7 @@ def _start_server() -> tuple[subprocess.Popen, str]:
             "--browser.gatherUsageStats",
             "false",
         ],
-        cwd=_browser.REPO,
+        cwd=repo,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -84,61 +88,78 @@ def _peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-async def _wait_idle(page, since: int | None, path: str | None) -> None:
-    await page.wait_for_selector("[data-testid='stMain'] h1", timeout=WAIT_MS)
-    await page.wait_for_function(
-        _browser._IDLE, arg=[since, _browser.QUIET_MS, path], timeout=WAIT_MS
-    )
+async def _run_script(ws, page: str, timeout: float) -> tuple[float, int, int, str]:
+    """Ask for a run of ``page`` as the browser does (a ``rerun_script`` BackMsg with the
+    page's name) and read ForwardMsgs until the run finished for good (runs that end early
+    for a rerun, like the router's first run, are followed). Returns (seconds, tracebacks
+    shown, st.error boxes shown, the page's title) of the final run."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    done = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR)
+    request = BackMsg()
+    request.rerun_script.query_string = ""
+    request.rerun_script.page_name = page
+    start = time.perf_counter()
+    await ws.send(request.SerializeToString())
+    tracebacks = errors = 0
+    title = ""
+    while True:
+        message = ForwardMsg()
+        message.ParseFromString(await asyncio.wait_for(ws.recv(), timeout))
+        kind = message.WhichOneof("type")
+        if kind == "delta" and message.delta.WhichOneof("type") == "new_element":
+            element = message.delta.new_element
+            shown = element.WhichOneof("type")
+            tracebacks += shown == "exception"
+            errors += shown == "alert" and element.alert.format == element.alert.ERROR
+            in_main = message.metadata.delta_path[:1] == [0]  # 0: main area, 1: sidebar
+            if shown == "heading" and in_main and not title:
+                title = element.heading.body
+        elif kind == "script_finished":
+            if message.script_finished in done:
+                return time.perf_counter() - start, tracebacks, errors, title
+            tracebacks = errors = 0  # ended early for a rerun: count the next run's
+            title = ""
 
 
-async def _student(browser, url: str, path: str, reruns: int, record: dict) -> None:
-    context = await browser.new_context(viewport=_browser.PROJECTOR)
-    page = await context.new_page()
-    quiet = _browser.QUIET_MS / 1000
+async def _student(url: str, page: str, reruns: int, record: dict) -> None:
+    import websockets
+
+    ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
+    name = f"/{page}"
     try:
         start = time.perf_counter()
-        await page.goto(f"{url}/{path}")
-        await _wait_idle(page, None, path)
-        record["first"].append(time.perf_counter() - start - quiet)
-        for _ in range(reruns):
-            since = await page.evaluate(
-                "() => { const r = (" + _browser._RUNS + ")(); r.newDocument = false;"
-                " return r.changes; }"
-            )
-            await page.evaluate("() => document.activeElement && document.activeElement.blur()")
-            start = time.perf_counter()
-            await page.keyboard.press("r")
-            await _wait_idle(page, since, None)
-            record["rerun"].append(time.perf_counter() - start - quiet)
-        shown = await page.evaluate(
-            """() => [document.querySelectorAll('[data-testid="stException"]').length,
-                      document.querySelectorAll('[data-testid="stAlertContentError"]').length]"""
-        )
-        if shown[0]:
-            record["errors"].append(f"/{path}: {shown[0]} traceback(s) shown")
-        record["st_error"] += shown[1]
-    except Exception as error:  # a timed-out wait: an error of the run, with its page
-        record["errors"].append(f"/{path}: {type(error).__name__}: {str(error)[:200]}")
-    finally:
-        await context.close()
+        async with websockets.connect(
+            ws_url, subprotocols=["streamlit"], origin=url, max_size=None, ping_interval=None
+        ) as ws:
+            seconds, tracebacks, errors, title = await _run_script(ws, page, WAIT_S)
+            record["first"].append(time.perf_counter() - start)
+            record["titles"].add(f"{name}: {title}")
+            record["per_page"].setdefault(name, []).append(seconds)
+            for _ in range(reruns):
+                seconds, tracebacks, errors, _ = await _run_script(ws, page, WAIT_S)
+                record["rerun"].append(seconds)
+            if tracebacks:
+                record["errors"].append(f"{name}: {tracebacks} traceback(s) shown")
+            record["st_error"] += errors
+    except Exception as error:  # a timed-out run or a closed connection: an error, with its page
+        record["errors"].append(f"{name}: {type(error).__name__}: {str(error)[:200]}")
 
 
 async def _run(url: str, students: int, reruns: int) -> dict:
-    from playwright.async_api import async_playwright
-
-    record: dict = {"first": [], "rerun": [], "errors": [], "st_error": 0}
-    paths = list(_browser.NAV_PAGES)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(
-            executable_path=_browser.chromium_path(), args=_browser.CHROMIUM_FLAGS
-        )
-        await asyncio.gather(
-            *(
-                _student(browser, url, paths[i % len(paths)], reruns, record)
-                for i in range(students)
-            )
-        )
-        await browser.close()
+    record: dict = {
+        "first": [],
+        "rerun": [],
+        "errors": [],
+        "st_error": 0,
+        "per_page": {},
+        "titles": set(),
+    }
+    pages = [path for path in PAGES]
+    await asyncio.gather(
+        *(_student(url, pages[i % len(pages)], reruns, record) for i in range(students))
+    )
     return record
 
 
@@ -151,10 +172,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--reruns", type=int, default=3)
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        default=_browser.REPO,
+        help="checkout whose app.py is served (default: this one), e.g. to compare with main",
+    )
     args = parser.parse_args()
     print(machine_description())
     print(f"before: {_load()}")
-    proc, url = _start_server()
+    proc, url = _start_server(args.repo)
+    print(f"serving {args.repo}")
     try:
         started = time.perf_counter()
         record = asyncio.run(_run(url, args.students, args.reruns))
@@ -181,6 +209,13 @@ def main() -> None:
         print(f"  {error}")
     print(f"st.error boxes shown at the end: {record['st_error']}")
     print(f"server peak RSS: {rss:.0f} MB")
+    print(
+        "first view by page (s): "
+        + ", ".join(
+            f"{page or '/'} {np.median(v):.1f}" for page, v in sorted(record["per_page"].items())
+        )
+    )
+    print("titles: " + " | ".join(sorted(record["titles"])))
 
 
 if __name__ == "__main__":
