@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import subprocess
 import sys
 import time
@@ -79,6 +80,13 @@ def _start_server(repo: Path) -> tuple[subprocess.Popen, str]:
             time.sleep(0.3)
     proc.kill()
     raise RuntimeError("streamlit did not start within 120 s")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (less sensitive to the machine's load
+    than wall times: what the workload costs the server, whoever else runs)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -184,10 +192,12 @@ def main() -> None:
     proc, url = _start_server(args.repo)
     print(f"serving {args.repo}")
     try:
+        cpu_before = _cpu_seconds(proc.pid)
         started = time.perf_counter()
         record = asyncio.run(_run(url, args.students, args.reruns))
         wall = time.perf_counter() - started
         rss = _peak_rss_mb(proc.pid)
+        cpu = _cpu_seconds(proc.pid) - cpu_before
     finally:
         proc.terminate()
         try:
@@ -209,6 +219,7 @@ def main() -> None:
         print(f"  {error}")
     print(f"st.error boxes shown at the end: {record['st_error']}")
     print(f"server peak RSS: {rss:.0f} MB")
+    print(f"server CPU time during the workload: {cpu:.1f} s (user + system)")
     print(
         "first view by page (s): "
         + ", ".join(
