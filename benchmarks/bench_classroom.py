@@ -89,6 +89,17 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _wait_cpu_idle(pid: int, timeout: float = 600) -> None:
+    """Return once process ``pid`` used under 0.1 s of CPU in 3 s (e.g. UMAP's numba
+    compilation, started by the Hypercube page, has finished)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before = _cpu_seconds(pid)
+        time.sleep(3)
+        if _cpu_seconds(pid) - before < 0.1:
+            return
+
+
 def _peak_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM"):
@@ -181,6 +192,19 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--reruns", type=int, default=3)
     parser.add_argument(
+        "--py-spy",
+        dest="py_spy",
+        type=Path,
+        help="record the server with py-spy (sampling, all threads) into this file "
+        "(collapsed stacks); py-spy must be installed",
+    )
+    parser.add_argument(
+        "--prepare",
+        action="store_true",
+        help="before the class: open every page once in one session and wait until the "
+        "server's CPU is idle (the teacher's check before the lesson; compiles UMAP's code)",
+    )
+    parser.add_argument(
         "--repo",
         type=Path,
         default=_browser.REPO,
@@ -192,12 +216,39 @@ def main() -> None:
     proc, url = _start_server(args.repo)
     print(f"serving {args.repo}")
     try:
+        if args.prepare:
+            asyncio.run(_run(url, len(PAGES), 0))
+            _wait_cpu_idle(proc.pid)
+            print(f"prepared: every page opened once, server idle ({_load()})")
+        spy = None
+        if args.py_spy:
+            spy = subprocess.Popen(
+                [
+                    "py-spy",
+                    "record",
+                    "-p",
+                    str(proc.pid),
+                    "-o",
+                    str(args.py_spy),
+                    "-f",
+                    "raw",
+                    "--nonblocking",
+                    "-r",
+                    "50",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            time.sleep(1)
         cpu_before = _cpu_seconds(proc.pid)
         started = time.perf_counter()
         record = asyncio.run(_run(url, args.students, args.reruns))
         wall = time.perf_counter() - started
         rss = _peak_rss_mb(proc.pid)
         cpu = _cpu_seconds(proc.pid) - cpu_before
+        if spy is not None:
+            spy.send_signal(2)  # SIGINT: py-spy writes its file and exits
+            spy.wait(timeout=60)
     finally:
         proc.terminate()
         try:
