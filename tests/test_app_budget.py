@@ -49,6 +49,9 @@ def test_the_upload_limit_of_the_server_config_is_the_budgets():
     config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] == budget.MAX_UPLOAD_MB
     assert f"{budget.MAX_UPLOAD_MB} MB" in (REPO / "README.md").read_text()
+    # the classroom settings found by profiling 30 sessions (docs/BENCHMARKS.md)
+    assert config["server"]["fileWatcherType"] == "none"
+    assert config["runner"]["postScriptGC"] is False
 
 
 def test_an_upload_with_too_many_labels_is_refused_with_the_limit_and_what_to_do(monkeypatch):
