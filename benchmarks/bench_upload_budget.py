@@ -98,6 +98,12 @@ def _one_page(csv: str, n_labels: int, page: str) -> dict:
         start = time.perf_counter()
         at.switch_page(f"pages/{page}.py").run()
         out["page_s"] = round(time.perf_counter() - start, 2)
+    if page == "lesson":  # the Lesson is seven views: each step's first run
+        out["steps_s"] = []
+        while not at.button(key="lesson_next").disabled and not at.exception:
+            start = time.perf_counter()
+            at.button(key="lesson_next").click().run()
+            out["steps_s"].append(round(time.perf_counter() - start, 2))
     ds = at.session_state["dataset"]
     out["loaded"] = f"{ds.name}: {ds.n_samples:,} rows, {ds.n_labels:,} labels"
     out["title"] = at.title[0].value if at.title else None
@@ -108,7 +114,10 @@ def _one_page(csv: str, n_labels: int, page: str) -> dict:
     out["said"] = [
         f"{kind}: {text[:140]}"
         for kind, text in said
-        if any(w in text.lower() for w in ("budget", "sample", "up to", "too many", "accepts"))
+        if any(
+            w in text.lower()
+            for w in ("budget", "sample", "up to", "too many", "accepts", "labels")
+        )
     ][:4]
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return out
