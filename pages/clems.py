@@ -16,7 +16,16 @@ from mlviz.methods import COST_LABELS, METHODS
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import clems_label_table, tail_summary
 from mlviz.stats import distinct_labelsets
-from pages._app import experiment, export, fitting, links, presentation, source, tables
+from pages._app import (
+    budget,
+    experiment,
+    export,
+    fitting,
+    links,
+    presentation,
+    source,
+    tables,
+)
 
 ds = source.current_dataset()
 L = ds.n_labels
@@ -39,11 +48,14 @@ cost = links.bound(
     key="clems_cost",
     persist_state="session",
 )
+# Budget: CLEMS in M = L dimensions at 10,000 labels took 41 s and 5.4 GB (issue 24), so M
+# goes up to MAX_LABELS_SQUARE (the registry's cap for L x L work); the page says so below.
+M_max = min(L, budget.MAX_LABELS_SQUARE)
 with c2:
     M = links.int_slider(
         "Embedding dimension M",
         1,
-        L,
+        M_max,
         min(2, L),
         key="clems_m",
         why_fixed="with a single label the embedding has one dimension.",
@@ -133,7 +145,13 @@ if scores is None or distances is None:
     st.stop()
 
 full = None
-if M != L:
+if M_max < L:
+    st.caption(
+        f"M goes up to {M_max:,}, not L = {L:,}, and the paper's M = L comparison is not "
+        f"fitted: this server fits CLEMS in at most {budget.MAX_LABELS_SQUARE:,} dimensions "
+        "(a budget per session; at 10,000 labels M = L took 41 s and 5.4 GB)."
+    )
+elif M != L:
     # the paper embeds in M = L dimensions: its metrics beside the 2-D teaching view
     full_model = fitted_clems(
         L, f"CLEMS at M = L = {L}", f"Fitting CLEMS at M = L = {L} for comparison…"
@@ -209,7 +227,9 @@ threshold = experiment.tail_threshold()
 label_table = clems_label_table(
     model, split.X_test, split.Y_test, split.Y_train, threshold, label_names=ds.label_names
 )
-export.chart(tail_figures.clems_tail_figure(label_table, threshold), key="clems_tail")
+export.chart(
+    fitting.figure(tail_figures.clems_tail_figure, label_table, threshold), key="clems_tail"
+)
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
@@ -250,7 +270,8 @@ def instance_view() -> None:
     left, right = st.columns(2)
     with left:
         export.chart(
-            figures.fitted_embedding_figure(
+            fitting.figure(
+                figures.fitted_embedding_figure,
                 model,
                 texts,
                 predicted=explanation.embedding,
@@ -268,7 +289,8 @@ def instance_view() -> None:
     with right:
         landmarks_only = model.embedding_method_ == "landmark"
         export.chart(
-            figures.shepard_figure(
+            fitting.figure(
+                figures.shepard_figure,
                 model.cost_matrix_,
                 distances,
                 model.landmark_stress1_ if landmarks_only else model.stress1_,

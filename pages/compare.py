@@ -374,7 +374,7 @@ with st.expander("Every metric (table)") if presentation.is_on() else st.contain
         "best achievable value (1 = every instance's rarest relevant labels ranked first). Tied "
         "scores count in expectation over a random tie-break."
     )
-export.chart(figures.metric_bars(aggregate(results)), key="compare_bars")
+export.chart(fitting.figure(figures.metric_bars, aggregate(results)), key="compare_bars")
 export.csv_button("Download fold results (CSV)", results, name=(ds.name, "cv_results"))
 
 st.subheader("Per label: which labels does each method lose?")
@@ -392,7 +392,13 @@ else:
         persist_state="session",
     )
     export.chart(
-        figures.per_label_figure(per_label, shown_methods, metric=metric, tail_threshold=run_tail),
+        fitting.figure(
+            figures.per_label_figure,
+            per_label,
+            shown_methods,
+            metric=metric,
+            tail_threshold=run_tail,
+        ),
         key="compare_per_label",
     )
     reasons = outcome["reasons"]
@@ -404,7 +410,9 @@ else:
     what = f"{len(tail_rows)} tail labels" if run_tail is not None else f"{L} labels"
     if len(tail_rows):
         export.chart(
-            figures.loss_reasons_figure(reasons, tail_rows if run_tail is not None else None),
+            fitting.figure(
+                figures.loss_reasons_figure, reasons, tail_rows if run_tail is not None else None
+            ),
             key="compare_loss_reasons",
         )
         counted = {m: reason_counts(reasons[m], tail_rows) for m in shown_methods}
@@ -624,8 +632,13 @@ if sweep is not None:
         shown = curves["metric"].iloc[0]
         gro_d = "GroPLE" in set(curves["method"]) and d != M
         export.chart(
-            figures.metric_vs_param_figure(
-                curves, "dimension", shown, current=M, current_name="M" if gro_d else "M/d"
+            fitting.figure(
+                figures.metric_vs_param_figure,
+                curves,
+                "dimension",
+                shown,
+                current=M,
+                current_name="M" if gro_d else "M/d",
             ),
             key="compare_sweep_chart",
         )

@@ -58,7 +58,7 @@ st.subheader("The long tail")
 frequencies = stats.label_frequencies(ds.Y, relative=True)
 n_tail = int(stats.is_tail(frequencies, threshold).sum())
 export.chart(
-    figures.label_frequency_figure(frequencies, ds.label_names, threshold),
+    fitting.figure(figures.label_frequency_figure, frequencies, ds.label_names, threshold),
     key="label_frequency_chart",
 )
 st.caption(
@@ -90,7 +90,9 @@ with left:
     title = "Label co-occurrence"
     if len(shown) < ds.n_labels:
         title += f" (the {len(shown)} most frequent of {ds.n_labels} labels)"
-    export.chart(figures.cooccurrence_figure(matrix, names, title=title), key="cooc_chart")
+    export.chart(
+        fitting.figure(figures.cooccurrence_figure, matrix, names, title=title), key="cooc_chart"
+    )
     off_diagonal = np.where(np.eye(len(shown), dtype=bool), -np.inf, matrix.astype(float))
     if len(shown) < 2:
         st.caption("With a single label there are no pairs: the one cell is its own count.")
@@ -104,7 +106,7 @@ with left:
             f"{names[j]} ({off_diagonal[i, j]:.3g})."
         )
 with right:
-    export.chart(figures.cardinality_figure(ds.Y), key="cardinality_chart")
+    export.chart(fitting.figure(figures.cardinality_figure, ds.Y), key="cardinality_chart")
     st.caption(
         f"How many labels an instance carries; their mean, the label cardinality, is "
         f"{summary['cardinality']:.2f}. {summary['empty_instances']:,} instances carry no label."

@@ -319,7 +319,8 @@ if scores is None:
 
 if L <= cluster_figures.MAX_NAMED_LABELS:
     export.chart(
-        figures.vk_heatmap(
+        fitting.figure(
+            figures.vk_heatmap,
             model.V_,
             model.groups_,
             ds.label_names,
@@ -330,7 +331,9 @@ if L <= cluster_figures.MAX_NAMED_LABELS:
     )
 else:  # too many labels to name: one column per group, and one group's labels on request
     export.chart(
-        figures.vk_group_heatmap(model.V_, model.groups_, row_support=model.row_support_),
+        fitting.figure(
+            figures.vk_group_heatmap, model.V_, model.groups_, row_support=model.row_support_
+        ),
         key="grople_vk_groups",
     )
     group_ids, group_sizes = np.unique(model.groups_, return_counts=True)
@@ -345,7 +348,8 @@ else:  # too many labels to name: one column per group, and one group's labels o
         model.groups_, group_ids[position], stats.label_frequencies(split.Y_train)
     )
     export.chart(
-        figures.vk_heatmap(
+        fitting.figure(
+            figures.vk_heatmap,
             model.V_[:, members],
             model.groups_[members],
             [ds.label_names[j] for j in members],
@@ -420,7 +424,9 @@ label_table = grople_label_table(
     threshold,
     label_names=ds.label_names,
 )
-export.chart(tail_figures.grople_tail_figure(label_table, threshold), key="grople_tail")
+export.chart(
+    fitting.figure(tail_figures.grople_tail_figure, label_table, threshold), key="grople_tail"
+)
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
@@ -441,7 +447,9 @@ else:
         f"instances ({experiment.tail_rule_name()}, set in the sidebar's Experiment settings)."
     )
 export.chart(
-    figures.objective_figure(model.objective_history_, model.feature_objective_history_),
+    fitting.figure(
+        figures.objective_figure, model.objective_history_, model.feature_objective_history_
+    ),
     key="grople_objective",
 )
 st.caption(

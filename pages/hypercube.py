@@ -274,7 +274,8 @@ show_axes = method == "pca" and links.bound(
     persist_state="session",
 )
 export.chart(
-    figures.hypercube_figure(
+    fitting.figure(
+        figures.hypercube_figure,
         coords,
         vertices,
         counts,

@@ -22,6 +22,7 @@ from mlviz.label_clustering import (
 )
 from mlviz.methods import AFFINITY_LABELS
 from pages._app import (
+    budget,
     experiment,
     export,
     fitting,
@@ -82,6 +83,10 @@ if L < MIN_LABELS:
             f"What the data does say: **{names[0]}** and **{names[1]}** occur together on "
             f"{both} of {ds.n_samples} instances (Jaccard co-occurrence {jaccard:.3f})."
         )
+    st.stop()
+too_many = budget.labels_refusal(L, "Label clusters")
+if too_many is not None:  # the affinity, its eigenvectors and the K sweep are all L x L
+    st.warning(too_many)
     st.stop()
 
 with st.container(border=True):
@@ -199,8 +204,12 @@ left, right = st.columns([3, 2]) if side_by_side else (st.container(), st.contai
 with left:
     if L <= figures.MAX_NAMED_LABELS:
         export.chart(
-            figures.affinity_heatmap(
-                model.affinity_, model.labels_, names, frequencies=frequencies
+            fitting.figure(
+                figures.affinity_heatmap,
+                model.affinity_,
+                model.labels_,
+                names,
+                frequencies=frequencies,
             ),
             key="clusters_affinity_heatmap",
         )
@@ -212,7 +221,7 @@ with left:
         )
     else:
         export.chart(
-            figures.group_affinity_heatmap(model.affinity_, model.labels_),
+            fitting.figure(figures.group_affinity_heatmap, model.affinity_, model.labels_),
             key="clusters_group_heatmap",
         )
         st.caption(
@@ -240,7 +249,8 @@ with left:
             shown_note = f"all {members.size} labels"
         members.sort()
         export.chart(
-            figures.affinity_heatmap(
+            fitting.figure(
+                figures.affinity_heatmap,
                 model.affinity_[members][:, members],
                 model.labels_[members],
                 [names[j] for j in members],
@@ -252,7 +262,8 @@ with left:
 with right:
     shown = min(grouping.MAX_K + 1, spectrum_model.eigenvalues_.size)
     export.chart(
-        figures.eigenvalue_figure(
+        fitting.figure(
+            figures.eigenvalue_figure,
             spectrum_model.eigenvalues_,
             suggested,
             chosen_k=n_groups,
@@ -331,7 +342,7 @@ if sweep is not None:
     by_k = sweep.set_index("n_groups")
     raw_best = int(sweep.loc[sweep["stability"].idxmax(), "n_groups"])
     export.chart(
-        figures.stability_figure(sweep, chosen_k=n_groups, suggested_k=stable_k),
+        fitting.figure(figures.stability_figure, sweep, chosen_k=n_groups, suggested_k=stable_k),
         key="clusters_sweep_figure",
     )
     grouping.use_k_button(
@@ -421,8 +432,12 @@ if len(flagged) > MAX_LISTED_GROUPS:
 
 if together is not None:
     export.chart(
-        figures.coassignment_figure(
-            together, model.labels_, names, verdicts=diagnostics["verdict"].tolist()
+        fitting.figure(
+            figures.coassignment_figure,
+            together,
+            model.labels_,
+            names,
+            verdicts=diagnostics["verdict"].tolist(),
         ),
         key="clusters_coassignment",
     )

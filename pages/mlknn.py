@@ -137,7 +137,9 @@ label_table = mlknn_label_table(
     Y_pred=predicted,
     frequencies=frequencies,
 )
-export.chart(tail_figures.mlknn_tail_figure(label_table, threshold), key="mlknn_tail")
+export.chart(
+    fitting.figure(tail_figures.mlknn_tail_figure, label_table, threshold), key="mlknn_tail"
+)
 tail = tail_summary(label_table)
 percent = f"{100 * threshold:.3g}%"
 if tail["tail"]:
@@ -160,6 +162,19 @@ MAX_LABELS_SHOWN = 50  # per-label bars and columns stay readable; the rest is s
 MAX_LABEL_COLUMNS = 6  # one 0/1 column per label in the neighbours table up to this many
 
 
+def posterior_view(table, n_labels: int, n_predicted: int):
+    """The posterior figure of the ``table``'s labels (of ``n_labels``), built once per table
+    (:func:`pages._app.fitting.figure`)."""
+    figure = figures.posterior_figure(table, title_width=WIDE_TITLE_CHARS)  # across the page
+    if len(table) < n_labels:
+        figure.update_layout(
+            title=f"The {len(table)} of {n_labels:,} labels with the highest posterior "
+            f"({n_predicted} of {n_labels:,} labels predicted)"
+        )
+        legible(figure, title_width=WIDE_TITLE_CHARS, legend=False)  # wrap the new title
+    return figure
+
+
 @st.fragment
 def instance_view() -> None:
     """Reruns alone when the instance changes: the fitted model and metrics stay untouched."""
@@ -171,13 +186,7 @@ def instance_view() -> None:
     full = explanation.table.assign(truth=split.Y_test[index])
     shown = np.sort(np.argsort(-full["posterior"].to_numpy(), kind="stable")[:MAX_LABELS_SHOWN])
     table = full.iloc[shown]
-    figure = figures.posterior_figure(table, title_width=WIDE_TITLE_CHARS)  # across the page
-    if len(shown) < len(full):
-        figure.update_layout(
-            title=f"The {len(shown)} of {len(full):,} labels with the highest posterior "
-            f"({int(full['decision'].sum())} of {len(full):,} labels predicted)"
-        )
-        legible(figure, title_width=WIDE_TITLE_CHARS, legend=False)  # wrap the new title
+    figure = fitting.figure(posterior_view, table, len(full), int(full["decision"].sum()))
     export.chart(figure, key="mlknn_posterior")
     st.caption(
         "Per label, the two prior × likelihood products (log scale): the label is predicted when "

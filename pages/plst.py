@@ -64,7 +64,8 @@ else:
     left, right = st.columns(2)
     with left:
         export.chart(
-            figures.spectrum_figure(full_model.singular_values_, current=M), key="plst_spectrum"
+            fitting.figure(figures.spectrum_figure, full_model.singular_values_, current=M),
+            key="plst_spectrum",
         )
         st.caption(
             "Share of label variance along each principal direction of the training labels. "
@@ -90,7 +91,9 @@ else:
         )
         if encoding_errors is not None:
             export.chart(
-                figures.encoding_error_figure(*encoding_errors, m_values=m_values, current=M),
+                fitting.figure(
+                    figures.encoding_error_figure, *encoding_errors, m_values=m_values, current=M
+                ),
                 key="plst_encoding_error",
             )
         st.caption(
@@ -119,7 +122,9 @@ if np.any(model.singular_values_ > 0):
 if label_table is not None:
     st.subheader(f"Tail labels: what M = {model.n_components_} directions cannot represent")
     export.chart(
-        tail_figures.plst_tail_figure(label_table, threshold, n_components=model.n_components_),
+        fitting.figure(
+            tail_figures.plst_tail_figure, label_table, threshold, n_components=model.n_components_
+        ),
         key="plst_tail",
     )
     tail = tail_summary(label_table)
@@ -240,8 +245,12 @@ if methods:
     if sweep is not None and not sweep.empty:
         wide = sweep.query("metric == @metric").rename(columns={"value": metric})
         export.chart(
-            figures.loss_vs_m_figure(
-                wide, metric=metric, current=M, title_width=WIDE_TITLE_CHARS
+            fitting.figure(
+                figures.loss_vs_m_figure,
+                wide,
+                metric=metric,
+                current=M,
+                title_width=WIDE_TITLE_CHARS,
             ),  # drawn across the page
             key="plst_loss_vs_m",
         )
@@ -266,8 +275,13 @@ def instance_view() -> None:
     y_hat = model.predict(x_row)[0]
     y_true = split.Y_test[index]
     export.chart(
-        figures.decoding_figure(
-            y_tilde, y_true, ds.label_names, h=h, title_width=WIDE_TITLE_CHARS
+        fitting.figure(
+            figures.decoding_figure,
+            y_tilde,
+            y_true,
+            ds.label_names,
+            h=h,
+            title_width=WIDE_TITLE_CHARS,
         ),  # drawn across the page
         key="plst_decoding",
     )

@@ -305,3 +305,85 @@ def test_digest_is_computed_once_per_data_set():
     ds = CORPUS["one_feature"]
     assert source.dataset_digest(ds) == ds.digest
     assert source._DIGESTS[ds] == ds.digest
+
+
+# ------------------------------------------------------------------ single flight (issue 24)
+def test_identical_concurrent_fits_are_computed_once_and_the_others_wait():
+    """30 sessions asking for the same key at once: one computes, 29 wait and get its outcome;
+    a different key is not held up by it (the lock is per key)."""
+    import threading
+    import time
+
+    from pages._app.fitting import FitOutcome, _OutcomeStore
+
+    store = _OutcomeStore(max_entries=8)
+    calls: list[str] = []
+    started = threading.Event()
+    release = threading.Event()
+
+    def slow() -> FitOutcome:
+        calls.append("slow")
+        started.set()
+        assert release.wait(30), "the test never released the slow fit"
+        return FitOutcome(value=object())
+
+    results: list[FitOutcome] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(store.get_or_compute(("k",), slow)))
+        for _ in range(30)
+    ]
+    for t in threads:
+        t.start()
+    assert started.wait(30)
+    # while the slow fit runs, another key computes at once (not serialised behind it)
+    t0 = time.perf_counter()
+    other = store.get_or_compute(("other",), lambda: FitOutcome(value="other"))
+    assert other.value == "other" and time.perf_counter() - t0 < 5
+    time.sleep(0.2)  # let every thread reach the key's lock
+    assert len(results) == 0, "sessions must wait for the fit in flight, not return early"
+    release.set()
+    for t in threads:
+        t.join(30)
+    assert calls == ["slow"], f"computed {len(calls)} times"
+    assert len(results) == 30 and len({id(r.value) for r in results}) == 1
+    assert store.computing() == 0, "the per-key locks are removed once the fit is stored"
+
+
+def test_a_failed_single_flight_fit_is_stored_once_and_a_bug_releases_the_lock():
+    import threading
+
+    from pages._app.fitting import FitOutcome, _OutcomeStore
+
+    store = _OutcomeStore(max_entries=8)
+    calls = []
+
+    def failing() -> FitOutcome:
+        calls.append(1)
+        return FitOutcome(error="no")
+
+    threads = [
+        threading.Thread(target=store.get_or_compute, args=(("f",), failing)) for _ in range(5)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(calls) == 1 and store.get(("f",)).error == "no"
+
+    def bug() -> FitOutcome:
+        raise KeyError("a bug keeps its traceback")
+
+    with pytest.raises(KeyError):
+        store.get_or_compute(("b",), bug)
+    assert store.computing() == 0
+    assert store.get_or_compute(("b",), lambda: FitOutcome(value=1)).value == 1
+
+
+def test_the_store_keeps_at_most_max_entries():
+    from pages._app.fitting import MAX_STORED_OUTCOMES, FitOutcome, _OutcomeStore
+
+    assert _OutcomeStore().max_entries == MAX_STORED_OUTCOMES
+    store = _OutcomeStore(max_entries=3)
+    for i in range(10):
+        store.get_or_compute((i,), lambda i=i: FitOutcome(value=i))
+    assert len(store) == 3 and store.get((9,)).value == 9 and store.get((0,)) is None

@@ -10,9 +10,19 @@ import plotly.graph_objects as go
 
 from mlviz.figures._style import DIRECTION_COLORS, GROUP_COLORS, NO_GROUP_COLOR, legible
 
+#: Label names listed in one label set's text until it is this long; the rest are counted.
+#: A label set of an upload with thousands of labels can hold 1,500 of them: listed in full,
+#: the CLEMS page's hover texts were hundreds of MB and took a minute to draw (issue 24).
+MAX_LABELSET_CHARS = 160
 
-def labelset_text(vertices: np.ndarray, label_names: Sequence[str]) -> list[str]:
+
+def labelset_text(
+    vertices: np.ndarray, label_names: Sequence[str], max_chars: int = MAX_LABELSET_CHARS
+) -> list[str]:
     """Human-readable label set of each vertex ('∅' for the empty set).
+
+    Names are listed in label order while the text stays within ``max_chars`` characters
+    (at least one name is listed); the others are counted ("… +1,497 more").
 
     Examples
     --------
@@ -20,11 +30,26 @@ def labelset_text(vertices: np.ndarray, label_names: Sequence[str]) -> list[str]
     >>> from mlviz.figures.hypercube import labelset_text
     >>> labelset_text(np.array([[1, 0, 1], [0, 0, 0]]), ["a", "b", "c"])
     ['{a, c}', '∅']
+    >>> labelset_text(np.ones((1, 5)), ["alpha", "beta", "gamma", "delta", "eps"], max_chars=14)
+    ['{alpha, beta, … +3 more}']
     """
-    return [
-        "{" + ", ".join(label_names[j] for j in np.flatnonzero(v)) + "}" if v.any() else "∅"
-        for v in np.asarray(vertices)
-    ]
+    texts = []
+    for v in np.asarray(vertices):
+        on = np.flatnonzero(v)
+        if on.size == 0:
+            texts.append("∅")
+            continue
+        listed: list[str] = []
+        length = 0
+        for j in on:
+            name = str(label_names[j])
+            if listed and length + len(name) > max_chars:
+                break
+            listed.append(name)
+            length += len(name) + 2  # and ", "
+        rest = on.size - len(listed)
+        texts.append("{" + ", ".join(listed) + (f", … +{rest:,} more" if rest else "") + "}")
+    return texts
 
 
 def _marker_sizes(counts: np.ndarray) -> np.ndarray:

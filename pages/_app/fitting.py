@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 import streamlit as st
 
@@ -55,6 +56,13 @@ FIT_ERRORS: tuple[type[BaseException], ...] = (
     MemoryError,
 )
 _LAST_GOOD_KEY = "_fit_last_good"
+#: Outcomes kept by the store shared by all sessions (least recently used out). An entry
+#: holds a fitted model or a computed table of one data set: on the embedded samples each is
+#: well under 1 MB; on the largest data sets the users bring (~1,000 labels, ~16k rows) a
+#: fitted CLEMS or GroPLE model is a few tens of MB, so 64 entries stay within ~1-2 GB only
+#: if they are not all of that size; the per-page budgets (:mod:`pages._app.budget`) keep a
+#: single result below that.
+MAX_STORED_OUTCOMES = 64
 
 
 @dataclass(frozen=True)
@@ -76,16 +84,51 @@ class _OutcomeStore:
     """The last ``max_entries`` fit outcomes, shared by all sessions (least recently used out).
 
     Not ``st.cache_resource`` on the fit itself: a function cached that way may not draw into
-    elements created outside it, and a fit's progress bar is exactly that. Also knows the key
-    of every value it holds, so that a result passed on to another computation is keyed by
-    what it is (:func:`key_of`).
+    elements created outside it, and a fit's progress bar is exactly that. Single flight:
+    identical fits asked for at the same time by several sessions (a class opening the same
+    link) are computed once, the other sessions wait for it (:meth:`get_or_compute`). Also
+    knows the key of every value it holds, so that a result passed on to another computation
+    is keyed by what it is (:func:`key_of`).
     """
 
-    def __init__(self, max_entries: int = 64) -> None:
+    def __init__(self, max_entries: int = MAX_STORED_OUTCOMES) -> None:
         self._entries: OrderedDict[tuple, FitOutcome] = OrderedDict()
         self._origin: dict[int, tuple] = {}  # id(value) -> key, for values held here
         self._lock = threading.Lock()
+        # One lock per key being computed (single flight): the first session to miss a key
+        # computes it while the others wait on its lock, then read the stored outcome.
+        self._computing: dict[tuple, threading.Lock] = {}
         self.max_entries = max_entries
+
+    def get_or_compute(self, key: tuple, compute: Callable[[], FitOutcome]) -> FitOutcome:
+        """The outcome of ``key``, computed by ``compute()`` once however many sessions ask
+        for it at the same time (the others block until it is stored).
+
+        If the outcome is evicted again before a waiting session reads it (more than
+        ``max_entries`` other keys stored in between), that session computes it itself.
+        """
+        outcome = self.get(key)
+        if outcome is not None:
+            return outcome
+        with self._lock:
+            key_lock = self._computing.setdefault(key, threading.Lock())
+        try:
+            with key_lock:
+                outcome = self.get(key)  # computed by the session we waited for
+                if outcome is None:
+                    outcome = compute()
+                    self.put(key, outcome)
+                return outcome
+        finally:
+            with self._lock:
+                # the last session out removes the lock (a later miss makes a new one)
+                if self._computing.get(key) is key_lock and not key_lock.locked():
+                    del self._computing[key]
+
+    def computing(self) -> int:
+        """Keys being computed now (for tests and the benchmark)."""
+        with self._lock:
+            return len(self._computing)
 
     def get(self, key: tuple) -> FitOutcome | None:
         with self._lock:
@@ -126,8 +169,14 @@ def _array_key(a: np.ndarray) -> tuple:
     return ("ndarray", a.dtype.str, a.shape, digest)
 
 
-def key_of(value: Any) -> Any:
-    """A hashable key of ``value`` by what it is (see the module docstring)."""
+def key_of(value: Any, *, strict: bool = False) -> Any:
+    """A hashable key of ``value`` by what it is (see the module docstring).
+
+    With ``strict=True`` (figures, :func:`figure`) an estimator or dataclass that is not a
+    result held by the store raises ``TypeError`` instead of being keyed by its parameters or
+    fields: a fitted model's figure depends on what it was fitted on, which its parameters do
+    not say.
+    """
     from sklearn.base import BaseEstimator
 
     if value is None or isinstance(value, (bool, int, float, str, bytes)):
@@ -135,17 +184,28 @@ def key_of(value: Any) -> Any:
     if isinstance(value, np.generic):
         return (type(value).__name__, value.item())
     if isinstance(value, (tuple, list)):
-        return (type(value).__name__, tuple(key_of(v) for v in value))
+        return (type(value).__name__, tuple(key_of(v, strict=strict) for v in value))
     if isinstance(value, Mapping):
-        return ("dict", tuple(sorted((str(k), key_of(v)) for k, v in value.items())))
+        return (
+            "dict",
+            tuple(sorted((str(k), key_of(v, strict=strict)) for k, v in value.items())),
+        )
     if isinstance(value, np.ndarray):
         return _array_key(value)
     if sp.issparse(value):
         csr = sp.csr_matrix(value)
         return ("sparse", csr.shape, *(_array_key(a) for a in (csr.data, csr.indices, csr.indptr)))
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        # values, index and column names and dtypes (hash_pandas_object hashes values + index)
+        hashed = pd.util.hash_pandas_object(value, index=True).to_numpy()
+        columns = tuple(map(str, value.columns)) if isinstance(value, pd.DataFrame) else None
+        dtypes = tuple(map(str, np.atleast_1d(value.dtypes)))
+        return ("frame", value.shape, columns, dtypes, _array_key(hashed))
     cached = _outcomes().origin(value)
     if cached is not None:
         return ("result", cached)
+    if strict:
+        raise TypeError(f"a {type(value).__name__} that is not a cached result")
     if isinstance(value, BaseEstimator):
         return ("estimator", _class_name(type(value)), key_of(value.get_params(deep=False)))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -188,18 +248,16 @@ def _columns_key(columns) -> Any:
 # ----------------------------------------------------------------------------- running
 def _cached_outcome(cache_key: tuple, call: Callable[[], Any]) -> FitOutcome:
     """Run ``call`` once per ``cache_key``; errors and warnings are cached with the result."""
-    store = _outcomes()
-    outcome = store.get(cache_key)
-    if outcome is None:
+
+    def run() -> FitOutcome:
         with library_warnings.recording_warnings() as messages:
             try:
                 value = call()
             except FIT_ERRORS as err:
-                outcome = FitOutcome(error=_error_message(err), warnings=tuple(messages))
-            else:
-                outcome = FitOutcome(value=value, warnings=tuple(messages))
-        store.put(cache_key, outcome)
-    return outcome
+                return FitOutcome(error=_error_message(err), warnings=tuple(messages))
+            return FitOutcome(value=value, warnings=tuple(messages))
+
+    return _outcomes().get_or_compute(cache_key, run)
 
 
 def _requested(
@@ -242,14 +300,16 @@ def _show(
     described: str,
 ) -> Any:
     """Compute (or fetch) ``cache_key``, show its warnings or error; the value or None."""
-    placeholder = st.empty()
+    outcome = _outcomes().get(cache_key)
+    if outcome is None:  # a spinner (a timer thread) and a progress slot only when computing
+        placeholder = st.empty()
 
-    def report(done: int, total: int, message: str) -> None:
-        placeholder.progress(min(done / max(total, 1), 1.0), text=message)
+        def report(done: int, total: int, message: str) -> None:
+            placeholder.progress(min(done / max(total, 1), 1.0), text=message)
 
-    with st.spinner(spinner or f"{label}…", show_time=True):
-        outcome = _cached_outcome(cache_key, lambda: call(report))
-    placeholder.empty()
+        with st.spinner(spinner or f"{label}…", show_time=True):
+            outcome = _cached_outcome(cache_key, lambda: call(report))
+        placeholder.empty()
     library_warnings.show_warnings(outcome.warnings)
 
     last_good = st.session_state.setdefault(_LAST_GOOD_KEY, {})
@@ -450,3 +510,62 @@ def compute(
 
     kind = (function, tuple((name, key_of(requested.get(name))) for name in identity))
     return _show(cache_key, _slot(kind, data_key, None), call, label, spinner, _describe(requested))
+
+
+# ------------------------------------------------------------------------------ figures
+#: Figures kept by the store shared by all sessions (least recently used out). A figure of
+#: the app is at most a few MB of JSON (the largest: a 2,000-vertex hypercube), most are
+#: 10-200 kB, so 256 entries stay well under ~100 MB on the samples a class uses.
+MAX_STORED_FIGURES = 256
+
+
+class _FigureStore:
+    """The last ``max_entries`` figures built by :func:`figure` (least recently used out)."""
+
+    def __init__(self, max_entries: int = MAX_STORED_FIGURES) -> None:
+        self._entries: OrderedDict[tuple, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self.max_entries = max_entries
+
+    def get_or_build(self, key: tuple, build: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        value = build()  # figures are cheap next to fits: two sessions may build one twice
+        with self._lock:
+            value = self._entries.setdefault(key, value)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+@st.cache_resource(show_spinner=False)
+def _figures() -> _FigureStore:
+    return _FigureStore()
+
+
+def figure(builder: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """``builder(*args, **kwargs)`` built once per (builder, arguments, data set), shared by
+    every session: a rerun whose inputs did not change rebuilds no figure (issue 24: building
+    plotly figures was most of a rerun's time).
+
+    The figure returned is shared: draw it (``export.chart``), never change it; a change goes
+    into the builder's arguments. Arguments are keyed as in :func:`compute`, except that a
+    fitted model must be a result of this cache (``key_of(strict=True)``); with an argument
+    that cannot be keyed so, the figure is built each time, uncached.
+    """
+    try:
+        key = (
+            "figure",
+            _function_name(builder),
+            key_of(args, strict=True),
+            key_of(kwargs, strict=True),
+            source.dataset_digest(),
+        )
+    except TypeError:
+        return builder(*args, **kwargs)
+    return _figures().get_or_build(key, lambda: builder(*args, **kwargs))

@@ -17,11 +17,16 @@ import streamlit as st
 
 from mlviz import datasets
 from mlviz.io import DataFormatError, Dataset, load_arff, load_csv
-from pages._app import links
+from pages._app import budget, links
 
 DATASET_KEY = "dataset"
 SOURCE_LABEL_KEY = "dataset_label"
 UPLOAD_DIGEST_KEY = "upload_digest"
+#: Session key: (digest, message) of the last upload that could not be used, so that a
+#: failed upload is parsed once, not again on every rerun while it stays in the uploader.
+UPLOAD_FAILED_KEY = "_upload_failed"
+#: Session key: the statement about the loaded data set's row sample (budget.sample_rows).
+SAMPLE_STATEMENT_KEY = "_sample_statement"
 OFFICIAL_TRAIN_KEY = "official_n_train"
 HAS_OFFICIAL_SPLIT_KEY = "source_has_official_split"
 SPLIT_MODE_KEY = "split_mode"
@@ -49,12 +54,17 @@ def _load_source(key: str, official_split: bool) -> tuple[Dataset, int | None]:
     return datasets.load_source(key, missing="keep"), None
 
 
-@st.cache_resource(show_spinner="Reading upload…", max_entries=8)
+# Shared by all sessions (a class uploading the same file parses it once). Entries are bounded
+# by the upload budget (budget.MAX_UPLOAD_CELLS: at most ~400 MB each as float64), so 4 of
+# them stay within ~1.6 GB in the worst case; typical uploads are a few MB.
+@st.cache_resource(show_spinner="Reading upload…", max_entries=4)
 def _load_upload(
-    digest: str, name: str, payload: bytes, xml: bytes | None, label_spec: str
+    digest: str, name: str, _payload: bytes, _xml: bytes | None, label_spec: str
 ) -> Dataset:
-    """Parse an uploaded file; ``digest`` (of all inputs) is the cache key."""
+    """Parse an uploaded file; ``digest`` (of all inputs) is the cache key (the leading
+    underscores keep Streamlit from hashing the file's bytes again)."""
     del digest  # only the cache key
+    payload, xml = _payload, _xml
     stem = name.rsplit(".", 1)[0]
     if name.lower().endswith((".csv", ".tsv", ".txt")):
         label_columns: Any = [c.strip() for c in label_spec.split(",") if c.strip()]
@@ -68,6 +78,12 @@ def _load_upload(
         return load_csv(payload, label_columns, name=stem, missing="keep")
     n_labels = int(label_spec) if label_spec.strip().isdigit() else None
     return load_arff(payload, xml=xml, n_labels=n_labels, name=stem, missing="keep")
+
+
+def _upload_failed(name: str, message: str) -> None:
+    st.sidebar.error(message)
+    if DATASET_KEY in st.session_state:
+        st.sidebar.info(f"Still showing {st.session_state[SOURCE_LABEL_KEY]}.")
 
 
 def current_dataset() -> Dataset:
@@ -101,9 +117,14 @@ def dataset_digest(dataset: Dataset | None = None) -> str:
 
 
 def _set_dataset(dataset: Dataset, label: str, official_n_train: int | None = None) -> None:
+    if official_n_train is None:  # an official split's rows must stay as they are
+        dataset, statement = budget.sample_rows(dataset)
+    else:
+        statement = None  # (the MULAN sets with official splits are all far below the budget)
     st.session_state[DATASET_KEY] = dataset
-    st.session_state[SOURCE_LABEL_KEY] = label
+    st.session_state[SOURCE_LABEL_KEY] = label if statement is None else f"{label}, sampled"
     st.session_state[OFFICIAL_TRAIN_KEY] = official_n_train
+    st.session_state[SAMPLE_STATEMENT_KEY] = statement
 
 
 def _source_label(source: datasets.DatasetSource) -> str:
@@ -182,19 +203,28 @@ def dataset_picker() -> None:
         digest = hashlib.sha256(
             payload + b"\0" + (xml or b"") + b"\0" + label_spec.encode()
         ).hexdigest()
-        if st.session_state.get(UPLOAD_DIGEST_KEY) != digest:
+        failed = st.session_state.get(UPLOAD_FAILED_KEY)
+        if failed is not None and failed[0] == digest:  # parsed once already: same message
+            _upload_failed(upload.name, failed[1])
+        elif st.session_state.get(UPLOAD_DIGEST_KEY) != digest:
             try:
                 dataset = _load_upload(digest, upload.name, payload, xml, label_spec)
             except (DataFormatError, ValueError) as err:
-                sidebar.error(f"Could not load {upload.name}: {err}")
-                if DATASET_KEY in st.session_state:
-                    sidebar.info(f"Still showing {st.session_state[SOURCE_LABEL_KEY]}.")
+                message = f"Could not load {upload.name}: {err}"
             else:
+                refusal = budget.upload_refusal(dataset)
+                message = None if refusal is None else f"Could not use {upload.name}: {refusal}"
+            if message is not None:
+                st.session_state[UPLOAD_FAILED_KEY] = (digest, message)
+                _upload_failed(upload.name, message)
+            else:
+                st.session_state.pop(UPLOAD_FAILED_KEY, None)
                 st.session_state[UPLOAD_DIGEST_KEY] = digest
                 st.session_state.pop("loaded_source", None)  # removing the upload reloads
                 _set_dataset(dataset, f"{upload.name} (upload)")
     else:
         st.session_state.pop(UPLOAD_DIGEST_KEY, None)
+        st.session_state.pop(UPLOAD_FAILED_KEY, None)
         st.session_state[HAS_OFFICIAL_SPLIT_KEY] = source.has_official_split
         official = source.has_official_split and (
             st.session_state.get(SPLIT_MODE_KEY, SPLIT_OFFICIAL) == SPLIT_OFFICIAL
@@ -213,6 +243,9 @@ def dataset_picker() -> None:
         st.error("No data set is loaded yet: pick another one in the sidebar.")
         st.stop()
     ds = loaded_dataset()
+    statement = st.session_state.get(SAMPLE_STATEMENT_KEY)
+    if statement:  # at the top of every page (main area), not only in the sidebar
+        st.warning(statement, icon=":material/filter_alt:")
     sidebar.caption(
         f"**{st.session_state[SOURCE_LABEL_KEY]}** — {ds.n_samples:,} instances, "
         f"{ds.n_features:,} features{' (sparse)' if ds.is_sparse else ''}, {ds.n_labels} labels"
@@ -225,7 +258,14 @@ def dataset_picker() -> None:
         )
 
 
+_N_MISSING: WeakKeyDictionary[Dataset, int] = WeakKeyDictionary()
+
+
 def n_missing(ds: Dataset) -> int:
-    """Missing (NaN) feature values of ``ds``."""
-    values = ds.X.data if sp.issparse(ds.X) else ds.X
-    return int(np.isnan(values).sum())
+    """Missing (NaN) feature values of ``ds``, counted once per data set object (the sidebar
+    shows it on every rerun; a Dataset is immutable)."""
+    count = _N_MISSING.get(ds)
+    if count is None:
+        values = ds.X.data if sp.issparse(ds.X) else ds.X
+        count = _N_MISSING[ds] = int(np.isnan(values).sum())
+    return count

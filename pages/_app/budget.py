@@ -1,0 +1,120 @@
+"""The app's work budgets, in one place (issue 24: bounded work per session).
+
+A class shares one server (2 cores): one session's upload must not stall it. Three layers:
+
+1. **Upload size**: ``server.maxUploadSize`` in ``.streamlit/config.toml`` (MB), which
+   Streamlit enforces before the file reaches the app; :data:`MAX_UPLOAD_MB` is the same
+   number (a test checks that they agree).
+2. **Upload shape**, checked right after parsing (:func:`upload_refusal`): at most
+   :data:`MAX_UPLOAD_LABELS` label columns and :data:`MAX_UPLOAD_CELLS` values (rows ×
+   (features + labels)). A dense float64 X of 50 M cells is 400 MB; every page makes a few
+   copies (split, scaling, imputation), so more would break the ~2 GB a session may use.
+3. **Per page**, what it is about to compute:
+
+   * rows: above :data:`MAX_ROWS` rows every page computes on a seeded random sample of
+     :data:`MAX_ROWS` rows (:func:`sample_rows`), and says so at the top of the page. The
+     largest real data sets the users bring have ~16k rows, so they are never sampled; the
+     cost of every model grows at least linearly with N (ML-KNN's neighbour search
+     quadratically), and at 330k rows single pages took minutes.
+   * labels: methods that hold an L × L matrix run up to :data:`MAX_LABELS_SQUARE` labels
+     (the registry's cap, :data:`mlviz.methods.MAX_LABELS_SQUARE`, reused); pages whose own
+     views are quadratic in L (Label clusters' affinity and eigenvectors, the Data page's
+     co-occurrence counts, the Hypercube's label axes) refuse above it with the reason
+     (:func:`labels_refusal`).
+
+Tests set these module constants (``monkeypatch``) to exercise the statements on small data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import scipy.sparse as sp
+
+from mlviz.io import Dataset
+from mlviz.methods import MAX_LABELS_SQUARE
+
+__all__ = [
+    "MAX_LABELS_SQUARE",
+    "MAX_ROWS",
+    "MAX_UPLOAD_CELLS",
+    "MAX_UPLOAD_LABELS",
+    "MAX_UPLOAD_MB",
+    "labels_refusal",
+    "sample_rows",
+    "upload_refusal",
+]
+
+#: ``server.maxUploadSize`` of ``.streamlit/config.toml`` (MB): the largest file Streamlit
+#: accepts. The largest MULAN sets are ~6 MB as ARFF; a 330k-row CSV of 30 columns is ~50 MB.
+MAX_UPLOAD_MB = 100
+#: The most label columns an upload may have (the users' real data: up to ~1,000).
+MAX_UPLOAD_LABELS = 10_000
+#: The most values (rows × (features + labels)) an upload may have.
+MAX_UPLOAD_CELLS = 50_000_000
+#: Above this many rows, pages compute on a random sample of this many rows.
+MAX_ROWS = 20_000
+#: Seed of the row sample (fixed: the same upload gives the same sample on every rerun, in
+#: every session, so cached results are shared).
+SAMPLE_SEED = 0
+
+
+def upload_refusal(ds: Dataset) -> str | None:
+    """Why the parsed upload ``ds`` is refused (what, the limits, what to do), or None."""
+    cells = ds.n_samples * (ds.n_features + ds.n_labels)
+    if ds.n_labels > MAX_UPLOAD_LABELS:
+        return (
+            f"it has {ds.n_labels:,} label columns; this server accepts up to "
+            f"{MAX_UPLOAD_LABELS:,}. Keep the most frequent labels (or merge rare ones) and "
+            "upload again."
+        )
+    if cells > MAX_UPLOAD_CELLS:
+        return (
+            f"it has {ds.n_samples:,} rows × {ds.n_features + ds.n_labels:,} columns = "
+            f"{cells:,} values; this server accepts up to {MAX_UPLOAD_CELLS:,} values "
+            f"(rows × (features + labels)). Upload a random sample of the rows (about "
+            f"{max(MAX_UPLOAD_CELLS // max(ds.n_features + ds.n_labels, 1), 1):,} rows fit) "
+            "or fewer feature columns."
+        )
+    return None
+
+
+def sample_rows(ds: Dataset) -> tuple[Dataset, str | None]:
+    """``ds`` itself, or a seeded random sample of :data:`MAX_ROWS` of its rows with the
+    statement the page shows about it.
+
+    The sample keeps the rows' order and all columns; its name says it is a sample (so that
+    exports and titles do not pass it off as the whole data set).
+    """
+    if ds.n_samples <= MAX_ROWS:
+        return ds, None
+    rng = np.random.default_rng(SAMPLE_SEED)
+    rows = np.sort(rng.choice(ds.n_samples, size=MAX_ROWS, replace=False))
+    X = ds.X[rows] if sp.issparse(ds.X) else np.asarray(ds.X)[rows]
+    sample = dataclasses.replace(
+        ds,
+        name=f"{ds.name} (sample of {MAX_ROWS:,} rows)",
+        X=X,
+        Y=np.asarray(ds.Y)[rows],
+        notes=(*ds.notes, f"a random sample of {MAX_ROWS:,} of {ds.n_samples:,} rows"),
+    )
+    statement = (
+        f"This data set has {ds.n_samples:,} rows: every page computes on a random sample of "
+        f"{MAX_ROWS:,} rows (seed {SAMPLE_SEED}), so that one session cannot stall the server "
+        "the class shares. Results describe the sample; to use other rows, upload your own "
+        f"sample of at most {MAX_ROWS:,} rows."
+    )
+    return sample, statement
+
+
+def labels_refusal(n_labels: int, what: str) -> str | None:
+    """Why a view quadratic in the number of labels is not computed, or None."""
+    if n_labels <= MAX_LABELS_SQUARE:
+        return None
+    return (
+        f"{what} needs a {n_labels:,} × {n_labels:,} label-by-label matrix; this server "
+        f"computes it up to {MAX_LABELS_SQUARE:,} labels (a budget per session, so that one "
+        "data set cannot stall the server). Upload the most frequent labels only to see it; "
+        "the ML-KNN and CS views work at any number of labels."
+    )
