@@ -25,7 +25,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
     "AFFINITY_LABELS",
@@ -91,6 +91,11 @@ class Method:
     in_dimension_sweep : bool
         Offered in the Compare page's metric-against-dimension sweep (a cross-validation per
         dimension: the methods whose fit is quick enough to repeat, and CLEMS).
+    representation : {"labels", "fitted"} or None
+        How :mod:`mlviz.per_label` measures the share of a label the method's label space
+        leaves out: ``"labels"`` from the labels alone (PLST's principal directions, CLEMS's
+        candidate sets), ``"fitted"`` from a model fitted on all rows (CPLST, GroPLE's V^k),
+        None when the method keeps every label.
 
     Examples
     --------
@@ -112,6 +117,7 @@ class Method:
     tail_table: str | None = None
     option_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     in_dimension_sweep: bool = False
+    representation: Literal["labels", "fitted"] | None = None
 
     @property
     def tail_reasons(self) -> bool:
@@ -230,6 +236,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 max_labels=MAX_LABELS_SQUARE,
                 tail_table="plst_label_table",
                 in_dimension_sweep=True,
+                representation="labels",
             ),
             Method(
                 "PBR",
@@ -249,6 +256,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 symbol="M",
                 max_labels=MAX_LABELS_SQUARE,
                 in_dimension_sweep=True,
+                representation="fitted",
             ),
             Method(
                 "CS",
@@ -277,6 +285,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 tail_table="clems_label_table",
                 option_labels=MappingProxyType({"cost": COST_LABELS}),
                 in_dimension_sweep=True,
+                representation="labels",
             ),
             Method(
                 "GroPLE",
@@ -289,6 +298,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 tail_table="grople_label_table",
                 option_labels=MappingProxyType({"affinity": AFFINITY_LABELS}),
                 in_dimension_sweep=True,
+                representation="fitted",
             ),
         )
     }

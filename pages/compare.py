@@ -263,7 +263,7 @@ def representation(name: str, params: dict, refit: bool):
     if name == "CLEMS":
         model = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
         return clems_unrepresented_share(ds.Y, model.max_candidates)
-    if name in ("CPLST", "GroPLE") and refit:
+    if METHODS[name].representation == "fitted" and refit:
         return unrepresented_share(estimator.fit(ds.X, ds.Y), ds.Y)
     return None
 
@@ -424,7 +424,7 @@ else:
         unmeasured = (
             []
             if outcome.get("scores_kept", True)
-            else [m for m in shown_methods if m in ("CPLST", "GroPLE")]
+            else [m for m in shown_methods if METHODS[m].representation == "fitted"]
         )
         st.caption(
             f"Why each of the {what} is lost, per method, from the out-of-fold predictions: "

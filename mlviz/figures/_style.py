@@ -23,6 +23,7 @@ __all__ = [
     "DIRECTION_COLORS",
     "GROUP_COLORS",
     "METHOD_COLORS",
+    "REASON_COLORS",
     "NO_GROUP_COLOR",
     "TITLE_CHARS",
     "WIDE_TITLE_CHARS",
@@ -62,6 +63,20 @@ NO_GROUP_COLOR = "#7f7f7f"
 
 #: Successive principal directions drawn in one chart (the hypercube page's PLST arrows).
 DIRECTION_COLORS: tuple[str, ...] = ("#d62728", "#ff7f0e", "#2ca02c")
+
+
+# one colour per reason a label is lost (mlviz.per_label.loss_reasons), the same on every
+# figure: found labels grey-green, causes warm
+REASON_COLORS = {
+    "no positive": "#d9d9d9",
+    "kept": "#74c476",
+    "not represented": "#d62728",
+    "no scores": "#9e9e9e",
+    "not learnable": "#7f3b08",
+    "ranked but not predicted": "#ff7f0e",
+    "too rare to judge": "#bdbdbd",
+    "weakly ranked": "#fdd0a2",
+}
 
 
 def method_color(name: str) -> str:

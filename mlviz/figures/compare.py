@@ -18,7 +18,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mlviz.figures._current import mark_current
-from mlviz.figures._style import WIDE_TITLE_CHARS, legible, method_color, title_height
+from mlviz.figures._style import (
+    REASON_COLORS,
+    WIDE_TITLE_CHARS,
+    legible,
+    method_color,
+    title_height,
+)
 from mlviz.metrics import METRICS
 from mlviz.per_label import LOSS_REASONS
 from mlviz.stats import is_tail
@@ -484,19 +490,6 @@ def per_label_figure(
     return fig
 
 
-# one colour per reason, the same on every figure: found labels grey-green, causes warm
-_REASON_COLORS = {
-    "no positive": "#d9d9d9",
-    "kept": "#74c476",
-    "not represented": "#d62728",
-    "no scores": "#9e9e9e",
-    "not learnable": "#7f3b08",
-    "ranked but not predicted": "#ff7f0e",
-    "too rare to judge": "#bdbdbd",
-    "weakly ranked": "#fdd0a2",
-}
-
-
 def loss_reasons_figure(
     reasons: dict[str, pd.DataFrame], labels: Sequence[int] | np.ndarray | None = None
 ) -> go.Figure:
@@ -548,7 +541,7 @@ def loss_reasons_figure(
                 y=methods,
                 orientation="h",
                 name=reason,
-                marker_color=_REASON_COLORS[reason],
+                marker_color=REASON_COLORS[reason],
                 hovertemplate=f"%{{y}}: %{{x}} labels {reason}<extra></extra>",
             )
         )

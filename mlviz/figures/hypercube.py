@@ -17,7 +17,7 @@ MAX_LABELSET_CHARS = 160
 
 
 def labelset_text(
-    vertices: np.ndarray, label_names: Sequence[str], max_chars: int = MAX_LABELSET_CHARS
+    vertices: np.ndarray, label_names: Sequence[str], *, max_chars: int = MAX_LABELSET_CHARS
 ) -> list[str]:
     """Human-readable label set of each vertex ('∅' for the empty set).
 
