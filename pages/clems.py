@@ -16,7 +16,7 @@ from mlviz.methods import COST_LABELS, METHODS
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import clems_label_table, tail_summary
 from mlviz.stats import distinct_labelsets
-from pages._app import experiment, export, fitting, links, source, tables
+from pages._app import experiment, export, fitting, links, plain, source, tables
 
 ds = source.current_dataset()
 L = ds.n_labels
@@ -61,7 +61,8 @@ regressor_name = links.bound(
 
 n_label_sets = distinct_labelsets(split.Y_train)
 kept_sets = int(
-    st.number_input(
+    links.bound(
+        st.number_input,
         "Label sets kept as candidates (most frequent first)",
         min_value=1,
         max_value=n_label_sets,
@@ -304,8 +305,9 @@ def instance_view() -> None:
     )[["label_set", "count", "distance", "cost_vs_truth"]]
     tables.fitted_table(table, hide_index=True)
     st.markdown(
-        f"**Truth:** {labelset_text(truth[None, :], ds.label_names)[0]}  \n"
-        f"**Decoded:** {labelset_text(decoded[None, :], ds.label_names)[0]} — cost "
+        f"**Truth:** {plain.markdown(labelset_text(truth[None, :], ds.label_names)[0], 200)}  \n"
+        "**Decoded:** "
+        f"{plain.markdown(labelset_text(decoded[None, :], ds.label_names)[0], 200)} — cost "
         f"{cost_matrix(truth[None, :], decoded[None, :], cost)[0, 0]:.3f}"
     )
     st.caption(

@@ -21,7 +21,7 @@ from mlviz.figures import compare as figures
 from mlviz.methods import COST_LABELS, METHODS
 from mlviz.metrics import METRICS
 from mlviz.preprocessing import has_missing, with_feature_steps
-from pages._app import experiment, export, fitting, links, source, tables
+from pages._app import experiment, export, fitting, links, plain, source, tables
 
 DASK_SCHEDULER_VARIABLE = "MLVIZ_DASK_SCHEDULER"
 # Cross-validating BR, PLST, ML-KNN and CLEMS on the delicious-shaped set (16,105 instances x
@@ -77,7 +77,8 @@ def runnable(chosen: list[str]) -> list[str]:
         at_any_size = [n for n, m in METHODS.items() if m.max_labels is None]
         st.warning(
             f"{', '.join(left_out)} left out: each holds a {L:,} × {L:,} matrix of the label "
-            f"space (a basis, or GroPLE's label affinity), too large for {ds.name}; they run "
+            "space (a basis, or GroPLE's label affinity), too large for "
+            f"{plain.markdown(ds.name)}; they run "
             f"on data sets with up to {cap:,} labels. {', '.join(at_any_size[:-1])} and "
             f"{at_any_size[-1]} run at this size."
         )

@@ -8,13 +8,13 @@ import streamlit as st
 
 from mlviz import stats
 from mlviz.figures import data as figures
-from pages._app import experiment, export, fitting, links, source
+from pages._app import experiment, export, fitting, links, plain, source
 
 MAX_COOCCURRENCE_LABELS = 50  # a readable heatmap; more labels are cut to the most frequent
 TOP_LABEL_SETS = 20
 
 ds = source.current_dataset()
-st.title(f"Data: {ds.name}")
+st.title(f"Data: {plain.markdown(ds.name)}")
 
 
 threshold = experiment.tail_threshold()
@@ -97,8 +97,9 @@ with left:
         i, j = np.unravel_index(np.argmax(off_diagonal), off_diagonal.shape)
         st.caption(
             "Darker off-diagonal cells are labels that occur together more: the groups GroPLE "
-            f"and the label-cluster view try to find. The darkest here is {names[i]} & "
-            f"{names[j]} ({off_diagonal[i, j]:.3g})."
+            "and the label-cluster view try to find. The darkest here is "
+            f"{plain.markdown(names[i])} & "
+            f"{plain.markdown(names[j])} ({off_diagonal[i, j]:.3g})."
         )
 with right:
     export.chart(figures.cardinality_figure(ds.Y), key="cardinality_chart")

@@ -23,7 +23,7 @@ from mlviz.reproduce import (
     grople_figure1,
     grople_figure1_unsupported,
 )
-from pages._app import experiment, export, fitting, links, source, tables
+from pages._app import experiment, export, fitting, links, plain, source, tables
 
 GROPLE = METHODS["GroPLE"]
 
@@ -41,7 +41,8 @@ st.markdown(
 if not GROPLE.runs_on(L):
     experiment.explain_and_stop(
         f"GroPLE's first stage compares every pair of labels (a {L:,} × {L:,} affinity and its "
-        f"eigenvectors), and V holds d × {L:,} entries: too large for {ds.name}. This page "
+        f"eigenvectors), and V holds d × {L:,} entries: too large for "
+        f"{plain.markdown(ds.name)}. This page "
         f"fits data sets with up to {GROPLE.max_labels:,} labels; the Data, Hypercube and ML-KNN "
         "pages work at this size."
     )

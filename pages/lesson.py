@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages._app import plain
 from pages._lesson import clems, compare, grople, groups, hypercube, mlknn, plst, state
 
 SHORT_TITLES = {
@@ -47,7 +48,8 @@ STEPS = state.STEPS
 lesson = state.start("Lesson: label embedding in seven steps")
 st.caption(
     "From the label hypercube to the tail: per step the paper's formula, one figure of a live "
-    f"model on **{st.session_state.get(state.SOURCE_LABEL_KEY, lesson.ds.name)}**, a *try this* "
+    f"model on **{plain.markdown(st.session_state.get(state.SOURCE_LABEL_KEY, lesson.ds.name))}**, "
+    "a *try this* "
     "button that sets the step's widgets, and what to notice."
     + (
         " You are on the planted sample (four planted label groups and six tail labels), "
@@ -90,4 +92,5 @@ forward.button(
     args=({"lesson_step": STEPS[min(position + 1, len(STEPS) - 1)]},),
 )
 
+lesson.keep_links()  # the other steps' settings stay in the link
 state.report_button("Lesson")

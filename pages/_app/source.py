@@ -16,7 +16,7 @@ import streamlit as st
 
 from mlviz import datasets
 from mlviz.io import DataFormatError, Dataset, load_arff, load_csv
-from pages._app import links
+from pages._app import links, plain
 
 DATASET_KEY = "dataset"
 SOURCE_LABEL_KEY = "dataset_label"
@@ -159,9 +159,13 @@ def dataset_picker() -> None:
             try:
                 dataset = _load_upload(digest, upload.name, payload, xml, label_spec)
             except (DataFormatError, ValueError) as err:
-                sidebar.error(f"Could not load {upload.name}: {err}")
+                sidebar.error(
+                    f"Could not load {plain.markdown(upload.name)}: {plain.markdown(err, 400)}"
+                )
                 if DATASET_KEY in st.session_state:
-                    sidebar.info(f"Still showing {st.session_state[SOURCE_LABEL_KEY]}.")
+                    sidebar.info(
+                        f"Still showing {plain.markdown(st.session_state[SOURCE_LABEL_KEY])}."
+                    )
             else:
                 st.session_state[UPLOAD_DIGEST_KEY] = digest
                 st.session_state.pop("loaded_source", None)  # removing the upload reloads
@@ -187,7 +191,7 @@ def dataset_picker() -> None:
         st.stop()
     ds = loaded_dataset()
     sidebar.caption(
-        f"**{st.session_state[SOURCE_LABEL_KEY]}** — {ds.n_samples:,} instances, "
+        f"**{plain.markdown(st.session_state[SOURCE_LABEL_KEY])}** — {ds.n_samples:,} instances, "
         f"{ds.n_features:,} features{' (sparse)' if ds.is_sparse else ''}, {ds.n_labels} labels"
     )
     n_missing_values = n_missing(ds)
