@@ -28,6 +28,12 @@ ELLIPSIS = "…"
 
 # Every ASCII punctuation character: CommonMark lets each be backslash-escaped to mean itself.
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# GitHub's autolink literals (``http://...``, ``www.x``, ``a@b.c``) are found in the text *after*
+# escapes are resolved (remark-gfm rewrites text nodes), so escaping cannot stop them; measured
+# in chromium: an escaped ``http\:\/\/evil\.example`` still became a link. A WORD JOINER
+# (U+2060, invisible, no width) after the scheme, the ``www`` or the ``@`` breaks the pattern.
+_AUTOLINK = re.compile(r"(?i)(\b(?:https?|ftp|mailto|xmpp)(?=\\?:)|\bwww(?=\\?\.)|@)")
+WORD_JOINER = "\u2060"
 
 
 def text(value: Any, limit: int = MAX_CHARS) -> str:
@@ -52,7 +58,8 @@ def markdown(value: Any, limit: int = MAX_CHARS) -> str:
 
     Use inside every markdown body (notes, captions, titles, labels) that includes user text.
     """
-    return _PUNCTUATION.sub(r"\\\1", text(value, limit))
+    escaped = _PUNCTUATION.sub(r"\\\1", text(value, limit))
+    return _AUTOLINK.sub(lambda m: m.group(0) + WORD_JOINER, escaped)
 
 
 def html(value: Any, limit: int = MAX_CHARS) -> str:
