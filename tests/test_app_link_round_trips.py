@@ -40,10 +40,10 @@ def shown(at: AppTest) -> dict:
     """What the page shows: widget values, metrics, tables and captions."""
     return {
         "widgets": widget_values(at),
-        "metrics": [(m.label, m.value) for m in at.metric],
-        "tables": [df.value.to_csv() for df in at.dataframe],
-        "captions": [c.value for c in at.caption],
-        "markdown": [m.value for m in at.markdown],
+        "metrics": [(m.label, m.value) for m in at.main.metric],
+        "tables": [df.value.to_csv() for df in at.main.dataframe],
+        "captions": [c.value for c in at.main.caption],
+        "markdown": [m.value for m in at.main.markdown],
     }
 
 

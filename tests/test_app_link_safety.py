@@ -305,3 +305,60 @@ def test_lesson_try_this_logs_no_session_state_warning():
         policies._shown_default_value_warning = shown
         logger.removeHandler(handler)
     assert not [r for r in records if "default value" in r.getMessage()]
+
+
+# --------------------------------------------------------- drill-down links on many labels
+
+
+@pytest.fixture(scope="module")
+def many_labels():
+    from mlviz.synthetic import make_long_tailed
+
+    return make_long_tailed(
+        n_samples=600, n_features=60, n_labels=200, cardinality=5.0, random_state=0
+    )
+
+
+def open_with(page: str, dataset, params: dict, label: str = "200 labels (test)") -> AppTest:
+    at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = dataset
+    at.session_state["dataset_label"] = label
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+@pytest.mark.parametrize(
+    "page, key",
+    [("label_clusters.py", "clusters_drill_group"), ("grople.py", "grople_drill_group")],
+)
+def test_drill_down_link_on_many_labels_reopens_the_group(many_labels, page, key):
+    """Issue 24: valid drill-down links on > 60 labels said "not a number"."""
+    at = open_with(page, many_labels, {})
+    assert_safe(at)
+    box = at.selectbox(key=key)
+    other = box.options[-1]
+    box.select(other).run()
+    assert_safe(at)
+    chosen = at.selectbox(key=key).value
+    link = {k: v for k, v in at.query_params.items()}
+    assert link[key] == str(chosen)  # the group by its key, not its display text
+    fresh = open_with(page, many_labels, link)
+    assert_safe(fresh)
+    assert not link_notes(fresh), link_notes(fresh)
+    assert fresh.selectbox(key=key).value == chosen
+
+
+def test_hostile_label_and_file_names_render_as_text():
+    """Label names and the upload's name are user text too: escaped wherever markdown shows them."""
+    import dataclasses
+
+    from mlviz import datasets
+
+    ds = datasets.load_source("sample:planted")
+    names = [HOSTILE[i % 14] for i in range(ds.n_labels)]
+    names = [f"{n[:60]} {i}" for i, n in enumerate(names)]  # distinct
+    hostile = dataclasses.replace(ds, label_names=type(ds.label_names)(names))
+    for page in ("data.py", "label_clusters.py", "clems.py", "lesson.py"):
+        at = open_with(page, hostile, {}, label=MARKDOWN_PAYLOAD + ".csv (upload)")
+        assert_safe(at)
