@@ -44,10 +44,15 @@ def shown(at: AppTest) -> dict:
         "tables": [df.value.to_csv() for df in at.main.dataframe],
         "captions": [c.value for c in at.main.caption],
         "markdown": [m.value for m in at.main.markdown],
+        "charts": [c.proto.spec for c in at.main.get("plotly_chart")],
     }
 
 
 def change(at: AppTest, kind: str, key: str, value) -> None:
+    if kind == "button":  # a page that fits on a button press: press it after the changes
+        at.button(key=key).click().run()
+        assert not at.exception, [e.message for e in at.exception]
+        return
     widget = getattr(at, kind)(key=key)
     widget.set_value(value).run()
     assert not at.exception, [e.message for e in at.exception]
@@ -60,15 +65,18 @@ def assert_round_trip(page: str, changes: list[tuple[str, str, object]]) -> AppT
     for kind, key, value in changes:
         change(at, kind, key, value)
     link = {k: v if isinstance(v, list) else [v] for k, v in at.query_params.items()}
-    for _, key, _ in changes:
-        assert key in link, (key, link)
+    for kind, key, _ in changes:
+        assert kind == "button" or key in link, (key, link)
     fresh = open_page(page, {k: v if len(v) > 1 else v[0] for k, v in link.items()})
     assert not fresh.exception, [e.message for e in fresh.exception]
     assert not [w.value for w in fresh.warning if w.value.startswith("The link's")]
+    for kind, key, _ in changes:  # Compare runs only on its button, on a link too
+        if kind == "button" and any("Press" in i.value for i in fresh.info):
+            change(fresh, "button", key, None)
     before, after = shown(at), shown(fresh)
     for part in before:
         assert after[part] == before[part], part
-    assert before["metrics"] or before["tables"], "the view shows no number to compare"
+    assert before["metrics"] or before["tables"] or before["charts"], "no number to compare"
     return fresh
 
 
@@ -91,7 +99,14 @@ def assert_round_trip(page: str, changes: list[tuple[str, str, object]]) -> AppT
             "label_clusters.py",
             [("selectbox", "clusters_affinity", "cooccurrence"), ("slider", "clusters_k", 5)],
         ),
-        ("grople.py", [("slider", "grople_k", 3), ("select_slider", "grople_beta", 0.1)]),
+        (
+            "grople.py",
+            [
+                ("slider", "grople_k", 3),
+                ("select_slider", "grople_beta", 0.1),
+                ("button", "grople_fit", None),
+            ],
+        ),
         (
             "clems.py",
             [
@@ -109,7 +124,11 @@ def assert_round_trip(page: str, changes: list[tuple[str, str, object]]) -> AppT
         ),
         (
             "compare.py",
-            [("multiselect", "compare_methods", ["BR", "PLST"]), ("slider", "compare_m", 3)],
+            [
+                ("multiselect", "compare_methods", ["BR", "PLST"]),
+                ("slider", "compare_m", 3),
+                ("button", "compare_fit", None),
+            ],
         ),
     ],
     ids=lambda v: v if isinstance(v, str) else None,
