@@ -13,8 +13,8 @@ Every parameter widget goes through :func:`bound`. The project, not Streamlit, o
   left out) says what is used; one that was ignored says why and what the page uses instead.
   User text in a note goes through :mod:`pages._app.plain` (escaped and cut to 80
   characters). Without a link value the widget keeps the session's value while it fits the
-  data, and a value nobody changed follows a default that moves with the data (another data
-  set, another affinity's suggested K).
+  data, and after another data set was loaded a value still at the old default opens at the
+  new data set's default.
 * **Writing.** After the widget, its value is written to the URL by its stable key, always
   (also when it equals the default: many defaults depend on the data, such as K from the
   eigengap, and a link must reopen the same numbers on a fresh session). Parameters of widgets
@@ -57,7 +57,7 @@ _LINK_NOTES: ContextVar[Any] = ContextVar("mlviz_link_notes", default=None)
 VIEW_PARAMS_KEY = "_view_params"  # key -> value of every bound widget drawn in this run
 _WRITTEN_KEY = "_link_written"  # key -> the URL values this session last wrote for it
 _LIVE_KEY = "_link_live"  # parameters drawn or kept in this run (the others leave the URL)
-_DEFAULTS_KEY = "_link_defaults"  # key -> the default each widget opened at in the last run
+_DEFAULTS_KEY = "_link_defaults"  # key -> (data digest, default) each widget last opened at
 
 #: A link value longer than this is ignored unread (no number or option key is this long).
 MAX_VALUE_CHARS = 200
@@ -443,11 +443,17 @@ def bound(widget: Callable[..., T], *args: Any, key: str, **kwargs: Any) -> T:
     state = st.session_state
     raw = _raw(key)
     parsed = read(key, domain)
-    # the default the widget opened at last run: a value nobody changed follows a default that
-    # moved with the data (another data set, another affinity's suggested K)
+    # the data set and default the widget opened at last run: after another data set was
+    # loaded, a value still at the old default opens at the new one (a value set on purpose
+    # to the old default on the same data, e.g. by a button, stays)
     opened_at = state.setdefault(_DEFAULTS_KEY, {})
-    previous = opened_at.get(key, _MISSING)
-    untouched = previous is not _MISSING and _equal(state.get(key, _MISSING), previous)
+    data = getattr(state.get("dataset"), "digest", None)
+    previous_data, previous = opened_at.get(key, (data, _MISSING))
+    untouched = (
+        previous_data != data
+        and previous is not _MISSING
+        and _equal(state.get(key, _MISSING), previous)
+    )
     if parsed is not None and parsed.value is not _MISSING:
         state[key] = parsed.value
     elif (
@@ -456,7 +462,7 @@ def bound(widget: Callable[..., T], *args: Any, key: str, **kwargs: Any) -> T:
         or (untouched and not _equal(previous, default))
     ):
         state[key] = default
-    opened_at[key] = default
+    opened_at[key] = (data, default)
     value = widget(**arguments)
     state.setdefault(VIEW_PARAMS_KEY, {})[key] = value
     if parsed is not None:
