@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages._app import plain
 from pages._lesson import clems, compare, grople, groups, hypercube, mlknn, plst, state
 
 SHORT_TITLES = {
@@ -46,9 +45,10 @@ SHOW = {
 STEPS = state.STEPS
 
 lesson = state.start("Lesson: label embedding in seven steps")
+source_label = st.session_state.get(state.SOURCE_LABEL_KEY, lesson.ds.name)
 st.caption(
     "From the label hypercube to the tail: per step the paper's formula, one figure of a live "
-    f"model on **{plain.markdown(st.session_state.get(state.SOURCE_LABEL_KEY, lesson.ds.name))}**, "
+    f"model on **{state.user_text(source_label)}**, "
     "a *try this* "
     "button that sets the step's widgets, and what to notice."
     + (

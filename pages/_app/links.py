@@ -407,6 +407,8 @@ def domain_of(widget: Callable[..., Any], arguments: dict[str, Any]) -> tuple[Do
         if low is None or high is None:
             raise TypeError("links.bound: a bound number widget needs min_value and max_value")
         default = low if value is None or value == "min" else value
+        # a default outside the range (Compare's d = M for M > 200) opens at the nearest end
+        default = min(max(default, low), high)
         return Domain("int" if integer else "float", low, high), default
     if kind in ("select_slider", "selectbox", "radio", "multiselect"):
         options = tuple(arguments.get("options", ()))

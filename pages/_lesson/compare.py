@@ -11,10 +11,9 @@ import streamlit as st
 from mlviz import stats
 from mlviz.figures import compare as compare_figures
 from mlviz.methods import METHODS
-from pages._app import plain
 from pages._lesson import fits
 from pages._lesson.methods import LESSON_METHODS
-from pages._lesson.state import Lesson, chart, tail_threshold, try_this
+from pages._lesson.state import Lesson, chart, tail_threshold, try_this, user_text
 from pages._lesson.text import f1_text, notice
 
 
@@ -69,7 +68,7 @@ def _runnable(c: Lesson, chosen: list[str]) -> list[str]:
         st.warning(
             f"{', '.join(left_out)} left out: each holds a {L:,} × {L:,} matrix of the label "
             "space (a basis, or GroPLE's label affinity), too large for "
-            f"{plain.markdown(ds.name)}; they run "
+            f"{user_text(ds.name)}; they run "
             f"on data sets with up to {cap:,} labels."
         )
         chosen = [m for m in chosen if m not in left_out]

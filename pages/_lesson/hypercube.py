@@ -7,9 +7,8 @@ import streamlit as st
 
 from mlviz import hypercube
 from mlviz.figures import hypercube as cube_figures
-from pages._app import plain
 from pages._lesson import fits
-from pages._lesson.state import Lesson, chart, try_this
+from pages._lesson.state import Lesson, chart, try_this, user_text
 from pages._lesson.text import count, labelset, legend_at_bottom, notice
 
 MAX_DRAWN_SETS = 300  # label sets drawn in step 1 (the most frequent ones)
@@ -144,7 +143,7 @@ def _projection(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: lis
         top = int(np.argmax(length))
         points.append(
             "The longest axis is **"
-            f"{plain.markdown(names[top])}**: the two directions follow it most. Short "
+            f"{user_text(names[top])}**: the two directions follow it most. Short "
             "axes are labels this 2-D view (PLST with M = 2) hardly sees."
         )
     fig = cube_figures.hypercube_figure(

@@ -8,9 +8,8 @@ import streamlit as st
 from mlviz import stats
 from mlviz.figures import mlknn as mlknn_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS, legible
-from pages._app import plain
 from pages._lesson import fits
-from pages._lesson.state import Lesson, chart, in_range, try_this
+from pages._lesson.state import Lesson, chart, in_range, try_this, user_text
 from pages._lesson.text import MAX_BARS, count, listing, notice, per_label_legible
 
 
@@ -103,7 +102,7 @@ def show(c: Lesson) -> None:
         rarest = predictable[np.argmin(model.prior_[predictable])]
         points.append(
             "The rarest label that can be predicted, "
-            f"{plain.markdown(names[rarest])} (prior P(H₁) = "
+            f"{user_text(names[rarest])} (prior P(H₁) = "
             f"{model.prior_[rarest]:.3f}), needs at least **{needed[rarest]}** of the "
             f"k = {k} neighbours to carry it."
         )

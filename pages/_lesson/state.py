@@ -31,6 +31,7 @@ chart = export.chart
 tail_threshold = experiment.tail_threshold
 report_button = export.report_button
 SOURCE_LABEL_KEY = source.SOURCE_LABEL_KEY
+user_text = plain.markdown  # label and file names inside markdown: escaped, cut to 80 chars
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
 LAMBDA2_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
