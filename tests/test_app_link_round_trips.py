@@ -174,3 +174,17 @@ def test_sidebar_link_round_trip_through_the_router():
     assert not fresh.exception
     assert not [w.value for w in fresh.warning if w.value.startswith("The link's")]
     assert widget_values(fresh, "sidebar") == widget_values(at, "sidebar")
+
+
+def test_another_page_leaves_the_previous_pages_parameters_out_of_the_link():
+    """The router drops parameters no widget of the shown page drew (``links.finish_run``)."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/plst.py").run()
+    change(at, "slider", "plst_m", 3)
+    assert at.query_params["plst_m"] == "3"
+    at.switch_page("pages/mlknn.py").run()
+    assert not at.exception
+    assert "plst_m" not in at.query_params and "mlknn_k" in at.query_params
+    assert "split_seed" in at.query_params and "dataset" in at.query_params
+    at.switch_page("pages/plst.py").run()  # the session kept M = 3, and the link has it again
+    assert at.slider(key="plst_m").value == 3 and at.query_params["plst_m"] == "3"
