@@ -22,6 +22,7 @@ from pages._app import (
     export,
     fitting,
     links,
+    plain,
     presentation,
     source,
     tables,
@@ -73,7 +74,8 @@ regressor_name = links.bound(
 
 n_label_sets = distinct_labelsets(split.Y_train)
 kept_sets = int(
-    st.number_input(
+    links.bound(
+        st.number_input,
         "Label sets kept as candidates (most frequent first)",
         min_value=1,
         max_value=n_label_sets,
@@ -327,8 +329,9 @@ def instance_view() -> None:
     )[["label_set", "count", "distance", "cost_vs_truth"]]
     tables.fitted_table(table, hide_index=True)
     st.markdown(
-        f"**Truth:** {labelset_text(truth[None, :], ds.label_names)[0]}  \n"
-        f"**Decoded:** {labelset_text(decoded[None, :], ds.label_names)[0]} — cost "
+        f"**Truth:** {plain.markdown(labelset_text(truth[None, :], ds.label_names)[0], 200)}  \n"
+        "**Decoded:** "
+        f"{plain.markdown(labelset_text(decoded[None, :], ds.label_names)[0], 200)} — cost "
         f"{cost_matrix(truth[None, :], decoded[None, :], cost)[0, 0]:.3f}"
     )
     st.caption(

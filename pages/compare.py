@@ -29,9 +29,23 @@ from mlviz.per_label import (
     unrepresented_share,
 )
 from mlviz.preprocessing import has_missing, with_feature_steps
-from mlviz.stats import is_tail, label_frequencies
-from mlviz.thresholds import PerLabelThreshold
-from pages._app import experiment, export, fitting, links, presentation, source, tables
+from mlviz.stats import (
+    is_tail,
+    label_frequencies,
+)
+from mlviz.thresholds import (
+    PerLabelThreshold,
+)
+from pages._app import (
+    experiment,
+    export,
+    fitting,
+    links,
+    plain,
+    presentation,
+    source,
+    tables,
+)
 
 DASK_SCHEDULER_VARIABLE = "MLVIZ_DASK_SCHEDULER"
 # Cross-validating BR, PLST, ML-KNN and CLEMS on the delicious-shaped set (16,105 instances x
@@ -91,7 +105,8 @@ def runnable(chosen: list[str]) -> list[str]:
         at_any_size = [n for n, m in METHODS.items() if m.max_labels is None]
         st.warning(
             f"{', '.join(left_out)} left out: each holds a {L:,} × {L:,} matrix of the label "
-            f"space (a basis, or GroPLE's label affinity), too large for {ds.name}; they run "
+            "space (a basis, or GroPLE's label affinity), too large for "
+            f"{plain.markdown(ds.name)}; they run "
             f"on data sets with up to {cap:,} labels. {', '.join(at_any_size[:-1])} and "
             f"{at_any_size[-1]} run at this size."
         )

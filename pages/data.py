@@ -8,13 +8,21 @@ import streamlit as st
 
 from mlviz import stats
 from mlviz.figures import data as figures
-from pages._app import experiment, export, fitting, links, source, tables
+from pages._app import (
+    experiment,
+    export,
+    fitting,
+    links,
+    plain,
+    source,
+    tables,
+)
 
 MAX_COOCCURRENCE_LABELS = 50  # a readable heatmap; more labels are cut to the most frequent
 TOP_LABEL_SETS = 20
 
 ds = source.current_dataset()
-st.title(f"Data: {ds.name}")
+st.title(f"Data: {plain.markdown(ds.name)}")
 
 
 threshold = experiment.tail_threshold()
@@ -102,8 +110,9 @@ with left:
         i, j = np.unravel_index(np.argmax(off_diagonal), off_diagonal.shape)
         st.caption(
             "Darker off-diagonal cells are labels that occur together more: the groups GroPLE "
-            f"and the label-cluster view try to find. The darkest here is {names[i]} & "
-            f"{names[j]} ({off_diagonal[i, j]:.3g})."
+            "and the label-cluster view try to find. The darkest here is "
+            f"{plain.markdown(names[i])} & "
+            f"{plain.markdown(names[j])} ({off_diagonal[i, j]:.3g})."
         )
 with right:
     export.chart(fitting.figure(figures.cardinality_figure, ds.Y), key="cardinality_chart")

@@ -34,6 +34,7 @@ from pages._app import (
     fitting,
     grouping,
     links,
+    plain,
     presentation,
     source,
     tables,
@@ -55,7 +56,8 @@ presentation.intro(
 if not GROPLE.runs_on(L):
     experiment.explain_and_stop(
         f"GroPLE's first stage compares every pair of labels (a {L:,} × {L:,} affinity and its "
-        f"eigenvectors), and V holds d × {L:,} entries: too large for {ds.name}. This page "
+        f"eigenvectors), and V holds d × {L:,} entries: too large for "
+        f"{plain.markdown(ds.name)}. This page "
         f"fits data sets with up to {GROPLE.max_labels:,} labels; the Data, Hypercube and ML-KNN "
         "pages work at this size."
     )

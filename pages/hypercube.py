@@ -13,7 +13,16 @@ from mlviz import hypercube
 from mlviz.figures import hypercube as figures
 from mlviz.methods import AFFINITY_LABELS, METHODS
 from mlviz.stats import distinct_labelsets
-from pages._app import experiment, export, fitting, grouping, links, presentation, source
+from pages._app import (
+    experiment,
+    export,
+    fitting,
+    grouping,
+    links,
+    plain,
+    presentation,
+    source,
+)
 
 # UMAP compiles its numba code on its first call in a process (about a minute). This page (the
 # only one offering UMAP) starts mlviz.hypercube.warm_up_umap once per server process, after
@@ -69,7 +78,8 @@ if n_label_sets is None:
 max_vertices = n_label_sets
 if ds.n_labels != 3:  # the literal cube below has at most 8 corners
     max_vertices = int(
-        st.number_input(
+        links.bound(
+            st.number_input,
             "Label sets drawn (most frequent first)",
             min_value=1,
             max_value=n_label_sets,
@@ -118,7 +128,7 @@ if ds.n_labels == 3:
     if n_dirs and ds.n_samples < 2:
         st.info(
             f"PLST's directions need a training split, so at least 2 instances; "
-            f"{ds.name} has {ds.n_samples}. The cube is drawn without them."
+            f"{plain.markdown(ds.name)} has {ds.n_samples}. The cube is drawn without them."
         )
     elif n_dirs:
         experiment.model_split(needs="PLST's directions")

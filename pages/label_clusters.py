@@ -28,6 +28,7 @@ from pages._app import (
     fitting,
     grouping,
     links,
+    plain,
     presentation,
     source,
     tables,
@@ -59,12 +60,12 @@ L = occurring.size
 names = [ds.label_names[j] for j in occurring]
 never_occurring = [ds.label_names[j] for j in np.setdiff1d(np.arange(ds.n_labels), occurring)]
 if never_occurring:
-    listed = ", ".join(str(n) for n in never_occurring[:5])
+    listed = ", ".join(plain.markdown(n, 40) for n in never_occurring[:5])
     more = f" and {len(never_occurring) - 5:,} more" if len(never_occurring) > 5 else ""
     st.info(
         f"{len(never_occurring):,} of the {ds.n_labels:,} labels never "
         + ("occurs" if len(never_occurring) == 1 else "occur")
-        + f" in {ds.name} "
+        + f" in {plain.markdown(ds.name)} "
         f"({listed}{more}). A label that never occurs carries no evidence about groups (an "
         "all-zero column: the heat kernel sees all of them as identical, co-occurrence and "
         f"correlation as unconnected), so this page groups the {L:,} labels that occur."
@@ -80,7 +81,8 @@ if L < MIN_LABELS:
         both = int((Y[:, 0].astype(bool) & Y[:, 1].astype(bool)).sum())
         jaccard = stats.cooccurrence(Y, normalize="jaccard")[0, 1]
         st.markdown(
-            f"What the data does say: **{names[0]}** and **{names[1]}** occur together on "
+            f"What the data does say: **{plain.markdown(names[0])}** and **"
+            f"{plain.markdown(names[1])}** occur together on "
             f"{both} of {ds.n_samples} instances (Jaccard co-occurrence {jaccard:.3f})."
         )
     st.stop()

@@ -45,9 +45,11 @@ SHOW = {
 STEPS = state.STEPS
 
 lesson = state.start("Lesson: label embedding in seven steps")
+source_label = st.session_state.get(state.SOURCE_LABEL_KEY, lesson.ds.name)
 state.intro(
     "From the label hypercube to the tail: per step the paper's formula, one figure of a live "
-    f"model on **{st.session_state.get(state.SOURCE_LABEL_KEY, lesson.ds.name)}**, a *try this* "
+    f"model on **{state.user_text(source_label)}**, "
+    "a *try this* "
     "button that sets the step's widgets, and what to notice."
     + (
         " You are on the planted sample (four planted label groups and six tail labels), "
@@ -111,6 +113,7 @@ if walk is not None:
 else:
     SHOW[step](lesson)
 state.end_step()
+lesson.keep_links()  # the other steps' settings stay in the link
 if walk is not None:
     state.walk_next()  # reruns on the next step, or back on the step the export started from
 elif not presenting:

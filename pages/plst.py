@@ -15,7 +15,15 @@ from mlviz.methods import METHODS
 from mlviz.metrics import METRICS
 from mlviz.per_label import plst_label_table, tail_summary
 from mlviz.sweeps import parameter_sweep
-from pages._app import experiment, export, fitting, links, presentation, source
+from pages._app import (
+    experiment,
+    export,
+    fitting,
+    links,
+    plain,
+    presentation,
+    source,
+)
 
 ds = source.current_dataset()
 L = ds.n_labels
@@ -30,7 +38,8 @@ presentation.intro(
 if not METHODS["PLST"].runs_on(L):
     experiment.explain_and_stop(
         f"This page works with a full {L:,} × {L:,} basis of the label space, too large to "
-        f"hold for {ds.name}; it shows data sets with up to {METHODS['PLST'].max_labels:,} "
+        "hold for "
+        f"{plain.markdown(ds.name)}; it shows data sets with up to {METHODS['PLST'].max_labels:,} "
         "labels. The Data, Hypercube and ML-KNN pages work at this size."
     )
 split = experiment.model_split(needs="PLST")

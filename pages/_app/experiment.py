@@ -14,7 +14,7 @@ import streamlit as st
 
 from mlviz import stats
 from mlviz.io import Dataset
-from pages._app import links, source
+from pages._app import links, plain, source
 
 SPLIT_LABELS = {
     source.SPLIT_OFFICIAL: "the data set's own train/test split",
@@ -284,17 +284,20 @@ def model_split(*, min_train: int = 1, needs: str = "this page") -> Split:
     if ds.n_samples < 2:
         explain_and_stop(
             f"{needs} needs a training and a test split, so at least 2 instances; "
-            f"{ds.name} has {ds.n_samples}."
+            f"{plain.markdown(ds.name)} has {ds.n_samples}."
         )
     try:
         split = current_split()
     except ValueError as err:
-        explain_and_stop(f"The sidebar's train/test split cannot be made on {ds.name}: {err}")
+        explain_and_stop(
+            f"The sidebar's train/test split cannot be made on {plain.markdown(ds.name)}: {err}"
+        )
     n_train, n_test = len(split.Y_train), len(split.Y_test)
     if n_test == 0 or n_train < min_train:
         explain_and_stop(
             f"{needs} needs at least {min_train} training and 1 test instance; the split of "
-            f"{ds.name} ({ds.n_samples} instances) gives {n_train} and {n_test}. Change the "
+            f"{plain.markdown(ds.name)} ({ds.n_samples} instances) gives {n_train} and "
+            f"{n_test}. Change the "
             "test fraction in Experiment settings."
         )
     return split

@@ -27,6 +27,7 @@ from typing import Any
 import streamlit as st
 
 from mlviz.io.export import safe_filename
+from pages._app import links, plain
 
 #: URL flag: ``?present=1``.
 PARAM = "present"
@@ -66,9 +67,10 @@ def read_link() -> None:
         if value in _ON or value in _OFF:
             st.session_state[KEY] = value in _ON
         else:
+            # the value is user text: escaped and cut (pages/_app/plain.py), never in code spans
             st.warning(
-                f"The link's `{PARAM}={raw}` was ignored: use {PARAM}=1 (presentation mode) "
-                f"or {PARAM}=0.",
+                f"The link's `{PARAM}` = {plain.markdown(raw)} was ignored: use {PARAM}=1 "
+                f"(presentation mode) or {PARAM}=0.",
                 icon=":material/link:",
             )
     _write_link()
@@ -78,6 +80,7 @@ def _write_link() -> None:
     if is_on():
         if st.query_params.get(PARAM) != "1":
             st.query_params[PARAM] = "1"
+        links.keep(PARAM)  # not a page's widget: kept past the router's end-of-run cleanup
     elif PARAM in st.query_params:
         st.query_params.pop(PARAM)
 

@@ -113,6 +113,7 @@ def run_router() -> None:
             page.run()
         finally:
             _ROUTED.reset(token)
+        links.finish_run()  # only after a whole run: a stopped run drew not all its widgets
 
 
 def ensure_routed() -> None:

@@ -17,7 +17,11 @@ import streamlit as st
 
 from mlviz import datasets
 from mlviz.io import DataFormatError, Dataset, load_arff, load_csv
-from pages._app import budget, links
+from pages._app import (
+    budget,
+    links,
+    plain,
+)
 
 DATASET_KEY = "dataset"
 SOURCE_LABEL_KEY = "dataset_label"
@@ -83,7 +87,7 @@ def _load_upload(
 def _upload_failed(name: str, message: str) -> None:
     st.sidebar.error(message)
     if DATASET_KEY in st.session_state:
-        st.sidebar.info(f"Still showing {st.session_state[SOURCE_LABEL_KEY]}.")
+        st.sidebar.info(f"Still showing {plain.markdown(st.session_state[SOURCE_LABEL_KEY])}.")
 
 
 def current_dataset() -> Dataset:
@@ -210,10 +214,16 @@ def dataset_picker() -> None:
             try:
                 dataset = _load_upload(digest, upload.name, payload, xml, label_spec)
             except (DataFormatError, ValueError) as err:
-                message = f"Could not load {upload.name}: {err}"
+                message = (
+                    f"Could not load {plain.markdown(upload.name)}: {plain.markdown(err, 400)}"
+                )
             else:
                 refusal = budget.upload_refusal(dataset)
-                message = None if refusal is None else f"Could not use {upload.name}: {refusal}"
+                message = (
+                    None
+                    if refusal is None
+                    else f"Could not use {plain.markdown(upload.name)}: {refusal}"
+                )
             if message is not None:
                 st.session_state[UPLOAD_FAILED_KEY] = (digest, message)
                 _upload_failed(upload.name, message)
@@ -234,7 +244,7 @@ def dataset_picker() -> None:
             try:
                 dataset, n_train = _load_source(choice, official)
             except (DataFormatError, ValueError, OSError) as err:
-                sidebar.error(f"Could not load {labels[choice]}: {err}")
+                sidebar.error(f"Could not load {labels[choice]}: {plain.markdown(err, 400)}")
             else:
                 st.session_state["loaded_source"] = wanted
                 _set_dataset(dataset, labels[choice], n_train)
@@ -247,7 +257,7 @@ def dataset_picker() -> None:
     if statement:  # at the top of every page (main area), not only in the sidebar
         st.warning(statement, icon=":material/filter_alt:")
     sidebar.caption(
-        f"**{st.session_state[SOURCE_LABEL_KEY]}** — {ds.n_samples:,} instances, "
+        f"**{plain.markdown(st.session_state[SOURCE_LABEL_KEY])}** — {ds.n_samples:,} instances, "
         f"{ds.n_features:,} features{' (sparse)' if ds.is_sparse else ''}, {ds.n_labels} labels"
     )
     n_missing_values = n_missing(ds)

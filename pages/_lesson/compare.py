@@ -21,6 +21,7 @@ from pages._lesson.state import (
     tail_rule_name,
     tail_threshold,
     try_this,
+    user_text,
 )
 from pages._lesson.text import f1_text, notice
 
@@ -76,7 +77,8 @@ def _runnable(c: Lesson, chosen: list[str]) -> list[str]:
         cap = min(METHODS[m].max_labels for m in left_out)
         st.warning(
             f"{', '.join(left_out)} left out: each holds a {L:,} × {L:,} matrix of the label "
-            f"space (a basis, or GroPLE's label affinity), too large for {ds.name}; they run "
+            "space (a basis, or GroPLE's label affinity), too large for "
+            f"{user_text(ds.name)}; they run "
             f"on data sets with up to {cap:,} labels."
         )
         chosen = [m for m in chosen if m not in left_out]

@@ -8,7 +8,14 @@ import streamlit as st
 from mlviz import hypercube
 from mlviz.figures import hypercube as cube_figures
 from pages._lesson import fits
-from pages._lesson.state import Lesson, chart, explain, formula, try_this
+from pages._lesson.state import (
+    Lesson,
+    chart,
+    explain,
+    formula,
+    try_this,
+    user_text,
+)
 from pages._lesson.text import count, labelset, legend_at_bottom, notice
 
 MAX_DRAWN_SETS = 300  # label sets drawn in step 1 (the most frequent ones)
@@ -142,7 +149,8 @@ def _projection(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: lis
         )
         top = int(np.argmax(length))
         points.append(
-            f"The longest axis is **{names[top]}**: the two directions follow it most. Short "
+            "The longest axis is **"
+            f"{user_text(names[top])}**: the two directions follow it most. Short "
             "axes are labels this 2-D view (PLST with M = 2) hardly sees."
         )
     fig = cube_figures.hypercube_figure(

@@ -9,7 +9,15 @@ from mlviz import stats
 from mlviz.figures import mlknn as mlknn_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS, legible
 from pages._lesson import fits
-from pages._lesson.state import Lesson, chart, explain, formula, in_range, try_this
+from pages._lesson.state import (
+    Lesson,
+    chart,
+    explain,
+    formula,
+    in_range,
+    try_this,
+    user_text,
+)
 from pages._lesson.text import MAX_BARS, count, listing, notice, per_label_legible
 
 
@@ -101,7 +109,8 @@ def show(c: Lesson) -> None:
     if len(predictable):
         rarest = predictable[np.argmin(model.prior_[predictable])]
         points.append(
-            f"The rarest label that can be predicted, {names[rarest]} (prior P(H₁) = "
+            "The rarest label that can be predicted, "
+            f"{user_text(names[rarest])} (prior P(H₁) = "
             f"{model.prior_[rarest]:.3f}), needs at least **{needed[rarest]}** of the "
             f"k = {k} neighbours to carry it."
         )

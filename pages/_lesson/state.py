@@ -2,8 +2,9 @@
 
 Widgets keep their values across steps (``persist_state``); a value that does not fit the
 loaded data set falls back to the step's default. The step and its widgets are bound to the
-URL (``links.bound``), so a link reopens the same step with the same settings; the other
-steps' settings are not in the link and open at their defaults.
+URL (``links.bound``), and the other steps' settings are in the URL too (``links.setting``,
+:meth:`Lesson.keep_links`): step 7 fits every method with its step's settings, so a link
+reopens the same step with the same numbers.
 
 Streamlit imports this module once per process and reruns only the page script, so nothing
 here holds per-run data at module level: :func:`start` builds a :class:`Lesson` on every run.
@@ -23,8 +24,21 @@ from mlviz import datasets
 from mlviz.io import Dataset
 from mlviz.io.export import safe_filename
 from mlviz.methods import MAX_LABELS_SQUARE, METHODS
-from pages._app import experiment, export, grouping, links, presentation, source
-from pages._lesson.methods import COST_LABELS, TAUGHT_IN
+from pages._app import (
+    experiment,
+    export,
+    grouping,
+    links,
+    plain,
+    presentation,
+    source,
+)
+from pages._lesson.methods import (
+    AFFINITY_LABELS,
+    COST_LABELS,
+    LESSON_METHODS,
+    TAUGHT_IN,
+)
 
 # the app helpers the steps use, re-exported so that only this module and fits.py import them
 tail_threshold = experiment.tail_threshold
@@ -35,6 +49,7 @@ grouping_controls = grouping.controls  # the app's one label grouping (step 3 dr
 record_grouping = grouping.record
 training_agreement = grouping.training_agreement  # ARI of training-rows groups with step 3's
 GROUPS_AFFINITY_KEY = grouping.AFFINITY_KEY
+user_text = plain.markdown  # label and file names inside markdown: escaped, cut to 80 chars
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
 LAMBDA2_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
@@ -328,6 +343,39 @@ class Lesson:
             "lesson_compare_methods": [TAUGHT_IN[step] for step in ("plst", "clems", "mlknn")],
         }
 
+    @cached_property
+    def domains(self) -> dict[str, links.Domain]:
+        """What a link value may be for each of the lesson's settings on the loaded data set."""
+        integer = links.Domain.integer
+        last_instance = max(self.n_test - 1, 0)
+        return {
+            "lesson_step": links.Domain.choice(STEPS),
+            "lesson_cube_axes": links.Domain.flag(),
+            "lesson_cube_directions": links.Domain.flag(),
+            "lesson_plst_m": integer(1, max(self.L, 1)),
+            "lesson_plst_instance": integer(0, last_instance),
+            "lesson_groups_affinity": links.Domain.choice(list(AFFINITY_LABELS)),
+            "lesson_groups_k": integer(2, max(self.groups_k_max(), 2)),
+            "lesson_grople_d": integer(1, max(self.grople_d_max(), 1)),
+            "lesson_grople_lambda2": links.Domain.choice(LAMBDA2_GRID),
+            "lesson_clems_cost": links.Domain.choice(list(COST_LABELS)),
+            "lesson_clems_m": integer(1, self.clems_m_max()),
+            "lesson_clems_instance": integer(0, last_instance),
+            "lesson_mlknn_k": integer(1, max(self.mlknn_k_max(), 1)),
+            "lesson_mlknn_instance": integer(0, last_instance),
+            "lesson_compare_methods": links.Domain.choices(LESSON_METHODS),
+        }
+
+    def keep_links(self) -> None:
+        """Write every step's setting not drawn in this run to the URL (read from a link first).
+
+        A link to step 7 then carries the settings steps 2-6 fit their methods with.
+        """
+        drawn = links.view_params()
+        for key, default in self.defaults.items():
+            if key not in drawn:
+                links.setting(key, self.domains[key], default)
+
     def reset_widgets_for_new_data(self) -> None:
         """Another data set was loaded: every step starts from its defaults for this one.
 
@@ -356,10 +404,8 @@ class Lesson:
     ) -> Any:
         """A lesson widget bound to the URL (``links.bound``) that opens at its default.
 
-        Streamlit leaves a bound value out of the URL when it equals the widget's own default
-        and reads a link value equal to that default as no value at all, so the widget's
-        default must be the step's default (not the slider's minimum): otherwise a link with
-        M = 1 would reopen at the step's M = 2. ``persist_state`` keeps the value while
+        The widget opens at the step's default (not the slider's minimum) when neither the
+        link nor the session holds a valid value. ``persist_state`` keeps the value while
         another step is shown. ``default`` replaces the step's default where it depends on
         what was fitted (step 4's λ2 opens below the data's bound).
         """
@@ -374,8 +420,8 @@ class Lesson:
         return links.bound(widget, *args, key=key, persist_state="session", **kwargs)
 
     def setting(self, key: str, valid: Callable[[Any], bool]) -> Any:
-        """Another step's widget value (kept across steps), or its default when not valid."""
-        value = st.session_state.get(key, self.defaults[key])
+        """Another step's widget value (the link's, or kept across steps), or its default."""
+        value = links.setting(key, self.domains[key], self.defaults[key])
         return value if valid(value) else self.defaults[key]
 
     def instance_picker(self, key: str) -> int:
@@ -421,11 +467,15 @@ class Lesson:
         L = self.L
         if L <= MAX_LABELS_SQUARE:
             return False
-        message = (
-            f"{what} is a {L:,} × {L:,} matrix, too large for {self.ds.name}: this step works "
-            f"with up to {MAX_LABELS_SQUARE:,} labels. Steps 1, 5 and 6 work at this size."
-        )
-        st.warning(message)
+
+        def message(name: str) -> str:
+            return (
+                f"{what} is a {L:,} × {L:,} matrix, too large for {name}: this step works "
+                f"with up to {MAX_LABELS_SQUARE:,} labels. Steps 1, 5 and 6 work at this size."
+            )
+
+        # the data set's name is user text: escaped for markdown here, plain in the export
+        st.warning(message(plain.markdown(self.ds.name)))
         if (entry := _entry()) is not None:  # the export says why the step has no figure
-            entry["text"].append(message)
+            entry["text"].append(message(plain.text(self.ds.name)))
         return True

@@ -14,7 +14,12 @@ import streamlit as st
 
 from mlviz.figures import hypercube as cube_figures
 from mlviz.figures import label_clusters as cluster_figures
-from pages._lesson import state
+from pages._lesson import (
+    state,
+)
+from pages._lesson.state import (
+    user_text,
+)
 
 MAX_BARS = cluster_figures.MAX_NAMED_LABELS  # labels named in a per-label figure
 MAX_LISTED = 8  # label names listed in a sentence
@@ -28,7 +33,7 @@ def notice(points: list[str]) -> None:
 
 
 def listing(names: list[str], indices, limit: int = MAX_LISTED) -> str:
-    shown = ", ".join(names[j] for j in list(indices)[:limit])
+    shown = ", ".join(user_text(names[j], 40) for j in list(indices)[:limit])
     extra = len(indices) - limit
     return shown + (f" and {extra} more" if extra > 0 else "")
 

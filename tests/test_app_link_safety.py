@@ -1,0 +1,364 @@
+"""Hostile links (issue 24): every page parses its URL values itself and shows user text as text.
+
+A class gets links from the teacher, and a student can edit one. Whatever a link holds, a page
+must not raise, must not render the link's text as markdown or HTML (no link, no image, no
+LaTeX, no coloured directive), must keep its notes short, and every note must say what the page
+really did (used / rounded / ignored). Each page is opened as its own main script without a
+data set in the session, so the sidebar (data set picker, experiment settings) is drawn and its
+parameters are read from the same link.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pages._app import links, plain
+
+REPO = Path(__file__).resolve().parents[1]
+TIMEOUT = 300
+PAGES = [
+    "data.py",
+    "hypercube.py",
+    "plst.py",
+    "label_clusters.py",
+    "grople.py",
+    "clems.py",
+    "mlknn.py",
+    "compare.py",
+    "lesson.py",
+]
+
+MARKDOWN_PAYLOAD = (
+    "x` [Sign in again](http://evil.example/login) ![p](http://127.0.0.1:1/pixel.png) `"
+)
+# the issue's values, and more: every kind of text markdown, HTML or Streamlit would interpret
+HOSTILE = [
+    MARKDOWN_PAYLOAD,
+    "inf",
+    "-inf",
+    "1e309",
+    "9" * 400,
+    "nan",
+    "<img src=x onerror=alert(1)>",
+    "[click](http://evil.example)",
+    "![img](http://127.0.0.1:1/pixel.png)",
+    "$$\\frac{1}{0}$$",
+    ":red[x] :material/warning:",
+    "**bold** _it_ # heading",
+    "ünïcødé ✓ 日本語 \u202eevil",
+    "line\nbreak\tand\x00nul",
+    "a" * 500_000,
+    "",
+    "{used} {0} %s",
+    "www.evil.example user@evil.example",
+]
+# a pattern shows as markdown/HTML when its first character is not backslash-escaped
+DANGEROUS = ["](http", "![", "<img", "<a ", "$$", ":red[", ":material/", "www.evil", "**bold"]
+MAX_NOTE_CHARS = 1_000
+
+
+def page_keys(page: str) -> list[str]:
+    """The URL parameters ``page`` writes when opened without a link."""
+    at = open_page(page, {})
+    assert not at.exception, [e.message for e in at.exception]
+    return sorted(at.query_params)
+
+
+def open_page(page: str, params: dict) -> AppTest:
+    at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def link_notes(at: AppTest) -> list[str]:
+    return [w.value for w in at.warning if w.value.startswith("The link's")]
+
+
+def texts(at: AppTest) -> list[str]:
+    """Every markdown body and widget label the page drew."""
+    out = []
+    for kind in ("markdown", "caption", "warning", "info", "error", "success", "title"):
+        out += [str(e.value) for e in at.get(kind)]
+    out += [str(e.proto.body) for e in at.get("header") + at.get("subheader")]
+    for kind in ("slider", "select_slider", "selectbox", "radio", "multiselect", "checkbox"):
+        out += [str(getattr(w, "label", "")) for w in at.get(kind)]
+    return out
+
+
+def unescaped(text: str, pattern: str) -> bool:
+    """Whether ``pattern`` occurs in ``text`` without a backslash before its first character."""
+    return any(
+        m.start() == 0 or text[m.start() - 1] != "\\" for m in re.finditer(re.escape(pattern), text)
+    )
+
+
+def assert_safe(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+    for body in texts(at):
+        for pattern in DANGEROUS:
+            assert not unescaped(body, pattern), (pattern, body[:300])
+    for note in link_notes(at):
+        assert len(note) <= MAX_NOTE_CHARS, len(note)
+
+
+# ---------------------------------------------------------------------------- the helper
+
+
+@pytest.mark.parametrize("value", HOSTILE, ids=range(len(HOSTILE)))
+def test_plain_markdown_escapes_every_punctuation_and_cuts(value):
+    shown = plain.markdown(value)
+    cut = plain.text(value)
+    assert len(cut) <= plain.MAX_CHARS
+    assert "\n" not in cut and "\x00" not in cut and "\t" not in cut
+    # every ASCII punctuation character of the text is escaped, so nothing can open markdown
+    unescaped_punct = re.findall(r"(?<!\\)[!-/:-@\[-`{-~]", shown.replace("\\\\", ""))
+    assert [p for p in unescaped_punct if p != "\\"] == []
+    # and unescaping (and dropping the autolink breakers) gives back the (cut) text
+    assert re.sub(r"\\(.)", r"\1", shown).replace(plain.WORD_JOINER, "") == cut
+    # no autolink literal is left: a scheme, www or @ is followed by the word joiner
+    assert not re.search(r"(?i)(https?|www)\\?[:.]|@(?!\u2060)", shown)
+
+
+def test_plain_keeps_short_text_and_cuts_long_text_with_an_ellipsis():
+    assert plain.text("medical") == "medical"
+    assert plain.markdown("a_b") == "a\\_b"
+    long = plain.text("x" * 500)
+    assert len(long) == plain.MAX_CHARS and long.endswith(plain.ELLIPSIS)
+    assert plain.html("<b>") == "&lt;b&gt;"
+
+
+# ----------------------------------------------------------------------- the link parser
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "1e309", "9" * 190, "nan", "NaN", "", " "])
+def test_non_finite_and_empty_numbers_are_ignored(value):
+    parsed = links.Domain.integer(0, 10_000).parse([value])
+    assert parsed.value is links._MISSING
+    assert "ignored" in parsed.note
+
+
+def test_repeated_values_use_the_last_and_say_so():
+    parsed = links.Domain.integer(0, 10_000).parse(["2", "3"])
+    assert parsed.value == 3
+    assert "the last is read" in parsed.note and "ignored" not in parsed.note
+
+
+def test_a_fraction_for_a_whole_number_is_rounded_and_said_so():
+    parsed = links.Domain.integer(0, 50).parse(["3.7"])
+    assert parsed.value == 4
+    assert "rounded to 4" in parsed.note and "ignored" not in parsed.note
+    assert links.Domain.integer(0, 50).parse(["3"]).note is None
+
+
+def test_out_of_range_is_ignored_with_the_range():
+    parsed = links.Domain.integer(2, 30).parse(["999"])
+    assert parsed.value is links._MISSING and "outside 2–30" in parsed.note
+
+
+def test_options_by_stable_key_and_display_text_but_not_unknown_text():
+    shown = {"pca": "PCA (PLST's view)", "umap": "UMAP (slow: a minute)"}
+    domain = links.Domain("option", options=tuple(shown), display=shown.get)
+    assert domain.parse(["umap"]).value == "umap"
+    assert domain.parse(["UMAP (slow: a minute)"]).value == "umap"  # old links still open
+    assert domain.parse(["UMAP (slow: seconds)"]).value is links._MISSING
+    assert domain.tokens("umap") == ["umap"]  # the URL carries the key, never the text
+
+
+def test_multiselect_keeps_known_options_and_names_unknown_ones():
+    domain = links.Domain.choices(["BR", "PLST", "CLEMS"])
+    parsed = domain.parse(["PLST", "<img src=x>", "PLST", "BR"])
+    assert parsed.value == ["PLST", "BR"]
+    assert "\\<img" in parsed.note and "left out" in parsed.note
+    assert domain.parse([""]).value == [] and domain.parse([""]).note is None
+
+
+def test_too_long_and_too_many_values_are_ignored_unread():
+    domain = links.Domain.integer(0, 10)
+    assert "too long" in domain.parse(["1" * 10_000]).note
+    assert "values" in domain.parse(["1"] * 5_000).note
+
+
+# ------------------------------------------------------------------- every page, hostile
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_hostile_links_on_every_page(page):
+    """Every parameter of the page (and ``dataset``) gets hostile values, four runs per page."""
+    keys = page_keys(page)
+    assert "dataset" in keys and len(keys) >= 3, keys
+    defaults = open_page(page, {})
+    default_values = {
+        w.key: w.value
+        for w in list(defaults.main) + list(defaults.sidebar)
+        if getattr(w, "key", None) in keys
+    }
+    for run in range(4):
+        params = {key: HOSTILE[(run * 5 + j) % len(HOSTILE)] for j, key in enumerate(keys)}
+        params[keys[0]] = [HOSTILE[run], HOSTILE[run + 4]]  # repeated values
+        at = open_page(page, params)
+        assert_safe(at)
+        notes = link_notes(at)
+        for key, value in params.items():
+            if key == "dataset" and value in ("", " "):
+                continue
+            noted = [n for n in notes if n.startswith(f"The link's `{key}`")]
+            assert len(noted) <= 1, noted
+            if noted and "ignored" in noted[0] and key in default_values:
+                # an ignored value leaves the widget where it opens without a link
+                widget = next(
+                    w for w in list(at.main) + list(at.sidebar) if getattr(w, "key", None) == key
+                )
+                assert widget.value == default_values[key], (key, noted[0])
+        # the URL now holds only values the page can read back without a note
+        reopened = open_page(page, dict(at.query_params))
+        assert_safe(reopened)
+        assert not link_notes(reopened), link_notes(reopened)
+
+
+@pytest.mark.parametrize(
+    "value", ["inf", "-inf", "1e309", "9" * 400, "nan"], ids=["inf", "-inf", "1e309", "400", "nan"]
+)
+def test_non_finite_split_seed_falls_back_with_a_note(value):
+    at = open_page("mlknn.py", {"split_seed": value, "mlknn_instance": value})
+    assert_safe(at)
+    assert at.number_input(key="split_seed").value == 0
+    assert at.number_input(key="mlknn_instance").value == 0
+    notes = link_notes(at)
+    for key in ("split_seed", "mlknn_instance"):
+        assert any(
+            n.startswith(f"The link's `{key}`")
+            and ("not a finite number" in n or "too long" in n)
+            and "ignored" in n
+            for n in notes
+        )
+
+
+def test_repeated_split_seed_says_the_last_is_used():
+    at = open_page("plst.py", {"split_seed": ["2", "3"]})
+    assert_safe(at)
+    assert at.number_input(key="split_seed").value == 3
+    (note,) = link_notes(at)
+    assert "3 is used" in note and "ignored" not in note
+
+
+def test_fractional_instance_is_rounded_and_the_note_says_so():
+    at = open_page("plst.py", {"plst_instance": "3.7"})
+    assert_safe(at)
+    assert at.number_input(key="plst_instance").value == 4
+    (note,) = link_notes(at)
+    assert "rounded to 4" in note and "ignored" not in note
+
+
+def test_markdown_payload_through_dataset_and_a_parameter_is_text():
+    at = open_page("plst.py", {"dataset": MARKDOWN_PAYLOAD, "plst_m": MARKDOWN_PAYLOAD})
+    assert_safe(at)
+    notes = link_notes(at)
+    assert len(notes) == 2
+    for note in notes:
+        assert "\\[Sign in again\\]\\(http\u2060\\:\\/\\/evil\\.example\\/login\\)" in note
+
+
+def test_a_huge_value_gives_a_short_note():
+    at = open_page("plst.py", {"plst_m": "a" * 500_000})
+    assert_safe(at)
+    (note,) = link_notes(at)
+    assert "too long" in note and len(note) < 400
+
+
+def test_lesson_step_buttons_give_no_note():
+    at = open_page("lesson.py", {})
+    assert_safe(at)
+    for _ in range(2):
+        at.button(key="lesson_next").click().run()
+        assert_safe(at)
+        assert not link_notes(at), link_notes(at)
+    at.button(key="lesson_previous").click().run()
+    assert not link_notes(at), link_notes(at)
+    assert at.radio(key="lesson_step").value == "plst"
+    assert at.query_params["lesson_step"] == "plst"
+
+
+def test_lesson_try_this_logs_no_session_state_warning():
+    """'Try this: set M = 1' sets the slider through the session only: no duplicate-default log."""
+    from streamlit.elements.lib import policies
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = logging.getLogger(policies.__name__)
+    logger.addHandler(handler)
+    shown, policies._shown_default_value_warning = policies._shown_default_value_warning, False
+    try:
+        at = open_page("lesson.py", {"lesson_step": "plst"})
+        assert_safe(at)
+        at.button(key="lesson_try_plst").click().run()
+        assert_safe(at)
+        assert at.slider(key="lesson_plst_m").value == 1
+        assert at.query_params["lesson_plst_m"] == "1"
+    finally:
+        policies._shown_default_value_warning = shown
+        logger.removeHandler(handler)
+    assert not [r for r in records if "default value" in r.getMessage()]
+
+
+# --------------------------------------------------------- drill-down links on many labels
+
+
+@pytest.fixture(scope="module")
+def many_labels():
+    from mlviz.synthetic import make_long_tailed
+
+    return make_long_tailed(
+        n_samples=600, n_features=60, n_labels=200, cardinality=5.0, random_state=0
+    )
+
+
+def open_with(page: str, dataset, params: dict, label: str = "200 labels (test)") -> AppTest:
+    at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = dataset
+    at.session_state["dataset_label"] = label
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+@pytest.mark.parametrize(
+    "page, key",
+    [("label_clusters.py", "clusters_drill_group"), ("grople.py", "grople_drill_group")],
+)
+def test_drill_down_link_on_many_labels_reopens_the_group(many_labels, page, key):
+    """Issue 24: valid drill-down links on > 60 labels said "not a number"."""
+    at = open_with(page, many_labels, {})
+    assert_safe(at)
+    box = at.selectbox(key=key)
+    other = box.options[-1]
+    box.select(other).run()
+    assert_safe(at)
+    chosen = at.selectbox(key=key).value
+    link = {k: v for k, v in at.query_params.items()}
+    assert link[key] == str(chosen)  # the group by its key, not its display text
+    fresh = open_with(page, many_labels, link)
+    assert_safe(fresh)
+    assert not link_notes(fresh), link_notes(fresh)
+    assert fresh.selectbox(key=key).value == chosen
+
+
+def test_hostile_label_and_file_names_render_as_text():
+    """Label names and the upload's name are user text too: escaped wherever markdown shows them."""
+    import dataclasses
+
+    from mlviz import datasets
+
+    ds = datasets.load_source("sample:planted")
+    names = [HOSTILE[i % 14] for i in range(ds.n_labels)]
+    names = [f"{n[:60]} {i}" for i, n in enumerate(names)]  # distinct
+    hostile = dataclasses.replace(ds, label_names=type(ds.label_names)(names))
+    for page in ("data.py", "label_clusters.py", "clems.py", "lesson.py"):
+        at = open_with(page, hostile, {}, label=MARKDOWN_PAYLOAD + ".csv (upload)")
+        assert_safe(at)
