@@ -202,7 +202,7 @@ def test_lambda1_that_would_zero_v_is_not_offered_and_the_fit_shown_is_not_zero(
     bound = lambda1_max(Y, model.groups_, model.n_components, 10.0, random_state=0)
     options = [float(v) for v in at.select_slider(key="grople_lambda1").options]
     assert max(options) < bound <= 1.0
-    assert any("`grople_lambda1=1.0`" in w.value for w in at.warning)
+    assert any("`grople_lambda1` = 1" in w.value and "ignored" in w.value for w in at.warning)
     # the excluded value would have been the all-zero fit, which is an error-level message
     zero = GroPLE(**{**model.get_params(), "lambda1": 1.0, "groups": model.groups_}).fit(X, Y)
     assert not zero.V_.any() and "V is all zero" in zero.degenerate_

@@ -90,19 +90,19 @@ def assert_round_trip(page: str, changes: list[tuple[str, str, object]]) -> AppT
                 ("selectbox", "cube_projection", "mds"),
                 ("number_input", "cube_max_vertices", 40),
                 ("radio", "cube_colour", "label cluster"),
-                ("slider", "cube_k", 3),
+                ("slider", "groups_k", 3),
             ],
         ),
         ("plst.py", [("slider", "plst_m", 3), ("number_input", "plst_instance", 2)]),
         (
             # K = 5 under co-occurrence: the link reopened at that affinity's default
             "label_clusters.py",
-            [("selectbox", "clusters_affinity", "cooccurrence"), ("slider", "clusters_k", 5)],
+            [("selectbox", "groups_affinity", "cooccurrence"), ("slider", "groups_k", 5)],
         ),
         (
             "grople.py",
             [
-                ("slider", "grople_k", 3),
+                ("slider", "groups_k", 3),
                 ("select_slider", "grople_beta", 0.1),
                 ("button", "grople_fit", None),
             ],
@@ -144,7 +144,7 @@ def test_lesson_link_to_step_7_carries_the_other_steps_settings():
     change(at, "radio", "lesson_step", "compare")
     link = {k: v if isinstance(v, list) else [v] for k, v in at.query_params.items()}
     assert link["lesson_mlknn_k"] == ["3"] and link["lesson_step"] == ["compare"]
-    for key in ("lesson_plst_m", "lesson_grople_d", "lesson_clems_cost", "lesson_groups_k"):
+    for key in ("lesson_plst_m", "lesson_grople_d", "lesson_clems_cost", "groups_k"):
         assert key in link, key
     fresh = open_page("lesson.py", {k: v if len(v) > 1 else v[0] for k, v in link.items()})
     assert not fresh.exception
@@ -161,6 +161,8 @@ def test_sidebar_link_round_trip_through_the_router():
     for kind, key, value in [
         ("slider", "test_size", 0.4),
         ("number_input", "split_seed", 7),
+        ("slider", "tail_share", 0.1),
+        ("radio", "tail_rule", "fixed"),
         ("slider", "tail_threshold", 0.1),
     ]:
         at.sidebar.get(kind)  # the sidebar is drawn

@@ -82,7 +82,7 @@ def test_presentation_flag_from_the_link_and_back():
     at.query_params["present"] = "maybe"
     at.run()
     assert at.markdown[0].value == "off"
-    assert any("present=maybe" in w.value for w in at.warning)
+    assert any("`present` = maybe was ignored" in w.value for w in at.warning)
 
 
 def test_lesson_reveals_formula_then_figure_then_notice():

@@ -41,6 +41,7 @@ SHOWN_KEY = "_groupings_shown"
 #: widget whose default changed a new identity and reads a link value equal to the default as
 #: no value, so pages and URL would disagree. Another affinity's rule K is offered by a button.
 OPENING_AFFINITY = "heat"
+_AFFINITY_DOMAIN = links.Domain.choice(list(AFFINITY_LABELS))
 
 
 @dataclass(frozen=True)
@@ -232,22 +233,35 @@ def training_note(grouping: Grouping, training_groups: np.ndarray, what: str) ->
 
 def settings() -> tuple[str, int] | None:
     """The shared (affinity, K) without drawing the widgets (for a page that only uses them,
-    e.g. the Lesson's GroPLE step): the session's values, or the affinity's default K. None
-    when the data cannot be grouped or the spectrum fit failed."""
+    e.g. the Lesson's GroPLE step): the link's values (parsed as for the widgets), else the
+    session's, else the affinity's default K; written back to the URL, so that a link from
+    such a page carries the grouping it used. None when the data cannot be grouped or the
+    spectrum fit failed."""
     columns = occurring_columns()
     if columns.size < MIN_LABELS:
         return None
-    affinity = st.session_state.get(AFFINITY_KEY, "heat")
-    if affinity not in AFFINITY_LABELS:
-        affinity = "heat"
+    affinity = links.setting(AFFINITY_KEY, _AFFINITY_DOMAIN, OPENING_AFFINITY)
     k_max = min(MAX_K, columns.size - 1)
-    k = st.session_state.get(K_KEY)
-    if isinstance(k, int | np.integer) and 2 <= k <= k_max:
-        return affinity, int(k)
     if k_max <= 2:
         return affinity, 2
-    opening_k = _rule_k(OPENING_AFFINITY, columns, k_max, None)
-    return None if opening_k is None else (affinity, opening_k)
+    domain = links.Domain.integer(2, k_max)
+    k = st.session_state.get(K_KEY)
+    parsed = links.read(K_KEY, domain)
+    if not domain.contains(k) and (parsed is None or not domain.contains(parsed.value)):
+        k = _rule_k(OPENING_AFFINITY, columns, k_max, None)  # nobody chose K: the default
+        if k is None:
+            return None
+    return affinity, int(links.setting(K_KEY, domain, int(k) if domain.contains(k) else 2))
+
+
+def keep_link() -> None:
+    """Keep the grouping a session chose in the URL on a run that does not use it.
+
+    For the Lesson, whose link carries every step's settings: only values the session (or
+    the link) already holds are written, so a run that never grouped computes nothing.
+    """
+    if any(key in st.session_state or key in st.query_params for key in (AFFINITY_KEY, K_KEY)):
+        settings()
 
 
 def training_agreement(training_groups: np.ndarray) -> float | None:

@@ -464,6 +464,11 @@ def bound(widget: Callable[..., T], *args: Any, key: str, **kwargs: Any) -> T:
         or (untouched and not _equal(previous, default))
     ):
         state[key] = default
+    else:
+        # re-set as the app's value: a widget of another page with this key (the shared
+        # grouping's, the sidebar's) has another identity, and Streamlit would open it at its
+        # first option instead of the session's value it kept
+        state[key] = state[key]
     opened_at[key] = (data, default)
     value = widget(**arguments)
     state.setdefault(VIEW_PARAMS_KEY, {})[key] = value

@@ -375,6 +375,8 @@ class Lesson:
         for key, default in self.defaults.items():
             if key not in drawn:
                 links.setting(key, self.domains[key], default)
+        if grouping.K_KEY not in drawn:  # steps 3 and 4 use the app's grouping
+            grouping.keep_link()
 
     def reset_widgets_for_new_data(self) -> None:
         """Another data set was loaded: every step starts from its defaults for this one.
