@@ -98,9 +98,38 @@ def recording_warnings() -> Iterator[list[str]]:
             outer.extend(messages)
 
 
+_SHOWN_KEY = "_library_warnings_shown"
+
+
+def _shown_this_run() -> set[str]:
+    """The warnings already shown in this script run (empty outside a Streamlit run).
+
+    Two fits of one page can raise the same warning (CLEMS at the chosen M and at M = L, on
+    the same capped candidates, warned twice): each is shown once per run. The run is told
+    apart by Streamlit's per-run cursor table, which ``ScriptRunContext.reset`` replaces at
+    the start of every run (and a fragment's rerun by a copy); the set is kept beside a
+    reference to that table, so a later run, whose table is a new object, starts empty.
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return set()
+    held = st.session_state.get(_SHOWN_KEY)
+    if held is None or held[0] is not ctx.cursors:
+        held = (ctx.cursors, set())
+        st.session_state[_SHOWN_KEY] = held
+    return held[1]
+
+
 def show_warnings(messages: Sequence[str]) -> None:
-    """Show library warnings on the page, each message once; more than three go in an expander."""
-    unique = list(dict.fromkeys(messages))
+    """Show library warnings on the page, each message once per run (even when two fits raise
+    it); more than three go in an expander."""
+    shown = _shown_this_run()
+    unique = [m for m in dict.fromkeys(messages) if m not in shown]
+    shown.update(unique)
+    if not unique:
+        return
     if len(unique) <= 3:
         for message in unique:
             st.warning(message, icon=":material/warning:")
