@@ -144,7 +144,11 @@ if M != L:
 cols = st.columns(4)
 cols[0].metric(
     "Candidate label sets",
-    f"{len(model.candidates_):,} of {model.n_label_sets_:,}",
+    # the value alone: "1,000 of 2,856" was cut to "1,000 of 2,…" in a quarter of 1280 px
+    f"{len(model.candidates_):,}",
+    delta=f"of {model.n_label_sets_:,}",
+    delta_color="off",
+    delta_arrow="off",
     help="Distinct training label sets embedded as candidates (most frequent "
     "first), of all distinct training label sets.",
 )
