@@ -31,7 +31,7 @@ import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -240,6 +240,7 @@ def _show(
     label: str,
     spinner: str | None,
     described: str,
+    label_names: Sequence[str] | None = None,
 ) -> Any:
     """Compute (or fetch) ``cache_key``, show its warnings or error; the value or None."""
     placeholder = st.empty()
@@ -250,7 +251,7 @@ def _show(
     with st.spinner(spinner or f"{label}…", show_time=True):
         outcome = _cached_outcome(cache_key, lambda: call(report))
     placeholder.empty()
-    library_warnings.show_warnings(outcome.warnings)
+    library_warnings.show_warnings(outcome.warnings, label_names=label_names)
 
     last_good = st.session_state.setdefault(_LAST_GOOD_KEY, {})
     if outcome.error is None:
@@ -362,8 +363,18 @@ def fit(
         return model.fit(X, Y, **fit_kwargs)
 
     described = _describe(_changed_params(requested))
+    # the fitted columns' names, so that a warning about label columns can name them
+    names = list(source.loaded_dataset().label_names)
+    if columns is not None:
+        names = [names[j] for j in np.asarray(columns).ravel()]
     return _show(
-        cache_key, _slot(_class_name(cls), data_key, columns_key), call, label, spinner, described
+        cache_key,
+        _slot(_class_name(cls), data_key, columns_key),
+        call,
+        label,
+        spinner,
+        described,
+        label_names=names,
     )
 
 
