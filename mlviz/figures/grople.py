@@ -245,6 +245,9 @@ def vk_heatmap(
             tickvals=columns_x[~is_gap],
             ticktext=column_names[~is_gap].tolist(),
             tickangle=-60 if int((~is_gap).sum()) <= UPRIGHT_BEYOND else -90,
+            # upright names stay apart at this size up to MAX_NAMED_LABELS of the label
+            # clusters figures (the page's drill-down cap)
+            tickfont=dict(size=10) if int((~is_gap).sum()) > UPRIGHT_BEYOND else None,
         ),
         yaxis=dict(title="latent dimension", autorange="reversed"),
         plot_bgcolor="white",
