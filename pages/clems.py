@@ -169,6 +169,7 @@ for col, name in zip(cols[2:], ["example_f1", "accuracy"], strict=True):
         f"{scores[name]:.4f}",
         delta=delta,
         delta_color="off",
+        delta_arrow="off",  # a reference value, not a change: no ↑ in front of it
     )
 
 if model.n_dropped_candidates_:
