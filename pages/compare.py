@@ -298,6 +298,7 @@ outcome = fitting.compute(
     label="Run cross-validation",
     progress=True,
     uses_split=False,
+    label_names=ds.label_names,  # every method fits all label columns
     first_fit_automatic=False,
 )
 if outcome is None:

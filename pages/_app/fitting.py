@@ -413,6 +413,7 @@ def compute(
     uses_split: bool = True,
     first_fit_automatic: bool = True,
     identity: tuple[str, ...] = (),
+    label_names: Sequence[str] | None = None,
 ) -> T | None:
     """``fn(**params)`` for the loaded data, cached by ``fn`` and ``params``; None if none.
 
@@ -433,6 +434,9 @@ def compute(
         the same values of these is shown in its place.
     label, spinner, on, key, first_fit_automatic
         As in :func:`fit`.
+    label_names : sequence of str, optional
+        The names of the label columns ``fn`` fits on (all of the data set's, in order), so
+        that a library warning about label columns can name them; None keeps its indices.
 
     Returns
     -------
@@ -460,4 +464,12 @@ def compute(
         return fn(**requested, progress=report) if progress else fn(**requested)
 
     kind = (function, tuple((name, key_of(requested.get(name))) for name in identity))
-    return _show(cache_key, _slot(kind, data_key, None), call, label, spinner, _describe(requested))
+    return _show(
+        cache_key,
+        _slot(kind, data_key, None),
+        call,
+        label,
+        spinner,
+        _describe(requested),
+        label_names=label_names,
+    )
