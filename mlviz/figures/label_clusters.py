@@ -37,10 +37,8 @@ __all__ = [
 ]
 
 #: Up to this many labels the label-level heatmap names every row and column; above it the
-#: page shows the group-level summary and a drill-down into one group. 40 upright names at
-#: font size 10 fit a 1280 px page beside the sidebar without overlapping (measured in
-#: tests/test_browser_labels.py; at 49 and 50 neighbours overlapped).
-MAX_NAMED_LABELS = 40
+#: page shows the group-level summary and a drill-down into one group.
+MAX_NAMED_LABELS = 60
 # Group names are written above the heatmap only while they stay legible.
 _MAX_ANNOTATED_GROUPS = 30
 
