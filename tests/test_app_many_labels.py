@@ -1,6 +1,6 @@
 """Figures with one row or column per label on a 200-label set: what they show is named.
 
-Beyond its ``MAX_NAMED_LABELS`` (40 to 60, per figure module) labels cannot all be named on one
+Beyond its ``MAX_NAMED_LABELS`` (40 or 45, per figure module) labels cannot all be named on one
 axis; a figure then
 shows a stated top-N (every one of its labels named) or aggregates by group with a
 drill-down into one group (issue 15). Checked from the plotly spec the page sends.
