@@ -160,7 +160,7 @@ class _LinearLabelTransform(MultiLabelEstimator):
         if self.n_components > n_labels:
             raise ValueError(
                 f"n_components={self.n_components} is out of range: it must be between 1 and "
-                f"the number of labels K={n_labels}."
+                f"the number of labels L={n_labels}."
             )
         return int(self.n_components)
 
@@ -459,7 +459,7 @@ class _RoundBasedTransform(_LinearLabelTransform):
         if not isinstance(M, Integral) or isinstance(M, bool) or not 0 <= M <= n_labels:
             raise ValueError(
                 f"n_components must be an integer between 0 and the number of labels "
-                f"K={n_labels}; got {n_components!r}."
+                f"L={n_labels}; got {n_components!r}."
             )
         if Y.shape[0] == 0:
             raise ValueError("Y has no rows: the per-label error is a mean over examples.")

@@ -164,7 +164,11 @@ elif M != L:
 cols = st.columns(4)
 cols[0].metric(
     "Candidate label sets",
-    f"{len(model.candidates_):,} of {model.n_label_sets_:,}",
+    # the value alone: "1,000 of 2,856" was cut to "1,000 of 2,…" in a quarter of 1280 px
+    f"{len(model.candidates_):,}",
+    delta=f"of {model.n_label_sets_:,}",
+    delta_color="off",
+    delta_arrow="off",
     help="Distinct training label sets embedded as candidates (most frequent "
     "first), of all distinct training label sets.",
 )
@@ -185,6 +189,7 @@ for col, name in zip(cols[2:], ["example_f1", "accuracy"], strict=True):
         f"{scores[name]:.4f}",
         delta=delta,
         delta_color="off",
+        delta_arrow="off",  # a reference value, not a change: no ↑ in front of it
     )
 
 if model.n_dropped_candidates_:

@@ -234,6 +234,34 @@ def show_failures(failures: pd.DataFrame, n_folds: int, where: str = "") -> None
             )
 
 
+def show_sweep_failures(failures: pd.DataFrame, n_folds: int, n_dims: int) -> None:
+    """One message per failed method over the whole sweep, naming the dimensions and folds.
+
+    A method failing the same way at every dimension used to give one near-identical message
+    per dimension (three copies at the default sweep).
+    """
+    for method, part in failures.groupby("method", sort=False):
+        where = "; ".join(
+            f"dimension {dim}: fold(s) {', '.join(str(f + 1) for f in rows['fold'])}"
+            for dim, rows in part.groupby("dimension")
+        )
+        errors = "; ".join(
+            dict.fromkeys(
+                f"during {s}: {e}" for s, e in zip(part["stage"], part["error"], strict=True)
+            )
+        )
+        if len(part) == n_folds * n_dims:
+            st.error(
+                f"**{method}** failed at every dimension of the sweep in every fold {errors}. "
+                "The other methods' curves are shown."
+            )
+        else:
+            st.warning(
+                f"**{method}** failed in part of the sweep ({where}; {n_folds} folds each) "
+                f"{errors}. Its points are means over the other folds only."
+            )
+
+
 params = {
     "scaling": experiment.feature_scaling(),
     "impute": has_missing(ds.X),
@@ -342,6 +370,7 @@ outcome = fitting.compute(
     label="Run cross-validation",
     progress=True,
     uses_split=False,
+    label_names=ds.label_names,  # every method fits all label columns
     first_fit_automatic=False,
 )
 if outcome is None:
@@ -641,8 +670,7 @@ if sweep_methods:
     )
 if sweep is not None:
     curves, sweep_failures = sweep
-    for dim, part in sweep_failures.groupby("dimension"):
-        show_failures(part, SWEEP_FOLDS, where=f" at dimension {dim}")
+    show_sweep_failures(sweep_failures, SWEEP_FOLDS, len(dims))
     if not curves.empty:
         shown = curves["metric"].iloc[0]
         gro_d = "GroPLE" in set(curves["method"]) and d != M

@@ -54,7 +54,7 @@ cols[3].metric("Cardinality", f"{summary['cardinality']:.3f}", help="Mean labels
 cols[4].metric(
     "Distinct label sets",
     f"{summary['distinct']:,}",
-    help="Occupied vertices of the label hypercube {0,1}^L; log10 of their share of all 2^L "
+    help=r"Occupied vertices of the label hypercube $\{0,1\}^L$; log10 of their share of all $2^L$ "
     f"vertices is {summary['log10_sparsity']:.1f}.",
 )
 if ds.notes:
@@ -78,7 +78,8 @@ st.caption(
     "rare labels — watch how they fare on the Compare page."
 )
 
-shown = np.sort(np.argsort(-frequencies, kind="stable")[:MAX_COOCCURRENCE_LABELS])
+# most frequent first (ties: lower index), the order the title states
+shown = np.argsort(-frequencies, kind="stable")[:MAX_COOCCURRENCE_LABELS]
 # beyond ~25 names a half-width heatmap cannot name every row and column legibly
 left, right = st.columns(2) if len(shown) <= 25 else (st.container(), st.container())
 with left:
@@ -97,7 +98,7 @@ with left:
     )
     title = "Label co-occurrence"
     if len(shown) < ds.n_labels:
-        title += f" (the {len(shown)} most frequent of {ds.n_labels} labels)"
+        title += f" (the {len(shown)} most frequent of {ds.n_labels} labels, most frequent first)"
     export.chart(
         fitting.figure(figures.cooccurrence_figure, matrix, names, title=title), key="cooc_chart"
     )

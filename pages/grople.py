@@ -319,7 +319,7 @@ scores = fitting.compute(test_scores, {"models": baselines}, label="Test-split m
 if scores is None:
     st.stop()
 
-if L <= cluster_figures.MAX_NAMED_LABELS:
+if L <= figures.MAX_NAMED_LABELS:
     export.chart(
         fitting.figure(
             figures.vk_heatmap,
@@ -347,7 +347,10 @@ else:  # too many labels to name: one column per group, and one group's labels o
         key="grople_drill_group",
     )
     members, shown_note = cluster_figures.drill_down_members(
-        model.groups_, group_ids[position], stats.label_frequencies(split.Y_train)
+        model.groups_,
+        group_ids[position],
+        stats.label_frequencies(split.Y_train),
+        max_labels=figures.MAX_NAMED_LABELS,
     )
     export.chart(
         fitting.figure(

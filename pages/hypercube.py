@@ -58,9 +58,9 @@ def umap_warm_up():
 ds = source.current_dataset()
 st.title("The label hypercube")
 presentation.intro(
-    "Each label set is a corner (vertex) of the hypercube {0,1}^L. A data set occupies only a "
-    "few of its 2^L corners; label-embedding methods look for a low-dimensional space in which "
-    "those occupied corners stay apart (PLST paper, §2–3)."
+    r"Each label set is a corner (vertex) of the hypercube $\{0,1\}^L$. A data set occupies "
+    r"only a few of its $2^L$ corners; label-embedding methods look for a low-dimensional "
+    "space in which those occupied corners stay apart (PLST paper, §2–3)."
 )
 
 
@@ -115,7 +115,8 @@ drawn_note = (
     else "All are drawn; "
 )
 st.caption(
-    f"{n_label_sets:,} occupied vertices out of 2^{ds.n_labels} "
+    # maths as maths: only numbers go into the formula, never user text
+    f"{n_label_sets:,} occupied vertices out of $2^{{{ds.n_labels}}}$ "
     f"(log10 share {np.log10(n_label_sets) - ds.n_labels * np.log10(2):.1f}). "
     f"{drawn_note}{len(edges):,} pairs of drawn vertices are one label apart."
 )

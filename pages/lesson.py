@@ -57,8 +57,9 @@ state.intro(
         if lesson.planted_groups is not None
         else ""
     )
-    + " Notation: L labels, N instances, M embedding dimensions, K label groups, k neighbours "
-    "(the PLST and CLEMS papers write K for the number of labels).",
+    + " Notation: L labels, N instances, M embedding dimensions (PLST, CLEMS), d latent "
+    "dimensions (GroPLE), K label groups, k neighbours (the PLST and CLEMS papers write K for "
+    "the number of labels).",
     caption=True,
 )
 lesson.reset_widgets_for_new_data()

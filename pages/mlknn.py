@@ -158,7 +158,8 @@ else:
         f"instances ({experiment.tail_rule_name()}, set in the sidebar's Experiment settings)."
     )
 
-MAX_LABELS_SHOWN = 50  # per-label bars and columns stay readable; the rest is summarised
+# per-label bars and columns stay readable (names apart at 1280 px); the rest is summarised
+MAX_LABELS_SHOWN = figures.MAX_NAMED_LABELS
 MAX_LABEL_COLUMNS = 6  # one 0/1 column per label in the neighbours table up to this many
 
 

@@ -242,6 +242,7 @@ if methods:
         label="The sweep over M",
         key="plst-sweep",
         progress=True,
+        label_names=ds.label_names,  # every method fits all label columns
         on="change" if sweep_automatic else "button",
         first_fit_automatic=False,
     )

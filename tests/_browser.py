@@ -62,8 +62,11 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(timeout: float = 60) -> Iterator[str]:
-    """Run the app headless on a free port; yield its URL; stop it afterwards."""
+def streamlit_server(timeout: float = 60, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Run the app headless on a free port; yield its URL; stop it afterwards.
+
+    ``env`` adds environment variables for the server (e.g. ``MLVIZ_DATA_DIR``).
+    """
     port = free_port()
     proc = subprocess.Popen(
         [
@@ -82,6 +85,7 @@ def streamlit_server(timeout: float = 60) -> Iterator[str]:
             "false",
         ],
         cwd=REPO,
+        env={**os.environ, **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -398,3 +402,77 @@ def shoot(pg, path: Path | None, *, full_page: bool = True, clip_sidebar: bool =
         if pg.viewport_size != viewport:
             pg.set_viewport_size(viewport)
             wait_settled(pg)
+
+
+# Every tick label of every plotly chart of the main area, as the quadrilateral it covers on the
+# screen: the text's own box (getBBox, before its rotation) mapped through getScreenCTM, so a
+# label slanted at -60° is the slanted rectangle, not its axis-aligned hull. Labels are grouped
+# by the axis layer that draws them (one group per axis of each subplot).
+_TICKS = """() => {
+  const corners = t => {
+    const b = t.getBBox(), m = t.getScreenCTM();
+    // glyph boxes include the line's leading: 1 px in from each side
+    const pts = [[b.x + 1, b.y + 1], [b.x + b.width - 1, b.y + 1],
+                 [b.x + b.width - 1, b.y + b.height - 1], [b.x + 1, b.y + b.height - 1]];
+    return pts.map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  return Array.from(document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot'))
+    .map(p => {
+      const svg = p.querySelector('.main-svg').getBoundingClientRect();
+      const layoutTitle = p.layout && p.layout.title;
+      const title = typeof layoutTitle === 'string' ? layoutTitle
+          : (layoutTitle && layoutTitle.text) || '';
+      const groups = new Map();
+      p.querySelectorAll('.xtick text, .ytick text').forEach(t => {
+        if (!t.textContent.trim() || t.getAttribute('display') === 'none') return;
+        const layer = t.parentNode.parentNode;
+        if (!groups.has(layer)) groups.set(layer, []);
+        groups.get(layer).push({text: t.textContent, quad: corners(t)});
+      });
+      return {title: title, svg: [svg.left, svg.top, svg.right, svg.bottom],
+              axes: Array.from(groups.values())};
+    });
+}"""
+
+
+def _separated(a: list, b: list) -> bool:
+    """Two convex quadrilaterals do not overlap (separating axis test on their edges)."""
+    for quad in (a, b):
+        for i in range(4):
+            (x1, y1), (x2, y2) = quad[i], quad[(i + 1) % 4]
+            nx, ny = y2 - y1, x1 - x2
+            pa = [nx * x + ny * y for x, y in a]
+            pb = [nx * x + ny * y for x, y in b]
+            if max(pa) <= min(pb) or max(pb) <= min(pa):
+                return True
+    return False
+
+
+def tick_problems(pg, where: str) -> list[str]:
+    """Tick labels that overlap a neighbour on their axis, or stick out of their chart's SVG."""
+    problems = []
+    for i, chart in enumerate(pg.evaluate(_TICKS)):
+        name = f"{where}: chart {i + 1} {plain(chart['title'])[:60]!r}"
+        left, top, right, bottom = chart["svg"]
+        for ticks in chart["axes"]:
+            cut = [
+                t["text"]
+                for t in ticks
+                if any(
+                    x < left - 1 or x > right + 1 or y < top - 1 or y > bottom + 1
+                    for x, y in t["quad"]
+                )
+            ]
+            if cut:
+                problems.append(f"{name}: {len(cut)} tick labels cut by the edge, e.g. {cut[:3]}")
+            clashes = [
+                (a["text"], b["text"])
+                for j, a in enumerate(ticks)
+                for b in ticks[j + 1 : j + 4]  # neighbours along the axis
+                if not _separated(a["quad"], b["quad"])
+            ]
+            if clashes:
+                problems.append(
+                    f"{name}: {len(clashes)} pairs of tick labels overlap, e.g. {clashes[:3]}"
+                )
+    return problems

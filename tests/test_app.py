@@ -248,13 +248,15 @@ def test_picker_lists_each_data_set_once_samples_first_with_shapes():
     picker = at.selectbox(key="source_choice")
     keys = [s.key for s in datasets.list_sources()]
     assert len(picker.options) == len(keys) == len(set(keys))
-    samples = [o for o in picker.options if o.startswith("sample · ")]
-    assert picker.options[: len(samples)] == samples and samples[0].startswith("sample · planted")
-    folder = [o.removeprefix("folder · ").split(" — ")[0] for o in picker.options[len(samples) :]]
+    sample_keys = [k for k in keys if k.startswith("sample:")]
+    samples = picker.options[: len(sample_keys)]
+    assert samples[0].startswith("planted · 22 labels")
+    assert all(len(o) <= 40 for o in picker.options)  # the sidebar's box shows ~30 characters
+    folder = [o.split(" · ")[0] for o in picker.options[len(samples) :]]
     assert folder == sorted(folder)
     assert {"yeast", "scene", "emotions", "genbase"} <= set(folder)
     assert not [name for name in folder if name.endswith(("-train", "-test", "-meka"))]
-    assert "folder · yeast — 2,417 × 103, 14 labels" in picker.options
+    assert "yeast · 14 labels · 2,417×103" in picker.options
 
 
 def test_own_split_is_offered_and_the_default_for_yeast_but_not_for_samples():

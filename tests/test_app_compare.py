@@ -289,3 +289,25 @@ def test_per_label_thresholds_fix_a_planted_ranked_but_not_predicted_tail_label(
     assert fixed.loc["BR", "their mean F1 after"] > fixed.loc["BR", "their mean F1 before"]
     caption = next(c.value for c in at.caption if c.value.startswith("Out-of-fold F1 over"))
     assert "BR: 1 of its 1 ranked-but-not-predicted tail labels reach F1 ≥ 0.5" in caption
+
+
+def test_a_method_failing_at_every_dimension_of_the_sweep_is_one_message(monkeypatch):
+    """The sweep showed one near-identical message per dimension (issue 23): now one."""
+    from mlviz import linear
+
+    def broken_fit(self, X, Y):
+        raise ValueError("broken on purpose")
+
+    monkeypatch.setattr(linear.PLST, "fit", broken_fit)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 4))
+    Y = (rng.random((30, 4)) < 0.5).astype(np.uint8)
+    data = Dataset("sweepfail", X, Y, ("a", "b", "c", "d"), ("l1", "l2", "l3", "l4"))
+    at = _compare(data, ["BR"], compare_sweep_methods=["PLST"])
+    at.button(key="compare_sweep_fit").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    messages = [e.value for e in at.error] + [w.value for w in at.warning]
+    about_plst = [m for m in messages if "PLST" in m]
+    assert len(about_plst) == 1, about_plst
+    assert "every dimension" in about_plst[0] and "broken on purpose" in about_plst[0]
+    assert about_plst[0].count("broken on purpose") == 1  # the error once, not per fold

@@ -387,3 +387,30 @@ def test_the_store_keeps_at_most_max_entries():
     for i in range(10):
         store.get_or_compute((i,), lambda i=i: FitOutcome(value=i))
     assert len(store) == 3 and store.get((9,)).value == 9 and store.get((0,)) is None
+
+
+def _two_fits_one_warning_script():
+    import streamlit as st
+
+    from pages._app import library_warnings
+
+    # two fits of one page raising the same warning (CLEMS at M and at M = L), one other
+    library_warnings.show_warnings(["CLEMS kept the 1000 most frequent of 2856"])
+    library_warnings.show_warnings(["CLEMS kept the 1000 most frequent of 2856", "other"])
+
+    @st.fragment
+    def part():
+        library_warnings.show_warnings(["in a fragment"])
+        st.button("rerun the fragment", key="again")
+
+    part()
+
+
+def test_a_warning_two_fits_raise_is_shown_once_per_run_and_again_next_run():
+    at = AppTest.from_function(_two_fits_one_warning_script, default_timeout=TIMEOUT).run()
+    first = [w.value for w in at.warning]
+    assert first == ["CLEMS kept the 1000 most frequent of 2856", "other", "in a fragment"]
+    at.run()  # a new run shows them again (not remembered across runs)
+    assert [w.value for w in at.warning] == first
+    at.button(key="again").click().run()  # a fragment's rerun shows its own warning again
+    assert "in a fragment" in [w.value for w in at.warning]

@@ -1,6 +1,7 @@
 """Figures with one row or column per label on a 200-label set: what they show is named.
 
-Beyond ``MAX_NAMED_LABELS`` (60) labels cannot all be named on one axis; a figure then
+Beyond its ``MAX_NAMED_LABELS`` (40 or 45, per figure module) labels cannot all be named on one
+axis; a figure then
 shows a stated top-N (every one of its labels named) or aggregates by group with a
 drill-down into one group (issue 15). Checked from the plotly spec the page sends.
 """
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from mlviz.figures.label_clusters import MAX_NAMED_LABELS
+from mlviz.figures.grople import MAX_NAMED_LABELS as VK_NAMED
+from mlviz.figures.linear import MAX_NAMED_LABELS as DECODING_NAMED
 from mlviz.synthetic import make_long_tailed
 
 REPO = Path(__file__).resolve().parents[1]
@@ -88,17 +90,16 @@ def test_grople_aggregates_v_by_group_with_a_drill_down(many_labels):
         names = _names_every_column(fig)
         title = _title(fig)
         assert f"all {len(names)} label" in title or (
-            f"the {MAX_NAMED_LABELS} most frequent of its" in title
-            and len(names) == MAX_NAMED_LABELS
+            f"the {VK_NAMED} most frequent of its" in title and len(names) == VK_NAMED
         ), title
     for fig in _figures(at):  # no figure of the page names more than it can
-        assert len(fig["layout"].get("xaxis", {}).get("ticktext") or []) <= MAX_NAMED_LABELS
+        assert len(fig["layout"].get("xaxis", {}).get("ticktext") or []) <= VK_NAMED
 
 
 def test_plst_decoding_names_its_stated_top_n(many_labels):
     fig = _figure(_open("plst.py", many_labels), "decoded step by step")
-    assert f"{MAX_NAMED_LABELS} of {N_LABELS} labels shown" in _title(fig)
-    assert len(_names_every_column(fig, "xaxis2")) == MAX_NAMED_LABELS
+    assert f"{DECODING_NAMED} of {N_LABELS} labels shown" in _title(fig)
+    assert len(_names_every_column(fig, "xaxis2")) == DECODING_NAMED
 
 
 def test_lesson_grople_step_aggregates_by_group(many_labels):

@@ -99,7 +99,8 @@ def test_clems_keeps_every_label_set_states_landmarks_and_an_optional_cap(long_t
     cap = at.number_input(key="clems_max_candidates")
     assert cap.label == "Label sets kept as candidates (most frequent first)"
     metric = next(m for m in at.metric if m.label == "Candidate label sets")
-    kept, total = (int(v.replace(",", "")) for v in metric.value.split(" of "))
+    kept = int(metric.value.replace(",", ""))
+    total = int(metric.delta.removeprefix("of ").replace(",", ""))
     assert kept == total == cap.value > EXACT_MAX_CANDIDATES
     assert f"Candidates: all {total:,} distinct training label sets" in page_text(at)
     assert "Landmark CLEMS (a scalable approximation" in page_text(at)

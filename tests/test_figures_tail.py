@@ -106,6 +106,26 @@ def test_mlknn_figure_leaves_out_recall_without_test_positives():
     assert recall.marker.color == method_color("ML-KNN") != prior.marker.color
 
 
+def test_mlknn_priors_get_their_own_axis_so_tail_priors_do_not_vanish():
+    """Priors near 0.006 on the recall's 0..1 axis sat on the zero line (issue 23)."""
+    table = _frame(FREQ).assign(
+        prior=[0.006, 0.5, 0.2, 0.01],
+        recall=[0.0, 0.9, 0.5, 0.2],
+        support=[2, 30, 8, 1],
+        predicted=[0, 28, 5, 0],
+    )
+    fig = mlknn_tail_figure(table, 0.1)
+    prior, recall = fig.data
+    assert prior.yaxis == "y2" and recall.yaxis == "y"
+    assert fig.layout.yaxis2.type == "log"  # 0.006 .. 0.5 spans two decades
+    assert "prior" in fig.layout.yaxis2.title.text and "prior" not in fig.layout.yaxis.title.text
+    assert list(fig.layout.yaxis.range) == [-0.03, 1.05]
+    assert fig.layout.yaxis2.range is None  # its own scale, not the recall's
+    # priors within a decade: a linear right axis
+    close = mlknn_tail_figure(table.assign(prior=[0.1, 0.5, 0.2, 0.3]), 0.1)
+    assert close.layout.yaxis2.type == "linear"
+
+
 def test_grople_figure_names_the_groups_and_dodges_the_methods():
     table = _frame(FREQ).assign(
         group=[2, 0, 1, 2],

@@ -73,7 +73,7 @@ def test_per_label_error_for_every_m_and_on_other_labels():
 def test_per_label_error_rejects_a_bad_m(bad):
     X, Y = _data()
     model = PLST(n_components=2).fit(X, Y)
-    with pytest.raises(ValueError, match="between 0 and the number of labels K=8"):
+    with pytest.raises(ValueError, match="between 0 and the number of labels L=8"):
         model.label_encoding_error(Y, bad)
 
 

@@ -61,13 +61,30 @@ def label_frequency_figure(
 
 
 def cooccurrence_figure(
-    matrix: np.ndarray, label_names: Sequence[str], *, title: str = "Label co-occurrence"
+    matrix: np.ndarray,
+    label_names: Sequence[str],
+    *,
+    title: str = "Label co-occurrence",
+    hide_diagonal: bool = True,
 ) -> go.Figure:
     """Heatmap of a label × label co-occurrence matrix (counts or a normalised version).
 
     Every row and column is named (a category axis would skip names when crowded), so pass
     no more labels than can be read (the Data page passes the most frequent 50 and says so
     in ``title``); the figure grows with the number of labels.
+
+    The diagonal holds each label with itself (its own count in counts mode, 1 when
+    normalised), far above any pair: with it on the colour scale every off-diagonal cell of a
+    long-tailed set is drawn near white. With ``hide_diagonal`` (the default) the diagonal
+    cells are left blank, the colours run from 0 to the largest off-diagonal value, and a
+    subtitle says so; hovering a cell still gives its value, the diagonal's included.
+
+    Parameters
+    ----------
+    matrix : ndarray, shape (n, n)
+    label_names : sequence of str, length n
+    title : str
+    hide_diagonal : bool, default=True
 
     Examples
     --------
@@ -81,13 +98,26 @@ def cooccurrence_figure(
     """
     matrix = np.asarray(matrix, dtype=float)
     names = [str(n) for n in label_names]
+    z, scale = matrix, {}
+    if hide_diagonal and len(names) > 1:
+        diagonal = np.eye(len(names), dtype=bool)
+        z = np.where(diagonal, np.nan, matrix)
+        top = float(np.nanmax(z)) if np.isfinite(z).any() else 0.0
+        scale = dict(zmin=0.0, zmax=top if top > 0 else 1.0)
+        title += (
+            "<br><sup>diagonal (each label with itself) left blank; colours run from 0 to the "
+            f"largest pair, {top:.3g}</sup>"
+        )
     fig = go.Figure(
         go.Heatmap(
-            z=matrix,
+            z=z,
             x=names,
             y=names,
+            customdata=matrix,
             colorscale="Blues",
-            hovertemplate="%{y} & %{x}: %{z:.3g}<extra></extra>",
+            hoverongaps=True,
+            hovertemplate="%{y} & %{x}: %{customdata:.3g}<extra></extra>",
+            **scale,
         )
     )
     axis = dict(

@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 from mlviz.figures._style import TITLE_CHARS, legible, number_axis
 
 __all__ = [
+    "MAX_NAMED_LABELS",
     "lambda1_range_caption",
     "lesson_lambda1_note",
     "lambda2_opening",
@@ -33,6 +34,11 @@ __all__ = [
 _MAX_ANNOTATED_GROUPS = 30
 # Label names stand upright beyond this many: slanted at -60° medical's 45 overlap each other.
 UPRIGHT_BEYOND = 30
+#: Label columns V^k's heatmap names: beyond it the page shows one column per group and one
+#: group's most frequent labels on request. Upright at font 10, 45 names (medical) stay apart
+#: on a 1280 px page; a drill-down into a group of 49 labels overlapped
+#: (tests/test_browser_labels.py).
+MAX_NAMED_LABELS = 45
 
 # Red-blue with a grey (not white) middle: a tiny but non-zero entry must not look like the
 # white of an exactly-zero (blank) row.
@@ -247,6 +253,9 @@ def vk_heatmap(
             tickvals=columns_x[~is_gap],
             ticktext=column_names[~is_gap].tolist(),
             tickangle=-60 if int((~is_gap).sum()) <= UPRIGHT_BEYOND else -90,
+            # upright names stay apart at this size up to MAX_NAMED_LABELS of the label
+            # clusters figures (the page's drill-down cap)
+            tickfont=dict(size=10) if int((~is_gap).sum()) > UPRIGHT_BEYOND else None,
         ),
         yaxis=dict(title="latent dimension", autorange="reversed"),
         plot_bgcolor="white",

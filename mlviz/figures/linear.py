@@ -1,10 +1,10 @@
 """Figures of the PLST page: label spectrum, encoding error, loss vs M, one decoded instance.
 
-Notation of Tai & Lin, "Multi-label Classification with Principal Label Space
-Transformation" (paper 004, ``../shared/papers/004_e362ca4c9100d29e.txt``): K labels (L in the
-rest of mlviz), M regressors, reference point o, projection P (M × K), regressor outputs h = r(x),
-decoded point ``ỹ = o + Pᵀ r(x)`` (Algorithm 8) and round-based decoding
-``ŷ[k] = [ỹ[k] ≥ 1/2]`` (Eq. 2). PLST keeps the M leading right singular vectors of the
+Tai & Lin, "Multi-label Classification with Principal Label Space Transformation" (paper 004,
+``../shared/papers/004_e362ca4c9100d29e.txt``), in mlviz's notation: L labels (the paper writes
+K), label index j, M regressors, reference point o, projection P (M × L), regressor outputs
+h = r(x), decoded point ``ỹ = o + Pᵀ r(x)`` (Algorithm 8) and round-based decoding
+``ŷ_j = [ỹ_j ≥ 1/2]`` (Eq. 2). PLST keeps the M leading right singular vectors of the
 mean-shifted label matrix, so its training encoding error is ``Σ_{m>M} σ_m²`` (section 3.3).
 """
 
@@ -21,8 +21,9 @@ from mlviz.figures._current import mark_current
 from mlviz.figures._style import TITLE_CHARS, legible, method_color, title_height
 from mlviz.stats import labels_to_show
 
-#: Labels a per-label bar figure names; beyond it the figure shows a stated top-N.
-MAX_NAMED_LABELS = 60
+#: Labels a per-label bar figure names; beyond it the figure shows a stated top-N (40 names
+#: stay apart on a 1280 px page: tests/test_browser_labels.py).
+MAX_NAMED_LABELS = 40
 # pixels by which subplot titles are lifted off the plot's top edge, clear of its top tick label
 _PANEL_TITLE_LIFT = 10
 
@@ -47,7 +48,7 @@ def spectrum_figure(singular_values: np.ndarray, *, current: int | None = None) 
 
     Parameters
     ----------
-    singular_values : ndarray, shape (K,) or shorter
+    singular_values : ndarray, shape (L,) or shorter
         Singular values σ_1 ≥ σ_2 ≥ … of the mean-shifted training label matrix
         ``Y − 1 oᵀ`` (paper 004, section 3.3); sorted here in case they are not.
 
@@ -144,10 +145,10 @@ def encoding_error_figure(
     ----------
     train_error, test_error : ndarray, shape (n,)
         Mean encoding error on the training / test set. By default entry ``m − 1`` belongs to
-        M = m (so a length-K array covers M = 1..K); pass ``m_values`` for other M, e.g.
-        ``np.arange(K + 1)`` when entry 0 is the error of M = 0 (reference point only).
-        ``PLST.encoding_error(Y).mean(axis=0)`` has K + 1 entries (M = 0..K): pass it with
-        ``m_values=np.arange(K + 1)``, or drop entry 0.
+        M = m (so a length-L array covers M = 1..L); pass ``m_values`` for other M, e.g.
+        ``np.arange(L + 1)`` when entry 0 is the error of M = 0 (reference point only).
+        ``PLST.encoding_error(Y).mean(axis=0)`` has L + 1 entries (M = 0..L): pass it with
+        ``m_values=np.arange(L + 1)``, or drop entry 0.
     m_values : ndarray, shape (n,), optional
         The M of each entry.
     method : str, default="PLST"
@@ -316,12 +317,12 @@ def decoding_steps_table(
 
     Parameters
     ----------
-    y_tilde : ndarray, shape (K,)
+    y_tilde : ndarray, shape (L,)
         Decoded point ``ỹ = o + Pᵀ h``.
-    y_hat : ndarray of 0/1, shape (K,)
+    y_hat : ndarray of 0/1, shape (L,)
         The model's prediction (``[ỹ ≥ 1/2]`` for PLST, PBR and BR, Eq. 2).
-    y_true : ndarray of 0/1, shape (K,)
-    label_names : sequence of str, length K
+    y_true : ndarray of 0/1, shape (L,)
+    label_names : sequence of str, length L
 
     Returns
     -------
@@ -373,20 +374,20 @@ def decoding_figure(
 
     Parameters
     ----------
-    y_tilde : ndarray, shape (K,)
+    y_tilde : ndarray, shape (L,)
         Decoded point ``ỹ = o + Pᵀ r(x)``; bars at or above 0.5 are predicted (Eq. 2) and
         drawn orange, the others grey.
-    y_true : ndarray of 0/1, shape (K,)
+    y_true : ndarray of 0/1, shape (L,)
         Truth, drawn as diamonds at height 1 (label present) or 0 (absent); a bar on the
         wrong side of the line is an error.
-    label_names : sequence of str, length K
+    label_names : sequence of str, length L
     h : ndarray, shape (M,), optional
         The regressor outputs r(x); when given, a left panel shows them as bars.
     max_labels : int, default=MAX_NAMED_LABELS
         With more labels than this, only ``max_labels`` bars are drawn, each named: the
         instance's true and predicted labels first, then the highest ỹ
         (:func:`mlviz.stats.labels_to_show`); the title says so. The count of
-        wrong labels in the title is over all K labels.
+        wrong labels in the title is over all L labels.
     title_width : int, default=TITLE_CHARS
         Characters per title line: the default fits a half-width column; a page drawing the
         figure across its width passes ``WIDE_TITLE_CHARS``.
@@ -490,7 +491,7 @@ def decoding_figure(
         row=1,
         col=col,
     )
-    fig.update_yaxes(title_text="ỹ[k] (≥ 0.5 → predicted)", row=1, col=col)
+    fig.update_yaxes(title_text="ỹ<sub>j</sub> (≥ 0.5 → predicted)", row=1, col=col)
     title = f"One instance decoded step by step: {wrong} of {n_labels} labels wrong"
     if len(names) < n_labels:
         title += (

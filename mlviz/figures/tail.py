@@ -16,8 +16,9 @@ import math
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-from mlviz.figures._style import method_color
+from mlviz.figures._style import method_color, number_axis
 
 __all__ = [
     "clems_tail_figure",
@@ -27,7 +28,11 @@ __all__ = [
     "plst_tail_figure",
 ]
 
-MAX_NAMED = 60
+#: Names on a tail chart's axis: every label up to this many (medical's 45 all named), else a
+#: spaced subset. Upright at font 10, names ceil(L / 45) positions apart stay clear of each
+#: other on a 1280 px page for 159 and 983 labels; at 60 they overlapped
+#: (tests/test_browser_labels.py).
+MAX_NAMED = 45
 # beyond this many names on the axis they stand upright: slanted at -60° each name runs under
 # its neighbours' at medical's 45 labels (as on the label clusters heatmap)
 UPRIGHT_BEYOND = 30
@@ -157,6 +162,7 @@ def _frame(
         tickvals=named,
         ticktext=[names[i] for i in named],
         tickangle=-60 if named.size <= UPRIGHT_BEYOND else -90,
+        tickfont=dict(size=10) if named.size > UPRIGHT_BEYOND else None,
         automargin=True,  # upright names need more room below the axis than slanted ones
         range=[-0.5 - 0.5, n_labels - 0.5 + 0.5],
         zeroline=False,
@@ -168,6 +174,10 @@ def _frame(
         legend=dict(orientation="h", x=0, y=1.06, xanchor="left", yanchor="bottom"),
         margin=dict(t=120, b=10),
         hovermode="closest",
+        # upright names take ~170 px under the plot: a taller figure keeps the plot readable
+        # (at plotly's 450 px the plot was ~100 px high and the ticks 0 and 1 of the CLEMS
+        # counts touched)
+        height=600 if named.size > UPRIGHT_BEYOND else 500,
     )
     return fig
 
@@ -407,9 +417,11 @@ def mlknn_tail_figure(
     Returns
     -------
     plotly.graph_objects.Figure
-        Trace 0: prior of every label; trace 1: test recall of the labels with a positive in
-        the test split (the others have no recall and are not drawn; the title says how
-        many).
+        Trace 0: prior of every label, on its own right axis (``y2``, log scale when the
+        priors span a decade: tail priors near 0.006 would sit on the zero line of the
+        recall's 0..1 axis); trace 1: test recall of the labels with a positive in the test
+        split, on the left axis (the others have no recall and are not drawn; the title says
+        how many).
 
     Examples
     --------
@@ -434,17 +446,18 @@ def mlknn_tail_figure(
     frame = _hover_frame(data)
     test = _test_text(data)
     x = np.arange(len(data))
-    fig = go.Figure()
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(
         go.Scatter(
             x=x - _DODGE,
             y=prior,
             mode="markers",
-            name="prior P(H₁) (training)",
+            name="prior P(H₁) (training, right axis)",
             marker=dict(size=7, symbol="diamond", color=_REFERENCE_COLOR),
             text=frame,
             hovertemplate="%{text}<br>prior P(H₁): %{y:.4f}<extra></extra>",
-        )
+        ),
+        secondary_y=True,
     )
     fig.add_trace(
         go.Scatter(
@@ -458,7 +471,8 @@ def mlknn_tail_figure(
                 for f, t in zip(np.asarray(frame)[tested], np.asarray(test)[tested], strict=True)
             ],
             hovertemplate="%{text}<br>recall: %{y:.3f}<extra></extra>",
-        )
+        ),
+        secondary_y=False,
     )
     n_untested = int((~tested).sum())
     title = f"{method}: prior P(H₁) and test recall per label"
@@ -472,12 +486,21 @@ def mlknn_tail_figure(
         data,
         tail_threshold,
         title=title,
-        y_title="prior P(H₁) · test recall",
+        y_title=f"{method} test recall",
         priority=np.where(tested, 1.0 - recall, np.nan),
         priority_text="lowest recall first",
         max_named=max_named,
     )
-    fig.update_yaxes(range=[-0.03, 1.05])
+    fig.update_yaxes(range=[-0.03, 1.05], secondary_y=False)
+    axis = number_axis(prior)
+    fig.update_yaxes(
+        title_text="prior P(H₁)" + (" (log scale)" if axis["type"] == "log" else ""),
+        showgrid=False,
+        secondary_y=True,
+        **axis,
+    )
+    # the right axis's ticks and title need room: plotly's default right margin cuts the title
+    fig.update_layout(margin_r=90)
     return fig
 
 

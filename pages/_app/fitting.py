@@ -31,7 +31,7 @@ import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -298,6 +298,7 @@ def _show(
     label: str,
     spinner: str | None,
     described: str,
+    label_names: Sequence[str] | None = None,
 ) -> Any:
     """Compute (or fetch) ``cache_key``, show its warnings or error; the value or None."""
     outcome = _outcomes().get(cache_key)
@@ -310,7 +311,7 @@ def _show(
         with st.spinner(spinner or f"{label}…", show_time=True):
             outcome = _cached_outcome(cache_key, lambda: call(report))
         placeholder.empty()
-    library_warnings.show_warnings(outcome.warnings)
+    library_warnings.show_warnings(outcome.warnings, label_names=label_names)
 
     last_good = st.session_state.setdefault(_LAST_GOOD_KEY, {})
     if outcome.error is None:
@@ -422,8 +423,18 @@ def fit(
         return model.fit(X, Y, **fit_kwargs)
 
     described = _describe(_changed_params(requested))
+    # the fitted columns' names, so that a warning about label columns can name them
+    names = list(source.loaded_dataset().label_names)
+    if columns is not None:
+        names = [names[j] for j in np.asarray(columns).ravel()]
     return _show(
-        cache_key, _slot(_class_name(cls), data_key, columns_key), call, label, spinner, described
+        cache_key,
+        _slot(_class_name(cls), data_key, columns_key),
+        call,
+        label,
+        spinner,
+        described,
+        label_names=names,
     )
 
 
@@ -462,6 +473,7 @@ def compute(
     uses_split: bool = True,
     first_fit_automatic: bool = True,
     identity: tuple[str, ...] = (),
+    label_names: Sequence[str] | None = None,
 ) -> T | None:
     """``fn(**params)`` for the loaded data, cached by ``fn`` and ``params``; None if none.
 
@@ -482,6 +494,9 @@ def compute(
         the same values of these is shown in its place.
     label, spinner, on, key, first_fit_automatic
         As in :func:`fit`.
+    label_names : sequence of str, optional
+        The names of the label columns ``fn`` fits on (all of the data set's, in order), so
+        that a library warning about label columns can name them; None keeps its indices.
 
     Returns
     -------
@@ -509,7 +524,15 @@ def compute(
         return fn(**requested, progress=report) if progress else fn(**requested)
 
     kind = (function, tuple((name, key_of(requested.get(name))) for name in identity))
-    return _show(cache_key, _slot(kind, data_key, None), call, label, spinner, _describe(requested))
+    return _show(
+        cache_key,
+        _slot(kind, data_key, None),
+        call,
+        label,
+        spinner,
+        _describe(requested),
+        label_names=label_names,
+    )
 
 
 # ------------------------------------------------------------------------------ figures

@@ -28,6 +28,7 @@ plain ``catch_warnings`` per thread.
 
 from __future__ import annotations
 
+import re
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
@@ -98,17 +99,84 @@ def recording_warnings() -> Iterator[list[str]]:
             outer.extend(messages)
 
 
-def show_warnings(messages: Sequence[str]) -> None:
-    """Show library warnings on the page, each message once; more than three go in an expander."""
-    unique = list(dict.fromkeys(messages))
+_SHOWN_KEY = "_library_warnings_shown"
+
+
+def _shown_this_run() -> set[str]:
+    """The warnings already shown in this script run (empty outside a Streamlit run).
+
+    Two fits of one page can raise the same warning (CLEMS at the chosen M and at M = L, on
+    the same capped candidates, warned twice): each is shown once per run. The run is told
+    apart by Streamlit's per-run cursor table, which ``ScriptRunContext.reset`` replaces at
+    the start of every run (and a fragment's rerun by a copy); the set is kept beside a
+    reference to that table, so a later run, whose table is a new object, starts empty.
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return set()
+    held = st.session_state.get(_SHOWN_KEY)
+    if held is None or held[0] is not ctx.cursors:
+        held = (ctx.cursors, set())
+        st.session_state[_SHOWN_KEY] = held
+    return held[1]
+
+
+# "label column(s) 3 (always 0), 7 (always 1) and 2 more are constant" (mlviz.linear)
+_CONSTANT_COLUMNS = re.compile(r"label column\(s\) ((?:\d+ \(always [01]\)(?:, )?)+)")
+_COLUMN = re.compile(r"(\d+) \(always ([01])\)")
+
+
+def _plain(text: str) -> str:
+    """``text`` as markdown that shows it literally: every ASCII punctuation mark escaped.
+
+    For messages that carry label names (user text): CommonMark shows a backslash-escaped
+    punctuation character as itself, so no name can become emphasis, a link or HTML.
+    """
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
+
+
+def name_constant_labels(message: str, label_names: Sequence[str] | None) -> str | None:
+    """The constant-label warning with names instead of column indices, or None.
+
+    ``"label column(s) 3 (always 0) are constant"`` becomes ``"label(s) tag_x (column 3,
+    always 0) are constant"`` (medical's PLST warning named its labels by index only).
+    """
+    match = _CONSTANT_COLUMNS.search(message) if label_names is not None else None
+    if match is None:
+        return None
+    named = []
+    for column, value in _COLUMN.findall(match.group(1)):
+        j = int(column)
+        if j >= len(label_names):
+            return None  # not this data set's columns: keep the library's text
+        named.append(f"{label_names[j]} (column {j}, always {value})")
+    return message[: match.start()] + "label(s) " + ", ".join(named) + message[match.end() :]
+
+
+def show_warnings(messages: Sequence[str], label_names: Sequence[str] | None = None) -> None:
+    """Show library warnings on the page, each message once per run (even when two fits raise
+    it); more than three go in an expander. With ``label_names`` (the fitted label columns'
+    names) the constant-label warning names its labels, as plain text."""
+    shown = _shown_this_run()
+    unique = [m for m in dict.fromkeys(messages) if m not in shown]
+    shown.update(unique)
+    if not unique:
+        return
+
+    def warn(message: str) -> None:
+        named = name_constant_labels(message, label_names)
+        st.warning(message if named is None else _plain(named), icon=":material/warning:")
+
     if len(unique) <= 3:
         for message in unique:
-            st.warning(message, icon=":material/warning:")
+            warn(message)
         return
-    st.warning(unique[0], icon=":material/warning:")
+    warn(unique[0])
     with st.expander(f"{len(unique) - 1} more warnings from the library"):
         for message in unique[1:]:
-            st.warning(message, icon=":material/warning:")
+            warn(message)
 
 
 @contextmanager

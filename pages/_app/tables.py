@@ -8,6 +8,11 @@ import streamlit as st
 #: Pixel width of a numeric column in ``fitted_table``: wide enough for "0.1234" and a short
 #: header (the full header is the column's tooltip).
 NUMBER_COLUMN_PX = 70
+#: Rough width of one character of a table cell (14 px font), to tell when text would be cut.
+LABEL_CHAR_PX = 7
+#: Row height that lets Streamlit wrap a text cell (it wraps only above 4rem = 64 px): four
+#: lines of ~20 px.
+WRAP_ROW_PX = 84
 
 
 def fitted_table(
@@ -77,4 +82,11 @@ def group_table(diagnostics, *, latent_rows_used: np.ndarray | None = None) -> N
     # the longest); the labels take what is left of ~820 px
     labels_px = 130 if latent_rows_used is None else 60
     config["labels"] = st.column_config.TextColumn(width=labels_px, help="labels")
-    fitted_table(table, hide_index=True, column_config=config)
+    # a cell longer than its column wraps onto up to four lines instead of being cut after a
+    # few characters ("A1, A2, A3, A" at 1280 px): Streamlit wraps text only in rows taller
+    # than 4rem (64 px); the whole list stays on hover
+    longest = max((len(str(v)) for v in table["labels"]), default=0)
+    wrap = longest * LABEL_CHAR_PX > labels_px
+    fitted_table(
+        table, hide_index=True, column_config=config, row_height=WRAP_ROW_PX if wrap else None
+    )

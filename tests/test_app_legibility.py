@@ -1,0 +1,105 @@
+"""Legibility at scale on the pages (issue 23, item 4), checked through AppTest.
+
+What the browser measures (tick labels apart and inside their chart) is in
+tests/test_browser_labels.py; here what the pages decide: which labels a figure names and in
+which order, how a long table cell is laid out, how a warning about label columns names them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from mlviz import datasets
+from mlviz.io import Dataset
+from mlviz.synthetic import make_long_tailed
+
+REPO = Path(__file__).resolve().parents[1]
+TIMEOUT = 240
+
+
+def _page(page: str, dataset: Dataset, **state) -> AppTest:
+    at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = dataset
+    at.session_state["dataset_label"] = "test set"
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def _figures(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def _title(fig: dict) -> str:
+    title = fig.get("layout", {}).get("title", {})
+    return title.get("text", "") if isinstance(title, dict) else str(title)
+
+
+def _unescaped(markdown: str) -> str:
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def test_cooccurrence_top_50_are_ordered_by_frequency():
+    data = make_long_tailed(n_samples=600, n_features=50, n_labels=120, random_state=0)
+    at = _page("data.py", data)
+    (fig,) = [f for f in _figures(at) if "co-occurrence" in _title(f)]
+    names = [str(n) for n in fig["data"][0]["x"]]
+    counts = data.Y.sum(axis=0)
+    index = {name: j for j, name in enumerate(data.label_names)}
+    shown = [counts[index[n]] for n in names]
+    assert len(names) == 50 and "most frequent first" in _title(fig)
+    assert shown == sorted(shown, reverse=True)  # by frequency, not by index or name
+    assert sorted(shown, reverse=True)[:50] == sorted(counts, reverse=True)[:50]
+    # and not by chance: the frequency order differs from the column order here
+    assert names != sorted(names, key=index.get)
+
+
+# pyproject ignores this warning for the suite; here it is what is tested
+@pytest.mark.filterwarnings("always:.*are constant in the training labels:UserWarning")
+def test_constant_label_warning_names_the_labels_as_plain_text():
+    base = datasets.load_source("sample:planted")
+    Y = base.Y.copy()
+    Y[:, 3] = 0  # constant in every split
+    names = list(base.label_names)
+    names[3] = "*odd* [name](x)"  # markdown in a name must show as typed
+    data = dataclasses.replace(base, Y=Y, label_names=tuple(names))
+    at = _page("plst.py", data)
+    # PLST's own fit (fitting.fit) and the sweep's PBR, CPLST and BR (fitting.compute)
+    about = [w.value for w in at.warning if "constant" in w.value]
+    methods = {value.split("\\:")[0] for value in about}
+    assert {"PLST", "PBR", "CPLST", "BinaryRelevance"} <= methods, about
+    for value in about:
+        assert "*odd* [name](x) (column 3, always 0)" in _unescaped(value)
+        assert "\\*odd\\*" in value and "\\[name\\]" in value  # escaped: no emphasis, no link
+        assert "label column(s) 3" not in value
+
+
+def test_group_table_labels_wrap_instead_of_being_cut():
+    data = make_long_tailed(n_samples=400, n_features=50, n_labels=60, random_state=0)
+    data = dataclasses.replace(
+        data, label_names=tuple(f"tag_computational_biology_{j:03d}" for j in range(60))
+    )
+    at = _page("label_clusters.py", data)
+    tables = [t for t in at.dataframe if "labels" in t.value.columns]
+    assert tables, "no group table"
+    for table in tables:
+        assert table.proto.row_height > 64  # Streamlit wraps text only in rows above 4rem
+
+
+def test_mlknn_instance_view_names_at_most_the_stated_top_n():
+    from mlviz.figures.mlknn import MAX_NAMED_LABELS
+
+    data = make_long_tailed(n_samples=500, n_features=50, n_labels=159, random_state=0)
+    at = _page("mlknn.py", data)
+    (fig,) = [f for f in _figures(at) if "highest posterior" in _title(f)]
+    ticks = fig["layout"]["xaxis"]["ticktext"]
+    assert len(ticks) == MAX_NAMED_LABELS <= 40
+    assert f"The {MAX_NAMED_LABELS} of 159 labels" in _title(fig)
