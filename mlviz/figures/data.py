@@ -93,8 +93,10 @@ def cooccurrence_figure(
     >>> from mlviz.stats import cooccurrence
     >>> Y = np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1]])
     >>> fig = cooccurrence_figure(cooccurrence(Y), ["a", "b", "c"])
-    >>> np.asarray(fig.data[0].z).shape, fig.layout.title.text
+    >>> np.asarray(fig.data[0].z).shape, fig.layout.title.text.split("<br>")[0]
     ((3, 3), 'Label co-occurrence')
+    >>> float(np.nansum(np.diag(np.asarray(fig.data[0].z, dtype=float))))  # diagonal blank
+    0.0
     """
     matrix = np.asarray(matrix, dtype=float)
     names = [str(n) for n in label_names]
