@@ -12,6 +12,7 @@ Figure builders look colours up here and define no palette of their own;
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 import textwrap
 
@@ -34,6 +35,8 @@ __all__ = [
     "title_height",
     "method_color",
     "method_colors",
+    "plain",
+    "plain_all",
     "wrap_title",
 ]
 
@@ -77,6 +80,51 @@ REASON_COLORS = {
     "too rare to judge": "#bdbdbd",
     "weakly ranked": "#fdd0a2",
 }
+
+
+def plain(name) -> str:
+    """User text (a label, feature, group or data set name) as plotly shows it: literally.
+
+    plotly renders a subset of HTML in every text it draws (titles, axis titles, tick labels,
+    hover labels, legend entries, text marks): a label named ``<a href="http://evil.example">x</a>``
+    becomes a link, ``<b>`` bold and ``a<br>b`` two lines (issue 24). ``& < >`` become entities,
+    which plotly turns back into the characters for display (``&lt;`` shows ``<``), so the
+    name shows character for character, ``&amp;`` included. Quotes stay as they are: plotly
+    decodes only ``&amp; &lt; &gt;``, a few named symbols and numeric entities, so ``&quot;``
+    would show literally; with ``<`` escaped no tag, hence no attribute, can start anyway
+    (``tests/test_figures_user_text.py`` reads plotly.js's entity table).
+
+    Apply it where user text enters a figure builder, never to the builder's own markup
+    (``<br>``, ``<sup>``, ``<span style=…>`` it writes itself). Builders that measure names
+    (tick widths, title wrapping) measure the escaped text: a name with ``& < >`` counts a few
+    characters more than it shows, which only widens its margin. Not cut: builders that name
+    many labels cap how many they name, and :mod:`pages._app.plain` cuts text for markdown.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from mlviz.figures._style import plain
+    >>> plain('<a href="http://evil.example">x</a> & <b>y</b>')
+    '&lt;a href="http://evil.example"&gt;x&lt;/a&gt; &amp; &lt;b&gt;y&lt;/b&gt;'
+    >>> plain("&amp;")  # shown as typed, not as "&"
+    '&amp;amp;'
+    >>> import json  # the figure's JSON (to_json writes "<" as "\\u003c": read it back)
+    >>> json.loads(go.Figure(go.Bar(x=[plain("<b>bold</b>")], y=[1])).to_json())["data"][0]["x"]
+    ['&lt;b&gt;bold&lt;/b&gt;']
+    """
+    return html.escape(str(name), quote=False)
+
+
+def plain_all(names) -> list[str]:
+    """:func:`plain` of each of ``names`` (label names of an axis, a legend, hover texts).
+
+    Examples
+    --------
+    >>> from mlviz.figures._style import plain_all
+    >>> plain_all(["a<br>b", 3])
+    ['a&lt;br&gt;b', '3']
+    """
+    return [plain(name) for name in names]
 
 
 def method_color(name: str) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from mlviz.figures._style import legible
+from mlviz.figures._style import legible, plain_all
 
 __all__ = [
     "MAX_SHEPARD_POINTS",
@@ -129,7 +129,7 @@ def embedding_figure(
     truth = _points(truth, n, "embedding_truth")
     counts = np.asarray(counts)
     sizes = np.asarray(sizes)
-    text = [str(t) for t in labelset_text]
+    text = plain_all(labelset_text)  # label names are user text: shown, never rendered
     for name, values in (("counts", counts), ("sizes", sizes), ("labelset_text", text)):
         if len(values) != n:
             raise ValueError(
@@ -403,7 +403,7 @@ def shepard_figure(
         target = np.sqrt(target)
     embedded = distances[rows, cols]
     if labelset_text is not None:
-        names = np.asarray([str(t) for t in labelset_text], dtype=object)
+        names = np.asarray(plain_all(labelset_text), dtype=object)  # user text, shown as is
         if names.size != n:
             raise ValueError(f"shepard_figure: {names.size} labelset_text entries for {n} sets.")
         hover = np.char.add(np.char.add(names[rows].astype(str), " → "), names[cols].astype(str))

@@ -23,6 +23,7 @@ from mlviz.figures._style import (
     WIDE_TITLE_CHARS,
     legible,
     method_color,
+    plain_all,
     title_height,
 )
 from mlviz.metrics import METRICS
@@ -381,7 +382,7 @@ def per_label_figure(
     if left_out:
         n_rare = max_labels // 2
         ordered = pd.concat([ordered.iloc[:n_rare], ordered.iloc[n_rare + left_out :]])
-    names = ordered["label"].astype(str).to_list()
+    names = plain_all(ordered["label"])  # user text: shown, never rendered as HTML
     frequency = ordered["frequency"].to_numpy(float)
     # rows from the top: rarest first; a gap row marks the labels left out
     positions = np.arange(len(ordered), dtype=float)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from mlviz.figures._style import legible
+from mlviz.figures._style import legible, plain, plain_all
 from mlviz.stats import is_tail
 
 
@@ -33,7 +33,7 @@ def label_frequency_figure(
     """
     frequencies = np.asarray(frequencies, dtype=float)
     order = np.argsort(-frequencies, kind="stable")
-    names = [label_names[i] for i in order]
+    names = [plain(label_names[i]) for i in order]  # user text: shown, never rendered
     values = frequencies[order]
     in_tail = is_tail(values, tail_threshold)
     fig = go.Figure(
@@ -99,7 +99,7 @@ def cooccurrence_figure(
     0.0
     """
     matrix = np.asarray(matrix, dtype=float)
-    names = [str(n) for n in label_names]
+    names = plain_all(label_names)  # user text: shown, never rendered as HTML
     z, scale = matrix, {}
     if hide_diagonal and len(names) > 1:
         diagonal = np.eye(len(names), dtype=bool)

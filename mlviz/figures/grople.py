@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import TITLE_CHARS, legible, number_axis
+from mlviz.figures._style import TITLE_CHARS, legible, number_axis, plain_all
 
 __all__ = [
     "MAX_NAMED_LABELS",
@@ -184,7 +184,7 @@ def vk_heatmap(
             f"vk_heatmap: groups must be one integer group id per label column of V "
             f"({n_labels}); got shape {groups.shape}, dtype {groups.dtype}."
         )
-    names = [str(n) for n in label_names]
+    names = plain_all(label_names)  # user text: shown, never rendered as HTML
     if len(names) != n_labels:
         raise ValueError(f"vk_heatmap: {len(names)} label names for {n_labels} columns of V.")
     support = _row_support(V, groups, row_support)

@@ -8,7 +8,14 @@ from itertools import product
 import numpy as np
 import plotly.graph_objects as go
 
-from mlviz.figures._style import DIRECTION_COLORS, GROUP_COLORS, NO_GROUP_COLOR, legible
+from mlviz.figures._style import (
+    DIRECTION_COLORS,
+    GROUP_COLORS,
+    NO_GROUP_COLOR,
+    legible,
+    plain,
+    plain_all,
+)
 
 #: Label names listed in one label set's text until it is this long; the rest are counted.
 #: A label set of an upload with thousands of labels can hold 1,500 of them: listed in full,
@@ -125,7 +132,8 @@ def hypercube_figure(
     """
     coords = np.asarray(coords, dtype=float)
     dim = coords.shape[1]
-    text = labelset_text(vertices, label_names)
+    # label names are user text: cut by their own length, then shown, never rendered as HTML
+    text = plain_all(labelset_text(vertices, label_names))
     categorical = color is not None and np.issubdtype(np.asarray(color).dtype, np.integer)
     color = np.asarray(vertices).sum(axis=1) if color is None else np.asarray(color)
     counts = np.asarray(counts)
@@ -224,7 +232,7 @@ def _add_label_arrows(
     dim = loadings.shape[1]
     lengths = np.linalg.norm(loadings, axis=1)
     named = np.sort(np.argsort(-lengths, kind="stable")[:max_names])
-    names = [str(label_names[i]) for i in named]
+    names = [plain(label_names[i]) for i in named]  # user text: shown, never rendered
     names_legend = (
         "label names"
         if len(named) == len(loadings)
@@ -349,12 +357,12 @@ def cube_figure(
                 mode="markers",
                 name="empty vertex",
                 marker=dict(size=4, color="white", line=dict(color="gray", width=1)),
-                text=labelset_text(empty, label_names),
+                text=plain_all(labelset_text(empty, label_names)),
                 hovertemplate="%{text}: no instances",
             )
         )
     V = np.asarray(vertices, dtype=float)
-    text = labelset_text(V, label_names)
+    text = plain_all(labelset_text(V, label_names))  # user text: shown, never rendered
     fig.add_trace(
         go.Scatter3d(
             x=V[:, 0],
@@ -397,9 +405,9 @@ def cube_figure(
     fig.update_layout(
         title=title,
         scene=dict(
-            xaxis_title=label_names[0],
-            yaxis_title=label_names[1],
-            zaxis_title=label_names[2],
+            xaxis_title=plain(label_names[0]),
+            yaxis_title=plain(label_names[1]),
+            zaxis_title=plain(label_names[2]),
             aspectmode="cube",
         ),
         margin=dict(t=50, l=0, r=0, b=0),

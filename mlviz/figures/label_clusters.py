@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import GROUP_COLORS, TITLE_CHARS, legible
+from mlviz.figures._style import GROUP_COLORS, TITLE_CHARS, legible, plain_all
 from mlviz.stats import is_tail
 
 __all__ = [
@@ -170,7 +170,8 @@ def affinity_heatmap(
             f"{affinity.shape}."
         )
     n_labels = affinity.shape[0]
-    names = _check_names(label_names, n_labels, "affinity_heatmap")
+    # user text: shown, never rendered as HTML (checked for repeats as given)
+    names = plain_all(_check_names(label_names, n_labels, "affinity_heatmap"))
     groups = _check_groups(groups, n_labels, "affinity_heatmap")
     if n_labels > max_labels:
         raise ValueError(
@@ -794,7 +795,7 @@ def coassignment_figure(
     """
     coassignment = np.asarray(coassignment, dtype=float)
     groups = _check_groups(groups, coassignment.size, "coassignment_figure")
-    names = _check_names(label_names, coassignment.size, "coassignment_figure")
+    names = plain_all(_check_names(label_names, coassignment.size, "coassignment_figure"))
     n_groups = int(groups.max()) + 1 if groups.size else 0
     fig = go.Figure()
     ticks = []

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mlviz.figures._current import mark_current
-from mlviz.figures._style import TITLE_CHARS, legible, method_color, title_height
+from mlviz.figures._style import TITLE_CHARS, legible, method_color, plain, title_height
 from mlviz.stats import labels_to_show
 
 #: Labels a per-label bar figure names; beyond it the figure shows a stated top-N (40 names
@@ -415,7 +415,7 @@ def decoding_figure(
     wrong = int(np.sum(predicted != (y_true == 1)))
     n_labels = len(names)
     shown = labels_to_show(y_tilde, predicted | (y_true == 1), max_labels)
-    names = [names[j] for j in shown]
+    names = [plain(names[j]) for j in shown]  # user text: shown, never rendered as HTML
     y_tilde, y_true, predicted = y_tilde[shown], y_true[shown], predicted[shown]
     if h is not None:
         h = _vector(h, "h", "decoding_figure")

@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import TITLE_CHARS, legible, number_axis
+from mlviz.figures._style import TITLE_CHARS, legible, number_axis, plain_all
 from mlviz.stats import labels_to_show
 
 #: Labels the per-label figure names; beyond it the figure shows a stated top-N (40 upright
@@ -100,7 +100,7 @@ def posterior_figure(
         data["posterior"].to_numpy(float), data["decision"].to_numpy().astype(bool), max_labels
     )
     data = data.iloc[shown]
-    names = [str(n) for n in data["label"]]
+    names = plain_all(data["label"])  # user text: shown, never rendered as HTML
     counts = data["count"].to_numpy()
     pos = data["score_pos"].to_numpy(float)
     neg = data["score_neg"].to_numpy(float)

@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import method_color, number_axis
+from mlviz.figures._style import method_color, number_axis, plain_all
 
 __all__ = [
     "clems_tail_figure",
@@ -53,7 +53,9 @@ def _sorted(table: pd.DataFrame, columns: tuple[str, ...], builder: str) -> pd.D
     if len(table) == 0:
         raise ValueError(f"{builder}: the table has no labels.")
     order = np.argsort(-table["frequency"].to_numpy(dtype=float), kind="stable")
-    return table.iloc[order].reset_index(drop=True)
+    data = table.iloc[order].reset_index(drop=True)
+    # label names are user text: every hover text, tick and note shows them, never renders them
+    return data.assign(label=plain_all(data["label"]))
 
 
 def named_positions(
