@@ -63,7 +63,13 @@ def markdown(value: Any, limit: int = MAX_CHARS) -> str:
 
 
 def html(value: Any, limit: int = MAX_CHARS) -> str:
-    """``value`` cut like :func:`text`, with ``& < > " '`` as HTML entities (plotly text)."""
-    import html as _html
+    """``value`` cut like :func:`text`, with ``& < >`` as HTML entities (plotly text).
 
-    return _html.escape(text(value, limit), quote=True)
+    The figure builders' own escape (:func:`mlviz.figures._style.plain`): quotes stay as they
+    are, since plotly decodes ``&lt; &gt; &amp;`` for display but shows ``&quot;`` literally.
+    Give figure builders raw names (they escape them); this is for text a page writes into a
+    built figure itself.
+    """
+    from mlviz.figures._style import plain
+
+    return plain(text(value, limit))

@@ -7,6 +7,7 @@ import streamlit as st
 
 from mlviz import hypercube
 from mlviz.figures import hypercube as cube_figures
+from pages._app import plain
 from pages._lesson import fits
 from pages._lesson.state import (
     Lesson,
@@ -136,7 +137,8 @@ def _projection(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: lis
         # a biplot's arrows are drawn to the cloud's scale, so their names spread out
         reach = np.abs(coords[:shown]).max()
         scale = 0.9 * reach / length.max() if reach > 0 and length.max() > 0 else 1.0
-        arrows, arrow_names = scale * loadings[longest], [names[j] for j in longest]
+        # written into the figure's text below: user text escaped for plotly (pages/_app/plain)
+        arrows, arrow_names = scale * loadings[longest], [plain.html(names[j]) for j in longest]
         title += (
             f"<br><sup>label axes × {scale:.2g}"
             + (
