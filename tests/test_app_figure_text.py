@@ -79,10 +79,38 @@ def assert_no_user_markup(at: AppTest, page: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "page", ["data.py", "label_clusters.py", "hypercube.py", "plst.py", "mlknn.py", "clems.py"]
+    "page",
+    [
+        "data.py",
+        "label_clusters.py",
+        "hypercube.py",
+        "plst.py",
+        "mlknn.py",
+        "clems.py",
+        "grople.py",
+    ],
 )
 def test_page_charts_show_label_names_as_text(hostile, page):
     assert_no_user_markup(open_page(page, hostile), page)
+
+
+def test_compare_charts_show_label_names_as_text(hostile):
+    """Compare fits on request: two quick methods, two folds, then its per-label charts."""
+    at = open_page("compare.py", hostile)
+    at.multiselect(key="compare_methods").set_value(["PLST", "ML-KNN"]).run()
+    at.slider(key="compare_folds").set_value(2).run()
+    at.button(key="compare_fit").click().run()
+    assert_no_user_markup(at, "compare.py")
+
+
+LESSON_STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
+
+
+@pytest.mark.parametrize("step", LESSON_STEPS)
+def test_lesson_step_charts_show_label_names_as_text(hostile, step):
+    at = open_page("lesson.py", hostile)
+    at.radio(key="lesson_step").set_value(step).run()
+    assert_no_user_markup(at, f"lesson.py {step}")
 
 
 def test_lesson_biplot_arrow_names_are_escaped_once(hostile):
