@@ -299,8 +299,9 @@ model = fitting.fit(
     spinner="Fitting GroPLE: label groups, then U and V^k, then Z…",
 )
 st.caption(
-    "GroPLE is fitted when you press the button (a fit takes seconds); fits are "
-    "cached, so going back to earlier settings is instant."
+    "GroPLE is fitted at the opening settings when a data set is loaded, and again each time "
+    "you press the button (a fit takes seconds); fits are cached, so going back to earlier "
+    "settings is instant."
 )
 if model is None:
     st.stop()
