@@ -187,6 +187,27 @@ def test_affinity_heatmap_names_every_label_in_its_group_colour():
     assert "6 labels, 3 groups" in fig.layout.title.text.replace("<br>", " ")
 
 
+@pytest.mark.parametrize("n_labels", [5, 19, 30, 31, 45])
+def test_affinity_heatmap_rows_keep_their_height_under_a_long_title_and_long_names(n_labels):
+    # A 19-label drill-down under a two-line title got 11 px a row at 1280 px (font 11) and
+    # every row name ran into the next (tests/test_browser_labels.py). Whatever the title and
+    # the column names take, each row keeps 1.5 font heights: the column names' band is
+    # bounded by their length at 0.62 em a character times the sine of their angle.
+    names = [f"tag_visualization_computational_{j:03d}" for j in range(n_labels)]
+    affinity = np.ones((n_labels, n_labels)) - np.eye(n_labels)
+    groups = np.zeros(n_labels, dtype=int)
+    title = "Group 0: affinity between the 45 most frequent of its 120 labels"
+    layout = affinity_heatmap(affinity, groups, names, title=title).layout
+    assert "<br>" in layout.title.text  # the title wraps to two lines: the case that failed
+    font = layout.xaxis.tickfont.size
+    band = 0.62 * font * len(names[0]) * np.sin(np.radians(-layout.xaxis.tickangle))
+    rows = layout.height - layout.margin.t - layout.margin.b - band
+    assert rows / n_labels >= 1.5 * font
+    short = affinity_heatmap(affinity, groups, names, title="G").layout
+    # a shorter title gives its lines' margin back, rows keep the same height
+    assert layout.height - short.height == layout.margin.t - short.margin.t
+
+
 def test_affinity_heatmap_refuses_more_labels_than_it_can_name():
     n = MAX_NAMED_LABELS + 1
     with pytest.raises(ValueError, match="group_affinity_heatmap"):

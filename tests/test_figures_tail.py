@@ -180,13 +180,16 @@ def test_names_stand_upright_beyond_thirty(n_labels, angle):
     assert fig.layout.xaxis.tickangle == angle
 
 
-def test_a_few_spaced_names_of_many_labels_stay_slanted_and_say_top_n():
-    # 1,000 labels, 99 in the tail: names 17 positions apart leave room for slanted names
+def test_a_few_spaced_names_of_many_labels_stand_upright_and_say_top_n():
+    # 1,000 labels, 99 in the tail: only a few names, but ceil(L / MAX_NAMED) positions apart
+    # is room for upright names only -- slanted, 11 names 4 positions apart (159 labels) and
+    # 22 apart (983 labels) overlapped at 1280 px (tests/test_browser_labels.py)
     frequency = np.linspace(0.5, 0.001, 1000)
     table = _frame(frequency, 0.05).assign(prior=frequency, recall=0.5, support=1, predicted=1)
     fig = mlknn_tail_figure(table, 0.05)
     named = len(fig.layout.xaxis.tickvals)
-    assert named <= UPRIGHT_BEYOND and fig.layout.xaxis.tickangle == -60
+    assert named <= UPRIGHT_BEYOND and fig.layout.xaxis.tickangle == -90
+    assert fig.layout.xaxis.tickfont.size == 10
     assert f"axis names {named} of the 99 tail labels" in fig.layout.annotations[0].text
 
 

@@ -11,6 +11,7 @@ data frames, so the figures do not depend on the estimator.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -254,9 +255,18 @@ def affinity_heatmap(
         ),
         yaxis=dict(title=None, autorange="reversed", **axis),
         margin=dict(t=80, b=10, l=10, r=10),
-        height=max(420, 260 + 14 * n_labels),
     )
-    return legible(fig, legend=False)
+    fig = legible(fig, legend=False)
+    # Rows get 1.6 font heights each, whatever the title and the column names take: with a
+    # fixed 260 px for both, a 19-label drill-down under a two-line title left 11 px a row and
+    # every row name ran into the next at 1280 px (tests/test_browser_labels.py). Column names
+    # take their length (~0.62 em a character) times the sine of their angle, plus the title.
+    angle = 60 if n_labels <= 30 else 90
+    longest = max(len(n) for n in ordered_names)
+    column_names = 0.62 * tick_size * longest * math.sin(math.radians(angle)) + 60
+    rows = 1.6 * tick_size * n_labels
+    fig.update_layout(height=max(420, math.ceil(fig.layout.margin.t + column_names + rows)))
+    return fig
 
 
 def drill_down_members(
