@@ -504,23 +504,80 @@ else:
         "to lose the rare labels first."
     )
     other = {"F1": "recall", "recall": "F1"}[metric]  # the table follows the chosen score
+    why = [c for c in per_label.columns if str(c).startswith("why lost ")]
+    best = [c for c in per_label.columns if str(c).startswith("best ")]
+    scored = [c for c in per_label.columns if str(c).startswith(f"{metric} ")]
+    with_tail = "tail" in per_label.columns
+    # two views of the one table (the download has all of it), each fitting the main area at
+    # 1280 × 720: the scores, then why each label is lost; a row is a label in both, in the
+    # same order (rarest first)
+    label_px, tail_px, best_px = 120, 50, 110
+    label_columns = {
+        "label": st.column_config.TextColumn(width=label_px, help="label"),
+        "tail": st.column_config.CheckboxColumn(
+            width=tail_px, help="tail label (the tail rule of the run above)"
+        ),
+    }
+    taken = label_px + 2 * tables.NUMBER_COLUMN_PX + tail_px * with_tail + best_px * len(best)
+    score_px = tables.shared_width(len(scored), taken, least=55, most=80)
     tables.fitted_table(
         per_label,
-        column_order=[c for c in per_label.columns if not str(c).startswith(f"{other} ")],
+        column_order=["label", "frequency", "support"] + ["tail"] * with_tail + scored + best,
         hide_index=True,
-        column_config={
+        column_config=label_columns
+        | {
             "frequency": st.column_config.NumberColumn(
-                format="percent", width=tables.NUMBER_COLUMN_PX
+                format="percent", width=tables.NUMBER_COLUMN_PX, help="frequency"
             ),
-            "label": st.column_config.TextColumn(width=120),
-            f"best {metric}": st.column_config.TextColumn(width=120),
+            **{
+                c: st.column_config.NumberColumn(
+                    width=score_px, format="%.4g", help=f"out-of-fold {c}"
+                )
+                for c in scored
+            },
+            **{
+                c: st.column_config.TextColumn(
+                    width=best_px, help=f"{c}: the method(s) with the highest {c[5:]}"
+                )
+                for c in best
+            },
         },
     )
     st.caption(
         f"The {metric} columns (the download has both scores). "
         "Click a column header to sort. F1 and recall are 0 for a label that is never "
         "predicted or never present (zero_division = 0)."
+        + (
+            f" The {best[0]} column names the method(s) with the highest out-of-fold "
+            f"{best[0][5:]} (all tied: every method scores the same)."
+            if best
+            else ""
+        )
     )
+    if why:
+        reason_px = tables.shared_width(
+            len(why), label_px + tail_px * with_tail, least=120, most=185
+        )
+        tables.fitted_table(
+            per_label,
+            column_order=["label"] + ["tail"] * with_tail + why,
+            hide_index=True,
+            column_config=label_columns
+            | {
+                c: st.column_config.TextColumn(
+                    width=reason_px, help=f"why {c[len('why lost ') :]} loses the label"
+                )
+                for c in why
+            },
+        )
+        st.caption(
+            "Why each method loses each label (kept: not lost), by the rules "
+            + (
+                "stated under the chart of the reasons above."
+                if len(tail_rows)
+                else "of mlviz.per_label.loss_reasons (no tail label here, so no chart of them)."
+            )
+        )
     export.csv_button("Download per-label table (CSV)", per_label, name=(ds.name, "per_label"))
 
 INNER_FOLDS = 3  # PerLabelThreshold's inner folds: each outer fold fits 1 + 3 models

@@ -101,7 +101,18 @@ PAPER_D = 100  # the paper's latent dimension for every data set (Table 2)
 # this one gives 2-5 rows per group, 5 different row sets, micro-F1 0.770 (BR 0.753); on
 # medical (K = 5) it gives 1-11 rows per group (docs/GROPLE.md).
 PAGE_LAMBDA1, PAGE_LAMBDA2 = 1.0, 10.0
-with st.container(border=True):
+controls = st.container(border=True)
+# while presenting, the notes under the sliders (their ranges and why) fold into one expander
+# below the controls, so that the first figure starts on the first screen (1280 × 720)
+notes = st.expander("Slider ranges") if presentation.is_on() else None
+
+
+def note_slot(slot):
+    """Where a slider's note goes: under the slider, or in the expander while presenting."""
+    return slot if notes is None else notes
+
+
+with controls:
     c1, c2, c3 = st.columns(3)
     # the app's one label grouping (pages/_app/grouping.py): affinity and K shared with Label
     # clusters, Hypercube and the Lesson; GroPLE's stage 1 applies them to the training rows
@@ -129,7 +140,7 @@ with st.container(border=True):
         ),
     )
     if default_d < half_d:
-        c1.caption(
+        note_slot(c1).caption(
             f"d opens at {PAPER_D} (the paper's value) rather than about half the {L} labels "
             f"({half_d}), to keep the first fit short: set a larger d and press **Fit GroPLE** "
             "(slower)."
@@ -158,7 +169,7 @@ with st.container(border=True):
         persist_state="session",
     )
     if bound is not None:
-        c2.caption(
+        note_slot(c2).caption(
             f"λ2 ≥ {bound:.3g} makes every V^k zero on this training split (λ2_max: the first "
             "V step of Algorithm 1 is then exactly zero), so the slider stops below it."
         )
@@ -189,7 +200,7 @@ with st.container(border=True):
         "every group of the planted sample uses every row (docs/GROPLE.md).",
     )
     if bound1 is not None:
-        lambda1_slot.caption(
+        note_slot(lambda1_slot).caption(
             figures.lambda1_range_caption(bound1, float(lambda2), max(lambda1_grid))
         )
     alpha = links.bound(
@@ -309,17 +320,6 @@ if model.degenerate_:
     # a fit that predicts nothing is not shown as a result (issue 22): cause and fix instead
     st.error(f"This GroPLE fit is degenerate. {model.degenerate_}", icon=":material/error:")
     st.stop()
-# the baselines beside it, at the fitted model's d (the last press's, not the widgets')
-m = min(model.n_components, L)
-binary_relevance = fitting.fit(METHODS["BR"].make(), label="Binary relevance")
-plst = fitting.fit(METHODS["PLST"].make(M=m), label=f"PLST (M={m})")
-baselines = {"GroPLE": model, "BR": binary_relevance, f"PLST (M={m})": plst}
-if any(b is None for b in baselines.values()):
-    st.stop()
-scores = fitting.compute(test_scores, {"models": baselines}, label="Test-split metrics")
-if scores is None:
-    st.stop()
-
 if L <= figures.MAX_NAMED_LABELS:
     export.chart(
         fitting.figure(
@@ -375,7 +375,8 @@ groups_used = group_diagnostics(
     label_names=ds.label_names,
     tail_threshold=experiment.tail_threshold(),
 )
-tables.group_table(groups_used, latent_rows_used=model.row_support_.sum(axis=1))
+# no bootstrap here: the stability column would be empty (the caption says so)
+tables.group_table(groups_used, latent_rows_used=model.row_support_.sum(axis=1), stability=False)
 never_used = cluster_figures.never_cooccurring_groups(groups_used)
 affinity_used = model.label_affinity
 st.caption(
@@ -384,7 +385,8 @@ st.caption(
     "labels (training split), the latent rows its V^k uses out of d, and how often its labels "
     "co-occur. Verdicts on the training split: "
     + ", ".join(f"{n} {v}" for v, n in verdict_counts(groups_used).items())
-    + "."
+    + " (without the stability rule: the groups' stability under resampling is not measured "
+    "here)."
     + (
         f" {len(never_used)} group(s) hold labels that never appear together on the training "
         "split: GroPLE shares latent rows between labels with no evidence that they belong "
@@ -409,6 +411,18 @@ if absent.size:
         )
         + f"). On the test split GroPLE predicts {n_predicted} of them for at least one instance."
     )
+
+# the baselines beside it, at the fitted model's d (the last press's, not the widgets'); fitted
+# after the figures of GroPLE itself, so their warnings stand next to the table that uses them
+m = min(model.n_components, L)
+binary_relevance = fitting.fit(METHODS["BR"].make(), label="Binary relevance")
+plst = fitting.fit(METHODS["PLST"].make(M=m), label=f"PLST (M={m})")
+baselines = {"GroPLE": model, "BR": binary_relevance, f"PLST (M={m})": plst}
+if any(b is None for b in baselines.values()):
+    st.stop()
+scores = fitting.compute(test_scores, {"models": baselines}, label="Test-split metrics")
+if scores is None:
+    st.stop()
 
 table = pd.DataFrame(scores).T
 shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]

@@ -40,7 +40,17 @@ def _compare(dataset: Dataset, methods: list[str], folds: int = 2, **state) -> A
 
 
 def _tables(at: AppTest):
+    """The data frames shown, in page order. After a run: the metric summary, the per-label
+    table's scores, the same per-label table's loss reasons (two views of one frame), then
+    the per-label threshold table if it was run."""
     return [frame.value for frame in at.dataframe]
+
+
+def _shown_width(element) -> int:
+    """Sum of the configured pixel widths of the columns a data frame element shows."""
+    config = json.loads(element.proto.columns)
+    order = list(element.proto.column_order) or list(config)
+    return sum(config[c]["width"] for c in order)
 
 
 @pytest.mark.parametrize("source", ["sample:planted", "mulan:medical"])
@@ -50,7 +60,7 @@ def test_compare_shows_tail_columns_and_the_out_of_fold_per_label_view(source):
     dataset = datasets.load_source(source)
     at = _compare(dataset, ["BR", "PLST"], tail_rule="fixed", tail_threshold=0.05)
     assert not at.error, [e.value for e in at.error]
-    summary, per_label = _tables(at)  # the summary: one row per metric, one column per method
+    summary, per_label, _ = _tables(at)  # the summary: one row per metric, one column per method
     assert {"Tail macro F1 ↑", "Head macro F1 ↑", "Tail recall (micro) ↑"} <= set(summary.index)
     assert list(summary.columns) == ["BR", "PLST"]
     # one row per label, rarest first, F1 and recall per method, the best method
@@ -83,7 +93,7 @@ def test_the_adaptive_tail_rule_top_k_measures_and_loss_reasons_on_compare():
     dataset = datasets.load_source("sample:planted")
     at = _compare(dataset, ["BR", "PLST"])  # the sidebar's default: the adaptive rule
     assert not at.error, [e.value for e in at.error]
-    summary, per_label = _tables(at)
+    summary, per_label, _ = _tables(at)
     assert {"P@1 ↑", "PSP@3 (propensity-scored) ↑", "PSnDCG@3 (propensity-scored) ↑"} <= set(
         summary.index
     )
@@ -119,7 +129,7 @@ def test_a_method_failing_in_every_fold_is_an_error_and_the_others_still_show():
     errors = [e.value for e in at.error]
     assert len(errors) == 1
     assert "ML-KNN" in errors[0] and "every fold" in errors[0] and "k=10" in errors[0]
-    summary, per_label = _tables(at)
+    summary, per_label, _ = _tables(at)
     assert list(summary.columns) == ["BR"]
     assert "F1 BR" in per_label.columns and "F1 ML-KNN" not in per_label.columns
 
@@ -311,3 +321,30 @@ def test_a_method_failing_at_every_dimension_of_the_sweep_is_one_message(monkeyp
     assert len(about_plst) == 1, about_plst
     assert "every dimension" in about_plst[0] and "broken on purpose" in about_plst[0]
     assert about_plst[0].count("broken on purpose") == 1  # the error once, not per fold
+
+
+def test_the_per_label_table_shows_as_two_views_that_fit_the_page():
+    """Scores and loss reasons side by side were 1,530 px of columns in an 818 px main area
+    at 1280 × 720 (four methods): now two views of the one frame, each within it."""
+    from pages._app.tables import MAIN_AREA_PX
+
+    methods = ["BR", "PLST", "ML-KNN", "CLEMS"]
+    at = _compare(datasets.load_source("sample:planted"), methods)
+    assert not at.error, [e.value for e in at.error]
+    summary, scores, reasons = at.dataframe
+    assert scores.value.equals(reasons.value)  # one frame (the CSV download), two views
+    assert list(scores.proto.column_order) == (
+        ["label", "frequency", "support", "tail"] + [f"F1 {m}" for m in methods] + ["best F1"]
+    )
+    assert list(reasons.proto.column_order) == ["label", "tail"] + [
+        f"why lost {m}" for m in methods
+    ]
+    for element in (summary, scores, reasons):
+        assert _shown_width(element) <= MAIN_AREA_PX
+    # the recall view swaps the score columns and still fits
+    at.radio(key="compare_label_metric").set_value("recall").run()
+    scores = at.dataframe[1]
+    assert [f"recall {m}" for m in methods] == [
+        c for c in scores.proto.column_order if c.startswith(("F1 ", "recall "))
+    ]
+    assert _shown_width(scores) <= MAIN_AREA_PX

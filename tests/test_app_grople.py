@@ -254,3 +254,40 @@ def test_figure1_button_sets_k5_and_the_cross_validated_lambdas():
     np.testing.assert_array_equal(model.row_support_, figure1.model.row_support_)
     caption = next(c.value for c in at.caption if "chose λ1" in c.value)
     assert ", ".join(map(str, figure1.rows_used)) in caption
+
+
+def test_group_table_fits_the_page_without_an_unmeasured_stability_column():
+    """With its verdict and stability columns the group table was 855 px of columns in an
+    818 px main area at 1280 × 720: now the view fits, and the stability the page does not
+    measure (no bootstrap here, NaN in every row) is left out of the view and said so."""
+    import json
+
+    from pages._app.tables import MAIN_AREA_PX
+
+    at = _open("sample:planted")
+    assert not at.exception and not at.error
+    groups = next(d for d in at.dataframe if "latent rows used" in d.value.columns)
+    assert groups.value["stability"].isna().all()  # the frame keeps the column
+    order = list(groups.proto.column_order)
+    assert "stability" not in order and {"latent rows used", "verdict", "labels"} <= set(order)
+    config = json.loads(groups.proto.columns)
+    assert sum(config[c]["width"] for c in order) <= MAIN_AREA_PX
+    captions = " ".join(c.value for c in at.caption)
+    assert "stability under resampling is not measured here" in captions
+
+
+def test_presentation_mode_folds_the_slider_notes_into_one_expander():
+    """While presenting the λ1/λ2 range notes move from under the sliders into "Slider
+    ranges" below the controls (the first figure then starts on the first screen); outside
+    presentation mode they stay under the sliders, with the same text."""
+    plain = _open("sample:planted")
+    notes = [c.value for c in plain.caption if "makes every V^k zero" in c.value]
+    assert len(notes) == 2 and not [e for e in plain.expander if e.label == "Slider ranges"]
+    at = AppTest.from_file(str(REPO / "pages" / "grople.py"), default_timeout=180)
+    at.session_state["dataset"] = datasets.load_source("sample:planted")
+    at.session_state["dataset_label"] = "sample:planted"
+    at.session_state["_presenting"] = True
+    at.run()
+    assert not at.exception and not at.error
+    (expander,) = [e for e in at.expander if e.label == "Slider ranges"]
+    assert sorted(c.value for c in expander.caption) == sorted(notes)

@@ -48,39 +48,95 @@ def fitted_table(
     st.dataframe(table, column_config=config, width="stretch", **kwargs)
 
 
-def group_table(diagnostics, *, latent_rows_used: np.ndarray | None = None) -> None:
+#: Sum of column widths that fits the main area at 1280 × 720 with the sidebar open (818 px
+#: measured by tests/_browser.py) with a margin; Streamlit stretches narrower tables to fill it.
+MAIN_AREA_PX = 800
+
+
+def shared_width(n_columns: int, taken_px: int, *, least: int, most: int) -> int:
+    """Pixel width of each of ``n_columns`` columns sharing what ``taken_px`` (the table's
+    other columns) leaves of :data:`MAIN_AREA_PX`, kept within [``least``, ``most``].
+
+    At ``least`` the table may be wider than the main area (it then scrolls sideways): a
+    column narrower than that would cut every value.
+
+    Examples
+    --------
+    >>> shared_width(4, 400, least=55, most=80), shared_width(8, 400, least=55, most=80)
+    (80, 55)
+    """
+    return int(min(most, max(least, (MAIN_AREA_PX - taken_px) // max(1, n_columns))))
+
+
+#: The group table's numeric columns: (header shown, pixel width, format, tooltip). Headers
+#: are short so that the label names keep room; the tooltip says what the number is.
+_GROUP_COLUMNS: dict[str, tuple[str, int, str | None, str]] = {
+    "group": ("group", 55, None, "group id"),
+    "latent rows used": (
+        "rows used",
+        80,
+        None,
+        "latent rows used: rows of the group's V^k that are not zero, out of d",
+    ),
+    "n_labels": ("n_labels", 70, None, "n_labels: labels in the group"),
+    "support": ("support", 65, None, "support: instances carrying at least one of its labels"),
+    "co-occurring pairs": (
+        "co-occurring",
+        95,
+        "%.2f",
+        "co-occurring pairs: share of the group's label pairs that occur together in at "
+        "least one instance",
+    ),
+    "mean Jaccard": (
+        "Jaccard",
+        65,
+        "%.3f",
+        "mean Jaccard: mean Jaccard co-occurrence over the group's label pairs",
+    ),
+    "tail share": ("tail share", 75, "%.2f", "tail share: share of its labels in the tail"),
+    "stability": (
+        "stability",
+        70,
+        "%.2f",
+        "stability: mean bootstrap co-assignment of its labels (1 = always grouped together)",
+    ),
+}
+#: The verdict column's width: "never co-occur", the longest of
+#: mlviz.label_clustering.VERDICTS, whole.
+VERDICT_PX = 115
+#: The labels column never narrower than this (about 14 characters a line).
+MIN_LABELS_PX = 100
+
+
+def group_table(
+    diagnostics, *, latent_rows_used: np.ndarray | None = None, stability: bool = True
+) -> None:
     """The label groups as a table: one row per group, its verdict, then its labels.
 
     ``diagnostics`` is :func:`mlviz.label_clustering.group_diagnostics`'s table; the Label
     clusters and GroPLE pages both show it. ``latent_rows_used`` (GroPLE: latent rows of
-    each group's V^k) becomes a second column.
+    each group's V^k) becomes a second column. ``stability=False`` leaves the stability
+    column out of the view (the frame keeps it), for diagnostics computed without a
+    bootstrap co-assignment, whose stability is NaN in every row: the caller's caption says
+    so.
     """
     from mlviz.figures.label_clusters import group_table as display_table
 
     table = display_table(diagnostics)
-    # Pixel widths wide enough for each header, summing to less than the main area at
-    # 1280 × 720 (~820 px; Streamlit stretches them to fill it): no header is cut, and the
-    # labels (long text, whole on hover) take what is left.
-    widths = {"group": 55, "n_labels": 70, "support": 65}
-    widths |= {"co-occurring pairs": 125, "mean Jaccard": 100, "tail share": 75, "stability": 70}
     if latent_rows_used is not None:
         table.insert(1, "latent rows used", latent_rows_used)
-        widths["latent rows used"] = 120
-    formats = {
-        "co-occurring pairs": "%.2f",
-        "mean Jaccard": "%.3f",
-        "tail share": "%.2f",
-        "stability": "%.2f",
-    }
+    shown = [c for c in table.columns if c != "stability" or stability]
+    # pixel widths wide enough for each (short) header, summing with the labels to at most
+    # MAIN_AREA_PX: no header is cut and the table fits at 1280 × 720; the labels (long text,
+    # whole on hover) take what is left
     config = {
-        column: st.column_config.NumberColumn(format=formats.get(column), width=width, help=column)
-        for column, width in widths.items()
-        if column in table.columns
+        column: st.column_config.NumberColumn(header, width=width, format=fmt, help=tip)
+        for column, (header, width, fmt, tip) in _GROUP_COLUMNS.items()
+        if column in shown
     }
-    config["verdict"] = st.column_config.TextColumn(width=115, help="verdict")
-    # the verdict column names one of mlviz.label_clustering.VERDICTS ("never co-occur" is
-    # the longest); the labels take what is left of ~820 px
-    labels_px = 130 if latent_rows_used is None else 60
+    config["verdict"] = st.column_config.TextColumn(width=VERDICT_PX, help="verdict")
+    used = sum(_GROUP_COLUMNS[c][1] for c in config if c in _GROUP_COLUMNS) + VERDICT_PX
+    labels_px = max(MIN_LABELS_PX, MAIN_AREA_PX - used)
     config["labels"] = st.column_config.TextColumn(width=labels_px, help="labels")
     # a cell longer than its column wraps onto up to four lines instead of being cut after a
     # few characters ("A1, A2, A3, A" at 1280 px): Streamlit wraps text only in rows taller
@@ -88,5 +144,9 @@ def group_table(diagnostics, *, latent_rows_used: np.ndarray | None = None) -> N
     longest = max((len(str(v)) for v in table["labels"]), default=0)
     wrap = longest * LABEL_CHAR_PX > labels_px
     fitted_table(
-        table, hide_index=True, column_config=config, row_height=WRAP_ROW_PX if wrap else None
+        table,
+        hide_index=True,
+        column_config=config,
+        column_order=shown,
+        row_height=WRAP_ROW_PX if wrap else None,
     )
