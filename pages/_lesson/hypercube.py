@@ -7,12 +7,12 @@ import streamlit as st
 
 from mlviz import hypercube
 from mlviz.figures import hypercube as cube_figures
-from pages._app import plain
 from pages._lesson import fits
 from pages._lesson.state import (
     Lesson,
     chart,
     explain,
+    figure_text,
     formula,
     try_this,
     user_text,
@@ -138,7 +138,7 @@ def _projection(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: lis
         reach = np.abs(coords[:shown]).max()
         scale = 0.9 * reach / length.max() if reach > 0 and length.max() > 0 else 1.0
         # written into the figure's text below: user text escaped for plotly (pages/_app/plain)
-        arrows, arrow_names = scale * loadings[longest], [plain.html(names[j]) for j in longest]
+        arrows, arrow_names = scale * loadings[longest], [figure_text(names[j]) for j in longest]
         title += (
             f"<br><sup>label axes × {scale:.2g}"
             + (

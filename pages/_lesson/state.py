@@ -50,6 +50,7 @@ record_grouping = grouping.record
 training_agreement = grouping.training_agreement  # ARI of training-rows groups with step 3's
 GROUPS_AFFINITY_KEY = grouping.AFFINITY_KEY
 user_text = plain.markdown  # label and file names inside markdown: escaped, cut to 80 chars
+figure_text = plain.html  # the same inside plotly text (plotly renders a few HTML tags)
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
 LAMBDA2_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
