@@ -23,6 +23,8 @@ __all__ = ["SLIDE_SIZE", "Step", "lesson_html"]
 #: (width, height) in px of a figure saved from the exported file (16:9).
 SLIDE_SIZE = (1600, 900)
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+# a markdown escape: a backslash before ASCII punctuation (or an entity html.escape wrote)
+_ESCAPED = re.compile(r"\\(&(?:amp|lt|gt|quot|#x27);|[!-/:-@\[-`{-~])")
 
 
 @dataclass
@@ -49,8 +51,20 @@ class Step:
 
 
 def _text(value: Any) -> str:
-    """Escaped text; ``**x**`` (the app's own emphasis) becomes bold."""
-    return _BOLD.sub(r"<strong>\1</strong>", html.escape(str(value)))
+    r"""Escaped text; ``**x**`` (the app's own emphasis) becomes bold.
+
+    The app writes user text (label and data set names) into its markdown with every ASCII
+    punctuation mark backslash-escaped, so a name's own ``**`` never reads as emphasis; those
+    backslashes are dropped after the emphasis is converted, so the name reads as typed.
+
+    Examples
+    --------
+    >>> from mlviz.figures.slides import _text
+    >>> _text(r"on **yeast** and \*\*not bold\*\* \<b\>")
+    'on <strong>yeast</strong> and **not bold** &lt;b&gt;'
+    """
+    bold = _BOLD.sub(r"<strong>\1</strong>", html.escape(str(value)))
+    return _ESCAPED.sub(r"\1", bold)
 
 
 def _figure(fig: Any, div_id: str, filename: str) -> str:
