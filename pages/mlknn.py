@@ -205,6 +205,17 @@ def instance_view() -> None:
     one_column_each = len(names) <= MAX_LABEL_COLUMNS
     if not one_column_each:  # a column per label would not fit the page: label_set lists them
         neighbours = neighbours.drop(columns=names)
+    # the label set gets what the number columns leave of the page and wraps onto up to four
+    # lines; names that do not fit are counted, never cut mid-name
+    set_px = max(
+        tables.MIN_LABELS_PX,
+        tables.MAIN_AREA_PX - tables.NUMBER_COLUMN_PX * (neighbours.shape[1] - 1),
+    )
+    neighbour_sets = split.Y_train[explanation.neighbors][:, shown]
+    neighbours["label_set"] = [
+        tables.fit_lines([names[j] for j in np.flatnonzero(row)], set_px) for row in neighbour_sets
+    ]
+    set_wraps = any(len(text) * tables.LABEL_CHAR_PX > set_px for text in neighbours["label_set"])
     st.markdown(
         "**Neighbours and their labels** (training rows, nearest first"
         + (f"; the {len(shown)} labels above" if one_column_each and len(shown) < len(full) else "")
@@ -213,7 +224,8 @@ def instance_view() -> None:
     tables.fitted_table(
         neighbours,
         hide_index=True,
-        column_config={"label_set": st.column_config.TextColumn(width="large")},
+        column_config={"label_set": st.column_config.TextColumn(width=set_px)},
+        row_height=tables.WRAP_ROW_PX if set_wraps else None,
     )
     st.markdown("**Counts, products, posterior and decision**")
     # the paper's notation as headers: the column names would be cut at a number's width

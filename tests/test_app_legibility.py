@@ -92,6 +92,58 @@ def test_group_table_labels_wrap_instead_of_being_cut():
     assert tables, "no group table"
     for table in tables:
         assert table.proto.row_height > 64  # Streamlit wraps text only in rows above 4rem
+        # every cell holds whole names that fill at most the rows' four lines; the rest counted
+        for cell in table.value["labels"]:
+            shown = [n.rstrip(",") for n in cell.split(" ") if n.startswith("tag_")]
+            assert all(name in data.label_names for name in shown), cell
+            assert len(cell) * 7 <= 4 * 800, cell  # never a run-on cell
+            if "more)" in cell:
+                assert cell.endswith("\u00a0more)")
+        assert any("more)" in cell for cell in table.value["labels"])  # 60 long names
+
+
+def test_fit_lines_keeps_whole_names_within_the_lines_and_counts_the_rest():
+    from pages._app.tables import LABEL_CHAR_PX, fit_lines
+
+    names = [f"name_{i:03d}_{'x' * (i % 7)}" for i in range(50)]
+    for width in (100, 190, 520):
+        for lines in (1, 2, 4):
+            text = fit_lines(names, width, lines=lines)
+            shown = [t.rstrip(",") for t in text.split(" ") if t.startswith("name_")]
+            assert shown == names[: len(shown)]  # whole names, in order
+            more = len(names) - len(shown)
+            if not shown:  # not even one name and the count fit: the count alone
+                assert text in (
+                    f"…\u00a0(+{len(names)}\u00a0more)",
+                    f"…\u00a0({len(names)}\u00a0labels)",
+                )
+                continue
+            assert (f"(+{more}\u00a0more)" in text) == (more > 0)
+            # greedy wrap as the table draws it: at most `lines` lines of the column
+            capacity = width // LABEL_CHAR_PX - 3
+            used, line = 1, 0
+            for token in text.split(" "):
+                if line and line + 1 + len(token) <= capacity:
+                    line += 1 + len(token)
+                elif line:
+                    used, line = used + 1, len(token)
+                else:
+                    line = len(token)
+            assert used <= lines or len(shown) == 0, (width, lines, text)
+    assert fit_lines(["a", "b"], 400) == "a, b" and fit_lines([], 100) == "∅"
+
+
+def test_mlknn_neighbour_label_sets_fit_their_column():
+    data = make_long_tailed(n_samples=500, n_features=50, n_labels=159, random_state=0)
+    data = dataclasses.replace(
+        data, label_names=tuple(f"tag_computational_biology_{j:03d}" for j in range(159))
+    )
+    at = _page("mlknn.py", data)
+    (table,) = [t for t in at.dataframe if "label_set" in t.value.columns]
+    for cell in table.value["label_set"]:
+        shown = [n.rstrip(",") for n in cell.split(" ") if n.startswith("tag_")]
+        assert all(name in data.label_names for name in shown), cell
+        assert len(cell) * 7 <= 4 * 800, cell
 
 
 def test_mlknn_instance_view_names_at_most_the_stated_top_n():

@@ -108,6 +108,57 @@ VERDICT_PX = 115
 MIN_LABELS_PX = 100
 
 
+#: Lines a wrapped cell shows in a row of WRAP_ROW_PX (the fifth would be cut half-way).
+WRAP_LINES = 4
+#: A cell's horizontal padding, in characters of LABEL_CHAR_PX.
+_CELL_PADDING_CHARS = 3
+
+
+def fit_lines(items, width_px: int, *, lines: int = WRAP_LINES, empty: str = "∅") -> str:
+    r"""``items`` joined by ", ", cut so that the text fills at most ``lines`` wrapped lines of
+    a ``width_px`` column; what does not fit is counted ("… (+3 more)").
+
+    The wrap is simulated as the table draws it (greedy, at spaces, LABEL_CHAR_PX a
+    character); the count is kept in one unbreakable piece so it never starts a line of its
+    own that does not fit. Names are shown whole or not at all.
+
+    Examples
+    --------
+    >>> from pages._app.tables import fit_lines
+    >>> fit_lines(["alpha", "beta"], 400)
+    'alpha, beta'
+    >>> fit_lines([f"label_{i:02d}" for i in range(30)], 120, lines=2)
+    'label_00, …\xa0(+29\xa0more)'
+    >>> fit_lines([], 100)
+    '∅'
+    """
+    names = [str(item) for item in items]
+    if not names:
+        return empty
+    capacity = max(1, width_px // LABEL_CHAR_PX - _CELL_PADDING_CHARS)
+
+    def fits(tokens: list[str]) -> bool:
+        used, line = 0, 0
+        for token in tokens:
+            size = len(token)
+            if line and line + 1 + size <= capacity:
+                line += 1 + size
+                continue
+            used += max(1, -(-size // capacity))  # a token longer than a line takes several
+            line = size % capacity or capacity
+        return used <= lines
+
+    tokens = [name + "," for name in names[:-1]] + [names[-1]]
+    if fits(tokens):
+        return ", ".join(names)
+    for shown in range(len(names) - 1, -1, -1):
+        more = "…\u00a0(+" + str(len(names) - shown) + "\u00a0more)"
+        kept = [name + "," for name in names[:shown]]
+        if fits(kept + [more]):
+            return " ".join(kept + [more])
+    return "…\u00a0(" + str(len(names)) + "\u00a0labels)"
+
+
 def group_table(
     diagnostics, *, latent_rows_used: np.ndarray | None = None, stability: bool = True
 ) -> None:
@@ -141,6 +192,8 @@ def group_table(
     # a cell longer than its column wraps onto up to four lines instead of being cut after a
     # few characters ("A1, A2, A3, A" at 1280 px): Streamlit wraps text only in rows taller
     # than 4rem (64 px); the whole list stays on hover
+    # the labels as many whole names as fit the rows' lines, the rest counted
+    table["labels"] = [fit_lines(labels, labels_px) for labels in diagnostics["labels"]]
     longest = max((len(str(v)) for v in table["labels"]), default=0)
     wrap = longest * LABEL_CHAR_PX > labels_px
     fitted_table(
