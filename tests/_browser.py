@@ -144,7 +144,8 @@ QUIET_MS = 250
 # True once the app is idle: connected, script not running and not about to rerun, no status
 # widget, no stale element left, the state quiet for QUIET_MS, and -- when ``since`` is given --
 # at least one script-state change after ``since`` (a run started by the caller's action, or a
-# new document) or, when ``path`` is given, the address showing that page: the server sends the
+# new document), or an address changed since the mark (a widget's new value in the link), or,
+# when ``path`` is given, the address showing that page: the server sends the
 # new page's address when the navigation's run starts, and a run served from the caches can go
 # running -> notRunning within one render, which the observer never sees (CI stop 27: Compare on
 # medical, already computed by an earlier test of the same server).
@@ -159,7 +160,12 @@ _IDLE = (
   if (document.querySelector('[data-stale="true"]')) return false;
   const there = path !== null
       && location.pathname.replace(/\\/+$/, '') === (path === '' ? '' : '/' + path);
-  if (since !== null && !runs.newDocument && runs.changes <= since && !there) return false;
+  // the app writes every widget's value into the address during its run, so a new
+  // address is also a run started since the mark
+  const moved = runs.href !== undefined && location.href !== runs.href;
+  if (since !== null && !runs.newDocument && runs.changes <= since && !there && !moved) {
+    return false;
+  }
   return performance.now() - runs.changed >= quiet;
 }"""
 )
@@ -168,7 +174,8 @@ _IDLE = (
 def runs_so_far(pg) -> int:
     """A mark to pass to :func:`wait_idle` as ``since`` before an action that starts a run."""
     return pg.evaluate(
-        "() => { const runs = (" + _RUNS + ")(); runs.newDocument = false; return runs.changes; }"
+        "() => { const runs = (" + _RUNS + ")(); runs.newDocument = false;"
+        " runs.href = location.href; return runs.changes; }"
     )
 
 
