@@ -144,13 +144,13 @@ QUIET_MS = 250
 # True once the app is idle: connected, script not running and not about to rerun, no status
 # widget, no stale element left, the state quiet for QUIET_MS, and -- when ``since`` is given --
 # at least one script-state change after ``since`` (a run started by the caller's action, or a
-# new document), or an address changed since the mark (a widget's new value in the link), or,
-# when ``path`` is given, the address showing that page: the server sends the
+# new document), or, with ``url``, an address changed since the mark (a widget's new value in
+# the link), or, when ``path`` is given, the address showing that page: the server sends the
 # new page's address when the navigation's run starts, and a run served from the caches can go
 # running -> notRunning within one render, which the observer never sees (CI stop 27: Compare on
 # medical, already computed by an earlier test of the same server).
 _IDLE = (
-    "([since, quiet, path]) => {\n  const runs = ("
+    "([since, quiet, path, url]) => {\n  const runs = ("
     + _RUNS
     + """)();
   const app = document.querySelector('[data-testid="stApp"]');
@@ -162,7 +162,7 @@ _IDLE = (
       && location.pathname.replace(/\\/+$/, '') === (path === '' ? '' : '/' + path);
   // the app writes every widget's value into the address during its run, so a new
   // address is also a run started since the mark
-  const moved = runs.href !== undefined && location.href !== runs.href;
+  const moved = url && runs.href !== undefined && location.href !== runs.href;
   if (since !== null && !runs.newDocument && runs.changes <= since && !there && !moved) {
     return false;
   }
@@ -180,18 +180,24 @@ def runs_so_far(pg) -> int:
 
 
 def wait_idle(
-    pg, since: int | None = None, timeout: float = 180_000, path: str | None = None
+    pg,
+    since: int | None = None,
+    timeout: float = 180_000,
+    path: str | None = None,
+    url: bool = False,
 ) -> None:
     """Wait until the page has a title and the app has finished running.
 
     With ``since`` (from :func:`runs_so_far` taken before the action) the wait also requires
     that a run started after the action, so it cannot return in the moment between a click and
     the run it triggers. With ``path`` (a navigation to that page, ``""`` for the home page) the
-    address reaching that page also counts as such a run.
+    address reaching that page also counts as such a run; with ``url`` (an action that changes
+    a widget on an idle page) so does any change of the address. Not for clicks that may
+    follow a run whose address update is still arriving (it would count that one).
     """
     pg.wait_for_selector("[data-testid='stMain'] h1", timeout=timeout)
     try:
-        pg.wait_for_function(_IDLE, arg=[since, QUIET_MS, path], timeout=timeout)
+        pg.wait_for_function(_IDLE, arg=[since, QUIET_MS, path, url], timeout=timeout)
     except Exception as error:  # say which condition did not hold
         raise AssertionError(
             f"the app did not become idle (since={since}): {pg.evaluate(_APP_STATE)}"

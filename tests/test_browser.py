@@ -97,7 +97,7 @@ def test_sidebar_tail_threshold_redraws_the_data_page_chart(page, server_url):
     # run started by the first one redrew the slider and took its focus (CI, under load: a
     # one-step move that left the tail count, and so the title, as it was)
     page.keyboard.press("End")
-    _wait_idle(page, since)
+    _wait_idle(page, since, url=True)
     page.wait_for_function(
         "(before) => JSON.stringify(Array.from(document.querySelectorAll("
         "'.js-plotly-plot .gtitle')).map(e => e.textContent)) !== JSON.stringify(before)",
