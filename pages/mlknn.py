@@ -227,32 +227,52 @@ def instance_view() -> None:
         column_config={"label_set": st.column_config.TextColumn(width=set_px)},
         row_height=tables.WRAP_ROW_PX if set_wraps else None,
     )
-    st.markdown("**Counts, products, posterior and decision**")
-    # the paper's notation as headers: the column names would be cut at a number's width
+    # the paper's notation as headers: the column names would be cut at a number's width.
+    # Two tables rather than one of ten number columns: with ten, the label column kept ~100 px
+    # and cut names over ~14 characters at 1280 px (issue 23); each table below leaves the
+    # label at least MAIN_AREA_PX - 6 number columns.
     headers = {
         "count": ("C_t(l)", "C_t(l): neighbours among the k that carry the label"),
+        "posterior": ("posterior", "P(H₁|E), used for ranking"),
+        "decision": ("decision", "1 when score H₁ ≥ score H₀ (the MAP rule)"),
+        "truth": ("truth", "1 when the test instance carries the label"),
         "prior_pos": ("P(H₁)", "prior of having the label (training share, smoothed by s)"),
         "likelihood_pos": ("P(E|H₁)", "likelihood of this count if the label is on"),
         "score_pos": ("score H₁", "P(H₁)·P(E|H₁), the green bar above"),
-        "prior_neg": ("P(H₀)", "prior of lacking the label"),
+        "prior_neg": ("P(H₀)", "prior of lacking the label, 1 − P(H₁)"),
         "likelihood_neg": ("P(E|H₀)", "likelihood of this count if the label is off"),
         "score_neg": ("score H₀", "P(H₀)·P(E|H₀), the grey bar above"),
-        "posterior": ("posterior", "P(H₁|E), used for ranking"),
     }
-    tables.fitted_table(
-        table,
-        hide_index=True,
-        column_config={
-            "label": st.column_config.TextColumn(width=100),
-            **{
-                column: st.column_config.NumberColumn(
-                    header, help=why, format="%.4g", width=tables.NUMBER_COLUMN_PX
-                )
-                for column, (header, why) in headers.items()
-                if column in table.columns
+    parts = {
+        "**Count, posterior and decision**": ["count", "posterior", "decision", "truth"],
+        "**The MAP rule term by term**: predicted when score H₁ ≥ score H₀": [
+            "prior_pos",
+            "likelihood_pos",
+            "score_pos",
+            "prior_neg",
+            "likelihood_neg",
+            "score_neg",
+        ],
+    }
+    label_px = tables.label_width(table["label"], taken_px=tables.NUMBER_COLUMN_PX * 6)
+    for heading, columns in parts.items():
+        st.markdown(heading)
+        tables.fitted_table(
+            table[["label", *columns]],
+            hide_index=True,
+            column_config={
+                "label": st.column_config.TextColumn(width=label_px),
+                **{
+                    column: st.column_config.NumberColumn(
+                        headers[column][0],
+                        help=headers[column][1],
+                        format="%.4g",
+                        width=tables.NUMBER_COLUMN_PX,
+                    )
+                    for column in columns
+                },
             },
-        },
-    )
+        )
 
 
 instance_view()

@@ -155,3 +155,37 @@ def test_mlknn_instance_view_names_at_most_the_stated_top_n():
     ticks = fig["layout"]["xaxis"]["ticktext"]
     assert len(ticks) == MAX_NAMED_LABELS <= 40
     assert f"The {MAX_NAMED_LABELS} of 159 labels" in _title(fig)
+
+
+def test_mlknn_term_tables_keep_long_label_names_whole():
+    """The counts and MAP-rule tables split the ten number columns in two so that the label
+    column holds a 30-character name whole at 1280 px (one table of ten left ~100 px)."""
+    from pages._app.tables import LABEL_CHAR_PX, MAIN_AREA_PX
+
+    data = make_long_tailed(n_samples=500, n_features=50, n_labels=159, random_state=0)
+    names = tuple(f"tag_computational_biology_{j:03d}" for j in range(159))
+    data = dataclasses.replace(data, label_names=names)
+    at = _page("mlknn.py", data)
+    shown = [t for t in at.dataframe if "posterior" in t.value.columns or "score_pos" in t.value]
+    assert len(shown) == 2
+    every = set()
+    for element in shown:
+        config = json.loads(element.proto.columns)
+        widths = {c: config[c]["width"] for c in element.value.columns}
+        assert sum(widths.values()) <= MAIN_AREA_PX, widths
+        longest = max(len(str(n)) for n in element.value["label"])
+        assert widths["label"] >= (longest + 2) * LABEL_CHAR_PX, widths
+        every |= set(element.value.columns)
+    # every term of the explanation is still shown, once across the two tables
+    assert every - {"label"} == {
+        "count",
+        "posterior",
+        "decision",
+        "truth",
+        "prior_pos",
+        "likelihood_pos",
+        "score_pos",
+        "prior_neg",
+        "likelihood_neg",
+        "score_neg",
+    }

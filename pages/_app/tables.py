@@ -108,6 +108,24 @@ VERDICT_PX = 115
 MIN_LABELS_PX = 100
 
 
+def label_width(names, *, taken_px: int) -> int:
+    """Pixel width of a one-line label column: the longest of ``names`` whole (with the cell's
+    padding), within [:data:`MIN_LABELS_PX`, what ``taken_px`` leaves of :data:`MAIN_AREA_PX`].
+
+    A name longer than the upper bound is cut in its cell and shown whole on hover.
+
+    Examples
+    --------
+    >>> label_width(["A1", "A22"], taken_px=420), label_width(["x" * 26], taken_px=420)
+    (100, 203)
+    >>> label_width(["x" * 90], taken_px=420)
+    380
+    """
+    longest = max((len(str(name)) for name in names), default=0)
+    wanted = (longest + _CELL_PADDING_CHARS) * LABEL_CHAR_PX
+    return int(max(MIN_LABELS_PX, min(MAIN_AREA_PX - taken_px, wanted)))
+
+
 #: Lines a wrapped cell shows in a row of WRAP_ROW_PX (the fifth would be cut half-way).
 WRAP_LINES = 4
 #: A cell's horizontal padding, in characters of LABEL_CHAR_PX.
