@@ -135,6 +135,9 @@ def test_export_this_lesson_records_every_step_into_one_offline_file():
         assert f"<h2>{html.escape(step.title)}</h2>" in page, step.title
     assert page.count('class="plotly-graph-div"') == sum(len(s.figures) for s in steps)
     assert "lesson-plst_decoding-planted" in page
+    # every formula of every step is MathML the browser draws offline, none left as source
+    assert page.count("<math ") == sum(len(s.formulas) for s in steps)
+    assert "could not be drawn offline" not in page
 
 
 @pytest.mark.parametrize(("presenting", "image_format"), [(False, "png"), (True, "svg")])

@@ -213,7 +213,14 @@ def test_the_exported_lesson_opens_offline_with_every_step(browser, server_url, 
             arg=figures.count(),
         )
         assert figures.count() >= STEPS, "a step without its figure"
-        assert doc.locator("pre.latex").count() >= STEPS
+        # every formula drawn as maths by the browser itself: MathML boxes of real size, none
+        # left as LaTeX source
+        assert doc.locator("pre.latex").count() == 0
+        boxes = doc.locator("math").evaluate_all(
+            "els => els.map(e => [e.getBoundingClientRect().width,"
+            " e.getBoundingClientRect().height])"
+        )
+        assert len(boxes) >= STEPS and all(w > 40 and h > 12 for w, h in boxes), boxes
         assert doc.locator(".notice").count() == STEPS
         assert not failed, f"the file asked the network for {failed}"
     finally:

@@ -81,14 +81,23 @@ def test_lesson_file_is_one_offline_page_with_every_step():
     # user text is escaped everywhere it is written as HTML (the figure's JSON escapes "<")
     assert EVIL not in page.replace(get_plotlyjs(), "")
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
-    # the app's own emphasis becomes bold; formulas are their LaTeX source, escaped
+    # the app's own emphasis becomes bold; formulas are MathML with their escaped source
     assert "<strong>3</strong> sets occur once." in page
-    assert r"<pre class='latex'>a&lt;b\ \&amp;\ c</pre>" in page
+    assert page.count("<math ") == 3 and "<pre class='latex'>" not in page
+    assert "<mi>𝐲</mi><mo>∈</mo>" in page  # \mathbf{y} as the bold character MathML Core draws
+    assert r'<annotation encoding="application/x-tex">a&lt;b\ \&amp;\ c</annotation>' in page
     # each figure saves at slide size, named lesson-figure-dataset with safe characters
     name = "lesson-cube-my-data-v2-.csv"
     assert page.count(name) >= 3  # the modebar's camera, the PNG and the SVG button
     assert f'"width": {SLIDE_SIZE[0]}' in page or f'"width":{SLIDE_SIZE[0]}' in page
     assert "'svg'" in page or '"svg"' in page
+
+
+def test_a_formula_mathml_cannot_draw_is_shown_as_its_source_and_says_so():
+    page = lesson_html("t", [Step("1 · x", formulas=[r"\frac{1}{", r"\text{</mtext><b>x</b>}"])])
+    assert page.count("<pre class='latex'") == 2
+    assert page.count("could not be drawn offline") == 2
+    assert "<b>x</b>" not in page and "&lt;/mtext&gt;&lt;b&gt;x&lt;/b&gt;" in page
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,9 @@
 
 :func:`lesson_html` writes every step (title, formulas, explanation, figures, what to notice,
 the settings that made them) into one page that works offline: plotly.js is inlined once (no
-CDN, no ``<script src=``), formulas are shown as their LaTeX source (no MathJax download),
-every text is HTML-escaped. Each figure keeps plotly's toolbar, whose camera saves a
+CDN, no ``<script src=``), formulas are MathML drawn by the browser itself
+(:func:`mlviz.figures.mathml.to_mathml`; no MathJax or KaTeX download), every text is
+HTML-escaped. Each figure keeps plotly's toolbar, whose camera saves a
 1600 × 900 PNG, and gets two buttons that save it as PNG or SVG at that slide size.
 """
 
@@ -16,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mlviz.figures.mathml import MathMLError, to_mathml
 from mlviz.io.export import safe_filename
 
 __all__ = ["SLIDE_SIZE", "Step", "lesson_html"]
@@ -97,6 +99,18 @@ def _figure(fig: Any, div_id: str, filename: str) -> str:
     return f"<figure>{body}<figcaption>{buttons}</figcaption></figure>"
 
 
+def _formula(latex: str) -> str:
+    """A display formula as MathML; one the converter cannot take is shown as its LaTeX
+    source, saying so (never dropped)."""
+    try:
+        return to_mathml(latex)
+    except MathMLError as error:
+        return (
+            f"<pre class='latex' title='{html.escape(str(error))}'>{html.escape(latex)}</pre>"
+            "<p><em>(LaTeX source: this formula could not be drawn offline.)</em></p>"
+        )
+
+
 _SCRIPT = """
 function saveFigure(id, format, filename) {
   Plotly.downloadImage(document.getElementById(id),
@@ -107,6 +121,7 @@ function saveFigure(id, format, filename) {
 _STYLE = """
 body { font-family: sans-serif; max-width: 1400px; margin: auto; padding: 1em; }
 section { border-top: 2px solid #ccc; padding-top: 0.5em; margin-top: 2em; }
+math[display="block"] { font-size: 1.3em; margin: 0.6em 0; overflow-x: auto; }
 pre.latex { background: #f6f6f6; padding: 0.6em; white-space: pre-wrap; font-size: 1.05em; }
 .notice { background: #e8f0fe; padding: 0.6em 1em; border-radius: 6px; }
 figcaption button { margin-right: 0.5em; }
@@ -161,7 +176,7 @@ def lesson_html(title: str, steps: Sequence[Step], *, intro: str = "", dataset: 
     )
     for i, step in enumerate(steps):
         parts.append(f"<section id='step-{i}'><h2>{html.escape(step.title)}</h2>")
-        parts += [f"<pre class='latex'>{html.escape(f)}</pre>" for f in step.formulas]
+        parts += [_formula(f) for f in step.formulas]
         parts += [f"<p>{_text(t)}</p>" for t in step.text]
         if not step.figures:
             parts.append("<p><em>No figure: this step drew none on this data set.</em></p>")
