@@ -4,9 +4,12 @@
 Two scans for the forms that clash with it (the PLST and CLEMS papers write K for the number of
 labels, and a label index k reads as a neighbour count):
 
-1. what the pages show: every page run on the planted sample (every Lesson step, the buttons
-   that fit pressed), each text element's value, every widget's label and help, every metric,
-   and every plotly figure's title, axis titles, annotations and trace names;
+1. what the pages show: every page run on the planted sample, on medical (45 labels, some
+   constant in a split; skipped without the MULAN data) and on a generated bibtex-shaped set
+   of 159 labels (texts that count labels, dimensions or groups change with the data; every
+   Lesson step, the buttons that fit pressed), each text element's value, every widget's
+   label and help, every metric, and every plotly figure's title, axis titles, annotations
+   and trace names;
 2. the source strings of ``pages/`` and ``mlviz/figures/`` (docstrings included, since the
    figure builders' docstrings are the library's documentation of the same figures).
 
@@ -26,6 +29,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
+from tests.conftest import mulan_path
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = sorted(p.name for p in (REPO / "pages").glob("*.py") if not p.name.startswith("_"))
@@ -156,12 +160,25 @@ def _fit_buttons(at: AppTest) -> None:
         at.button(key=button.key).click().run()
 
 
+def _dataset(source: str):
+    """The data set a scan runs on: a sample, a MULAN file, or a generated 159-label set."""
+    if source == "generated:bibtex":
+        from mlviz.synthetic import LONG_TAILED_SHAPES, make_long_tailed
+
+        shape = {**LONG_TAILED_SHAPES["bibtex"], "n_samples": 800, "n_features": 200}
+        return make_long_tailed(**shape, random_state=0)
+    if source.startswith("mulan:"):
+        mulan_path(source.removeprefix("mulan:") + ".arff")
+    return datasets.load_source(source)
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("source", ["sample:planted", "mulan:medical", "generated:bibtex"])
 @pytest.mark.parametrize("page", PAGES)
-def test_every_page_shows_one_notation_on_the_sample(page):
+def test_every_page_shows_one_notation(page, source):
     at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
-    at.session_state["dataset"] = datasets.load_source("sample:planted")
-    at.session_state["dataset_label"] = "planted (sample)"
+    at.session_state["dataset"] = _dataset(source)
+    at.session_state["dataset_label"] = source
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     _fit_buttons(at)
