@@ -100,7 +100,9 @@ with left:
     if len(shown) < ds.n_labels:
         title += f" (the {len(shown)} most frequent of {ds.n_labels} labels, most frequent first)"
     export.chart(
-        fitting.figure(figures.cooccurrence_figure, matrix, names, title=title), key="cooc_chart"
+        fitting.figure(figures.cooccurrence_figure, matrix, names, title=title),
+        key="cooc_chart",
+        wide=False,
     )
     off_diagonal = np.where(np.eye(len(shown), dtype=bool), -np.inf, matrix.astype(float))
     if len(shown) < 2:
@@ -116,7 +118,9 @@ with left:
             f"{plain.markdown(names[j])} ({off_diagonal[i, j]:.3g})."
         )
 with right:
-    export.chart(fitting.figure(figures.cardinality_figure, ds.Y), key="cardinality_chart")
+    export.chart(
+        fitting.figure(figures.cardinality_figure, ds.Y), key="cardinality_chart", wide=False
+    )
     st.caption(
         f"How many labels an instance carries; their mean, the label cardinality, is "
         f"{summary['cardinality']:.2f}. {summary['empty_instances']:,} instances carry no label."

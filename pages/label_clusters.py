@@ -214,6 +214,7 @@ with left:
                 frequencies=frequencies,
             ),
             key="clusters_affinity_heatmap",
+            wide=not side_by_side,
         )
         st.caption(
             "Affinity between labels, rows and columns ordered by group (label names and the "
@@ -225,6 +226,7 @@ with left:
         export.chart(
             fitting.figure(figures.group_affinity_heatmap, model.affinity_, model.labels_),
             key="clusters_group_heatmap",
+            wide=not side_by_side,
         )
         st.caption(
             f"{L} labels are too many to name on one heatmap: each cell is the mean affinity "
@@ -260,6 +262,7 @@ with left:
                 title=f"Group {chosen_group}: affinity between {shown_note}",
             ),
             key="clusters_drill_heatmap",
+            wide=not side_by_side,
         )
 with right:
     shown = min(grouping.MAX_K + 1, spectrum_model.eigenvalues_.size)
@@ -274,6 +277,7 @@ with right:
             title_width=TITLE_CHARS if side_by_side else WIDE_TITLE_CHARS,
         ),
         key="clusters_eigen",
+        wide=not side_by_side,
     )
     gap = spectrum_model.eigenvalues_[suggested - 1] - spectrum_model.eigenvalues_[suggested]
     st.caption(

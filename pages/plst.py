@@ -75,6 +75,7 @@ else:
         export.chart(
             fitting.figure(figures.spectrum_figure, full_model.singular_values_, current=M),
             key="plst_spectrum",
+            wide=False,
         )
         st.caption(
             "Share of label variance along each principal direction of the training labels. "
@@ -104,6 +105,7 @@ else:
                     figures.encoding_error_figure, *encoding_errors, m_values=m_values, current=M
                 ),
                 key="plst_encoding_error",
+                wide=False,
             )
         st.caption(
             "Encoding error ‖(I − PᵀP)(y − o)‖² averaged over instances (paper Fig. 10): the "

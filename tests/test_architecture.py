@@ -295,3 +295,21 @@ def test_pages_holds_only_page_scripts_and_helper_packages():
     assert scripts == {file for file, _, _ in router.PAGES}
     for folder in (p for p in pages_dir.iterdir() if p.is_dir() and p.name != "__pycache__"):
         assert folder.name.startswith("_") and (folder / "__init__.py").exists(), folder.name
+
+
+def test_charts_in_columns_say_they_are_not_wide():
+    """``export.chart`` wraps a title to the page's width unless told ``wide=``: a chart
+    drawn inside ``with <column>:`` must say so, or its title would run past the column."""
+    problems = []
+    for path in sorted((REPOSITORY / "pages").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for block in (n for n in ast.walk(tree) if isinstance(n, ast.With)):
+            for node in ast.walk(block):
+                if (
+                    isinstance(node, ast.Call)
+                    and ast.unparse(node.func) in ("export.chart", "chart")
+                    and not any(k.arg == "wide" for k in node.keywords)
+                ):
+                    where = f"{path.relative_to(REPOSITORY)}:{node.lineno}"
+                    problems.append(f"{where} (inside `with {ast.unparse(block.items[0])}`)")
+    assert not problems, "charts in a column without wide=False:\n" + "\n".join(problems)

@@ -22,6 +22,7 @@ from mlviz.figures._style import (
     for_projector,
     legible,
     title_height,
+    wrap_title,
 )
 from mlviz.figures.slides import SLIDE_SIZE, Step, lesson_html
 from mlviz.io.export import safe_filename
@@ -142,7 +143,8 @@ def test_projector_rewraps_a_title_to_the_same_pixel_width(title_width):
     big = for_projector(fig).layout.title.text.split("<br>")
     limit = int(title_width * 17 / PROJECTOR_FONT["title"])
     assert all(len(line) <= limit for line in big), big
-    assert len(big) > len(lines)
+    # the sentence is wrapped anew at the narrower width: never fewer lines, never orphans
+    assert len(big) >= len(lines) and "<br>".join(big) == wrap_title(long, limit)
     # a short title stays on one line: it had room at the default font, it has room now
     short = for_projector(legible(go.Figure(layout_title_text="Label frequencies")))
     assert short.layout.title.text == "Label frequencies"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 
 from mlviz.figures._style import METHOD_COLORS, method_color, method_colors
@@ -221,3 +222,39 @@ def test_number_axis_log_only_over_a_decade():
     assert number_axis([1e-4, 0.5])["type"] == "log"
     assert number_axis([2.0, 5.0])["type"] == "linear"
     assert number_axis([-1.0, 50.0])["type"] == "linear"
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Occupied label sets along PLST's first two principal directions",
+        "Group sparsity of V: blank rows are exactly zero (13 of 28 group rows used)",
+        "MDS embedding of the 164 candidate label sets",
+    ],
+)
+def test_projector_and_wide_titles_rewrap_the_sentence_not_its_lines(title):
+    """Re-wrapping a title legible() already wrapped line by line left one-word orphans
+    ("…PLST's first" / "two" / "principal directions"); it starts from the sentence."""
+    from mlviz.figures._style import (
+        PROJECTOR_FONT,
+        TITLE_CHARS,
+        WIDE_TITLE_CHARS,
+        for_projector,
+        legible,
+        widen_title,
+        wrap_title,
+    )
+
+    fig = legible(go.Figure(layout_title_text=title))
+    narrower = int(TITLE_CHARS * 17 / PROJECTOR_FONT["title"])
+    assert for_projector(fig).layout.title.text == wrap_title(title, narrower)
+    wide = widen_title(fig)
+    assert wide.layout.title.text == wrap_title(title, WIDE_TITLE_CHARS)
+    assert fig.layout.title.text == wrap_title(title, TITLE_CHARS)  # the original is kept
+    wider = int(WIDE_TITLE_CHARS * 17 / PROJECTOR_FONT["title"])
+    assert for_projector(wide).layout.title.text == wrap_title(title, wider)
+    # the margin follows the lines: fewer lines, no more room than they need
+    assert wide.layout.margin.t <= fig.layout.margin.t
+    # a title changed after legible() is re-wrapped as written (nothing stale is used)
+    fig.update_layout(title_text="Another title")
+    assert "Another" in for_projector(fig).layout.title.text

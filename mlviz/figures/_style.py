@@ -37,6 +37,7 @@ __all__ = [
     "method_colors",
     "plain",
     "plain_all",
+    "widen_title",
     "wrap_title",
 ]
 
@@ -246,6 +247,10 @@ def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
     its own margin: a legend below the plot (``y < 0``) is drawn over rotated tick names
     and axis titles, whose heights plotly does not add to the legend's offset.
 
+    The title as written and the margin before wrapping are kept in ``layout.meta``, so a
+    later re-wrap (:func:`widen_title`, :func:`for_projector`) starts from the sentence, not
+    from these lines: re-wrapping wrapped lines leaves one-word orphans.
+
     Returns the same figure, changed in place.
 
     Examples
@@ -256,23 +261,75 @@ def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
     >>> fig = legible(fig, title_width=20)
     >>> fig.layout.title.text.count("<br>")
     2
+    >>> legible(fig, title_width=60).layout.title.text.count("<br>")  # from the sentence
+    0
     """
     title = fig.layout.title.text
     if title:
-        text = wrap_title(title, title_width)
-        needed = title_height(text)
-        top = fig.layout.margin.t
+        saved = _saved_title(fig)
+        source, base_top = (
+            (saved["text"], saved["margin_t"]) if saved else (title, fig.layout.margin.t)
+        )
+        text = wrap_title(source, title_width)
+        top = max(title_height(text), base_top or 0)
+        meta = dict(fig.layout.meta) if isinstance(fig.layout.meta, dict) else {}
+        meta[_TITLE_META] = {
+            "text": source,
+            "width": title_width,
+            "wrapped": text,
+            "margin_t": base_top,
+            "top": top,
+        }
         fig.update_layout(
             title=dict(
                 text=text, yref="container", y=1, yanchor="top", pad=dict(t=10), automargin=False
             ),
-            margin=dict(t=max(needed, top or 0)),
+            margin=dict(t=top),
+            meta=meta,
         )
     if legend:
         fig.update_layout(
             legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top", yref="paper")
         )
     return fig
+
+
+#: ``layout.meta`` key under which :func:`legible` keeps the title as written.
+_TITLE_META = "mlviz_title"
+
+
+def _saved_title(fig) -> dict | None:
+    """What :func:`legible` kept of the title, if the title is still the one it wrapped."""
+    meta = fig.layout.meta
+    saved = meta.get(_TITLE_META) if isinstance(meta, dict) else None
+    if isinstance(saved, dict) and saved.get("wrapped") == fig.layout.title.text:
+        return saved
+    return None
+
+
+def widen_title(fig, title_width: int = WIDE_TITLE_CHARS):
+    """A copy of ``fig`` whose title is wrapped anew to ``title_width`` characters a line,
+    for a figure drawn wider than its builder assumed (across the page, not in a column).
+
+    Only a title :func:`legible` wrapped is re-wrapped, from the sentence it kept; any other
+    figure comes back as it was.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from mlviz.figures._style import legible, widen_title
+    >>> fig = legible(go.Figure(layout_title_text="Occupied label sets along the first two "
+    ...                         "principal directions of the label space"))
+    >>> fig.layout.title.text.count("<br>"), widen_title(fig).layout.title.text.count("<br>")
+    (1, 0)
+    >>> widen_title(fig).layout.margin.t < fig.layout.margin.t
+    True
+    """
+    import plotly.graph_objects as go
+
+    if _saved_title(fig) is None:
+        return fig
+    return legible(go.Figure(fig), title_width=title_width, legend=False)
 
 
 def number_axis(values) -> dict:
@@ -327,8 +384,16 @@ def for_projector(fig):
     big.update_xaxes(title_font_size=sizes["axis_title"])
     big.update_yaxes(title_font_size=sizes["axis_title"])
     title = big.layout.title.text
+    saved = _saved_title(big)
     if title:
         ratio = _TITLE_SIZE / sizes["title"]
+        top = big.layout.margin.t
+        if saved is not None:
+            # the sentence legible() wrapped, so the narrower lines leave no one-word orphans;
+            # the margin it had before legible made room for the title
+            title = saved["text"]
+            if top == saved["top"]:
+                top = saved["margin_t"]
         lines = re.split(r"<br\s*/?>", str(title))
         # the main lines, at the same pixel width: fewer characters. <sub>/<sup> lines (70 %
         # of the title's size) had room to spare and keep their breaks.
@@ -337,13 +402,15 @@ def for_projector(fig):
             (len(_TAG.sub("", line)) for line, s in zip(lines, small, strict=True) if not s),
             default=0,
         )
-        # lines wrapped by legible() to TITLE_CHARS may stand in a half-width column; a longer
-        # line was wrapped to (or fits) a figure as wide as the page
-        width = int((TITLE_CHARS if longest <= TITLE_CHARS else WIDE_TITLE_CHARS) * ratio)
+        # the width legible() wrapped to says how wide the figure is drawn; without it, lines
+        # of at most TITLE_CHARS may stand in a half-width column, longer ones span the page
+        if saved is not None:
+            width = int(saved["width"] * ratio)
+        else:
+            width = int((TITLE_CHARS if longest <= TITLE_CHARS else WIDE_TITLE_CHARS) * ratio)
         text = "<br>".join(
             line if s else wrap_title(line, width) for line, s in zip(lines, small, strict=True)
         )
-        top = big.layout.margin.t
         # plotly places a title anchored at the container's top by its first baseline, with
         # the ascent of a 17 px font: a larger font needs that much more padding
         pad = 10 + round(2.5 * (sizes["title"] - _TITLE_SIZE))

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from mlviz.figures._style import widen_title
 from pages._app import experiment, links, source
 
 _FIGURES_KEY = "_view_figures"
@@ -26,8 +27,12 @@ def start_run() -> None:
     st.session_state[_FIGURES_KEY] = {}
 
 
-def chart(fig: Any, *, key: str, **kwargs: Any) -> None:
+def chart(fig: Any, *, key: str, wide: bool = True, **kwargs: Any) -> None:
     """``st.plotly_chart`` whose modebar exports the figure at slide size (1600 × 900).
+
+    ``wide``: the chart spans the main area, so its title is wrapped to the page's width
+    (:func:`mlviz.figures._style.widen_title`; builders wrap for a half-width column). Pass
+    ``wide=False`` for a chart inside a column (``tests/test_architecture.py`` checks it).
 
     The key names the figure (``"plst_spectrum"`` on the PLST page gives
     ``plst-spectrum-yeast.png``); the camera button of plotly's modebar downloads it in the
@@ -43,6 +48,8 @@ def chart(fig: Any, *, key: str, **kwargs: Any) -> None:
         "toImageButtonOptions": presentation.image_options(stem),
         **kwargs.pop("config", {}),
     }
+    if wide:
+        fig = widen_title(fig)
     st.plotly_chart(presentation.restyle(fig), key=key, config=config, **kwargs)
     st.session_state.setdefault(_FIGURES_KEY, {})[key] = fig
 

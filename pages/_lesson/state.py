@@ -21,6 +21,7 @@ import numpy as np
 import streamlit as st
 
 from mlviz import datasets
+from mlviz.figures._style import widen_title
 from mlviz.io import Dataset
 from mlviz.io.export import safe_filename
 from mlviz.methods import MAX_LABELS_SQUARE, METHODS
@@ -245,7 +246,12 @@ def explain(text: str) -> None:
 
 
 def chart(fig: Any, *, key: str, **kwargs: Any) -> None:
-    """A step's figure (:func:`pages._app.export.chart`), recorded; drawn once revealed."""
+    """A step's figure (:func:`pages._app.export.chart`), recorded; drawn once revealed.
+
+    A step's figure spans the page: its title is wrapped to the page's width (builders wrap
+    for a half-width column by default), one line more for the figure on a projector.
+    """
+    fig = widen_title(fig)
     if (entry := _entry()) is not None:
         entry["figures"].append((key, fig))
     if revealed("figure"):
