@@ -286,6 +286,7 @@ def instance_view() -> None:
                 nearest_costs=nearest_costs,
             ),
             key="clems_embedding",
+            wide=False,
         )
         st.caption(
             "Each marker is a training label set (size ~ how often it occurs, colour = number of "
@@ -307,6 +308,7 @@ def instance_view() -> None:
                 stress_name="stress-1",
             ),
             key="clems_shepard",
+            wide=False,
         )
         st.caption(
             (
@@ -329,10 +331,20 @@ def instance_view() -> None:
         )
 
     decoded = explanation.prediction
-    table = explanation.candidates.assign(
-        label_set=[texts[i] for i in nearest], cost_vs_truth=nearest_costs
-    )[["label_set", "count", "distance", "cost_vs_truth"]]
-    tables.fitted_table(table, hide_index=True)
+    # whole names on up to four lines, the rest counted (a long set was cut at the column)
+    set_texts, set_px, row_height = tables.label_set_column(
+        [[ds.label_names[j] for j in np.flatnonzero(model.candidates_[i])] for i in nearest],
+        taken_px=3 * tables.NUMBER_COLUMN_PX,
+    )
+    table = explanation.candidates.assign(label_set=set_texts, cost_vs_truth=nearest_costs)[
+        ["label_set", "count", "distance", "cost_vs_truth"]
+    ]
+    tables.fitted_table(
+        table,
+        hide_index=True,
+        column_config={"label_set": st.column_config.TextColumn(width=set_px)},
+        row_height=row_height,
+    )
     st.markdown(
         f"**Truth:** {plain.markdown(labelset_text(truth[None, :], ds.label_names)[0], 200)}  \n"
         "**Decoded:** "

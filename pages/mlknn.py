@@ -207,15 +207,11 @@ def instance_view() -> None:
         neighbours = neighbours.drop(columns=names)
     # the label set gets what the number columns leave of the page and wraps onto up to four
     # lines; names that do not fit are counted, never cut mid-name
-    set_px = max(
-        tables.MIN_LABELS_PX,
-        tables.MAIN_AREA_PX - tables.NUMBER_COLUMN_PX * (neighbours.shape[1] - 1),
-    )
     neighbour_sets = split.Y_train[explanation.neighbors][:, shown]
-    neighbours["label_set"] = [
-        tables.fit_lines([names[j] for j in np.flatnonzero(row)], set_px) for row in neighbour_sets
-    ]
-    set_wraps = any(len(text) * tables.LABEL_CHAR_PX > set_px for text in neighbours["label_set"])
+    neighbours["label_set"], set_px, row_height = tables.label_set_column(
+        [[names[j] for j in np.flatnonzero(row)] for row in neighbour_sets],
+        taken_px=tables.NUMBER_COLUMN_PX * (neighbours.shape[1] - 1),
+    )
     st.markdown(
         "**Neighbours and their labels** (training rows, nearest first"
         + (f"; the {len(shown)} labels above" if one_column_each and len(shown) < len(full) else "")
@@ -225,7 +221,7 @@ def instance_view() -> None:
         neighbours,
         hide_index=True,
         column_config={"label_set": st.column_config.TextColumn(width=set_px)},
-        row_height=tables.WRAP_ROW_PX if set_wraps else None,
+        row_height=row_height,
     )
     # the paper's notation as headers: the column names would be cut at a number's width.
     # Two tables rather than one of ten number columns: with ten, the label column kept ~100 px

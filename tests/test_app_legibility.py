@@ -133,17 +133,29 @@ def test_fit_lines_keeps_whole_names_within_the_lines_and_counts_the_rest():
     assert fit_lines(["a", "b"], 400) == "a, b" and fit_lines([], 100) == "∅"
 
 
-def test_mlknn_neighbour_label_sets_fit_their_column():
-    data = make_long_tailed(n_samples=500, n_features=50, n_labels=159, random_state=0)
+@pytest.mark.parametrize("page", ["mlknn.py", "clems.py"])
+def test_label_set_columns_show_whole_names_within_four_lines(page):
+    """ML-KNN's neighbours and CLEMS's nearest candidates: each label set lists whole names
+    and counts the rest, within four lines of the width its column gets."""
+    from pages._app.tables import LABEL_CHAR_PX, MAIN_AREA_PX, WRAP_LINES
+
+    data = make_long_tailed(
+        n_samples=500, n_features=50, n_labels=159, cardinality=20, random_state=0
+    )
     data = dataclasses.replace(
         data, label_names=tuple(f"tag_computational_biology_{j:03d}" for j in range(159))
     )
-    at = _page("mlknn.py", data)
+    at = _page(page, data)
     (table,) = [t for t in at.dataframe if "label_set" in t.value.columns]
+    width = json.loads(table.proto.columns)["label_set"]["width"]
+    assert width >= MAIN_AREA_PX // 2
+    counted = 0
     for cell in table.value["label_set"]:
         shown = [n.rstrip(",") for n in cell.split(" ") if n.startswith("tag_")]
-        assert all(name in data.label_names for name in shown), cell
-        assert len(cell) * 7 <= 4 * 800, cell
+        assert shown and all(name in data.label_names for name in shown), cell
+        assert len(cell) * LABEL_CHAR_PX <= WRAP_LINES * width, cell
+        counted += "more)" in cell
+    assert counted, "no set was long enough to need counting: the test checks nothing"
 
 
 def test_mlknn_instance_view_names_at_most_the_stated_top_n():

@@ -177,6 +177,27 @@ def fit_lines(items, width_px: int, *, lines: int = WRAP_LINES, empty: str = "�
     return "…\u00a0(" + str(len(names)) + "\u00a0labels)"
 
 
+def label_set_column(name_lists, *, taken_px: int) -> tuple[list[str], int, int | None]:
+    """A column of label sets that fits beside ``taken_px`` of other columns: each set's
+    text (:func:`fit_lines`, whole names, the rest counted), the column's width and the row
+    height (:data:`WRAP_ROW_PX` when some text wraps, else ``None``, Streamlit's default).
+
+    Examples
+    --------
+    >>> from pages._app.tables import label_set_column
+    >>> label_set_column([["a", "b"], []], taken_px=210)
+    (['a, b', '∅'], 590, None)
+    >>> many = [[f"tag_{i:03d}" for i in range(200)]]
+    >>> texts, width, height = label_set_column(many, taken_px=210)
+    >>> texts[0].endswith("more)"), height == WRAP_ROW_PX
+    (True, True)
+    """
+    width = max(MIN_LABELS_PX, MAIN_AREA_PX - taken_px)
+    texts = [fit_lines(names, width) for names in name_lists]
+    wraps = any((len(text) + _CELL_PADDING_CHARS) * LABEL_CHAR_PX > width for text in texts)
+    return texts, width, WRAP_ROW_PX if wraps else None
+
+
 def group_table(
     diagnostics, *, latent_rows_used: np.ndarray | None = None, stability: bool = True
 ) -> None:
