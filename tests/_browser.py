@@ -327,6 +327,9 @@ _MEASURE = """() => {
           .filter(t => t.textContent.trim()).map(box);
       const legendOnAxisTitle = lb && lb.width > 0
           ? axisTitles.some(a => overlap(a, lb) > 0.2 * a.width * a.height) : false;
+      // the legend's entries (not its background) against the title's lines
+      const entries = Array.from(p.querySelectorAll('.legend .traces')).map(box);
+      const legendOnTitle = tb ? entries.some(e => overlap(e, tb) > 0) : false;
       return {
         wanted: wanted,
         shown: title ? title.textContent : '',
@@ -334,6 +337,7 @@ _MEASURE = """() => {
         titleRight: tb ? plot.right - tb.right : 0,
         plotWidth: plot.width,
         legendOnAxisTitle: legendOnAxisTitle,
+        legendOnTitle: legendOnTitle,
       };
     });
   const tables = Array.from(document.querySelectorAll('[data-testid="stMain"] '
@@ -349,7 +353,7 @@ _MEASURE = """() => {
 
 
 def layout_problems(pg, where: str) -> list[str]:
-    """Clipped titles, legends on axis titles and clipped tables on the current page."""
+    """Clipped titles, legends on axis titles or on the title, clipped tables on the page."""
     measured = pg.evaluate(_MEASURE)
     problems = []
     for i, chart in enumerate(measured["charts"]):
@@ -363,6 +367,8 @@ def layout_problems(pg, where: str) -> list[str]:
             )
         if chart["legendOnAxisTitle"]:
             problems.append(f"{name}: legend covers an axis title")
+        if chart["legendOnTitle"]:
+            problems.append(f"{name}: legend drawn over the title")
     for i, table in enumerate(measured["tables"]):
         if table["scrollWidth"] > table["clientWidth"] + 2:
             problems.append(

@@ -276,3 +276,23 @@ def test_metric_vs_param_marks_the_current_dimension():
     assert not unmarked.layout.shapes and not unmarked.layout.annotations
     with pytest.raises(ValueError, match="metric_vs_param_figure: current='ten'"):
         metric_vs_param_figure(_sweep(), "d", "accuracy", current="ten")
+
+
+def test_metric_bars_legend_stays_under_the_title_on_a_projector():
+    """The legend has its own band under the title; at projector fonts the title wraps onto
+    two lines and the legend moves down by what it grew (it was drawn over the second line)."""
+    from mlviz.figures._style import PROJECTOR_FONT, for_projector
+
+    fig = metric_bars(aggregate(_results()))
+    big = for_projector(fig)
+    height = big.layout.height
+    lines = big.layout.title.text.count("<br>") + 1
+    assert lines == 2  # the case that overlapped
+    title_bottom = title_height(big.layout.title.text, PROJECTOR_FONT["title"])
+    title_bottom += big.layout.title.pad.t - 10
+    legend_top = (1 - big.layout.legend.y) * height
+    assert legend_top >= title_bottom - 1e-6
+    # and the panels start below the legend's row
+    assert big.layout.margin.t >= legend_top + 2 * PROJECTOR_FONT["base"]
+    # at the default fonts nothing moves
+    assert fig.layout.legend.y == pytest.approx(1 - 44 / fig.layout.height)

@@ -414,10 +414,17 @@ def for_projector(fig):
         # plotly places a title anchored at the container's top by its first baseline, with
         # the ascent of a 17 px font: a larger font needs that much more padding
         pad = 10 + round(2.5 * (sizes["title"] - _TITLE_SIZE))
+        title_px = title_height(text, sizes["title"]) + pad - 10
+        margin_t = max(title_px, round((top or 0) / ratio))
+        legend, height = big.layout.legend, big.layout.height
+        if legend.yref == "container" and legend.yanchor == "top" and legend.y and height:
+            # a legend in its own band under the title (a builder placed it for a one-line
+            # title at 17 px) moves down by what the larger, re-wrapped title grew
+            grow = max(0, title_px - title_height(str(big.layout.title.text), _TITLE_SIZE))
+            legend_top = (1 - legend.y) * height + grow
+            big.update_layout(legend_y=1 - legend_top / height)
+            margin_t = max(margin_t, round(legend_top + 2.5 * sizes["base"] + 20))
         big.update_layout(
-            title_text=text,
-            title_font_size=sizes["title"],
-            title_pad_t=pad,
-            margin_t=max(title_height(text, sizes["title"]) + pad - 10, round((top or 0) / ratio)),
+            title_text=text, title_font_size=sizes["title"], title_pad_t=pad, margin_t=margin_t
         )
     return big
