@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -96,11 +97,19 @@ def _press(pg, key: str) -> None:
     _browser.wait_idle(pg, since)
 
 
-@pytest.mark.parametrize("dataset", ["planted", "medical"])
-def test_presentation_mode_puts_every_figure_on_the_first_screen(browser, server_url, dataset):
+@pytest.fixture(scope="module")
+def shots():
+    """Where each page's first screen while presenting is saved (CI keeps them), to look at."""
+    return _browser.screenshot_dir()
+
+
+@pytest.mark.parametrize("dataset", ["planted", "yeast", "medical"])
+def test_presentation_mode_puts_every_figure_on_the_first_screen(
+    browser, server_url, dataset, shots
+):
     data_dir = default_data_dir()
-    if dataset == "medical" and (data_dir is None or not (data_dir / "medical.arff").exists()):
-        pytest.skip(f"medical.arff not found in the data folder ({data_dir}; MLVIZ_DATA_DIR)")
+    if dataset != "planted" and (data_dir is None or not (data_dir / f"{dataset}.arff").exists()):
+        pytest.skip(f"{dataset}.arff not found in the data folder ({data_dir}; MLVIZ_DATA_DIR)")
     context = browser.new_context(viewport=_browser.PROJECTOR)
     pg = context.new_page()
     pg.set_default_timeout(120_000)
@@ -121,11 +130,12 @@ def test_presentation_mode_puts_every_figure_on_the_first_screen(browser, server
             _open_presenting(pg, path)
             assert "present=1" in pg.url, f"{where}: the link lost ?present=1 ({pg.url})"
             if path == "lesson":
-                tops.update(_lesson_tops(pg, dataset, legibility))
+                tops.update(_lesson_tops(pg, dataset, legibility, shots))
                 continue
             if path == "compare":  # its charts appear after a run
                 _browser.click_and_wait(pg, pg.get_by_role("button", name="Run cross-validation"))
             tops[where] = _first_chart_top(pg, where)
+            _browser.shoot(pg, shots / f"present-{dataset}-{path or 'data'}.png", full_page=False)
             # the larger fonts cut no title, push no legend onto an axis title
             legibility += _browser.layout_problems(pg, where)
         problems = legibility + [
@@ -139,11 +149,11 @@ def test_presentation_mode_puts_every_figure_on_the_first_screen(browser, server
         context.close()
 
 
-def _lesson_tops(pg, dataset: str, legibility: list[str]) -> dict[str, float]:
+def _lesson_tops(pg, dataset: str, legibility: list[str], shots: Path) -> dict[str, float]:
     """Walk the Lesson with PageDown: formula, figure, notice per step; the figures' tops.
 
     Adds each step's layout problems (:func:`tests._browser.layout_problems`) to
-    ``legibility``.
+    ``legibility``; saves each step's first screen, figure revealed, into ``shots``.
     """
     tops = {}
     radio = "[data-testid='stMain'] [data-testid='stRadio'] input[type='radio']"
@@ -157,6 +167,7 @@ def _lesson_tops(pg, dataset: str, legibility: list[str]) -> dict[str, float]:
         assert pg.evaluate(_FIRST_CHART_TOP) is None, f"{where}: figure shown before its reveal"
         _press(pg, "PageDown")
         tops[where] = _first_chart_top(pg, where)
+        _browser.shoot(pg, shots / f"present-{dataset}-lesson-{number}.png", full_page=False)
         notice = pg.locator(
             "[data-testid='stMain'] [data-testid='stAlert']", has_text="What to notice"
         )
