@@ -342,7 +342,16 @@ def instance_view() -> None:
     tables.fitted_table(
         table,
         hide_index=True,
-        column_config={"label_set": st.column_config.TextColumn(width=set_px)},
+        column_config={
+            "label_set": st.column_config.TextColumn(width=set_px),
+            # "cost_vs_truth" is cut at a number's width: a short header, the meaning on hover
+            "cost_vs_truth": st.column_config.NumberColumn(
+                "cost",
+                help="cost of this label set against the instance's true label set",
+                format="%.4g",
+                width=tables.NUMBER_COLUMN_PX,
+            ),
+        },
         row_height=row_height,
     )
     st.markdown(

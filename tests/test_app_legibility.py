@@ -147,8 +147,12 @@ def test_label_set_columns_show_whole_names_within_four_lines(page):
     )
     at = _page(page, data)
     (table,) = [t for t in at.dataframe if "label_set" in t.value.columns]
-    width = json.loads(table.proto.columns)["label_set"]["width"]
+    config = json.loads(table.proto.columns)
+    width = config["label_set"]["width"]
     assert width >= MAIN_AREA_PX // 2
+    for name in table.value.columns:  # every header whole in its column ("cost_vs_tru")
+        header = config.get(name, {}).get("label") or name
+        assert len(header) * LABEL_CHAR_PX <= config[name]["width"], (name, header)
     counted = 0
     for cell in table.value["label_set"]:
         shown = [n.rstrip(",") for n in cell.split(" ") if n.startswith("tag_")]
