@@ -167,7 +167,7 @@ tables.fitted_table(
         ),
         "co_occurring_labels": st.column_config.NumberColumn(
             "co-occurring labels",
-            width=tables.NUMBER_COLUMN_PX,
+            width=140,  # the header whole (19 characters)
             help="How many other labels share at least one instance with this one.",
         ),
     },

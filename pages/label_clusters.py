@@ -460,6 +460,16 @@ with st.expander("Every label with its group"):
         table["kept with group"] = together[table.index.to_numpy()]
     if truth is not None:
         table["planted group"] = truth[table.index.to_numpy()]
-    tables.fitted_table(table, hide_index=True)
+    # headers whole: two words do not fit a number's 70 px
+    tables.fitted_table(
+        table,
+        hide_index=True,
+        column_config={
+            "kept with group": st.column_config.NumberColumn(
+                width=115, format="%.2f", help="share of its group mates it is grouped with"
+            ),
+            "planted group": st.column_config.NumberColumn(width=105, help="planted group id"),
+        },
+    )
 
 export.report_button("Label clusters")
