@@ -40,7 +40,7 @@ REGRESSORS = {
 
 def _splits() -> dict[str, tuple]:
     X, Y = make_multilabel_classification(2000, 100, n_classes=14, n_labels=4, random_state=0)
-    splits = {"synthetic 2000x100, K=14": (X[:1600], X[1600:], Y[:1600], Y[1600:])}
+    splits = {"synthetic 2000x100, L=14": (X[:1600], X[1600:], Y[:1600], Y[1600:])}
     folder = mulan_dir()
     if folder is not None:
         for name in ("emotions", "yeast", "enron"):
@@ -76,7 +76,7 @@ def run(repeats: int = 5) -> pd.DataFrame:
                     "dataset": dataset,
                     "shape": f"{X_tr.shape[0]}+{X_te.shape[0]} x {X_tr.shape[1]}, "
                     f"K={Y_tr.shape[1]}",
-                    "params": f"cost={cost}, M=K, regressor={regressor_name}",
+                    "params": f"cost={cost}, M=L, regressor={regressor_name}",
                     "fit_s": fit_s,
                     "predict_s": predict_s,
                     "mds_points": n_points,

@@ -4,10 +4,10 @@ Data: :func:`mlviz.synthetic.make_long_tailed` in two shapes.
 
 * ``delicious`` -- :data:`mlviz.synthetic.LONG_TAILED_SHAPES` ["delicious"]: 16,105 x 500
   sparse features, 983 labels, cardinality 19; the fit uses every row (~15,000 distinct label
-  sets), cost F1, M = K = 983, CLEMS' defaults otherwise (all candidates, ``n_landmarks="auto"``).
+  sets), cost F1, M = L = 983, CLEMS' defaults otherwise (all candidates, ``n_landmarks="auto"``).
 * ``bibtex`` -- 7,395 x 1,836, 159 labels, cardinality 2.40 as bibtex, with ``tail_exponent=1.4``
   so that a random 70 % training split has ~2,260 distinct label sets like bibtex's ~2,200
-  (the shipped bibtex shape, exponent 1.0, gives 3,200). Cost F1 (and accuracy), M = K = 159.
+  (the shipped bibtex shape, exponent 1.0, gives 3,200). Cost F1 (and accuracy), M = L = 159.
 
 Every measurement runs alone in a fresh Python process with one BLAS thread and reports wall
 time, the process's CPU time (user + system; on a shared machine wall time overstates) and the
@@ -130,7 +130,7 @@ def delicious(repeats: int = 1, cost: str = "f1", n_landmarks=None) -> pd.DataFr
 def exact_sweep(sizes=(1000, 2000, 2500, 3000, 4000)) -> pd.DataFrame:
     """The exact path at n candidates (the n most frequent label sets, ``n_landmarks=None``).
 
-    Delicious shape (M = K = 983) and bibtex shape (M = K = 159): the time and memory of the
+    Delicious shape (M = L = 983) and bibtex shape (M = L = 159): the time and memory of the
     n x n cost, weight and distance matrices, classical MDS and SMACOF decide the default
     threshold :data:`mlviz.clems.EXACT_MAX_CANDIDATES`.
     """

@@ -5,7 +5,7 @@ features, 22 labels), official MULAN train/test splits, when the MULAN folder is
 Every estimator uses its default regressor, the paper's ridge (lambda = 0.01, raw features);
 CS uses Hadamard measurements and sparsity = the largest training label count, decoded by
 CoSaMP (the paper's decoder; "CS") and by OMP (s capped at M; "CS (OMP)"). M sweeps
-{2, 4, 8, K} on yeast and {2, 5, 11, K} on tmc2007-500; BR has M = K only. Each time is the
+{2, 4, 8, L} on yeast and {2, 5, 11, L} on tmc2007-500; BR has M = L only. Each time is the
 median of ``repeats`` runs, with BLAS limited to one thread by default: on a small shared
 machine multi-threaded BLAS on these small matrices mostly measures contention (a 103 x 103
 solve took 0.3 s instead of 1 ms under load).

@@ -44,7 +44,7 @@ STEPS: list[tuple[str, tuple[str, ...], str]] = [
     (
         "plst_sweep",
         ("delicious", "tmc2007-500"),
-        "PLST page: sweep of PLST, PBR, CPLST over 12 M (+ BR at M=K), ideal learner on, "
+        "PLST page: sweep of PLST, PBR, CPLST over 12 M (+ BR at M=L), ideal learner on, "
         "bipartition metrics",
     ),
     (
@@ -55,19 +55,19 @@ STEPS: list[tuple[str, tuple[str, ...], str]] = [
     (
         "compare_cv",
         ("delicious", "tmc2007-500"),
-        "Compare page's default methods: cross_validate of BR, PLST, ML-KNN, CLEMS (M = K/2, "
+        "Compare page's default methods: cross_validate of BR, PLST, ML-KNN, CLEMS (M = L/2, "
         "k = 10, f1), 5 folds (delicious: also 3 and 2), tail metrics, out-of-fold labels, then "
         "per_label_comparison (tmc: the train file)",
     ),
     (
         "plst_page_model",
         ("delicious", "tmc2007-500"),
-        "PLST page: fit at M=K once, truncate to a slider M, encoding-error curves",
+        "PLST page: fit at M=L once, truncate to a slider M, encoding-error curves",
     ),
     (
         "clems_fit",
         ("delicious", "tmc2007-500"),
-        "CLEMS page: fit (f1, M=K, default cap) + predict test",
+        "CLEMS page: fit (f1, M=L, default cap) + predict test",
     ),
     (
         "clems_refit_m",
@@ -219,7 +219,7 @@ def plst_page_model(name):
     from mlviz.linear import PLST
     ds, Xtr, Ytr, Xte, Yte = load(name)
     K = Ytr.shape[1]
-    full = timed("PLST fit at M=K", lambda: PLST(K).fit(Xtr, Ytr))
+    full = timed("PLST fit at M=L", lambda: PLST(K).fit(Xtr, Ytr))
     timed("truncate to M=4 + predict test", lambda: full.truncate(min(4, K)).predict(Xte))
     timed("encoding_error train+test (all M)",
           lambda: (full.encoding_error(Ytr).mean(0), full.encoding_error(Yte).mean(0)))
@@ -247,7 +247,7 @@ def clems_cap_2000(name):
             start = time.perf_counter()
             CLEMS(max_candidates=cap, tol=0.0, max_iter=iterations, random_state=0).fit(Xtr, Ytr)
             times.append(time.perf_counter() - start)
-        rows.append({"what": f"one SMACOF iteration at M=K, max_candidates={cap}",
+        rows.append({"what": f"one SMACOF iteration at M=L, max_candidates={cap}",
                      "seconds": (times[1] - times[0]) / 10,
                      "note": "(fit with 11 iterations - fit with 1) / 10"})
 
@@ -256,7 +256,7 @@ def clems_refit_m(name):
     ds, Xtr, Ytr, Xte, Yte = load(name)
     shared = timed("compute_candidate_costs", lambda: compute_candidate_costs(Ytr, "f1"))
     K = Ytr.shape[1]
-    timed("CLEMS fit M=K/2 with the shared costs", lambda: CLEMS(
+    timed("CLEMS fit M=L/2 with the shared costs", lambda: CLEMS(
         n_components=max(1, K // 2), random_state=0).fit(Xtr, Ytr, candidate_costs=shared))
 
 def hypercube(name):
@@ -361,7 +361,7 @@ def distances(name):
     timed("np.unique(Y, axis=0) on the delicious labels", lambda: np.unique(ds.Y, axis=0))
     timed("stats.unique_rows (packed bits) same", lambda: unique_rows(ds.Y))
     Z = Ytr - Ytr.mean(axis=0)
-    timed("PLST basis by SVD of the N x K Z (before)",
+    timed("PLST basis by SVD of the N x L Z (before)",
           lambda: la.svd(Z, full_matrices=False))
     from mlviz.linear import _right_singular_basis
     timed("PLST basis by eigh of the sparse Y^T Y (now)",

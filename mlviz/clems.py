@@ -191,8 +191,8 @@ class CLEMS(MultiLabelEstimator):
     Parameters
     ----------
     n_components : int or None, default=None
-        Embedding dimension M; None means K (the number of labels), which the paper finds
-        sufficient (§4.1, Fig. 3). Unlike PLST, CLEMS also accepts M > K (§4.2).
+        Embedding dimension M; None means L (the number of labels), which the paper finds
+        sufficient (§4.1, Fig. 3). Unlike PLST, CLEMS also accepts M > L (§4.2).
     cost : {"f1", "accuracy", "hamming", "rank_loss"} or callable, default="f1"
         The cost to be sensitive to, computed by :func:`mlviz.cost_matrix` (1 − F1,
         1 − Jaccard accuracy, Hamming loss, the unnormalised hard rank loss). A callable
@@ -208,7 +208,7 @@ class CLEMS(MultiLabelEstimator):
         10-50x slower — pass ``RandomForestRegressor(max_depth=...)`` to reproduce the paper
         (max depth tuned in {5, ..., 40} there). Why lambda = 1 and not PLST's 0.01: on 50/50
         splits (3 seeds) test F1 was 0.647 vs 0.631 on emotions, 0.796 vs 0.651 on medical and
-        0.496 vs 0.374 on enron, where 0.01 over-fits the K-dimensional embedding. On sparse
+        0.496 vs 0.374 on enron, where 0.01 over-fits the L-dimensional embedding. On sparse
         X it is ~4x faster than ``sklearn.linear_model.Ridge``, whose sparse-with-intercept
         path is iterative (same F1 to three decimals).
     dissimilarity : {"sqrt", "cost"}, default="sqrt"
@@ -245,7 +245,7 @@ class CLEMS(MultiLabelEstimator):
         take 23 s, and on bibtex-shaped splits 700 landmarks gave test rank loss 61.1 against
         60.6 at 1,000 and 63.9 exact; docs/CLEMS.md). Measured
         (``benchmarks/bench_clems_scale.py``, ``docs/CLEMS.md`` "At scale", 3 random 70/30
-        splits of a bibtex-shaped set, ~2,260 candidates, M = K = 159, ridge): with 1,000
+        splits of a bibtex-shaped set, ~2,260 candidates, M = L = 159, ridge): with 1,000
         landmarks the test F1 of the F1-cost model was 0.698 against 0.699 exact and the test
         accuracy of the accuracy-cost model 0.566 against 0.575; whole-embedding stress-1
         0.0053 vs 0.0031 (F1) and 0.031 vs 0.016 (accuracy), fit 3-4 s CPU against 15-29 s
@@ -255,7 +255,7 @@ class CLEMS(MultiLabelEstimator):
         to the landmarks but not to each other: on 2,400
         delicious-shaped candidates (500 landmarks) whole-embedding stress-1 was 1.93 against 0.44
         exact at M = 2 and 0.13 against 0.10 at M = 20. Why 2,500: the exact path on the
-        delicious-shaped set (M = K = 983, one BLAS thread) took 5.4 s CPU and 0.9 GB peak at 2,500
+        delicious-shaped set (M = L = 983, one BLAS thread) took 5.4 s CPU and 0.9 GB peak at 2,500
         candidates, 7.3 s and 1.1 GB at 3,000, 15 s and 1.5 GB at 4,000 (n x n matrices, ~14 GB at
         16,000), while landmark CLEMS fitted all 16,105 candidates of that set in 11.5 s CPU and 1.3
         GB peak (``docs/BENCHMARKS.md``); 2,500 keeps bibtex-sized candidate sets exact. Each placed

@@ -3,7 +3,7 @@
 ``cost_matrix(A, B, cost)[i, j] = c(truth=A[i], prediction=B[j])`` for the costs of the CLEMS
 paper (``002_a9fa9cac89b97038.txt``, Huang & Lin, §2 and §4) plus Hamming loss. Every cost is
 computed from the three count matrices ``A @ B.T`` (labels in both), ``|a|`` and ``|b|`` (row
-sums), so a 1000 x 1000 matrix with K = 50 labels costs three BLAS products and some
+sums), so a 1000 x 1000 matrix with L = 50 labels costs three BLAS products and some
 elementwise arithmetic.
 
 Conventions (stated once here, repeated in :func:`cost_matrix`):
@@ -13,12 +13,12 @@ Conventions (stated once here, repeated in :func:`cost_matrix`):
   reference code scores F1 = 1 whenever the *truth* is empty; we do not: an empty truth with a
   non-empty prediction costs 1.)
 * ``"accuracy"``: ``1 - Jaccard(a, b)`` with ``Jaccard = |a ∧ b| / |a ∨ b|``, 1 when both empty.
-* ``"hamming"``: fraction of the K labels on which ``a`` and ``b`` differ (normalised by K,
-  paper 002 §2 ``Hamming(y, ỹ) = 1/K Σ [y[i] != ỹ[i]]``).
-* ``"rank_loss"``: the hard-prediction rank loss of paper 002 §4. Over the pairs ``(k, l)``
-  with ``a[k] > a[l]`` (k relevant, l irrelevant in the truth) it counts 1 when the prediction
-  orders them the wrong way (``b[k] < b[l]``) and 1/2 when it ties them (``b[k] == b[l]``).
-  **Not normalised**: it is the paper's plain sum (values up to ``|a| (K - |a|)``), which is
+* ``"hamming"``: fraction of the L labels on which ``a`` and ``b`` differ (normalised by L,
+  paper 002 §2 ``Hamming(y, ỹ) = 1/L Σ_j [y_j != ỹ_j]``, the paper's K being L).
+* ``"rank_loss"``: the hard-prediction rank loss of paper 002 §4. Over the pairs ``(j, l)``
+  with ``a[j] > a[l]`` (j relevant, l irrelevant in the truth) it counts 1 when the prediction
+  orders them the wrong way (``b[j] < b[l]``) and 1/2 when it ties them (``b[j] == b[l]``).
+  **Not normalised**: it is the paper's plain sum (values up to ``|a| (L - |a|)``), which is
   also what the authors' code computes (``criteria.py`` in ej0cl6/csmlc) and what their
   published numbers (> 1 on scene) show.
   The paper's printed formula reads ``Σ_{y[i] < y[j]} [ỹ[i] < ỹ[j]] + ½[ỹ[i] = ỹ[j]]``, which
@@ -72,14 +72,14 @@ def cost_matrix(A, B, cost: str) -> np.ndarray:
 
     Parameters
     ----------
-    A : array-like of shape (n_a, K)
+    A : array-like of shape (n_a, L)
         0/1 ground-truth label vectors (dense or scipy sparse).
-    B : array-like of shape (n_b, K)
-        0/1 predicted label vectors, same K.
+    B : array-like of shape (n_b, L)
+        0/1 predicted label vectors, same L.
     cost : {"f1", "accuracy", "hamming", "rank_loss"}
         See the module docstring for the exact definitions and conventions:
         ``f1`` = 1 - F1 (0 when both empty), ``accuracy`` = 1 - Jaccard (0 when both empty),
-        ``hamming`` = differing labels / K, ``rank_loss`` = paper 002's unnormalised hard
+        ``hamming`` = differing labels / L, ``rank_loss`` = paper 002's unnormalised hard
         rank loss (reversed relevant/irrelevant pairs count 1, ties 1/2), asymmetric.
 
     Returns
@@ -111,7 +111,7 @@ def _intersection_counts(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
     Counts are small integers, exact in float64 whichever way they are summed. With many
     labels and few per row (delicious: 19 of 983) a sparse product, whose work is the number of
-    (row of A, row of B, shared label) triples, is far cheaper than the dense O(n_a n_b K)
+    (row of A, row of B, shared label) triples, is far cheaper than the dense O(n_a n_b L)
     product, so it is used when the rows are sparse.
     """
     density = (np.count_nonzero(A) + np.count_nonzero(B)) / max(1, A.size + B.size)
@@ -125,7 +125,7 @@ def paired_costs(A, B, cost: str) -> np.ndarray:
 
     Parameters
     ----------
-    A, B : array-like of shape (n, K)
+    A, B : array-like of shape (n, L)
         0/1 truth and prediction, one pair per row.
     cost : {"f1", "accuracy", "hamming", "rank_loss"}
         As in :func:`cost_matrix`.
@@ -153,7 +153,7 @@ def paired_costs(A, B, cost: str) -> np.ndarray:
 def _cost_from_counts(
     cost: str, both: np.ndarray, size_a: np.ndarray, size_b: np.ndarray, n_labels: int
 ) -> np.ndarray:
-    """Every cost from |a ∧ b|, |a|, |b| and K (broadcasting), so both entry points agree."""
+    """Every cost from |a ∧ b|, |a|, |b| and L (broadcasting), so both entry points agree."""
     if cost == "f1":
         return 1.0 - _safe_ratio(2.0 * both, size_a + size_b, empty=1.0)
     if cost == "accuracy":

@@ -1219,7 +1219,7 @@ def stable_n_groups(
     ``max_singleton_share`` of them alone (not near-singletons: joining the one most
     similar pair of labels is reproducible whatever the data, e.g. the planted sample under
     the heat kernel at K = 21 of 22 labels, adjusted stability 0.80). Among the eligible K
-    (all K if none is), the one with the largest ``adjusted_stability`` of
+    (every K if none is), the one with the largest ``adjusted_stability`` of
     :func:`clustering_stability`; ties go to the smaller K (fewer groups to explain).
 
     Examples

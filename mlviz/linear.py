@@ -2,7 +2,7 @@
 
 All follow *Linear Label Space Transformation* (Algorithm 7 of Tai & Lin, "Multi-label
 Classification with Principal Label Space Transformation", ``../shared/papers/004_*.txt``):
-encode each label vector as ``h = P (y - o)`` with an M x K projection ``P`` and a reference
+encode each label vector as ``h = P (y - o)`` with an M x L projection ``P`` and a reference
 point ``o``, learn one multi-output regressor ``r(x) ~ h``, and decode. BR, PBR, PLST and CPLST
 use round-based decoding (Algorithm 8): ``y~ = o + P^T r(x)`` and ``y^ = [y~ >= 1/2]``
 (Eq. 2). Compressed Sensing (Algorithm 4) decodes by a sparse reconstruction per instance.
@@ -109,7 +109,7 @@ def _deterministic_signs(basis: np.ndarray) -> np.ndarray:
 
 
 _N_COMPONENTS = Interval(Integral, 1, None, closed="left")
-# None means M = K (see _LinearLabelTransform._n_components)
+# None means M = L (see _LinearLabelTransform._n_components)
 _REGRESSOR = [HasMethods(["fit", "predict"]), None]
 
 
@@ -141,7 +141,7 @@ class _LinearLabelTransform(MultiLabelEstimator):
     dtypes become float64. Decoding is float64.
 
     A label that is constant in the training labels (always 1 or always 0) is decoded to that
-    value, ``y~[k] = c``, whatever the codes are (attributes ``constant_labels_`` and
+    value, ``ỹ_j = c``, whatever the codes are (attributes ``constant_labels_`` and
     ``constant_values_``). The papers do not treat such labels; this is our choice, because
     the decoders otherwise give them arbitrary values: PBR-Origin predicts 0 for an always-1
     label outside its M most frequent, and CS can give it any support (issue 24 found PBR and
@@ -151,12 +151,12 @@ class _LinearLabelTransform(MultiLabelEstimator):
 
     # n_components is a constructor parameter of every subclass except BinaryRelevance
     def _n_components(self, n_labels: int) -> int:
-        # None is M = K: every direction, no compression and zero training encoding error
+        # None is M = L: every direction, no compression and zero training encoding error
         # (Theorem 1), the right end of the paper's M sweeps (Figs. 2-3; the paper fixes no
         # single M). The same rule as CLEMS's n_components=None and as PCA's.
         if self.n_components is None:
             return n_labels
-        # the type and lower bound are in _parameter_constraints; the upper bound is K
+        # the type and lower bound are in _parameter_constraints; the upper bound is L
         if self.n_components > n_labels:
             raise ValueError(
                 f"n_components={self.n_components} is out of range: it must be between 1 and "
@@ -306,7 +306,7 @@ class _LinearLabelTransform(MultiLabelEstimator):
         return self._format_scores(self._decoded(X) - 0.5)
 
     def predict(self, X) -> np.ndarray:
-        """Predicted label sets: ``y^[k] = [y~[k] >= 1/2]`` (Eq. 2).
+        """Predicted label sets: ``ŷ_j = [ỹ_j >= 1/2]`` (Eq. 2).
 
         Parameters
         ----------
@@ -322,7 +322,7 @@ class _LinearLabelTransform(MultiLabelEstimator):
 class _RoundBasedTransform(_LinearLabelTransform):
     """Algorithm 8: orthonormal rows ``P``, decode ``y~ = o + P^T r(x)``, round at 1/2.
 
-    Subclasses set ``offset_``, ``singular_values_`` and ``_basis``: a K x K orthonormal
+    Subclasses set ``offset_``, ``singular_values_`` and ``_basis``: a L x L orthonormal
     matrix whose first M rows are ``components_`` (its order defines "the first M directions"
     for :meth:`encoding_error`).
     """
@@ -410,7 +410,7 @@ class _RoundBasedTransform(_LinearLabelTransform):
     def encoding_error(self, Y) -> np.ndarray:
         """Per-example encoding error ``||(I - P^T P)(y - o)||^2`` for every M at once.
 
-        The second term of Theorem 1 (Eq. 3). One projection onto the full K x K basis gives
+        The second term of Theorem 1 (Eq. 3). One projection onto the full L x L basis gives
         all M: with coefficients ``c = B (y - o)``, the error with the first M directions is
         ``sum_{m > M} c_m^2``. On the training set of PLST its mean over examples is
         ``sum_{m > M} sigma_m^2 / N`` (Section 3.3).
@@ -423,7 +423,7 @@ class _RoundBasedTransform(_LinearLabelTransform):
         Returns
         -------
         ndarray of float64, shape (n_samples, n_labels + 1)
-            Column ``M`` is the error when keeping the first M directions (M = 0 .. K); the
+            Column ``M`` is the error when keeping the first M directions (M = 0 .. L); the
             fitted model's own error is column ``n_components_``.
         """
         Y = self._check_labels(Y)
@@ -447,7 +447,7 @@ class _RoundBasedTransform(_LinearLabelTransform):
         Y : array-like of shape (n_samples, n_labels)
             0/1 label matrix (training or test labels).
         n_components : int or None, default=None
-            M, between 0 and K; None means the fitted ``n_components_``.
+            M, between 0 and L; None means the fitted ``n_components_``.
 
         Returns
         -------
@@ -465,12 +465,12 @@ class _RoundBasedTransform(_LinearLabelTransform):
             raise ValueError("Y has no rows: the per-label error is a mean over examples.")
         kept, rest = self._basis[: int(M)], self._basis[int(M) :]
         error = np.zeros(n_labels)
-        # row blocks bound the (rows, K) residual for large N x K
+        # row blocks bound the (rows, L) residual for large N x L
         rows = max(1, 2**22 // max(n_labels, 1))
         for start in range(0, Y.shape[0], rows):
             centred = Y[start : start + rows] - self.offset_
             # I - P^T P = R^T R with R the rest of the orthonormal basis: project on the
-            # smaller of the two subspaces (cost N K min(M, K - M))
+            # smaller of the two subspaces (cost N L min(M, L - M))
             if kept.shape[0] <= rest.shape[0]:
                 residual = centred - (centred @ kept.T) @ kept
             else:
@@ -543,7 +543,7 @@ class BinaryRelevance(_RoundBasedTransform):
         ``||Y[:, k]||`` (square root of each label's count) in decreasing order: the analogue
         of PLST's spectrum for the axis basis.
     n_components_ : int
-        K.
+        L.
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
     constant_labels_, constant_values_ : ndarray
@@ -579,7 +579,7 @@ class BinaryRelevance(_RoundBasedTransform):
         self.components_ = np.eye(Y.shape[1])
         self.singular_values_ = np.sqrt(Y.sum(axis=0)[order])
 
-    # P = I: encoding and decoding are the identity map, so skip the K x K products (they were
+    # P = I: encoding and decoding are the identity map, so skip the L x L products (they were
     # three quarters of a BR fit with ~1,000 labels). Exact: each product term is x * 1 or x * 0.
     def _encode(self, Y: np.ndarray) -> np.ndarray:
         return np.asarray(Y, dtype=np.float64) - self.offset_
@@ -597,7 +597,7 @@ class PBR(_RoundBasedTransform):
     Parameters
     ----------
     n_components : int or None, default=None
-        M, 1 <= M <= K. None means M = K (every direction: no compression).
+        M, 1 <= M <= L. None means M = L (every direction: no compression).
     reference : {"origin", "mean"}, default="origin"
         ``o = 0`` (PBR-Origin, the paper's PBR: dropped labels predicted 0) or ``o`` = mean
         label vector (PBR-Mean, Section 4.4: dropped labels predicted by rounding their
@@ -613,7 +613,7 @@ class PBR(_RoundBasedTransform):
     kept_labels_ : ndarray of int, shape (n_components,)
         Indices of the regressed labels.
     singular_values_ : ndarray of shape (n_labels,)
-        ``||Y[:, k] - o[k]||`` in the basis order (frequency order, not necessarily sorted).
+        ``||Y[:, j] - o[j]||`` in the basis order (frequency order, not necessarily sorted).
     n_components_ : int
     regressor_ : fitted regressor
     n_features_in_, n_labels_ : int
@@ -666,11 +666,11 @@ class PBR(_RoundBasedTransform):
 
 
 def _right_singular_basis(Y: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Singular values and right singular vectors (rows) of ``Z = Y - o``, for N >= K.
+    """Singular values and right singular vectors (rows) of ``Z = Y - o``, for N >= L.
 
-    From the K x K matrix ``Z^T Z = Y^T Y - N o o^T`` (``Y^T Y`` as a sparse product of the 0/1
+    From the L x L matrix ``Z^T Z = Y^T Y - N o o^T`` (``Y^T Y`` as a sparse product of the 0/1
     labels: exact integer counts, O(N c^2) for label cardinality c) and its eigendecomposition,
-    instead of an SVD of the N x K matrix that also builds the N x K left factor PLST never
+    instead of an SVD of the N x L matrix that also builds the N x L left factor PLST never
     uses: the same subspace (``tests/test_linear.py`` compares with ``scipy.linalg.svd`` up to
     sign); ``benchmarks/bench_scale.py`` times both on a delicious-shaped set. Squaring costs
     accuracy only in the directions with singular values below ~1e-8 times the largest, which
@@ -689,13 +689,13 @@ class PLST(_RoundBasedTransform):
     """Principal Label Space Transformation (Algorithm 9).
 
     ``o`` is the mean label vector and ``P = U_M^T``, the top-M right singular vectors of the
-    N x K matrix ``Z = Y - o`` (the transpose of the paper's K x N ``Z``, Eq. 7). This solves
+    N x L matrix ``Z = Y - o`` (the transpose of the paper's L x N ``Z``, Eq. 7). This solves
     Eq. 6: it minimises the training encoding error, which equals ``sum_{m>M} sigma_m^2``.
 
     Parameters
     ----------
     n_components : int or None, default=None
-        M, 1 <= M <= K. None means M = K (every direction: no compression).
+        M, 1 <= M <= L. None means M = L (every direction: no compression).
     regressor : scikit-learn regressor or None, default=None
         Multi-output regressor (cloned). None means :func:`paper_ridge` (lambda = 0.01).
     center : bool, default=True
@@ -708,7 +708,7 @@ class PLST(_RoundBasedTransform):
     components_ : ndarray of shape (n_components, n_labels)
         ``P``, orthonormal rows; each row's largest-magnitude entry is positive.
     singular_values_ : ndarray of shape (n_labels,)
-        All K singular values of ``Z`` in decreasing order (zeros appended when N < K).
+        All L singular values of ``Z`` in decreasing order (zeros appended when N < L).
     explained_variance_ratio_ : ndarray of shape (n_components,)
         Share of the training label variance along each kept direction,
         ``sigma_m^2 / sum_j sigma_j^2`` for m = 1..M (as scikit-learn's
@@ -757,7 +757,7 @@ class PLST(_RoundBasedTransform):
             return
         _, singular_values, basis = la.svd(Y - offset, full_matrices=False)
         if basis.shape[0] < n_labels:
-            # N < K: complete the basis so that encoding_error covers every M up to K
+            # N < L: complete the basis so that encoding_error covers every M up to L
             complement = la.null_space(basis).T
             basis = np.vstack([basis, complement])
             singular_values = np.concatenate(
@@ -786,7 +786,7 @@ def _ridge_hat_gram(X, Z: np.ndarray, alpha: float) -> np.ndarray:
     explicitly. The d x d (primal) or N x N (dual) system is chosen by the smaller size.
     ``alpha = inf`` returns the limit of ``alpha * Z^T H Z``: ``(X^T Z)^T (X^T Z)``.
     """
-    cross = np.asarray(X.T @ Z)  # Xc^T Z, shape (d, K)
+    cross = np.asarray(X.T @ Z)  # Xc^T Z, shape (d, L)
     if np.isinf(alpha):
         return cross.T @ cross
     n_samples, n_features = X.shape
@@ -810,7 +810,7 @@ def _ridge_hat_gram(X, Z: np.ndarray, alpha: float) -> np.ndarray:
 class CPLST(_RoundBasedTransform):
     """Conditional Principal Label Space Transformation (Chen & Lin, NIPS 2012).
 
-    ``o`` is the mean label vector, ``Z = Y - o`` (N x K) and ``P`` holds the top-M
+    ``o`` is the mean label vector, ``Z = Y - o`` (N x L) and ``P`` holds the top-M
     eigenvectors of ``Z^T H Z`` with the ridge hat matrix
 
         ``H = Xc (Xc^T Xc + alpha I)^{-1} Xc^T``,  ``Xc = X - mean(X)``.
@@ -823,7 +823,7 @@ class CPLST(_RoundBasedTransform):
     Parameters
     ----------
     n_components : int or None, default=None
-        M, 1 <= M <= K. None means M = K (every direction: no compression).
+        M, 1 <= M <= L. None means M = L (every direction: no compression).
     alpha : float, default=0.01
         lambda of the hat matrix, >= 0; ``numpy.inf`` is the limit ``lambda -> inf`` where
         ``lambda Z^T H Z -> Z^T Xc Xc^T Z`` (H itself tends to 0; its scale does not change the
@@ -902,7 +902,7 @@ class CPLST(_RoundBasedTransform):
 
 
 def _hadamard_rows(n_rows: int, n_labels: int, rng: np.random.RandomState) -> np.ndarray:
-    """``n_rows`` random rows of the Hadamard matrix of order 2^ceil(log2 K), first K columns."""
+    """``n_rows`` random rows of the Hadamard matrix of order 2^ceil(log2 L), first L columns."""
     order = 1 << max(0, int(np.ceil(np.log2(n_labels))))
     rows = rng.permutation(order)[:n_rows]
     return la.hadamard(order)[rows, :n_labels].astype(np.float64)
@@ -911,7 +911,7 @@ def _hadamard_rows(n_rows: int, n_labels: int, rng: np.random.RandomState) -> np
 class CompressedSensing(_LinearLabelTransform):
     """Compressed Sensing for multi-label prediction (Hsu et al. 2009; Algorithm 4 of paper 004).
 
-    Encoding ``h = P (y - o)`` with a random M x K measurement matrix; decoding solves, for each
+    Encoding ``h = P (y - o)`` with a random M x L measurement matrix; decoding solves, for each
     instance, a sparse reconstruction: an ``s``-sparse ``z`` whose code ``P z`` fits ``r(x)``
     in least squares, found by CoSaMP (:func:`mlviz.sparse_recovery.cosamp`, Needell & Tropp
     2009; the paper's decoder, Section 4) or by orthogonal matching pursuit (scikit-learn's
@@ -921,18 +921,18 @@ class CompressedSensing(_LinearLabelTransform):
     Parameters
     ----------
     n_components : int or None, default=None
-        M, the number of measurements, 1 <= M <= K. None means M = K (as many measurements
+        M, the number of measurements, 1 <= M <= L. None means M = L (as many measurements
         as labels: no compression).
     projection : {"hadamard", "gaussian"}, default="hadamard"
         "hadamard" (the paper's choice, following Hsu et al.): M distinct random rows of the
-        Sylvester-Hadamard matrix of order ``2^ceil(log2 K)``, keeping its first K columns
+        Sylvester-Hadamard matrix of order ``2^ceil(log2 L)``, keeping its first L columns
         (the authors' ``cs_encode.m`` does the same), scaled by ``1/sqrt(M)`` so every column
         has unit norm. "gaussian": i.i.d. N(0, 1/M) entries.
     sparsity : int or None, default=None
         s, the number of nonzeros of the reconstruction. None: the largest number of labels
         (of nonzeros of ``y - o`` for CS-BestVertex) in a training example, the paper's
         *nonzero* column of Table 2 (Section 4: emotions 3, yeast 11). CoSaMP uses s as is
-        (capped at K), also when s > M, as the paper did (s = 11 at M = 4 on yeast): its least
+        (capped at L), also when s > M, as the paper did (s = 11 at M = 4 on yeast): its least
         squares are then underdetermined and take the minimum-norm solution, like the
         authors' MATLAB ``pinv``. OMP caps s at M, because after M atoms its residual is
         zero (``sparsity_`` holds the value used).
@@ -972,9 +972,9 @@ class CompressedSensing(_LinearLabelTransform):
     poorly (many ties).
 
     With few Hadamard rows, columns of P coincide up to sign (M rows give at most
-    ``2^(M-1)`` distinct sign patterns: K = 14, M = 4 has 8 for 14 labels), so the
+    ``2^(M-1)`` distinct sign patterns: L = 14, M = 4 has 8 for 14 labels), so the
     reconstruction cannot tell those labels apart and the choice between identical atoms is
-    arbitrary -- one reason CS does poorly on yeast and emotions at small M. When ``2s >= K``
+    arbitrary -- one reason CS does poorly on yeast and emotions at small M. When ``2s >= L``
     (both of those data sets at the paper's s) CoSaMP's identification step takes every
     atom, so its result is the minimum-norm least-squares solution pruned to its s largest
     entries.

@@ -27,7 +27,7 @@ Any other connected weight matrix uses the dense pseudo-inverse, computed once p
 Classical MDS (:func:`classical_mds`, SMACOF's start in CLEMS, the hypercube projection) is
 scikit-learn's :class:`~sklearn.manifold.ClassicalMDS` (``metric="precomputed"``, added in
 scikit-learn 1.8, the minimum in ``pyproject.toml``) when more than a fifth of the spectrum is
-wanted, as for CLEMS' start at M = K on up to 2,500 candidates: a full ``eigh`` is the
+wanted, as for CLEMS' start at M = L on up to 2,500 candidates: a full ``eigh`` is the
 right solver there, and ClassicalMDS runs one (LAPACK's MRRR driver, 15-20 % slower than the
 divide-and-conquer one used before). ClassicalMDS always decomposes the whole n x n matrix,
 so for fewer components the truncated solvers of :func:`_top_eigenpairs` (ARPACK, or MRRR on

@@ -231,7 +231,7 @@ def _check_zero_division(zero_division: float) -> float:
 def hamming_loss(Y_true, Y_pred) -> float:
     """Fraction of misclassified instance-label pairs (paper 003 Eq. 1; paper 004 §2).
 
-    ``hloss = 1/(N K) Σ_i |h(x_i) Δ Y_i|`` (Δ: symmetric difference). Lower is better.
+    ``hloss = 1/(N L) Σ_i |h(x_i) Δ Y_i|`` (Δ: symmetric difference). Lower is better.
     Well defined for every input, including empty label sets.
 
     Examples
@@ -271,7 +271,7 @@ def accuracy(Y_true, Y_pred) -> float:
     ``Accuracy = 1/N Σ_i |y_i ∧ ŷ_i| / |y_i ∨ ŷ_i|``. Higher is better.
     Convention: an instance with empty truth *and* empty prediction scores 1 (the union is
     empty); an empty truth with a non-empty prediction scores 0. Equals scikit-learn's
-    ``jaccard_score(average="samples", zero_division=1)`` for K > 1, and
+    ``jaccard_score(average="samples", zero_division=1)`` for L > 1, and
     ``1 - mean(cost_matrix(..., "accuracy") diagonal)``, the CLEMS Accuracy cost.
 
     Examples
@@ -293,7 +293,7 @@ def example_f1(Y_true, Y_pred) -> float:
     ``F1 = 1/N Σ_i 2|y_i ∧ ŷ_i| / (|y_i| + |ŷ_i|)`` (the harmonic mean of per-instance precision
     and recall). Higher is better. Convention: an instance with empty truth and empty prediction
     scores 1; if only one of them is empty it scores 0. Equals scikit-learn's
-    ``f1_score(average="samples", zero_division=1)`` for K > 1, and one minus the mean CLEMS F1
+    ``f1_score(average="samples", zero_division=1)`` for L > 1, and one minus the mean CLEMS F1
     cost.
 
     Examples
@@ -330,7 +330,7 @@ def micro_f1(Y_true, Y_pred) -> float:
 
 
 def per_label_f1(Y_true, Y_pred, *, zero_division: float = 0) -> np.ndarray:
-    """F1 of each label column, ``2TP_j / (2TP_j + FP_j + FN_j)``, shape (K,).
+    """F1 of each label column, ``2TP_j / (2TP_j + FP_j + FN_j)``, shape (L,).
 
     Convention: a label that is never present and never predicted has F1 = ``zero_division``
     (default 0, scikit-learn's default and what the GroPLE paper's macro-F1 numbers imply; 1
@@ -548,8 +548,8 @@ def _mean_defined(values: np.ndarray) -> float:
 def rank_loss_hard(Y_true, Y_pred) -> float:
     """CLEMS's rank loss of a hard 0/1 prediction, averaged over instances (paper 002 §4).
 
-    Per instance, over pairs (k, l) with ``y[k] = 1 > y[l] = 0``: 1 if ``ŷ[k] < ŷ[l]``, 1/2 if
-    ``ŷ[k] = ŷ[l]``; *not* normalised by the number of pairs (the paper's sum), so values can
+    Per instance, over pairs (j, l) with ``y_j = 1 > y_l = 0``: 1 if ``ŷ_j < ŷ_l``, 1/2 if
+    ``ŷ_j = ŷ_l``; *not* normalised by the number of pairs (the paper's sum), so values can
     exceed 1. Instances with empty or full truth contribute 0 and are kept in the mean, as in the
     authors' code. It is the mean of the diagonal of
     ``mlviz.costs.cost_matrix(Y_true, Y_pred, "rank_loss")`` (computed by

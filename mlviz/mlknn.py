@@ -101,7 +101,7 @@ class MLkNN(MultiLabelEstimator):
     Parameters
     ----------
     k : int, default=10
-        Number of nearest neighbours K. The paper uses 10 and finds 8-12 equivalent
+        Number of nearest neighbours k. The paper uses 10 and finds 8-12 equivalent
         (Table 1).
     s : float, default=1.0
         Smoothing strength s > 0 of the uniform prior; 1 is Laplace smoothing (the paper's

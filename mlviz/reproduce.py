@@ -296,7 +296,8 @@ PLST_REFERENCES += [
     for r in PLST_REFERENCES
     if r.method == "CS"
 ]
-PLST_M_STAR = {"yeast": 4, "emotions": 2}  # Table 3, column M*/K
+# Table 3, column M*/K (the paper's K is our L, the label count)
+PLST_M_STAR = {"yeast": 4, "emotions": 2}
 
 
 def _reseeded_per_partition(make_estimator, name, X, Y, splitter, **kwargs) -> pd.DataFrame:
@@ -326,7 +327,7 @@ def _run_plst(data_dir, *, quick, n_jobs, progress, notes) -> pd.DataFrame:
     for name, data in _datasets(data_dir, list(PLST_M_STAR), notes):
         m = PLST_M_STAR[name]
         estimators = {"BR": BinaryRelevance(), "PLST": PLST(n_components=m)}
-        settings[(name, "BR")] = f"M=K={data.n_labels}, ridge λ=0.01"
+        settings[(name, "BR")] = f"M=L={data.n_labels}, ridge λ=0.01"
         settings[(name, "PLST")] = f"M={m}, ridge λ=0.01"
         common = {"metrics": ["hamming_loss"], "dataset": name}
         frames.append(

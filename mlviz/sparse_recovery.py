@@ -60,18 +60,18 @@ def cosamp(
     does not lower ``||v||`` it is discarded and the signal stops with the previous one: on
     noisy measurements (a regressor's predictions) CoSaMP can cycle at the noise floor, and
     this keeps the residual monotone and the run short. (The PLST authors' decoder ran
-    exactly s iterations; on the paper's yeast and emotions settings, where ``2s >= K``, the
+    exactly s iterations; on the paper's yeast and emotions settings, where ``2s >= L``, the
     first iterate is already a fixed point, so the rules agree.)
 
     Parameters
     ----------
     dictionary : array-like of shape (n_measurements, n_atoms)
-        ``Phi`` (M x K), e.g. the measurement matrix of compressed sensing.
+        ``Phi`` (M x L), e.g. the measurement matrix of compressed sensing.
     measurements : array-like of shape (n_signals, n_measurements) or (n_measurements,)
         One measurement vector ``u`` per row.
     sparsity : int
-        s >= 1, the number of nonzeros kept. ``s >= K`` keeps every atom; ``2s`` is capped at
-        K. s may exceed M: the least squares on the merged support are then underdetermined
+        s >= 1, the number of nonzeros kept. ``s >= L`` keeps every atom; ``2s`` is capped at
+        L. s may exceed M: the least squares on the merged support are then underdetermined
         and give the minimum-norm solution, as the MATLAB ``pinv`` of the PLST authors did
         (the paper uses s = 11 at M = 4 on yeast).
     max_iter : int, default=30

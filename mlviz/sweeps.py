@@ -82,7 +82,7 @@ def _truncation_parent(estimators: list[BaseEstimator | None]) -> BaseEstimator 
     if not models or not all(is_truncatable(est) for est in models):
         return None
     if any(est.n_components is None for est in models):
-        return None  # M = K is known only at fit: fit each model (correct, just slower)
+        return None  # M = L is known only at fit: fit each model (correct, just slower)
     parent = max(models, key=lambda est: est.n_components)
     if all(_same_params(est, parent, ignore="n_components") for est in models):
         return parent
@@ -114,7 +114,7 @@ def parameter_sweep(
     Parameters
     ----------
     factories : mapping of method name -> callable(value) -> unfitted estimator
-        A factory may return None for a value it does not support (e.g. M > K); that value
+        A factory may return None for a value it does not support (e.g. M > L); that value
         is skipped for that method.
     values : iterable
         Parameter values, e.g. embedding dimensions M.

@@ -253,7 +253,7 @@ def _example_accuracy(Y_true, Y_pred) -> float:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CLAIM_DATASETS)
 def test_paper_claim_clems_beats_plst_and_cplst_at_m_equals_k(name):
-    """§4.1: with the same regressor family, at M = K, CLEMS beats PLST and CPLST on F1 and
+    """§4.1: with the same regressor family, at M = L, CLEMS beats PLST and CPLST on F1 and
     Accuracy. Light CI version: 3 random 50/50 splits, ridge (alpha=1) for every method.
     The fuller table (5 data sets) is in docs/CLEMS.md with the command that produced it."""
     data = load_arff(mulan_path(f"{name}.arff"))

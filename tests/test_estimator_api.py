@@ -471,7 +471,7 @@ def test_n_components_none_means_every_label(cls):
 
 
 def test_plst_default_keeps_every_direction_so_no_encoding_error():
-    # Theorem 1: with M = K the training labels are encoded exactly
+    # Theorem 1: with M = L the training labels are encoded exactly
     X, Y = _problem()
     model = PLST().fit(X, Y)
     np.testing.assert_allclose(model.label_encoding_error(Y), 0.0, atol=1e-12)

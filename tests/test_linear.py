@@ -147,7 +147,7 @@ def test_br_is_the_matlab_ridge_and_equals_plst_with_all_directions():
     )
     np.testing.assert_array_equal(br.components_, np.eye(Y.shape[1]))
     # with an unpenalised intercept, a linear regressor is rotation/shift equivariant, so
-    # PLST with M = K (any orthonormal P, any o) is BR exactly
+    # PLST with M = L (any orthonormal P, any o) is BR exactly
     ridge = Ridge(alpha=ALPHA)
     full = PLST(Y.shape[1], regressor=ridge).fit(X, Y)
     br_ridge = BinaryRelevance(regressor=ridge).fit(X, Y)

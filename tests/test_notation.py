@@ -235,7 +235,9 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return found
 
 
-def source_problems(path: Path) -> list[str]:
+def source_problems(path: Path, *, exponents: bool = True) -> list[str]:
+    """The clashing forms in ``path``'s string literals; with ``exponents``, also exponents
+    outside LaTeX and docstrings (the texts of pages and figures are rendered)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     latex, docstrings = _latex_arguments(tree), _docstrings(tree)
     problems = []
@@ -249,7 +251,7 @@ def source_problems(path: Path) -> list[str]:
         if text is None:
             continue
         found = clashes(text)
-        if id(node) not in latex and id(node) not in docstrings:
+        if exponents and id(node) not in latex and id(node) not in docstrings:
             found += [f"{e!r} as plain text" for e in plain_exponents(text, markdown=True)]
         where = (
             f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path.name}:{node.lineno}"
@@ -278,4 +280,18 @@ def test_the_source_scan_reads_fstrings_and_skips_latex(tmp_path):
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
 def test_source_strings_use_the_notation(path):
     problems = source_problems(path)
+    assert not problems, "\n".join(problems)
+
+
+#: The rest of the library and the benchmarks: their docstrings, messages and the tables they
+#: write (docs/) use the same names (the papers' K for the labels of PLST and CLEMS is L here).
+CORE_SOURCES = sorted(
+    [p for p in (REPO / "mlviz").rglob("*.py") if "figures" not in p.parts]
+    + [p for p in (REPO / "benchmarks").glob("*.py")]
+)
+
+
+@pytest.mark.parametrize("path", CORE_SOURCES, ids=lambda p: str(p.relative_to(REPO)))
+def test_library_and_benchmark_strings_use_the_notation(path):
+    problems = source_problems(path, exponents=False)
     assert not problems, "\n".join(problems)

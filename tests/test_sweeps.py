@@ -29,7 +29,7 @@ def test_sweep_matches_fitting_each_value_by_hand():
         assert learned["value"].item() == hamming_loss(Y_te, model.predict(X_te))
         ideal = df.query("M == @m and kind == 'ideal' and metric == 'hamming_loss'")
         assert ideal["value"].item() == hamming_loss(Y_te, ideal_decoding(model, Y_te))
-    # with M = K the code is lossless: the ideal learner makes no mistake
+    # with M = L the code is lossless: the ideal learner makes no mistake
     full = df.query("M == 6 and kind == 'ideal' and metric == 'hamming_loss'")
     assert full["value"].item() == 0.0
 
@@ -109,7 +109,7 @@ def test_sweep_without_ranking_metrics_has_only_the_bipartition_ones():
 
 
 def test_sweep_takes_the_default_m_equals_k():
-    # n_components=None (M = K) is known only at fit: no truncation parent, each value fitted
+    # n_components=None (M = L) is known only at fit: no truncation parent, each value fitted
     X_tr, Y_tr, X_te, Y_te = _data()
     df = parameter_sweep(
         {"PLST": lambda m: PLST(n_components=m)}, [2, None], X_tr, Y_tr, X_te, Y_te
