@@ -30,7 +30,6 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +39,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]
 
 from _common import machine_description  # noqa: E402
 
-from tests import _browser  # noqa: E402  (free_port, REPO)
+from tests import _browser  # noqa: E402  (the server's command line, free_port, REPO)
 
 WAIT_S = 300  # a run that takes longer counts as an error
 #: The nine pages by URL path ("" is the Data page, the default), in navigation order.
@@ -50,36 +49,14 @@ PAGES = ("", "lesson", "hypercube", "label_clusters", "plst", "grople", "clems",
 def _start_server(repo: Path) -> tuple[subprocess.Popen, str]:
     port = _browser.free_port()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--browser.gatherUsageStats",
-            "false",
-        ],
+        _browser.streamlit_command(port),
         cwd=repo,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("streamlit did not start within 120 s")
+    _browser.wait_healthy(url, proc, timeout=120)
+    return proc, url
 
 
 def _cpu_seconds(pid: int) -> float:

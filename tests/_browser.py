@@ -55,10 +55,92 @@ def chromium_path() -> str | None:
     return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
 
 
+def require_chromium() -> str:
+    """Debian's chromium; the calling test skips without it, or fails under CI
+    (``MLVIZ_REQUIRE_BROWSER=1``), where the browser tests must run."""
+    import pytest
+
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("MLVIZ_REQUIRE_BROWSER"):
+            pytest.fail("MLVIZ_REQUIRE_BROWSER is set but chromium is not installed")
+        pytest.skip("chromium not installed (apt-get install -y chromium); CI installs it")
+    return path
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator:
+    """A Playwright chromium browser (one Playwright per caller: a second sync_playwright()
+    inside a first one fails)."""
+    from playwright.sync_api import sync_playwright
+
+    executable = require_chromium()
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@contextlib.contextmanager
+def served(env: dict[str, str] | None = None) -> Iterator[str]:
+    """:func:`streamlit_server` for a test fixture: a server that does not start fails the
+    test with streamlit's output instead of an error in the fixture."""
+    import pytest
+
+    server = streamlit_server(env=env)
+    try:
+        url = server.__enter__()
+    except RuntimeError as err:
+        pytest.fail(str(err))
+    try:
+        yield url
+    finally:
+        server.__exit__(None, None, None)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def streamlit_command(port: int) -> list[str]:
+    """``streamlit run app.py`` headless on loopback at ``port``, without usage statistics."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float) -> None:
+    """Return once the server at ``url`` answers its health check; kill ``proc`` and raise
+    RuntimeError (with what it printed, if piped) when it exits or ``timeout`` s pass."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            output = proc.stdout.read() if proc.stdout else ""
+            raise RuntimeError(f"streamlit did not start within {timeout:.0f} s:\n{output[-3000:]}")
+        time.sleep(0.3)
 
 
 @contextlib.contextmanager
@@ -69,21 +151,7 @@ def streamlit_server(timeout: float = 60, env: dict[str, str] | None = None) -> 
     """
     port = free_port()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--browser.gatherUsageStats",
-            "false",
-        ],
+        streamlit_command(port),
         cwd=REPO,
         env={**os.environ, **(env or {})},
         stdout=subprocess.PIPE,
@@ -91,22 +159,8 @@ def streamlit_server(timeout: float = 60, env: dict[str, str] | None = None) -> 
         text=True,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + timeout
     try:
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                output = proc.stdout.read() if proc.stdout else ""
-                raise RuntimeError(
-                    f"streamlit did not start within {timeout:.0f} s:\n{output[-3000:]}"
-                )
-            time.sleep(0.3)
+        wait_healthy(url, proc, timeout)
         yield url
     finally:
         proc.terminate()

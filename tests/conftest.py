@@ -56,3 +56,22 @@ def pytest_collection_modifyitems(config, items):
             item.get_closest_marker("slow") or item.get_closest_marker("browser")
         ):
             item.add_marker(pytest.mark.timeout(LONG_TEST_TIMEOUT))
+
+
+# -- the real-browser tests (tests/test_browser*.py) ------------------------------------------
+@pytest.fixture(scope="module")
+def server_url():
+    """The app served headless for one test module (a module may define its own)."""
+    from tests import _browser
+
+    with _browser.served() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium through Playwright, for one test module."""
+    from tests import _browser
+
+    with _browser.chromium() as launched:
+        yield launched

@@ -6,8 +6,6 @@ test skips when chromium is missing; under CI (``MLVIZ_REQUIRE_BROWSER=1``) it f
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from mlviz.datasets import default_data_dir
@@ -15,39 +13,6 @@ from tests import _browser
 
 pytestmark = pytest.mark.browser
 MAIN_SLIDER = "[data-testid='stMain'] [data-testid='stSlider'] input[type='range']"
-CHROMIUM_FLAGS = _browser.CHROMIUM_FLAGS
-
-
-def _chromium() -> str:
-    path = _browser.chromium_path()
-    if path is None:
-        if os.environ.get("MLVIZ_REQUIRE_BROWSER"):
-            pytest.fail("MLVIZ_REQUIRE_BROWSER is set but chromium is not installed")
-        pytest.skip("chromium not installed (apt-get install -y chromium); CI installs it")
-    return path
-
-
-@pytest.fixture(scope="module")
-def server_url():
-    try:
-        server = _browser.streamlit_server()
-        url = server.__enter__()
-    except RuntimeError as err:
-        pytest.fail(str(err))
-    yield url
-    server.__exit__(None, None, None)
-
-
-@pytest.fixture(scope="module")
-def browser(server_url):
-    # one Playwright per module: a second sync_playwright() inside the first one fails
-    from playwright.sync_api import sync_playwright
-
-    executable = _chromium()
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
@@ -161,9 +126,9 @@ def test_every_page_renders_and_a_slider_redraws(page, server_url, path):
         )
 
 
-# --- the projector check (issue 15): every page at 1280x720 on the sample and on medical ----
+# --- the projector check (issue 15): every page at 1280x720 on the sample, yeast and medical --
 
-PROJECTOR_DATASETS = ["planted", "medical"]
+PROJECTOR_DATASETS = ["planted", "yeast", "medical"]
 
 
 @pytest.fixture(scope="module")
@@ -178,8 +143,8 @@ def projector_page(browser):
 @pytest.mark.parametrize("dataset", PROJECTOR_DATASETS)
 def test_every_page_legible_at_1280x720(projector_page, server_url, dataset):
     data_dir = default_data_dir()
-    if dataset == "medical" and (data_dir is None or not (data_dir / "medical.arff").exists()):
-        pytest.skip(f"medical.arff not found in the data folder ({data_dir}; MLVIZ_DATA_DIR)")
+    if dataset != "planted" and (data_dir is None or not (data_dir / f"{dataset}.arff").exists()):
+        pytest.skip(f"{dataset}.arff not found in the data folder ({data_dir}; MLVIZ_DATA_DIR)")
     folder = _browser.screenshot_dir()
     print(f"\nscreenshots of every page on {dataset}: {folder}")
     pg = projector_page

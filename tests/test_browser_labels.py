@@ -12,7 +12,6 @@ stick out of its chart's SVG.
 from __future__ import annotations
 
 import dataclasses
-import os
 
 import pytest
 
@@ -48,31 +47,17 @@ def server_url(tmp_path_factory):
         data = make_long_tailed(**params, random_state=0)
         data = dataclasses.replace(data, name=name, label_names=tag_names(n_labels))
         save_arff(data, folder / f"{name}.arff")
-    try:
-        server = _browser.streamlit_server(env={"MLVIZ_DATA_DIR": str(folder)})
-        url = server.__enter__()
-    except RuntimeError as err:
-        pytest.fail(str(err))
-    yield url
-    server.__exit__(None, None, None)
+    with _browser.served(env={"MLVIZ_DATA_DIR": str(folder)}) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
-def projector_page(server_url):
-    from playwright.sync_api import sync_playwright
-
-    executable = _browser.chromium_path()
-    if executable is None:
-        if os.environ.get("MLVIZ_REQUIRE_BROWSER"):
-            pytest.fail("MLVIZ_REQUIRE_BROWSER is set but chromium is not installed")
-        pytest.skip("chromium not installed (apt-get install -y chromium); CI installs it")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, args=_browser.CHROMIUM_FLAGS)
-        context = browser.new_context(viewport=_browser.PROJECTOR)
-        pg = context.new_page()
-        pg.set_default_timeout(120_000)
-        yield pg
-        browser.close()
+def projector_page(server_url, browser):
+    context = browser.new_context(viewport=_browser.PROJECTOR)
+    pg = context.new_page()
+    pg.set_default_timeout(120_000)
+    yield pg
+    context.close()
 
 
 def test_tag_names_are_distinct_and_tag_long():

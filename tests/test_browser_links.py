@@ -9,7 +9,6 @@ link and no such image; no request may go to either address. Same set-up as
 
 from __future__ import annotations
 
-import os
 from urllib.parse import quote, urlparse
 
 import pytest
@@ -22,23 +21,13 @@ PAYLOAD = "x` [Sign in again](http://evil.example/login) ![p](http://127.0.0.1:1
 
 
 @pytest.fixture(scope="module")
-def page():
-    path = _browser.chromium_path()
-    if path is None:
-        if os.environ.get("MLVIZ_REQUIRE_BROWSER"):
-            pytest.fail("MLVIZ_REQUIRE_BROWSER is set but chromium is not installed")
-        pytest.skip("chromium not installed (apt-get install -y chromium); CI installs it")
-    from playwright.sync_api import sync_playwright
-
-    with _browser.streamlit_server() as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=path, args=_browser.CHROMIUM_FLAGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        pg = context.new_page()
-        pg.set_default_timeout(60_000)
-        pg.server_url = url
-        yield pg
-        context.close()
-        browser.close()
+def page(server_url, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    pg.server_url = server_url
+    yield pg
+    context.close()
 
 
 def test_markdown_payload_in_a_link_renders_as_text(page):

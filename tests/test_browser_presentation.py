@@ -10,7 +10,6 @@ Debian's chromium through Playwright, as in ``tests/test_browser.py``.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -33,37 +32,6 @@ _SIDEBAR_RIGHT = """() => {
   const bar = document.querySelector('[data-testid="stSidebar"]');
   return bar ? bar.getBoundingClientRect().right : 0;
 }"""
-
-
-def _chromium() -> str:
-    path = _browser.chromium_path()
-    if path is None:
-        if os.environ.get("MLVIZ_REQUIRE_BROWSER"):
-            pytest.fail("MLVIZ_REQUIRE_BROWSER is set but chromium is not installed")
-        pytest.skip("chromium not installed (apt-get install -y chromium); CI installs it")
-    return path
-
-
-@pytest.fixture(scope="module")
-def server_url():
-    try:
-        server = _browser.streamlit_server()
-        url = server.__enter__()
-    except RuntimeError as err:
-        pytest.fail(str(err))
-    yield url
-    server.__exit__(None, None, None)
-
-
-@pytest.fixture(scope="module")
-def browser(server_url):
-    from playwright.sync_api import sync_playwright
-
-    executable = _chromium()
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=executable, args=_browser.CHROMIUM_FLAGS)
-        yield launched
-        launched.close()
 
 
 def _sidebar_collapsed(pg) -> bool:

@@ -7,8 +7,6 @@ must render (plotly draws its SVG), and the page must not even try to fetch anyt
 
 from __future__ import annotations
 
-import os
-
 import plotly.graph_objects as go
 import pytest
 
@@ -18,22 +16,15 @@ from tests import _browser
 pytestmark = pytest.mark.browser
 
 
-def _chromium() -> str:
-    path = _browser.chromium_path()
-    if path is None:
-        if os.environ.get("MLVIZ_REQUIRE_BROWSER"):
-            pytest.fail("MLVIZ_REQUIRE_BROWSER is set but chromium is not installed")
-        pytest.skip("chromium not installed (apt-get install -y chromium); CI installs it")
-    return path
-
-
 def _open_offline(path):
     from playwright.sync_api import sync_playwright
 
     requested: list[str] = []
     errors: list[str] = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=_chromium(), args=_browser.CHROMIUM_FLAGS)
+        browser = pw.chromium.launch(
+            executable_path=_browser.require_chromium(), args=_browser.CHROMIUM_FLAGS
+        )
         context = browser.new_context(offline=True)
 
         def guard(route):
