@@ -511,27 +511,43 @@ else:
     # two views of the one table (the download has all of it), each fitting the main area at
     # 1280 × 720: the scores, then why each label is lost; a row is a label in both, in the
     # same order (rarest first)
-    label_px, tail_px, best_px = 120, 50, 110
-    label_columns = {
-        "label": st.column_config.TextColumn(width=label_px, help="label"),
-        "tail": st.column_config.CheckboxColumn(
-            width=tail_px, help="tail label (the tail rule of the run above)"
-        ),
-    }
+    # score columns are headed by the method alone ("F1 ML-KNN" was cut at a score's width);
+    # the score is named in the caption, the tooltip and the CSV's column names
+    tail_px, best_px, least_score_px = 50, 110, 60
+    # the label column gets its longest name where the other columns leave room for it
+    label_px = tables.label_width(
+        per_label["label"],
+        taken_px=2 * tables.NUMBER_COLUMN_PX
+        + tail_px * with_tail
+        + best_px * len(best)
+        + least_score_px * len(scored),
+    )
+
+    def label_columns(width: int) -> dict:
+        return {
+            "label": st.column_config.TextColumn(width=width, help="label"),
+            "tail": st.column_config.CheckboxColumn(
+                width=tail_px, help="tail label (the tail rule of the run above)"
+            ),
+        }
+
     taken = label_px + 2 * tables.NUMBER_COLUMN_PX + tail_px * with_tail + best_px * len(best)
-    score_px = tables.shared_width(len(scored), taken, least=55, most=80)
+    score_px = tables.shared_width(len(scored), taken, least=least_score_px, most=80)
     tables.fitted_table(
         per_label,
         column_order=["label", "frequency", "support"] + ["tail"] * with_tail + scored + best,
         hide_index=True,
-        column_config=label_columns
+        column_config=label_columns(label_px)
         | {
             "frequency": st.column_config.NumberColumn(
                 format="percent", width=tables.NUMBER_COLUMN_PX, help="frequency"
             ),
             **{
                 c: st.column_config.NumberColumn(
-                    width=score_px, format="%.4g", help=f"out-of-fold {c}"
+                    c.removeprefix(f"{metric} "),
+                    width=score_px,
+                    format="%.4g",
+                    help=f"out-of-fold {metric} of {c.removeprefix(f'{metric} ')}",
                 )
                 for c in scored
             },
@@ -544,7 +560,8 @@ else:
         },
     )
     st.caption(
-        f"The {metric} columns (the download has both scores). "
+        f"Each method's column is its out-of-fold {metric} (the download has both scores, "
+        f"as '{metric} <method>'). "
         "Click a column header to sort. F1 and recall are 0 for a label that is never "
         "predicted or never present (zero_division = 0)."
         + (
@@ -555,20 +572,33 @@ else:
         )
     )
     if why:
-        reason_px = tables.shared_width(
-            len(why), label_px + tail_px * with_tail, least=120, most=185
+        # a reason may wrap onto two lines (at spaces: "ranked but not / predicted"), a label
+        # name cannot: the names get their width first, the reasons share what is left
+        reasons_label_px = tables.label_width(
+            per_label["label"], taken_px=tail_px * with_tail + tables.MIN_REASON_PX * len(why)
         )
+        reason_px = tables.shared_width(
+            len(why),
+            reasons_label_px + tail_px * with_tail,
+            least=tables.MIN_REASON_PX,
+            most=185,
+        )
+        # LABEL_CHAR_PX over-estimates a character (~6.3 px at 14 px), so two characters
+        # cover the cell's padding (8 px a side) with room to spare
+        longest = max((len(str(v)) for c in why for v in per_label[c]), default=0)
+        wraps = (longest + 2) * tables.LABEL_CHAR_PX > reason_px
         tables.fitted_table(
             per_label,
             column_order=["label"] + ["tail"] * with_tail + why,
             hide_index=True,
-            column_config=label_columns
+            column_config=label_columns(reasons_label_px)
             | {
                 c: st.column_config.TextColumn(
                     width=reason_px, help=f"why {c[len('why lost ') :]} loses the label"
                 )
                 for c in why
             },
+            row_height=tables.TWO_LINE_ROW_PX if wraps else None,
         )
         st.caption(
             "Why each method loses each label (kept: not lost), by the rules "

@@ -348,3 +348,33 @@ def test_the_per_label_table_shows_as_two_views_that_fit_the_page():
         c for c in scores.proto.column_order if c.startswith(("F1 ", "recall "))
     ]
     assert _shown_width(scores) <= MAIN_AREA_PX
+
+
+def test_long_label_names_stay_whole_in_both_per_label_views():
+    """On bibtex-like names of 26 characters the label column was 120 px, cut at ~14
+    characters: it now takes the longest name, and the loss reasons wrap onto two lines."""
+    import dataclasses
+
+    from mlviz.synthetic import make_long_tailed
+    from pages._app.tables import LABEL_CHAR_PX, MAIN_AREA_PX, MIN_REASON_PX, TWO_LINE_ROW_PX
+
+    data = make_long_tailed(n_samples=400, n_features=30, n_labels=60, random_state=0)
+    names = tuple(f"tag_visualization_computational_{j:03d}"[-26:] for j in range(60))
+    data = dataclasses.replace(data, label_names=names)
+    methods = ["BR", "PLST", "ML-KNN", "CLEMS"]
+    at = _compare(data, methods)
+    _, scores, reasons = at.dataframe
+    longest = max(len(n) for n in names)
+    for element in (scores, reasons):
+        config = json.loads(element.proto.columns)
+        assert (longest + 2) * LABEL_CHAR_PX <= config["label"]["width"], config["label"]
+        assert _shown_width(element) <= MAIN_AREA_PX
+    why = json.loads(reasons.proto.columns)["why lost BR"]["width"]
+    assert why >= MIN_REASON_PX
+    # a reason that does not fit on one line gets two (Streamlit wraps only above 4rem)
+    shown = [str(v) for m in methods for v in reasons.value[f"why lost {m}"]]
+    one_line = all((len(v) + 2) * LABEL_CHAR_PX <= why for v in shown)
+    assert reasons.proto.row_height == (0 if one_line else TWO_LINE_ROW_PX)
+    assert TWO_LINE_ROW_PX > 64
+    # and on two lines of that width every reason fits whole (its longest word on one line)
+    assert all(max(len(w) for w in v.split()) * LABEL_CHAR_PX <= why for v in shown)

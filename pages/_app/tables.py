@@ -126,6 +126,13 @@ def label_width(names, *, taken_px: int) -> int:
     return int(max(MIN_LABELS_PX, min(MAIN_AREA_PX - taken_px, wanted)))
 
 
+#: Row height (px) that shows a cell's text on two lines: the least above 4rem, where
+#: Streamlit starts to wrap (see WRAP_ROW_PX).
+TWO_LINE_ROW_PX = 66
+#: Narrowest column for a loss reason (mlviz.per_label.loss_reasons) wrapped onto two lines:
+#: its longest word, "represented", whole.
+MIN_REASON_PX = 100
+
 #: Lines a wrapped cell shows in a row of WRAP_ROW_PX (the fifth would be cut half-way).
 WRAP_LINES = 4
 #: A cell's horizontal padding, in characters of LABEL_CHAR_PX.
