@@ -57,12 +57,29 @@ def _first_chart_top(pg, where: str) -> float:
     return top
 
 
-def _press(pg, key: str) -> None:
-    """Press a key bound to a button's shortcut and wait for the run it starts."""
-    since = _browser.runs_so_far(pg)
+def _press(pg, key: str, done: str, arg=None) -> None:
+    """Press a key bound to a button's shortcut; wait until ``done`` (a JS predicate of the
+    page, called with ``arg``) holds, then until the app is idle.
+
+    The press's visible effect is the evidence that its run happened: a run served from the
+    caches can flip the script state within one render, unseen (a clean-clone CI run timed out
+    waiting for it after the first PageDown of the Lesson).
+    """
     pg.locator("[data-testid='stMain'] h1").first.click()  # focus on the page, not a widget
     pg.keyboard.press(key)
-    _browser.wait_idle(pg, since)
+    pg.wait_for_function(done, arg=arg, timeout=180_000)
+    _browser.wait_idle(pg)
+
+
+_HAS_CHART = "() => !!document.querySelector('[data-testid=\"stMain\"] .js-plotly-plot')"
+_HAS_NOTICE = """() => Array.from(document.querySelectorAll(
+  '[data-testid="stMain"] [data-testid="stAlert"]'))
+  .some(e => e.textContent.includes('What to notice'))"""
+_STEP_CHECKED = """(n) => {
+  const radios = document.querySelectorAll(
+    '[data-testid="stMain"] [data-testid="stRadio"] input[type="radio"]');
+  return !!radios[n] && radios[n].checked;
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -133,20 +150,20 @@ def _lesson_tops(pg, dataset: str, legibility: list[str], shots: Path) -> dict[s
         _browser.wait_settled(pg)
         assert pg.locator("[data-testid='stMain'] .katex").count() > 0, f"{where}: no formula"
         assert pg.evaluate(_FIRST_CHART_TOP) is None, f"{where}: figure shown before its reveal"
-        _press(pg, "PageDown")
+        _press(pg, "PageDown", _HAS_CHART)
         tops[where] = _first_chart_top(pg, where)
         _browser.shoot(pg, shots / f"present-{dataset}-lesson-{number}.png", full_page=False)
         notice = pg.locator(
             "[data-testid='stMain'] [data-testid='stAlert']", has_text="What to notice"
         )
         assert notice.count() == 0, f"{where}: what to notice shown before its reveal"
-        _press(pg, "PageDown")
+        _press(pg, "PageDown", _HAS_NOTICE)
         assert notice.count() == 1, f"{where}: what to notice not revealed"
         _browser.wait_settled(pg)
         legibility += _browser.layout_problems(pg, where)
         if number < STEPS:
-            _press(pg, "PageDown")  # the next step
-    _press(pg, "PageUp")  # back to step 6, shown whole
+            _press(pg, "PageDown", _STEP_CHECKED, number)  # the next step (index number)
+    _press(pg, "PageUp", _STEP_CHECKED, STEPS - 2)  # back to step 6, shown whole
     assert pg.locator(radio).nth(STEPS - 2).is_checked(), "PageUp did not open the previous step"
     assert pg.evaluate(_FIRST_CHART_TOP) is not None, "the previous step opens without figure"
     return tops
