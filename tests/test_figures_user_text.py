@@ -383,3 +383,16 @@ def test_plotly_decodes_the_entities_plain_writes_and_not_quot():
     assert {"amp", "lt", "gt"} <= decoded
     assert "quot" not in decoded  # html.escape(quote=True)'s &quot; would show literally
     assert plain('"q"') == '"q"'
+
+
+def test_a_100k_character_label_name_keeps_label_set_texts_bounded():
+    """The CLEMS page pairs label-set texts for every candidate pair (Shepard hover): one
+    100,000-character name asked numpy for 4.7 GB; each text now keeps its bound."""
+    from mlviz.figures.hypercube import MAX_LABELSET_CHARS, labelset_text
+
+    names = ["x" * 100_000, "b" * 100_000, "c"]
+    sets = np.array([[1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 0]])
+    texts = labelset_text(sets, names)
+    assert all(len(t) <= MAX_LABELSET_CHARS + len("{, … +99 more}") for t in texts), texts
+    assert texts[0].startswith("{xxx") and texts[0].endswith("…}")
+    assert texts[3] == "∅"

@@ -29,7 +29,9 @@ def labelset_text(
     """Human-readable label set of each vertex ('∅' for the empty set).
 
     Names are listed in label order while the text stays within ``max_chars`` characters
-    (at least one name is listed); the others are counted ("… +1,497 more").
+    (at least one name is listed, cut to ``max_chars`` if it alone is longer: an upload's
+    name can be 100,000 characters, and the CLEMS page pairs these texts for every candidate
+    pair); the others are counted ("… +1,497 more").
 
     Examples
     --------
@@ -39,6 +41,8 @@ def labelset_text(
     ['{a, c}', '∅']
     >>> labelset_text(np.ones((1, 5)), ["alpha", "beta", "gamma", "delta", "eps"], max_chars=14)
     ['{alpha, beta, … +3 more}']
+    >>> labelset_text(np.ones((1, 2)), ["x" * 100_000, "b"], max_chars=6)
+    ['{xxxxx…, … +1 more}']
     """
     texts = []
     for v in np.asarray(vertices):
@@ -50,6 +54,8 @@ def labelset_text(
         length = 0
         for j in on:
             name = str(label_names[j])
+            if len(name) > max_chars:  # one name alone keeps the bound: cut, said by "…"
+                name = name[: max(1, max_chars - 1)] + "…"
             if listed and length + len(name) > max_chars:
                 break
             listed.append(name)
