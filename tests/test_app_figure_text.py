@@ -138,3 +138,25 @@ def test_pages_plain_html_is_the_figures_escape_cut():
 
     assert page_plain.html('"q" <b>&amp;') == '"q" &lt;b&gt;&amp;amp;'
     assert page_plain.html("x" * 500) == plain("x" * (page_plain.MAX_CHARS - 1)) + "…"
+
+
+PAGES = sorted(p.name for p in (REPO / "pages").glob("*.py"))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_20k_character_label_name_leaves_every_chart_small(page):
+    """Names are user text of any length: a page must not multiply one into every hover (the
+    CLEMS Shepard diagram paired label-set texts for each candidate pair: a 100,000-character
+    name asked numpy for 4.7 GB). Every chart stays below 10 MB of JSON with a 20,000-character
+    name (the Shepard diagram's bound: 20,000 pairs x two label-set texts of at most ~175
+    characters; unbounded, the name alone made it 800 MB), and no page raises."""
+    from mlviz import datasets
+
+    ds = datasets.load_source("sample:planted")
+    names = ["n" * 20_000 if i == 0 else f"l{i}" for i in range(ds.n_labels)]
+    at = open_page(page, dataclasses.replace(ds, label_names=type(ds.label_names)(names)))
+    for button in [b for b in at.button if b.key and b.key.endswith("_fit")]:
+        at.button(key=button.key).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    sizes = [len(chart.proto.spec) for chart in at.get("plotly_chart")]
+    assert sizes and max(sizes) < 10_000_000, sizes
