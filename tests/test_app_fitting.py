@@ -32,8 +32,8 @@ def _compute_script():
     def model(M):
         calls.append(M)
         ds = st.session_state["dataset"]
-        if ds.name == "broken":
-            raise ValueError("the model cannot be fitted on broken")
+        if ds.name == "broken" or M in st.session_state.get("failing_M", ()):
+            raise ValueError(f"the model cannot be fitted on {ds.name} with M = {M}")
         warnings.warn(f"label column(s) 0 are constant (M = {M})", UserWarning, stacklevel=2)
         return f"model of {ds.name} with M = {M}"
 
@@ -57,12 +57,6 @@ def _app(dataset, script=_compute_script, **state) -> AppTest:
 
 def _result(at: AppTest) -> str:
     return at.text[-1].value
-
-
-def _renamed(name: str, dataset):
-    from mlviz.io import Dataset
-
-    return Dataset(name, dataset.X, dataset.Y, dataset.feature_names, dataset.label_names)
 
 
 def test_the_page_key_is_the_routers():
@@ -89,15 +83,17 @@ def test_failed_fit_shows_the_message_and_never_another_data_sets_result():
     at.session_state["dataset"] = broken
     at.run()
     assert not at.exception
-    assert [e.value for e in at.error] == ["The model failed: the model cannot be fitted on broken"]
+    assert [e.value for e in at.error] == [
+        "The model failed: the model cannot be fitted on broken with M = 1"
+    ]
     assert _result(at) == "result: None"
 
 
 def test_failed_fit_falls_back_to_the_last_good_settings_of_the_same_data():
     at = _app(CORPUS["two_labels"], M=1).run()
     assert _result(at).endswith("M = 1")
-    # a data set object with the same content (same digest) whose fits now fail at M = 2
-    at.session_state["dataset"] = _renamed("broken", CORPUS["two_labels"])
+    # the same data set, whose fits fail at M = 2
+    at.session_state["failing_M"] = (2,)
     at.session_state["M"] = 2
     at.run()
     assert at.error and "cannot be fitted" in at.error[0].value

@@ -56,6 +56,13 @@ HOSTILE = [
     "",
     "{used} {0} %s",
     "www.evil.example user@evil.example",
+    # a leading markdown prefix before a scheme or www (issue 29: '_' is a word character, so a
+    # word boundary before the scheme missed '_https://', and chromium made it a live link)
+    "_https://evil.example/x",
+    "*www.evil.example*",
+    "~http://evil.example~",
+    "(ftp://evil.example)",
+    "x_mailto:a@evil.example",
 ]
 # a pattern shows as markdown/HTML when its first character is not backslash-escaped
 DANGEROUS = ["](http", "![", "<img", "<a ", "$$", ":red[", ":material/", "www.evil", "**bold"]
@@ -349,16 +356,40 @@ def test_drill_down_link_on_many_labels_reopens_the_group(many_labels, page, key
     assert fresh.selectbox(key=key).value == chosen
 
 
-def test_hostile_label_and_file_names_render_as_text():
-    """Label names and the upload's name are user text too: escaped wherever markdown shows them."""
+LESSON_STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
+VIEWS = [p for p in PAGES if p != "lesson.py"] + [f"lesson.py:{step}" for step in LESSON_STEPS]
+# an autolink literal left live: a scheme or www not followed by the helper's word joiner
+LIVE_AUTOLINK = re.compile(r"(?i)(https?|ftp|mailto|www)\\?[:.]")
+
+
+@pytest.fixture(scope="module")
+def hostile_sample():
+    """The planted sample with hostile label, feature and data set names (each distinct)."""
     import dataclasses
 
     from mlviz import datasets
 
     ds = datasets.load_source("sample:planted")
-    names = [HOSTILE[i % 14] for i in range(ds.n_labels)]
-    names = [f"{n[:60]} {i}" for i, n in enumerate(names)]  # distinct
-    hostile = dataclasses.replace(ds, label_names=type(ds.label_names)(names))
-    for page in ("data.py", "label_clusters.py", "clems.py", "lesson.py"):
-        at = open_with(page, hostile, {}, label=MARKDOWN_PAYLOAD + ".csv (upload)")
-        assert_safe(at)
+    names = [f"{HOSTILE[i % len(HOSTILE)][:60]} {i}" for i in range(ds.n_labels)]
+    features = [f"{HOSTILE[i % len(HOSTILE)][:60]} f{i}" for i in range(ds.n_features)]
+    return dataclasses.replace(
+        ds, name=MARKDOWN_PAYLOAD, label_names=tuple(names), feature_names=tuple(features)
+    )
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_hostile_label_and_file_names_render_as_text(hostile_sample, view):
+    """Label, feature, data set and upload names are user text too: escaped wherever markdown
+    shows them, on every page and every Lesson step (issue 29: steps 1 and 5 wrote label sets
+    into "What to notice" unescaped)."""
+    page, _, step = view.partition(":")
+    at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = hostile_sample
+    at.session_state["dataset_label"] = "_https://evil.example/x.csv (upload)"
+    if step:
+        at.session_state["lesson_step"] = step
+    at.run()
+    assert_safe(at)
+    for body in texts(at):
+        live = [m.group(0) for m in LIVE_AUTOLINK.finditer(body)]
+        assert not live, (view, live, body[:300])

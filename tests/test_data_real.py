@@ -189,5 +189,5 @@ def test_genbase_official_split_differs_as_documented():
 def test_real_set_survives_save_and_load(tmp_path):
     ds = real("birds-test.arff")
     back = load_arff(save_arff(ds, tmp_path)[0])
-    assert back.digest == ds.digest
+    assert back.content_digest == ds.content_digest
     assert back.label_names == ds.label_names and back.feature_names == ds.feature_names

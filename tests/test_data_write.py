@@ -31,7 +31,7 @@ def test_save_then_load_round_trip_dense(tmp_path):
     np.testing.assert_array_equal(back.Y, Y)
     assert back.feature_names == ds.feature_names
     assert back.label_names == ds.label_names
-    assert back.digest == ds.digest
+    assert back.content_digest == ds.content_digest
     labels = [e.get("name") for e in ET.parse(xml_path).getroot()]
     assert labels == list(ds.label_names)
 
@@ -47,14 +47,14 @@ def test_save_then_load_round_trip_sparse(tmp_path):
     assert sp.issparse(back.X)
     np.testing.assert_array_equal(back.X.toarray(), dense)
     np.testing.assert_array_equal(back.Y, Y)
-    assert back.digest == ds.digest
+    assert back.content_digest == ds.content_digest
 
 
 def test_save_writes_comment_before_relation(tmp_path):
     ds = Dataset("c", np.eye(2), np.eye(2, dtype=np.uint8), ("a", "b"), ("p", "q"))
     arff_path, _ = save_arff(ds, tmp_path, comment="Line one.\n\nLine two.")
     assert arff_path.read_text().startswith("% Line one.\n%\n% Line two.\n@RELATION c\n")
-    assert load_arff(arff_path).digest == ds.digest
+    assert load_arff(arff_path).content_digest == ds.content_digest
 
 
 def test_save_rejects_duplicate_names(tmp_path):
@@ -72,7 +72,7 @@ def test_missing_values_survive_save_and_load_keep(tmp_path):
         assert back.is_sparse == ds.is_sparse
         np.testing.assert_array_equal(back.X.toarray() if back.is_sparse else back.X, dense)
         np.testing.assert_array_equal(back.Y, Y)
-        assert back.digest == ds.digest
+        assert back.content_digest == ds.content_digest
 
 
 @pytest.mark.parametrize("bad", ['say "hi" now', "tab\there", "line\nbreak", "back\\n slash"])

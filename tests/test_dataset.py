@@ -32,11 +32,32 @@ def test_digest_is_computed_once(sparse, monkeypatch):
 
     monkeypatch.setattr(dataset_module.hashlib, "sha256", counting_sha256)
     first = ds.digest
-    assert ds.digest == first and ds.digest == first
-    assert len(calls) == 1
+    assert ds.digest == first and ds.digest == first and ds.content_digest
+    assert len(calls) == 2  # the numbers once, then the identity over them
     # the cached value is the hash of the data: a fresh Dataset of the same arrays agrees
     again = Dataset(ds.name, ds.X, ds.Y, ds.feature_names, ds.label_names)
-    assert again.digest == first and len(calls) == 2
+    assert again.digest == first and len(calls) == 4
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"name": "other"},
+        {"label_names": ("l1", "l2", "PWNED")},
+        {"feature_names": ("a", "b", "c", "d", "E")},
+        {"notes": ("dropped a column",)},
+        # names that join to the same text must still differ (the names are JSON-encoded)
+        {"label_names": ("l1", "l2,l3", "")},
+    ],
+    ids=["name", "label", "feature", "notes", "ambiguous join"],
+)
+def test_every_name_is_part_of_the_digest_but_not_of_the_content_digest(change):
+    """Issue 29: results cached under a digest of the numbers alone showed one session's label
+    names to every other session with the same numbers."""
+    ds = _dataset(sparse=False)
+    other = dataclasses.replace(ds, **change)
+    assert other.content_digest == ds.content_digest
+    assert other.digest != ds.digest
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])

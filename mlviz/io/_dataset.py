@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -43,12 +44,13 @@ class Dataset:
 
     Notes
     -----
-    A Dataset is immutable, so that :attr:`digest` can be computed once: the fields cannot be
-    reassigned (a frozen dataclass) and ``X`` and ``Y`` are read-only views of the arrays
-    passed in (no copy; for CSR, of its ``data``, ``indices`` and ``indptr``). Writing into
-    them raises ``ValueError: assignment destination is read-only``; make a new Dataset
-    (e.g. ``dataclasses.replace(ds, Y=new_Y)``) to change the data. Arrays passed in are not
-    frozen themselves: changing them in place afterwards would make the digest stale.
+    A Dataset is immutable, so that :attr:`content_digest` and :attr:`digest` can be
+    computed once: the fields cannot be reassigned (a frozen dataclass) and ``X`` and ``Y``
+    are read-only views of the arrays passed in (no copy; for CSR, of its ``data``,
+    ``indices`` and ``indptr``). Writing into them raises ``ValueError: assignment
+    destination is read-only``; make a new Dataset (e.g. ``dataclasses.replace(ds,
+    Y=new_Y)``) to change the data. Arrays passed in are not frozen themselves: changing them
+    in place afterwards would make the digests stale.
 
     Examples
     --------
@@ -88,11 +90,13 @@ class Dataset:
         return sp.issparse(self.X)
 
     @cached_property
-    def digest(self) -> str:
-        """sha256 over the exact bytes of X and Y (and their shapes): a cache key.
+    def content_digest(self) -> str:
+        """sha256 over the exact bytes of X and Y (and their shapes): the numbers only.
 
         Computed on first access and kept (the data are read-only, see Notes): hashing
-        reads every byte of X and Y, which pages used to repeat on every rerun.
+        reads every byte of X and Y, which pages used to repeat on every rerun. Two data sets
+        with the same numbers and other names share it: use :attr:`digest` to key anything
+        that shows a name.
         """
         h = hashlib.sha256()
         h.update(repr((self.X.shape, self.Y.shape, self.is_sparse)).encode())
@@ -103,6 +107,34 @@ class Dataset:
         else:
             h.update(np.ascontiguousarray(self.X, dtype=np.float64).tobytes())
         h.update(np.ascontiguousarray(self.Y, dtype=np.uint8).tobytes())
+        return h.hexdigest()
+
+    @cached_property
+    def digest(self) -> str:
+        """sha256 over everything the data set is: its numbers (:attr:`content_digest`), its
+        name, feature and label names and notes. The key for every cache whose results
+        may show any of them.
+
+        A key of the numbers alone let one user's upload of the same numbers under other
+        label names replace the names every other session saw (issue 29). The names are
+        JSON-encoded, so no two different lists of names give the same bytes.
+
+        Examples
+        --------
+        >>> import dataclasses
+        >>> import numpy as np
+        >>> from mlviz.io import Dataset
+        >>> ds = Dataset("d", np.eye(2), np.eye(2, dtype=np.uint8), ("x1", "x2"), ("a", "b"))
+        >>> renamed = dataclasses.replace(ds, label_names=("a", "PWNED"))
+        >>> renamed.content_digest == ds.content_digest, renamed.digest == ds.digest
+        (True, False)
+        """
+        names = json.dumps(
+            [self.name, list(self.feature_names), list(self.label_names), list(self.notes)],
+            ensure_ascii=True,
+        )
+        h = hashlib.sha256(self.content_digest.encode())
+        h.update(names.encode())
         return h.hexdigest()
 
 

@@ -32,7 +32,7 @@ _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 # escapes are resolved (remark-gfm rewrites text nodes), so escaping cannot stop them; measured
 # in chromium: an escaped ``http\:\/\/evil\.example`` still became a link. A WORD JOINER
 # (U+2060, invisible, no width) after the scheme, the ``www`` or the ``@`` breaks the pattern.
-_AUTOLINK = re.compile(r"(?i)(\b(?:https?|ftp|mailto|xmpp)(?=\\?:)|\bwww(?=\\?\.)|@)")
+_AUTOLINK = re.compile(r"(?i)((?:https?|ftp|mailto|xmpp)(?=\\?:)|www(?=\\?\.)|@)")
 WORD_JOINER = "\u2060"
 
 

@@ -47,7 +47,10 @@ def f1_text(value: float) -> str:
 
 
 def labelset(vector: np.ndarray, names: list[str]) -> str:
-    return cube_figures.labelset_text(np.asarray(vector)[None, :], names)[0]
+    """The label set of ``vector`` for a sentence: its names are user text, so escaped
+    (a label named ``![p](http://host/p.png)`` made the browser fetch the image: issue 29)."""
+    text = cube_figures.labelset_text(np.asarray(vector)[None, :], names)[0]
+    return user_text(text, cube_figures.MAX_LABELSET_CHARS)
 
 
 def legend_at_bottom(fig: Any) -> Any:
