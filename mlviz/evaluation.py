@@ -103,7 +103,7 @@ _ZERO_DIVISION = [Options(Real, {0, 1}), "nan"]
     prefer_skip_nested_validation=True,
 )
 def repeated_splits(
-    n_repeats: int = 20, test_size: float = 0.1, *, random_state: int | None = None
+    n_repeats: int = 20, test_size: float = 0.1, *, random_state: int | None = 0
 ) -> ShuffleSplit:
     """Repeated random train/test partitions, for the PLST (20 × 90/10) and CLEMS (20 × 50/50)
     protocols.
@@ -114,8 +114,9 @@ def repeated_splits(
         Number of independent random partitions.
     test_size : float, default=0.1
         Fraction of the examples held out in each partition.
-    random_state : int or None, default=None
-        Seed; the same seed gives the same partitions for every method.
+    random_state : int, RandomState instance or None, default=0
+        Seed; the same seed gives the same partitions for every method and every call.
+        None draws new partitions on each use.
 
     Returns
     -------
@@ -133,7 +134,11 @@ def repeated_splits(
 
 
 def _resolve_cv(cv: Any, random_state: int | None):
-    # cv is an int >= 2 or has split() (validate_params of cross_validate)
+    # cv is an int >= 2 or has split() (validate_params of cross_validate). Shuffled, unlike
+    # scikit-learn's cv=int (unshuffled KFold): MULAN files are often ordered (a published
+    # split stacked, rows grouped by source), so contiguous folds would test on one kind of row.
+    # Seeded by default (random_state=0), so that an int cv gives the same folds on every call
+    # as scikit-learn's does (issue 31: two identical calls gave BR accuracy 0.470 and 0.509).
     if isinstance(cv, Integral):
         return KFold(n_splits=int(cv), shuffle=True, random_state=random_state)
     return cv
@@ -403,7 +408,7 @@ def cross_validate(
     *,
     cv: int | Any = 5,
     metrics: Sequence[str] | None = None,
-    random_state: int | None = None,
+    random_state: int | None = 0,
     n_jobs: int | None = None,
     progress: ProgressCallback | None = None,
     dataset: str | None = None,
@@ -437,8 +442,10 @@ def cross_validate(
         score-based ones (ranking metrics, P@k, nDCG@k, PSP@k, PSnDCG@k) included. For a
         method without scores those are NaN rows, and :attr:`CrossValidationResult.unscored`
         names the method and the reason.
-    random_state : int or None, default=None
-        Seed of the k-fold shuffle when ``cv`` is an int.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the k-fold shuffle when ``cv`` is an int: by default the same folds on every
+        call (a shuffled :class:`~sklearn.model_selection.KFold`, seed 0); None draws new
+        folds each call. Ignored with a splitter, which carries its own seed.
     n_jobs : int, optional
         Number of parallel folds (joblib semantics; None means 1 unless inside a
         ``joblib.parallel_config`` context such as :func:`dask_backend`).
@@ -661,7 +668,7 @@ def grid_search_cv(
     *,
     metric: str = "accuracy",
     cv: int | Any = 5,
-    random_state: int | None = None,
+    random_state: int | None = 0,
     n_jobs: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> GridSearchResult:

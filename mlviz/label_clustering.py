@@ -1066,7 +1066,7 @@ def clustering_stability(
     affinity: str = "heat",
     n_resamples: int = 10,
     n_null: int = 1,
-    random_state=None,
+    random_state=0,
     n_neighbors: int = 7,
     n_init: int = 3,
     progress=None,
@@ -1103,8 +1103,9 @@ def clustering_stability(
     n_null : int, default=1
         Null data sets (each with its own ``n_resamples`` bootstrap samples); 0 skips the
         null (its columns are NaN) and halves the time.
-    random_state : int, RandomState or None, default=None
-        Seed of the bootstrap, the null permutations and k-means.
+    random_state : int, RandomState or None, default=0
+        Seed of the bootstrap, the null permutations and k-means: by default the same
+        numbers on every call; None draws anew each call.
     n_neighbors : int, default=7
         Local scale of ``"heat"``.
     n_init : int, default=3
@@ -1264,7 +1265,7 @@ def label_coassignment(
     *,
     affinity: str = "heat",
     n_resamples: int = 10,
-    random_state=None,
+    random_state=0,
     n_neighbors: int = 7,
     n_init: int = 3,
 ) -> np.ndarray:

@@ -781,7 +781,7 @@ def grople_figure1(
     metric: str = "accuracy",
     progress: ProgressCallback | None = None,
     n_jobs: int | None = None,
-    random_state: int | None = None,
+    random_state: int | None = 0,
     **params,
 ) -> GroPLEFigure1:
     """The protocol of the GroPLE paper's Figure 1 on training rows (X, Y).
@@ -793,7 +793,8 @@ def grople_figure1(
     the training rows only (:func:`mlviz.evaluation.grid_search_cv`, shuffled folds, seed
     0), then refit on all of them. d and the other parameters stay fixed (``params`` are
     :class:`GroPLE`'s; the paper also tunes α and β per cell, we do not). ``random_state``
-    seeds both the folds and every GroPLE fit.
+    (default 0: the same folds and fits on every call) seeds both the folds and every
+    GroPLE fit.
 
     Raises
     ------

@@ -712,3 +712,41 @@ def test_the_adaptive_tail_rule_in_cross_validation_uses_each_folds_training_lab
     assert table["tail"].sum() == len(tail_labels(ds.Y))
     with pytest.raises(InvalidParameterError):
         cross_validate({"PLST": PLST(4)}, ds.X, ds.Y, cv=3, tail_threshold="median")
+
+
+def test_an_int_cv_gives_the_same_folds_on_every_call_by_default():
+    """Issue 31: ``cv=3`` drew new folds per call (BR accuracy 0.470, then 0.509); like
+    scikit-learn's ``cv=int`` it is now the same on every call, and None still draws anew."""
+    from mlviz import PLST, BinaryRelevance, cross_validate
+    from mlviz.evaluation import grid_search_cv, repeated_splits
+    from mlviz.synthetic import make_planted
+
+    ds, _ = make_planted(n_samples=90, random_state=1)
+    runs = [
+        cross_validate({"BR": BinaryRelevance()}, ds.X, ds.Y, cv=3, metrics=["accuracy"])
+        for _ in range(2)
+    ]
+    pd.testing.assert_series_equal(runs[0].results["value"], runs[1].results["value"])
+    fresh = [
+        cross_validate(
+            {"BR": BinaryRelevance()}, ds.X, ds.Y, cv=3, metrics=["accuracy"], random_state=None
+        ).results["value"]
+        for _ in range(4)
+    ]
+    assert any(not f.equals(fresh[0]) for f in fresh[1:]), "None must still draw new folds"
+    searches = [
+        grid_search_cv(PLST(), {"n_components": [2, 4]}, ds.X, ds.Y, cv=3) for _ in range(2)
+    ]
+    pd.testing.assert_frame_equal(searches[0].table, searches[1].table)
+    first, second = (list(repeated_splits(3).split(ds.X)) for _ in range(2))
+    assert all((a[1] == b[1]).all() for a, b in zip(first, second, strict=True))
+
+
+def test_clustering_stability_gives_the_same_numbers_on_every_call_by_default():
+    from mlviz.label_clustering import clustering_stability
+    from mlviz.synthetic import make_planted
+
+    ds, _ = make_planted(n_samples=120, random_state=0)
+    a = clustering_stability(ds.Y, [2, 3], n_resamples=3)
+    b = clustering_stability(ds.Y, [2, 3], n_resamples=3)
+    pd.testing.assert_frame_equal(a, b)
