@@ -25,6 +25,7 @@ import scipy.sparse as sp
 
 from mlviz._validation import check_label_matrix
 from mlviz.io import Dataset
+from mlviz.wording import percent_text
 
 __all__ = [
     "cooccurrence",
@@ -323,10 +324,10 @@ def tail_rule_description(
     """
     if threshold is None:
         return (
-            f"adaptive tail rule: the rarest labels that together hold at most {100 * share:.3g}% "
-            "of all label occurrences"
+            f"adaptive tail rule: the rarest labels that together hold at most "
+            f"{percent_text(share)} of all label occurrences"
         )
-    return f"fixed tail rule: labels on fewer than {100 * threshold:.3g}% of the instances"
+    return f"fixed tail rule: labels on fewer than {percent_text(threshold)} of the instances"
 
 
 def tail_labels(Y, threshold: float | None = None, *, share: float = DEFAULT_TAIL_SHARE):

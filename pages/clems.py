@@ -16,6 +16,7 @@ from mlviz.methods import COST_LABELS, METHODS
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import clems_label_table, tail_summary
 from mlviz.stats import distinct_labelsets
+from mlviz.wording import percent_text
 from pages._app import (
     budget,
     experiment,
@@ -238,11 +239,11 @@ export.chart(
     fitting.figure(tail_figures.clems_tail_figure, label_table, threshold), key="clems_tail"
 )
 tail = tail_summary(label_table)
-percent = f"{100 * threshold:.3g}%"
+percent = percent_text(threshold)
 if tail["tail"]:
     st.caption(
         f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than {percent} of "
-        f"the training instances; {experiment.tail_rule_name()}, "
+        f"the {split.n_train:,} training instances; {experiment.tail_rule_name()}, "
         "set in the sidebar's Experiment settings). CLEMS "
         f"predicts only its {len(model.candidates_)} candidate label sets (the "
         + ("most frequent " if model.n_dropped_candidates_ else "")

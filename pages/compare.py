@@ -36,6 +36,7 @@ from mlviz.stats import (
 from mlviz.thresholds import (
     PerLabelThreshold,
 )
+from mlviz.wording import percent_text
 from pages._app import (
     experiment,
     export,
@@ -396,7 +397,7 @@ n_tail_all = (
 )
 tail_caption = (
     f" Tail / head macro F1: macro F1 over the tail labels and the others, the tail being the "
-    f"labels carried by fewer than {100 * run_tail:.3g}% of each fold's training instances "
+    f"labels carried by fewer than {percent_text(run_tail)} of each fold's training instances "
     f"({run_params['tail_rule']}; {n_tail_all} of {L} labels on all rows); tail recall: the "
     "share of tail-label occurrences found. — : undefined in every fold (no label on that side "
     "of the cut-off)."

@@ -8,6 +8,7 @@ import streamlit as st
 
 from mlviz import stats
 from mlviz.figures import data as figures
+from mlviz.wording import counted, percent_text
 from pages._app import (
     experiment,
     export,
@@ -71,7 +72,7 @@ export.chart(
 )
 st.caption(
     f"Each bar is one label's share of all {ds.n_samples:,} instances; the {n_tail} red bars "
-    f"of {ds.n_labels} fall below the tail cut-off of {100 * threshold:.3g}% "
+    f"of {ds.n_labels} fall below the tail cut-off of {percent_text(threshold)} "
     f"({experiment.tail_rule_name()}; set under Experiment settings in the sidebar; the model "
     "pages apply the same cut-off to the training split). Embeddings that "
     "keep the directions of largest label variance (PLST) spend little of their budget on "
@@ -163,7 +164,7 @@ tables.fitted_table(
         "tail": st.column_config.CheckboxColumn(
             "tail",
             width=tables.NUMBER_COLUMN_PX,
-            help=f"Frequency below the tail threshold of {threshold:.1%} (sidebar).",
+            help=f"Frequency below the tail threshold of {percent_text(threshold)} (sidebar).",
         ),
         "co_occurring_labels": st.column_config.NumberColumn(
             "co-occurring labels",
@@ -179,7 +180,8 @@ found = (
     else f"All {ds.n_labels:,} labels, in column order. "
 )
 st.caption(
-    found + f"{n_tail_labels:,} are tail labels (below {threshold:.1%} of the instances). "
+    found + f"{counted(n_tail_labels, 'is a tail label', 'are tail labels')} (on fewer than "
+    f"{percent_text(threshold)} of all {ds.n_samples:,} instances). "
     "Co-occurring labels: how many other labels appear on at least one instance together with "
     "this one. Click a column header to sort; the download has every label."
 )

@@ -28,6 +28,7 @@ from mlviz.reproduce import (
     grople_figure1,
     grople_figure1_unsupported,
 )
+from mlviz.wording import percent_text
 from pages._app import (
     experiment,
     export,
@@ -448,11 +449,11 @@ export.chart(
     fitting.figure(tail_figures.grople_tail_figure, label_table, threshold), key="grople_tail"
 )
 tail = tail_summary(label_table)
-percent = f"{100 * threshold:.3g}%"
+percent = percent_text(threshold)
 if tail["tail"]:
     st.caption(
         f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than {percent} "
-        f"of the training instances; {experiment.tail_rule_name()}, "
+        f"of the {split.n_train:,} training instances; {experiment.tail_rule_name()}, "
         "set in the sidebar's Experiment settings). "
         f"On the test split GroPLE never predicts {tail['tail_never_predicted']} of them, "
         f"binary relevance {tail['tail_never_predicted_baseline']}; of the "

@@ -21,6 +21,7 @@ from mlviz.label_clustering import (
     verdict_counts,
 )
 from mlviz.methods import AFFINITY_LABELS
+from mlviz.wording import percent_text
 from pages._app import (
     budget,
     experiment,
@@ -414,7 +415,7 @@ thresholds = VERDICT_THRESHOLDS
 st.caption(
     "One row per group: support = instances carrying any of its labels; co-occurring pairs = "
     "share of its label pairs that occur together at least once (None for a single label); "
-    f"tail share = share of its labels on fewer than {100 * tail:.3g}% of the instances (the "
+    f"tail share = share of its labels on fewer than {percent_text(tail)} of the instances (the "
     f"sidebar's {experiment.tail_rule_name()}: {int(stats.is_tail(frequencies, tail).sum())} of "
     f"{L} labels); stability = how often its labels stay with their group mates "
     f"across {N_RESAMPLES} bootstrap samples. Verdicts, first rule that holds: *singleton*; "

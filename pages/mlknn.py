@@ -18,6 +18,7 @@ from mlviz.metrics import (
 )
 from mlviz.mlknn import MLkNN, MLkNNPath, neighbors_graph
 from mlviz.per_label import label_frequency_table, mlknn_label_table, tail_summary
+from mlviz.wording import percent_text
 from pages._app import experiment, export, fitting, links, presentation, source, tables
 
 ds = source.current_dataset()
@@ -141,11 +142,11 @@ export.chart(
     fitting.figure(tail_figures.mlknn_tail_figure, label_table, threshold), key="mlknn_tail"
 )
 tail = tail_summary(label_table)
-percent = f"{100 * threshold:.3g}%"
+percent = percent_text(threshold)
 if tail["tail"]:
     st.caption(
         f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than {percent} of "
-        f"the training instances; {experiment.tail_rule_name()}, "
+        f"the {split.n_train:,} training instances; {experiment.tail_rule_name()}, "
         "set in the sidebar's Experiment settings). Their "
         "prior P(H₁) is small, so the MAP rule predicts them only when many of the k = "
         f"{model.k_} neighbours carry them: ML-KNN never predicts {tail['tail_never_predicted']} "

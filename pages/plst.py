@@ -15,6 +15,7 @@ from mlviz.methods import METHODS
 from mlviz.metrics import METRICS
 from mlviz.per_label import plst_label_table, tail_summary
 from mlviz.sweeps import parameter_sweep
+from mlviz.wording import percent_text
 from pages._app import (
     experiment,
     export,
@@ -139,7 +140,7 @@ if label_table is not None:
         key="plst_tail",
     )
     tail = tail_summary(label_table)
-    percent = f"{100 * threshold:.3g}%"
+    percent = percent_text(threshold)
     medians = {side: tail[f"{side}_unrepresented_median"] for side in ("tail", "head")}
     shares = " ".join(
         f"The median {side} label keeps {100 * value:.0f}% of its training variance "
@@ -150,7 +151,8 @@ if label_table is not None:
     if tail["tail"]:
         st.caption(
             f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than "
-            f"{percent} of the training instances; {experiment.tail_rule_name()}, set in the "
+            f"{percent} of the {split.n_train:,} training instances; "
+            f"{experiment.tail_rule_name()}, set in the "
             f"sidebar's Experiment settings). {shares} The principal directions follow the "
             "frequent labels; a label "
             "they miss is decoded near its training mean and rounded to 0. PLST never predicts "

@@ -112,7 +112,7 @@ def test_grople_tail_view(source):
     cutoff = _cutoff(dataset)
     n_tail = len(tail_labels(Y_train, cutoff))
     assert f"{n_tail} of {dataset.n_labels} labels are in the tail" in caption
-    assert f"fewer than {100 * cutoff:.3g}% of the training instances" in caption
+    assert f"fewer than {100 * cutoff:.3g}% of the {len(Y_train):,} training instances" in caption
     assert "adaptive tail rule: the rarest labels that together hold at most 5%" in caption
     never, never_br = map(
         int,
@@ -133,7 +133,7 @@ def test_grople_tail_view(source):
     _, caption = _tail_view(at, "GroPLE vs BR")
     n_tail = len(tail_labels(Y_train, 0.2))
     assert f"{n_tail} of {dataset.n_labels} labels are in the tail" in caption
-    assert "fewer than 20% of the training instances" in caption
+    assert f"fewer than 20% of the {len(Y_train):,} training instances" in caption
     assert "fixed tail rule" in caption
 
 
@@ -209,3 +209,32 @@ def test_the_sidebar_offers_the_adaptive_rule_first_and_counts_the_tail():
     sidebar = " ".join(c.value for c in at.sidebar.caption)
     assert f"{n_fixed} of {dataset.n_labels} labels are tail labels" in sidebar
     assert "fixed tail rule: labels on fewer than 20% of the instances" in sidebar
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_one_tail_cut_off_one_rounding_and_every_count_names_its_rows(source):
+    """Issue 31: the Data page said "8 tail labels (below 0.2 %)" and the model pages "14 …
+    fewer than 0.24 %" for one cut-off. Every page now writes the cut-off with one rounding
+    rule, and each count says which rows it counts, so the two counts can be told apart."""
+    from mlviz.stats import is_tail
+    from mlviz.wording import percent_text
+
+    dataset = _load(source)
+    cutoff = _cutoff(dataset)
+    data = _app("data.py", source).run()
+    _assert_clean(data, f"{source} data")
+    texts = " ".join(c.value for c in data.caption)
+    n_whole = int(is_tail(label_frequencies(dataset.Y, relative=True), cutoff).sum())
+    assert f"of all {dataset.n_samples:,} instances" in texts
+    assert f"{n_whole} red bars" in texts and f"cut-off of {percent_text(cutoff)}" in texts
+    Y_train = _train_labels(dataset)
+    n_train_tail = len(tail_labels(Y_train, cutoff))
+    for page, title in [("plst.py", "PLST"), ("mlknn.py", "ML-KNN"), ("grople.py", "GroPLE")]:
+        at = _app(page, source, grople_d=20).run()
+        _assert_clean(at, f"{source} {page}")
+        caption = next(c.value for c in at.caption if "labels are in the tail" in c.value)
+        assert f"{n_train_tail} of {dataset.n_labels} labels are in the tail" in caption, title
+        assert (
+            f"fewer than {percent_text(cutoff)} of the {len(Y_train):,} training instances"
+            in caption
+        ), title

@@ -26,6 +26,7 @@ LAYERS = {
     "metrics": 0,
     "costs": 0,
     "preprocessing": 0,
+    "wording": 0,
     "base": 1,
     "hypercube": 1,
     "linear": 1,

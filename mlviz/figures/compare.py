@@ -29,6 +29,7 @@ from mlviz.figures._style import (
 from mlviz.metrics import METRICS
 from mlviz.per_label import LOSS_REASONS
 from mlviz.stats import is_tail
+from mlviz.wording import percent_text
 
 __all__ = [
     "loss_reasons_figure",
@@ -450,10 +451,10 @@ def per_label_figure(
                 )
             tail_note = (
                 f"; shaded: the {int(in_tail.sum())} tail labels "
-                f"(frequency < {100 * tail_threshold:.3g}%)"
+                f"(frequency < {percent_text(tail_threshold)})"
             )
         else:
-            tail_note = f"; no tail label (none below {100 * tail_threshold:.3g}%)"
+            tail_note = f"; no tail label (none below {percent_text(tail_threshold)})"
         fig.add_vline(
             x=tail_threshold, line=dict(color="#d62728", dash="dot", width=1), row=1, col=1
         )

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from mlviz.figures._style import legible, plain, plain_all
 from mlviz.stats import is_tail
+from mlviz.wording import percent_text
 
 
 def label_frequency_figure(
@@ -48,7 +49,7 @@ def label_frequency_figure(
         y=tail_threshold,
         line_dash="dash",
         line_color="#d62728",
-        annotation_text=f"tail threshold {tail_threshold:.1%}",
+        annotation_text=f"tail threshold {percent_text(tail_threshold)}",
     )
     fig.update_layout(
         title=f"Label frequencies ({int(in_tail.sum())} of {len(values)} labels in the tail)",

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mlviz.figures._style import method_color, number_axis, plain_all
+from mlviz.wording import percent_text
 
 __all__ = [
     "clems_tail_figure",
@@ -103,10 +104,6 @@ def named_positions(
     return np.sort(np.asarray(taken, dtype=int))
 
 
-def _percent(threshold: float) -> str:
-    return f"{100 * threshold:.3g}%"
-
-
 def _frame(
     fig: go.Figure,
     data: pd.DataFrame,
@@ -141,10 +138,12 @@ def _frame(
         )
         tail_text = (
             f"shaded: {n_tail} tail label{'s' if n_tail != 1 else ''} "
-            f"(under {_percent(tail_threshold)} of training instances)"
+            f"(under {percent_text(tail_threshold)} of training instances)"
         )
     else:
-        tail_text = f"no tail label (none under {_percent(tail_threshold)} of training instances)"
+        tail_text = (
+            f"no tail label (none under {percent_text(tail_threshold)} of training instances)"
+        )
     if n_labels <= max_named:
         name_text = "hover a point for its numbers"
     else:

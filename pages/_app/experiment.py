@@ -14,6 +14,7 @@ import streamlit as st
 
 from mlviz import stats
 from mlviz.io import Dataset
+from mlviz.wording import percent_text
 from pages._app import links, plain, source
 
 SPLIT_LABELS = {
@@ -75,7 +76,7 @@ def tail_rule_text() -> str:
         return stats.tail_rule_description(tail_threshold())
     return (
         f"{stats.tail_rule_description(share=tail_share())} in the whole data set, here "
-        f"labels on fewer than {100 * tail_threshold():.3g}% of the instances"
+        f"labels on fewer than {percent_text(tail_threshold())} of the instances"
     )
 
 
@@ -206,6 +207,11 @@ class Split:
     Y_test: np.ndarray
     train_index: np.ndarray
     test_index: np.ndarray
+
+    @property
+    def n_train(self) -> int:
+        """The number of training rows (the rows the model pages count tail labels on)."""
+        return int(len(self.train_index))
 
 
 FEATURE_SCALING_KEY = "feature_scaling"

@@ -11,6 +11,7 @@ import streamlit as st
 from mlviz import stats
 from mlviz.figures import compare as compare_figures
 from mlviz.methods import METHODS
+from mlviz.wording import percent_text
 from pages._lesson import fits
 from pages._lesson.methods import LESSON_METHODS
 from pages._lesson.state import (
@@ -36,7 +37,7 @@ def show(c: Lesson) -> None:
     explain(
         "Every method on the same train/test split, one row per label with the rarest at the "
         "top: its training frequency, then each method's test F1. Tail labels, below "
-        f"τ = {100 * tau:.3g}% of the training instances (the sidebar's "
+        f"τ = {percent_text(tau)} of the training instances (the sidebar's "
         f"{tail_rule_name()}), are shaded. "
         "Each method uses the settings of its step."
     )
@@ -134,7 +135,7 @@ def _points(
     points = [f"Settings from the steps: {described}." if described else ""]
     if n_tail == 0:
         points.append(
-            f"No label is below τ = {tau:.1%} of the training instances: this data "
+            f"No label is below τ = {percent_text(tau)} of the training instances: this data "
             "set has no tail at this threshold (raise it in the sidebar)."
         )
     else:
