@@ -11,6 +11,7 @@ import scipy.sparse as sp
 import streamlit as st
 
 from mlviz.evaluation import (
+    OutOfFoldPredictions,
     aggregate,
     cross_validate,
     dask_backend,
@@ -36,8 +37,9 @@ from mlviz.stats import (
 from mlviz.thresholds import (
     PerLabelThreshold,
 )
-from mlviz.wording import percent_text
+from mlviz.wording import counted, percent_text
 from pages._app import (
+    budget,
     experiment,
     export,
     fitting,
@@ -61,10 +63,6 @@ SECONDS_PER_CELL_AND_FOLD = 0.097e-6
 # issue 14's budget for a button is 30 s; the margin covers the page's own work and the
 # estimate's error (3 folds, estimated 29 s, took 33 s through AppTest at load 2)
 BUTTON_SECONDS = 25
-# Out-of-fold scores (float64, n x L per method) are kept for the per-label reasons (AUC, the
-# best threshold) up to this many cells over all methods (160 MB); above it the page keeps the
-# hard predictions only and the reasons say "no scores".
-SCORES_BUDGET_CELLS = 20_000_000
 
 ds = source.current_dataset()
 L = ds.n_labels
@@ -313,32 +311,48 @@ def representation(name: str, params: dict, refit: bool):
 
 
 def cross_validation(progress, **params) -> dict:
-    keep_scores = len(params["methods"]) * ds.n_samples * L <= SCORES_BUDGET_CELLS
-    result = run_cross_validation(
-        {m: make(m, params) for m in params["methods"]},
-        cv=params["folds"],
-        progress=lambda done, total, message: progress(
-            done, total, f"{done}/{total} fits — {message}"
-        ),
-        tail_threshold=params["tail"],
-        # scores for the reasons' AUC and best threshold; labels only above the budget
-        return_predictions=True if keep_scores else "labels",
-    )
-    per_label = reasons = None
-    if result.predictions:
-        progress(0, len(result.predictions), "why each label is lost")
-        reasons = {
-            method: loss_reasons(
+    names = list(params["methods"])
+    folds = params["folds"]
+    keep_scores = ds.n_samples * L <= budget.OOF_SCORES_CELLS
+    refit = len(names) * ds.n_samples * L <= budget.REFIT_CELLS
+    total = len(names) * folds
+    parts, failed, unscored = [], [], {}
+    predictions: dict[str, OutOfFoldPredictions] = {}
+    reasons: dict[str, pd.DataFrame] = {}
+    # one method at a time: its scores live only until its reasons are computed (see
+    # budget.OOF_SCORES_CELLS); the folds are the same for every method (cv=int, seed 0)
+    for position, name in enumerate(names):
+        offset = position * folds
+        result = run_cross_validation(
+            {name: make(name, params)},
+            cv=folds,
+            progress=lambda done, _total, message, offset=offset: progress(
+                offset + done, total, f"{offset + done}/{total} fits — {message}"
+            ),
+            tail_threshold=params["tail"],
+            # scores for the reasons' AUC and best threshold; labels only above the budget
+            return_predictions=True if keep_scores else "labels",
+        )
+        parts.append(result.results)
+        failed.append(result.failures)
+        unscored.update(result.unscored)
+        for method, oof in result.predictions.items():
+            reasons[method] = loss_reasons(
                 ds.Y,
                 oof.Y_pred,
                 Y_score=oof.Y_score,
-                unrepresented=representation(method, params, refit=keep_scores),
+                unrepresented=representation(method, params, refit=refit),
                 label_names=ds.label_names,
             )
-            for method, oof in result.predictions.items()
-        }
+            predictions[method] = OutOfFoldPredictions(Y_pred=oof.Y_pred, Y_score=None)
+        del result  # the scores: n × L float64
+    results = pd.concat(parts, ignore_index=True)
+    failures = pd.concat(failed, ignore_index=True)
+    per_label = None
+    if predictions:
+        progress(total, total, "why each label is lost")
         per_label = per_label_comparison(
-            result.predictions,
+            predictions,
             ds.Y,
             label_names=ds.label_names,
             tail_threshold=params["tail"],
@@ -347,13 +361,14 @@ def cross_validation(progress, **params) -> dict:
     # the out-of-fold predictions themselves are not kept: n × L per method
     return {
         "params": params,
-        "results": result.results,
-        "failures": result.failures,
-        "unscored": result.unscored,
+        "results": results,
+        "failures": failures,
+        "unscored": unscored,
         "per_label": per_label,
-        "reasons": reasons,
+        "reasons": reasons or None,
         "scores_kept": keep_scores,
-        "methods": list(result.predictions),
+        "refitted": refit,
+        "methods": list(predictions),
         # out-of-fold F1 per label at the method's threshold (zero_division 0), from counts
         "oof_f1": {method: table["f1"].to_numpy() for method, table in (reasons or {}).items()},
     }
@@ -460,15 +475,15 @@ else:
             ),
             key="compare_loss_reasons",
         )
-        counted = {m: reason_counts(reasons[m], tail_rows) for m in shown_methods}
+        by_reason = {m: reason_counts(reasons[m], tail_rows) for m in shown_methods}
         lines = "; ".join(
             f"{m}: " + ", ".join(f"{n} {reason}" for reason, n in counts.items())
-            for m, counts in counted.items()
+            for m, counts in by_reason.items()
         )
         rule = LOSS_RULE_DEFAULTS
         unmeasured = (
             []
-            if outcome.get("scores_kept", True)
+            if outcome.get("refitted", outcome.get("scores_kept", True))
             else [m for m in shown_methods if METHODS[m].representation == "fitted"]
         )
         st.caption(
@@ -490,7 +505,8 @@ else:
             f"≤ {rule['auc_chance']:g} (near ½); weakly ranked = lost, none of these; no scores "
             "= lost, and the scores were not kept"
             + (
-                f" (over {SCORES_BUDGET_CELLS:,} out-of-fold score cells at this size)."
+                f" (over {budget.OOF_SCORES_CELLS:,} out-of-fold score cells per method at "
+                "this size)."
                 if not outcome.get("scores_kept", True)
                 else "."
             )
@@ -646,16 +662,34 @@ if per_label is not None and outcome["reasons"] is not None:
         for m in outcome["methods"]
     }
     fixable = [m for m in outcome["methods"] if len(np.intersect1d(ranked[m], tail_rows))]
+    # tail labels whose scores are missing: whether a threshold would help them is unknown
+    unscored_tail = {
+        m: int((outcome["reasons"][m]["reason"].to_numpy()[tail_rows] == "no scores").sum())
+        for m in outcome["methods"]
+    }
+    unscored_tail = {m: n for m, n in unscored_tail.items() if n}
     st.markdown(
         "Each method wrapped in a per-label threshold (mlviz.thresholds.PerLabelThreshold): one "
         f"F1-optimal threshold per label, tuned on {INNER_FOLDS} inner folds of each training "
         "part, then the same outer folds as above, so the gain is measured on instances neither "
         f"tuning nor training saw. Costs {INNER_FOLDS + 1}× the fits of the run above."
     )
-    if not fixable:
+    if unscored_tail:
+        st.warning(
+            "No scores for "
+            + "; ".join(f"{counted(n, 'tail label')} of {m}" for m, n in unscored_tail.items())
+            + f" (of {counted(len(tail_rows), 'tail label')}): whether a per-label threshold "
+            "would find them is unknown, so nothing is concluded about them."
+        )
+    if not fixable and not unscored_tail:
         st.caption(
             "No method has a tail label that is ranked but not predicted: a per-label threshold "
             "is not the fix for this data set's tail."
+        )
+    elif not fixable:
+        st.caption(
+            "No tail label with scores is ranked but not predicted; the tail labels without "
+            "scores (above) are not judged."
         )
     else:
         fix = fitting.compute(

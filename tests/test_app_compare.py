@@ -378,3 +378,65 @@ def test_long_label_names_stay_whole_in_both_per_label_views():
     assert TWO_LINE_ROW_PX > 64
     # and on two lines of that width every reason fits whole (its longest word on one line)
     assert all(max(len(w) for w in v.split()) * LABEL_CHAR_PX <= why for v in shown)
+
+
+def test_reasons_exist_for_every_tail_label_at_the_delicious_shape(monkeypatch):
+    """Issue 31: at delicious's shape (16,105 x 983) the out-of-fold scores of all methods
+    together passed the scores budget, every tail label's reason was "no scores", and the page
+    still concluded that a per-label threshold is not the fix. The budget is per method now:
+    delicious's 15.8 M cells per method are within it. The run here is delicious's shape
+    scaled down (1,500 rows x 983 labels, 3 methods) with the budget scaled down alike, so that
+    the methods together are over it and each alone is within it."""
+    from mlviz.synthetic import make_long_tailed
+    from pages._app import budget
+
+    assert 16_105 * 983 <= budget.OOF_SCORES_CELLS  # the real shape, each method alone
+    dataset = make_long_tailed(n_samples=1_500, n_features=100, random_state=0)
+    cells = dataset.n_samples * dataset.n_labels
+    monkeypatch.setattr(budget, "OOF_SCORES_CELLS", cells)  # each method alone fits, 3 do not
+    at = _compare(dataset, ["BR", "ML-KNN", "CLEMS"], folds=2)
+    assert not at.exception, [e.message for e in at.exception]
+    reasons = at.session_state["_fit_last_good"]
+    outcome = next(v for _, v in reasons.values() if isinstance(v, dict) and "reasons" in v)
+    from mlviz.stats import is_tail, label_frequencies
+
+    tail = is_tail(label_frequencies(dataset.Y, relative=True), outcome["params"]["tail"])
+    assert tail.sum() > 50
+    assert set(outcome["reasons"]) == {"BR", "ML-KNN", "CLEMS"}
+    for method, table in outcome["reasons"].items():
+        reasons = table["reason"].to_numpy()  # rows in label column order
+        assert not (reasons[tail] == "no scores").any(), method
+    assert not [w for w in at.warning if "No scores for" in w.value]
+
+
+def test_without_scores_the_page_counts_the_unjudged_tail_labels_and_concludes_nothing(
+    monkeypatch,
+):
+    """Above the scores budget the reasons are "no scores": the page says for how many tail
+    labels, and never says a per-label threshold "is not the fix" over them (issue 31)."""
+    from mlviz.stats import is_tail, label_frequencies
+    from mlviz.synthetic import make_long_tailed
+    from pages._app import budget
+
+    dataset = make_long_tailed(n_samples=600, n_features=50, n_labels=200, random_state=1)
+    monkeypatch.setattr(budget, "OOF_SCORES_CELLS", dataset.n_samples * dataset.n_labels - 1)
+    at = _compare(dataset, ["BR", "ML-KNN"], folds=2)
+    outcome = next(v for _, v in at.session_state["_fit_last_good"].values() if isinstance(v, dict))
+    n_tail = int(
+        is_tail(label_frequencies(dataset.Y, relative=True), outcome["params"]["tail"]).sum()
+    )
+    assert n_tail > 0
+    warnings = [w.value for w in at.warning if w.value.startswith("No scores for")]
+    assert len(warnings) == 1, [w.value for w in at.warning]
+    for method in ("BR", "ML-KNN"):
+        unjudged = int(
+            (
+                outcome["reasons"][method]["reason"].to_numpy()[
+                    is_tail(label_frequencies(dataset.Y, relative=True), outcome["params"]["tail"])
+                ]
+                == "no scores"
+            ).sum()
+        )
+        assert f"{unjudged} tail label" in warnings[0] and method in warnings[0]
+    shown = " ".join(c.value for c in at.caption)
+    assert "is not the fix" not in shown

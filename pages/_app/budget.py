@@ -41,6 +41,8 @@ __all__ = [
     "MAX_UPLOAD_CELLS",
     "MAX_UPLOAD_LABELS",
     "MAX_UPLOAD_MB",
+    "OOF_SCORES_CELLS",
+    "REFIT_CELLS",
     "labels_refusal",
     "sample_rows",
     "upload_refusal",
@@ -58,6 +60,18 @@ MAX_ROWS = 20_000
 #: Seed of the row sample (fixed: the same upload gives the same sample on every rerun, in
 #: every session, so cached results are shared).
 SAMPLE_SEED = 0
+#: Compare keeps a method's out-of-fold scores (float64, n x L: 160 MB at this budget) for the
+#: per-label loss reasons (AUC, the best threshold) up to this many cells *per method*: the
+#: methods are cross-validated one after the other and each one's scores are dropped once its
+#: reasons are computed, so the peak holds one method's scores, whatever the number of methods.
+#: A budget over all methods gave "no scores" for 303 of 305 tail labels at delicious's shape
+#: (16,105 x 983 = 15.8 M cells per method, 4 methods) while the page still concluded on them
+#: (issue 31). Above it (e.g. a 10,000-label upload) the reasons say "no scores" and the page
+#: draws no conclusion over those labels.
+OOF_SCORES_CELLS = 20_000_000
+#: CPLST's and GroPLE's label space is measured by one more fit on all rows (as long as a
+#: fold's); Compare does it while the whole run stays within this many cells over all methods.
+REFIT_CELLS = 20_000_000
 
 
 def upload_refusal(ds: Dataset) -> str | None:
