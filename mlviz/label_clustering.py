@@ -23,6 +23,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -41,6 +42,7 @@ from mlviz.stats import is_tail
 __all__ = [
     "AFFINITIES",
     "LabelClustering",
+    "MIN_COHERENT_SHARE",
     "canonical_group_ids",
     "check_groups",
     "clustering_stability",
@@ -48,6 +50,8 @@ __all__ = [
     "group_verdict",
     "label_affinity",
     "label_coassignment",
+    "KRecommendation",
+    "recommend_n_groups",
     "stable_n_groups",
     "verdict_counts",
     "VERDICTS",
@@ -608,6 +612,33 @@ class LabelClustering(BaseEstimator):
         gaps = self.eigenvalues_[:-1] - self.eigenvalues_[1:]
         return int(lower + np.argmax(gaps[lower - 1 : upper]))
 
+    def partition_at(self, n_groups: int) -> np.ndarray:
+        """The partition :meth:`fit` would give at ``n_groups``, from the fitted spectrum.
+
+        k-means on the ``n_groups`` leading eigenvectors kept by this fit (no new affinity
+        or eigendecomposition), as :meth:`default_n_groups` reads each candidate K.
+
+        Examples
+        --------
+        >>> from mlviz.label_clustering import LabelClustering
+        >>> from mlviz.synthetic import make_planted
+        >>> ds, planted = make_planted(n_samples=300, random_state=0)
+        >>> spectrum = LabelClustering(n_groups=10, random_state=0).fit(ds.Y)
+        >>> ids = spectrum.partition_at(4)
+        >>> ids.shape, int(ids.max()) + 1
+        ((22,), 4)
+        """
+        check_is_fitted(self)
+        n_groups = int(n_groups)
+        if not 1 <= n_groups <= self.eigenvectors_.shape[1]:
+            raise ValueError(
+                f"n_groups={n_groups} is outside 1..{self.eigenvectors_.shape[1]}, the "
+                "eigenvectors this fit kept: fit with a larger n_groups."
+            )
+        return _cluster_embedding(
+            self.eigenvectors_, n_groups, int(self.n_init), self.random_state
+        )[1]
+
     def default_n_groups(
         self,
         max_groups: int | None = None,
@@ -658,7 +689,7 @@ class LabelClustering(BaseEstimator):
         candidates = sorted(range(lower, upper + 1), key=lambda k: (-gaps[k - 1], k))
         shares = {}
         for k in candidates:
-            ids = _cluster_embedding(self.eigenvectors_, k, int(self.n_init), self.random_state)[1]
+            ids = self.partition_at(k)
             shares[k] = np.bincount(ids).max() / n_labels
             if shares[k] <= max_group_share:
                 return int(k)
@@ -1245,6 +1276,192 @@ def stable_n_groups(
     candidates = candidates.dropna(subset=["adjusted_stability"])
     best = candidates["adjusted_stability"].max()
     return int(candidates.loc[candidates["adjusted_stability"] == best, "n_groups"].min())
+
+
+#: :func:`recommend_n_groups` recommends no K whose groups hold fewer than this share of the
+#: labels in *coherent* groups (:func:`group_verdict`): below it most labels sit in groups that
+#: are no evidence that their labels belong together.
+MIN_COHERENT_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class KRecommendation:
+    """One suggested number of label groups, with the evidence for and against each candidate.
+
+    Attributes
+    ----------
+    k : int or None
+        The recommended K; None when no candidate shows group structure (every candidate
+        lost: the label space has no clear group structure at this affinity).
+    candidates : pandas.DataFrame
+        One row per candidate K (ascending) with ``n_groups``, ``proposed_by`` (which rules
+        proposed it: "eigengap", "default rule", "stability"), ``eigengap`` (lambda_K -
+        lambda_{K+1}), ``largest_group_share``, ``coherent_share`` (share of the labels in
+        coherent groups), ``verdicts`` (groups per verdict, as text), ``adjusted_stability``
+        (NaN when the sweep did not run), ``qualified`` and ``why`` (why it was recommended
+        or why it lost).
+    """
+
+    k: int | None
+    candidates: pd.DataFrame
+
+    @property
+    def has_structure(self) -> bool:
+        """Whether some candidate K showed group structure (``k`` is not None)."""
+        return self.k is not None
+
+
+def recommend_n_groups(
+    spectrum: LabelClustering,
+    Y,
+    *,
+    max_groups: int | None = None,
+    sweep: pd.DataFrame | None = None,
+    tail_threshold: float = 0.05,
+    eigengap_k: int | None = None,
+    default_k: int | None = None,
+    max_group_share: float = DEFAULT_MAX_GROUP_SHARE,
+    min_coherent_share: float = MIN_COHERENT_SHARE,
+    min_adjusted_stability: float = MIN_ADJUSTED_STABILITY,
+) -> KRecommendation:
+    """One suggested K from the eigengap, the null-adjusted stability and the group verdicts.
+
+    Three rules each propose a K: the plain eigengap (:meth:`LabelClustering.suggest_n_groups`,
+    von Luxburg 2007, 8.3), the app's default rule (:meth:`LabelClustering.default_n_groups`)
+    and, when a stability sweep is given, the K most stable beyond shuffled labels
+    (:func:`stable_n_groups`). They often disagree (on a bibtex-shaped set: 2, 4 and 13), so
+    this rule weighs their evidence. Not from a paper; documented and tested:
+
+    1. each candidate's partition (:meth:`LabelClustering.partition_at`) is judged by
+       :func:`group_diagnostics` (co-occurrence rules; no bootstrap co-assignment);
+    2. a candidate is *disqualified* when its largest group holds more than
+       ``max_group_share`` of the labels (one bucket), when fewer than
+       ``min_coherent_share`` of the labels sit in coherent groups, or, with a sweep, when
+       its adjusted stability is below ``min_adjusted_stability`` (no more reproducible
+       than on shuffled labels; a K outside the sweep is not judged on stability);
+    3. among the qualified, the largest coherent share wins; ties go to the larger adjusted
+       stability, then the larger eigengap, then the smaller K;
+    4. when none qualifies, ``k`` is None: the label space shows no clear group structure
+       at this affinity, whatever K is chosen.
+
+    Parameters
+    ----------
+    spectrum : LabelClustering
+        Fitted on ``Y`` with ``n_groups`` at least the largest candidate (its eigenvectors
+        give every candidate's partition).
+    Y : array-like or sparse matrix of shape (n_samples, n_labels)
+        The labels ``spectrum`` was fitted on.
+    max_groups : int, optional
+        Largest K the eigengap rules consider (default: what the spectrum holds).
+    sweep : pandas.DataFrame, optional
+        :func:`clustering_stability` with ``n_null >= 1``: adds its K and the stability test.
+    tail_threshold : float, default=0.05
+        As in :func:`group_diagnostics`.
+    eigengap_k, default_k : int, optional
+        The two rules' K when already known (``spectrum.suggest_n_groups(max_groups)`` and
+        ``spectrum.default_n_groups(max_groups)``, which runs k-means at many K): passed in,
+        they are not computed again.
+    max_group_share, min_coherent_share, min_adjusted_stability : float
+        The thresholds of step 2.
+
+    Returns
+    -------
+    KRecommendation
+
+    Examples
+    --------
+    >>> from mlviz.label_clustering import LabelClustering, recommend_n_groups
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, planted = make_planted(n_samples=300, random_state=0)
+    >>> spectrum = LabelClustering(n_groups=10, random_state=0).fit(ds.Y)
+    >>> advice = recommend_n_groups(spectrum, ds.Y, max_groups=10)
+    >>> advice.k, advice.has_structure  # the 4 planted groups and a bucket of rare labels
+    (5, True)
+    >>> sorted(advice.candidates.columns)[:3]
+    ['adjusted_stability', 'coherent_share', 'eigengap']
+    """
+    check_is_fitted(spectrum)
+    Y = check_label_matrix(Y)
+    n_labels = Y.shape[1]
+    if spectrum.labels_.size != n_labels:
+        raise ValueError(
+            f"the spectrum was fitted on {spectrum.labels_.size} label columns, Y has {n_labels}."
+        )
+    proposed: dict[int, list[str]] = {}
+    if eigengap_k is None:
+        eigengap_k = spectrum.suggest_n_groups(max_groups=max_groups)
+    if default_k is None:
+        default_k = spectrum.default_n_groups(max_groups)
+    proposed.setdefault(int(eigengap_k), []).append("eigengap")
+    proposed.setdefault(int(default_k), []).append("default rule")
+    by_k = None
+    if sweep is not None:
+        by_k = sweep.set_index("n_groups")
+        stable = stable_n_groups(sweep, max_group_share=max_group_share)
+        if stable <= spectrum.eigenvectors_.shape[1]:
+            proposed.setdefault(stable, []).append("stability")
+    gaps = spectrum.eigenvalues_[:-1] - spectrum.eigenvalues_[1:]
+    rows = []
+    for k in sorted(proposed):
+        ids = spectrum.partition_at(k)
+        table = group_diagnostics(Y, ids, tail_threshold=tail_threshold)
+        coherent = float(table.loc[table["verdict"] == "coherent", "n_labels"].sum() / n_labels)
+        largest = float(np.bincount(ids).max() / n_labels)
+        stability = (
+            float(by_k.loc[k, "adjusted_stability"])
+            if by_k is not None and k in by_k.index
+            else float("nan")
+        )
+        against = []
+        if largest > max_group_share:
+            against.append(f"puts {largest:.0%} of the labels into one group")
+        if coherent < min_coherent_share:
+            against.append(f"only {coherent:.0%} of the labels are in coherent groups")
+        if not np.isnan(stability) and stability < min_adjusted_stability:
+            against.append(
+                f"adjusted stability {stability:.2f} (< {min_adjusted_stability:g}): no more "
+                "reproducible than on shuffled labels"
+            )
+        counts = verdict_counts(table)
+        rows.append(
+            {
+                "n_groups": int(k),
+                "proposed_by": ", ".join(proposed[k]),
+                "eigengap": float(gaps[k - 1]) if k - 1 < gaps.size else float("nan"),
+                "largest_group_share": largest,
+                "coherent_share": coherent,
+                "verdicts": ", ".join(f"{n} {v}" for v, n in counts.items()),
+                "adjusted_stability": stability,
+                "qualified": not against,
+                "why": "; ".join(against),
+            }
+        )
+    candidates = pd.DataFrame(rows)
+    qualified = candidates[candidates["qualified"]]
+    if qualified.empty:
+        return KRecommendation(k=None, candidates=candidates)
+    order = qualified.assign(
+        _stability=qualified["adjusted_stability"].fillna(-np.inf)
+    ).sort_values(
+        ["coherent_share", "_stability", "eigengap", "n_groups"],
+        ascending=[False, False, False, True],
+    )
+    best = int(order["n_groups"].iloc[0])
+    winner = candidates.loc[candidates["n_groups"] == best].iloc[0]
+    for i, row in candidates.iterrows():
+        if row["n_groups"] == best:
+            candidates.loc[i, "why"] = (
+                f"{row['coherent_share']:.0%} of the labels in coherent groups"
+            )
+        elif row["qualified"]:
+            candidates.loc[i, "why"] = (
+                f"fewer labels in coherent groups ({row['coherent_share']:.0%}) than K = "
+                f"{best} ({winner['coherent_share']:.0%})"
+                if row["coherent_share"] < winner["coherent_share"]
+                else f"ties with K = {best} on coherent groups, which is more stable or has "
+                "the larger eigengap"
+            )
+    return KRecommendation(k=best, candidates=candidates)
 
 
 @validate_params(

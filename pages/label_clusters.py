@@ -141,38 +141,17 @@ if truth is not None:
 
 st.markdown(f"**{AFFINITY_LABELS[affinity].capitalize()}**: {AFFINITIES[affinity]}.")
 counts = verdict_counts(diagnostics)
-cols = st.columns(5 if truth is not None else 4)
+cols = st.columns(3 if truth is not None else 2)
 cols[0].metric(
     "Groups found",
     model.n_groups_,
     help="k-means can return fewer groups than K when labels coincide.",
 )
-cols[1].metric(
-    "Eigengap K",
-    suggested,
-    help="Where the largest drop between consecutive eigenvalues occurs (K ≥ 2).",
-)
-cols[2].metric(
-    "Default K",
-    current.default_k,
-    help="The largest eigengap whose groups put at most half the labels into one group.",
-)
-grouping.use_k_button(
-    cols[2],
-    current.default_k,
-    f"Use K = {current.default_k}",
-    key="clusters_use_default",
-    current=n_groups,
-)
-# filled once the sweep below is known (it runs on request)
-stable_slot = cols[3].empty()
-stable_slot.metric(
-    "K against the null",
-    "–",
-    help="The K most stable beyond shuffled labels: press 'Compute the K sweep' below.",
-)
+# one suggested K (issue 31: the eigengap, the default rule and the stability sweep each gave
+# their own answer on its own line); filled once the sweep below is known, if it runs
+suggested_slot = cols[1].container()
 if truth is not None:
-    cols[4].metric(
+    cols[2].metric(
         "ARI vs planted groups",
         f"{adjusted_rand_score(truth, model.labels_):.3f}",
         help="Adjusted Rand index against the groups planted in this sample: 1 = exactly the "
@@ -286,18 +265,13 @@ with right:
         f"K = {n_groups}. The largest drop within K = 2.."
         f"{min(k_max, spectrum_model.eigenvalues_.size - 1)} "
         f"is after λ_{suggested} "
-        f"({gap:.3f}), so the eigengap suggests K = {suggested}"
-        + (
-            f"; its groups would put more than half the labels into one group, so the default "
-            f"rule takes K = {current.default_k}, the largest gap without such a bucket"
-            if current.default_k != suggested
-            else ", as does the default rule"
-        )
-        + ". A clear gap means K well-separated groups; a smooth decline means the spectrum "
-        "does not settle K — use the sweep below."
+        f"({gap:.3f}): the eigengap's K = {suggested}, one of the candidates weighed under "
+        "'Choosing K from evidence'. A clear gap means K well-separated groups; a smooth "
+        "decline means the spectrum does not settle K."
     )
 
 st.subheader("Choosing K from evidence")
+advice_slot = st.container()  # the suggested K and its candidates, once the sweep is known
 # K = L (every label alone) is trivially stable, so the sweep stops at L - 1
 sweep_ks = list(range(2, k_max + 1))
 SWEEP_REQUESTS = "_clusters_sweep_requested"  # (data set, affinity) pairs asked for
@@ -352,22 +326,8 @@ if sweep is not None:
         fitting.figure(figures.stability_figure, sweep, chosen_k=n_groups, suggested_k=stable_k),
         key="clusters_sweep_figure",
     )
-    grouping.use_k_button(
-        st,
-        stable_k,
-        f"Use K = {stable_k} (most stable against the null)",
-        key="clusters_use_stable",
-        current=n_groups,
-    )
     row = by_k.loc[stable_k]
     supported = row["adjusted_stability"] >= MIN_ADJUSTED_STABILITY
-    stable_slot.metric(
-        "K against the null",
-        stable_k if supported else "none",
-        help=f"Largest adjusted stability (data − shuffled-label null): "
-        f"{row['adjusted_stability']:.2f} at K = {stable_k}"
-        + ("." if supported else f", below {MIN_ADJUSTED_STABILITY:g}: no K is supported."),
-    )
     if not supported:
         st.warning(
             f"No K is clearly more stable than on shuffled labels: the largest adjusted "
@@ -385,8 +345,8 @@ if sweep is not None:
         f"once; red crosses mark K with groups whose labels never co-occur. Against the null, "
         f"the most stable K that neither puts more than half the labels into one group nor "
         f"leaves more than half alone is **K = {stable_k}** (stability {row['stability']:.2f}, "
-        f"null {row['null_stability']:.2f}, adjusted {row['adjusted_stability']:.2f}); the "
-        f"eigengap says K = {suggested}, the default rule K = {current.default_k}."
+        f"null {row['null_stability']:.2f}, adjusted {row['adjusted_stability']:.2f}), "
+        "one of the candidates weighed above."
         + (
             f" The raw stability alone would pick K = {raw_best} "
             f"({by_k.loc[raw_best, 'stability']:.2f}), but the null is as stable there "
@@ -408,6 +368,11 @@ if sweep is not None:
             else ""
         )
     )
+
+
+grouping.k_advice(
+    current, Y, sweep=sweep, tail=tail, metric_slot=suggested_slot, text_slot=advice_slot
+)
 
 st.subheader("The groups")
 tables.group_table(diagnostics)

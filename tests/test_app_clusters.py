@@ -24,6 +24,13 @@ TIMEOUT = 180
 AFFINITIES = ["heat", "cooccurrence", "correlation"]
 
 
+def _group_table(at: AppTest):
+    """The group table (the page also shows the candidates for K in a table above it)."""
+    tables = [d.value for d in at.dataframe if "verdict" in d.value.columns]
+    assert len(tables) == 1, [list(d.value.columns) for d in at.dataframe]
+    return tables[0]
+
+
 def _app(page: str, dataset: Dataset) -> AppTest:
     at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=TIMEOUT)
     at.session_state["dataset"] = dataset
@@ -76,7 +83,7 @@ def test_label_clusters_every_affinity(source):
             at.slider(key="groups_k").set_value(k).run()
             _assert_clean(at, f"{source} {affinity} K={k}")
             # every group has exactly one verdict, and the banner counts them
-            verdicts = at.dataframe[0].value["verdict"]
+            verdicts = _group_table(at)["verdict"]
             assert verdicts.isin(list(VERDICTS)).all()
             banner = (at.warning or at.success)[0].value
             assert f"K = {k}" in banner
@@ -87,7 +94,7 @@ def test_label_clusters_planted_sample_reports_agreement_and_flags():
     # the default: the paper's heat kernel at K = 10 puts the rare labels together
     heat_ari = float(_metric(at, "ARI vs planted groups"))
     # heat keeps the six rare labels in a bucket of their own, and the banner says so
-    table = at.dataframe[0].value
+    table = _group_table(at)
     bucket = table[table["verdict"] == "tail bucket"]
     assert len(bucket) == 1 and "A_rare1" in bucket["labels"].iloc[0]
     assert "1 tail bucket" in at.warning[0].value
@@ -98,23 +105,27 @@ def test_label_clusters_planted_sample_reports_agreement_and_flags():
     assert float(_metric(at, "ARI vs planted groups")) >= 0.9 > heat_ari
 
 
-def test_use_default_and_stable_k_buttons_set_the_shared_k():
+def test_one_suggested_k_and_its_button_set_the_shared_k():
+    """Issue 31: one suggested K (not the eigengap's, the default rule's and the sweep's each
+    on its own line), its button, and the candidates that lost with their reasons."""
     at = _app("label_clusters.py", _load("sample:planted"))
     at.session_state["groups_affinity"] = "cooccurrence"
     at.session_state["groups_k"] = 10
     at.run()
-    default = int(_metric(at, "Default K"))
-    assert at.slider(key="groups_k").value != default  # precondition: K = 10
-    at.button(key="clusters_use_default").click().run()
-    _assert_clean(at, "after 'use default K'")
-    assert at.slider(key="groups_k").value == default == 4
-    at.slider(key="groups_k").set_value(12).run()
-    assert _metric(at, "K against the null") == "–"  # no sweep yet
+    labels = [m.label for m in at.metric]
+    assert "Suggested K" in labels
+    assert not {"Eigengap K", "Default K", "K against the null"} & set(labels)
+    suggested = int(_metric(at, "Suggested K"))
+    assert at.slider(key="groups_k").value != suggested  # precondition: K = 10
+    at.button(key="clusters_use_suggested").click().run()
+    _assert_clean(at, "after 'use suggested K'")
+    assert at.slider(key="groups_k").value == suggested == 4  # the four planted groups
+    assert any(i.value.startswith(f"**Suggested K = {suggested}**") for i in at.info)
     at.button(key="clusters_sweep_fit").click().run()
-    assert _metric(at, "K against the null") == "4"
-    at.button(key="clusters_use_stable").click().run()
-    _assert_clean(at, "after 'use stable K'")
-    assert at.slider(key="groups_k").value == 4  # the planted K wins against the null
+    _assert_clean(at, "after the sweep")
+    assert int(_metric(at, "Suggested K")) == 4  # the sweep agrees: the planted K
+    shown = next(i.value for i in at.info if i.value.startswith("**Suggested K"))
+    assert "stability" in shown  # the sweep's K is one of the candidates now
 
 
 def test_heat_on_medical_explains_every_doubtful_group_in_words():
@@ -122,7 +133,7 @@ def test_heat_on_medical_explains_every_doubtful_group_in_words():
     at.session_state["groups_k"] = 5
     at.run()
     _assert_clean(at, "medical heat K=5")
-    table = at.dataframe[0].value
+    table = _group_table(at)
     doubtful = table[table["verdict"].isin(["never co-occur", "tail bucket", "weak"])]
     assert len(doubtful) > 0
     assert any(f"{len(doubtful)} of the 5 groups" in w.value for w in at.warning)
@@ -175,7 +186,7 @@ def test_grople_page_every_affinity(source):
         at.button(key="grople_fit").click().run()
         _assert_clean(at, f"GroPLE {source} {affinity}")
         assert any(affinity in c.value for c in at.caption), "the caption names the affinity"
-        groups_table = at.dataframe[0].value
+        groups_table = _group_table(at)
         assert "latent rows used" in groups_table.columns
         assert groups_table["n_labels"].sum() == at.session_state["dataset"].n_labels
 
@@ -209,7 +220,8 @@ def test_sweep_on_medical_heat_says_no_k_beats_the_null():
     at.button(key="clusters_sweep_fit").click().run()
     _assert_clean(at, "medical heat sweep")
     assert any("No K is clearly more stable than on shuffled labels" in w.value for w in at.warning)
-    assert _metric(at, "K against the null") == "none"
+    assert _metric(at, "Suggested K") == "none"
+    assert any(w.value.startswith("**No clear group structure") for w in at.warning)
     at.selectbox(key="groups_affinity").set_value("cooccurrence").run()
     at.button(key="clusters_sweep_fit").click().run()
     _assert_clean(at, "medical co-occurrence sweep")

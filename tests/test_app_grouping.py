@@ -54,7 +54,8 @@ def test_the_same_k_and_groups_on_every_page(source):
     _visit(at, "label_clusters")
     affinity, k, groups = _shown(at, "label_clusters")
     assert affinity == "heat"
-    assert k == int(next(m.value for m in at.metric if m.label == "Default K"))
+    spectrum = LabelClustering(min(30, ds.n_labels), affinity="heat", random_state=0).fit(ds.Y)
+    assert k == spectrum.default_n_groups(min(30, ds.n_labels - 1))  # the default rule's K
     expected = LabelClustering(k, affinity="heat", random_state=0).fit(ds.Y).labels_
     assert groups == tuple(expected)
     for page in ("hypercube", "lesson"):

@@ -558,3 +558,66 @@ def test_heat_kernel_groups_the_planted_samples_rare_labels_by_rarity():
         rare_groups = set(labels[rare])
         assert len(rare_groups) == 1  # all six rare labels in one group ...
         assert not np.any(labels[~rare] == rare_groups.pop())  # ... of their own
+
+
+# ------------------------------------------------------------- one recommendation for K
+def _planted_spectrum(affinity: str = "heat"):
+    """The embedded planted sample (four planted groups, each with rare members)."""
+    from mlviz import datasets
+
+    ds = datasets.load_source("sample:planted")
+    planted = datasets.known_groups(ds)
+    return ds.Y, planted, LabelClustering(n_groups=10, affinity=affinity, random_state=0).fit(ds.Y)
+
+
+def test_recommend_n_groups_finds_the_planted_groups_and_lists_every_candidate():
+    from mlviz.label_clustering import recommend_n_groups
+
+    Y, planted, spectrum = _planted_spectrum("cooccurrence")
+    advice = recommend_n_groups(spectrum, Y, max_groups=10)
+    assert advice.has_structure and advice.k == 4
+    ids = spectrum.partition_at(advice.k)
+    assert adjusted_rand_score(planted, ids) > 0.9
+    table = advice.candidates
+    assert set(table["n_groups"]) >= {
+        spectrum.suggest_n_groups(max_groups=10),
+        spectrum.default_n_groups(10),
+    }
+    winner = table[table["n_groups"] == advice.k].iloc[0]
+    assert winner["qualified"] and winner["coherent_share"] >= 0.5
+    assert (table["why"] != "").all(), "every candidate says why it won or lost"
+
+
+def test_recommend_n_groups_says_none_when_the_sweep_finds_no_k_beyond_shuffled_labels():
+    """Frequent independent labels co-occur by chance (their groups look 'coherent'), so the
+    verdicts alone can pass; the stability against shuffled labels must then reject them."""
+    import pandas as pd
+
+    from mlviz.label_clustering import recommend_n_groups
+
+    Y, _, spectrum = _planted_spectrum()
+    candidates = sorted({spectrum.suggest_n_groups(max_groups=10), spectrum.default_n_groups(10)})
+    null_sweep = pd.DataFrame(
+        {
+            "n_groups": candidates,
+            "adjusted_stability": [0.0] * len(candidates),
+            "largest_group_share": [0.3] * len(candidates),
+            "singleton_share": [0.0] * len(candidates),
+        }
+    )
+    advice = recommend_n_groups(spectrum, Y, max_groups=10, sweep=null_sweep)
+    assert advice.k is None and not advice.has_structure
+    assert advice.candidates["why"].str.contains("no more reproducible").all()
+
+
+def test_recommend_n_groups_disqualifies_a_bucket_and_a_k_without_coherent_groups():
+    from mlviz.label_clustering import recommend_n_groups
+
+    Y = np.kron(np.eye(12, dtype=np.uint8), np.ones((10, 1), dtype=np.uint8))
+    Y[::3] = 0  # labels on disjoint rows (some rows without labels): no pair ever co-occurs
+    spectrum = LabelClustering(n_groups=10, random_state=0).fit(Y)
+    advice = recommend_n_groups(spectrum, Y, max_groups=10)
+    assert advice.k is None
+    assert advice.candidates["why"].str.contains("coherent groups").all()
+    with pytest.raises(ValueError, match="label columns"):
+        recommend_n_groups(spectrum, Y[:, :5])

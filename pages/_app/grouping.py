@@ -24,9 +24,15 @@ import numpy as np
 import streamlit as st
 from sklearn.metrics import adjusted_rand_score
 
-from mlviz.label_clustering import LabelClustering
+from mlviz.label_clustering import (
+    MIN_ADJUSTED_STABILITY,
+    MIN_COHERENT_SHARE,
+    KRecommendation,
+    LabelClustering,
+    recommend_n_groups,
+)
 from mlviz.methods import AFFINITY_LABELS
-from pages._app import fitting, links, source
+from pages._app import fitting, links, source, tables
 
 AFFINITY_KEY = "groups_affinity"
 K_KEY = "groups_k"
@@ -276,3 +282,113 @@ def training_agreement(training_groups: np.ndarray) -> float | None:
     if model is None:
         return None
     return float(adjusted_rand_score(model.labels_, np.asarray(training_groups)[columns]))
+
+
+def _k_advice(
+    spectrum: LabelClustering,
+    Y,
+    sweep,
+    tail: float,
+    eigengap_k: int,
+    default_k: int,
+    k_max: int,
+) -> KRecommendation:
+    return recommend_n_groups(
+        spectrum,
+        Y,
+        max_groups=k_max,
+        sweep=sweep,
+        tail_threshold=tail,
+        eigengap_k=eigengap_k,
+        default_k=default_k,
+    )
+
+
+def k_advice(grouping: Grouping, Y, *, sweep, tail: float, metric_slot, text_slot) -> None:
+    """One suggested K for the grouping's affinity, with the evidence for and against each
+    candidate (:func:`mlviz.label_clustering.recommend_n_groups`; issue 31: the eigengap, the
+    default rule and the stability sweep each gave their own answer on its own line).
+
+    ``Y``: the occurring label columns the grouping was fitted on; ``sweep``: the stability
+    sweep when it has run (else None, and the caption says how to weigh stability in);
+    ``metric_slot`` gets the "Suggested K" metric and its button, ``text_slot`` the verdict
+    in words and the candidates' table.
+    """
+    advice = fitting.compute(
+        _k_advice,
+        {
+            "spectrum": grouping.spectrum,
+            "Y": Y,
+            "sweep": sweep,
+            "tail": tail,
+            "eigengap_k": grouping.eigengap_k,
+            "default_k": grouping.default_k,
+            "k_max": grouping.k_max,
+        },
+        label="Suggested K",
+        uses_split=False,
+    )
+    if advice is None:
+        return
+    with metric_slot:
+        st.metric(
+            "Suggested K",
+            advice.k if advice.has_structure else "none",
+            help="One K from the eigengap, the default rule and (after the sweep) the "
+            "stability against shuffled labels, weighed by the groups' verdicts: see "
+            "'Choosing K from evidence'.",
+        )
+        if advice.has_structure:
+            use_k_button(
+                st,
+                advice.k,
+                f"Use K = {advice.k}",
+                key="clusters_use_suggested",
+                current=grouping.k,
+            )
+    table = advice.candidates
+    losers = table[table["n_groups"] != advice.k]
+    against = "; ".join(f"K = {r.n_groups} ({r.proposed_by}): {r.why}" for r in losers.itertuples())
+    affinity = AFFINITY_LABELS[grouping.affinity]
+    with text_slot:
+        if advice.has_structure:
+            winner = table[table["n_groups"] == advice.k].iloc[0]
+            st.info(
+                f"**Suggested K = {advice.k}** ({winner['proposed_by']}; {affinity}): "
+                f"{winner['why']} ({winner['verdicts']})."
+                + (f" The other candidates: {against}." if against else "")
+            )
+        else:
+            st.warning(
+                f"**No clear group structure at the {affinity}**: no candidate K groups most "
+                f"labels into coherent groups ({against}). Any K gives a partition, not "
+                "evidence that its labels belong together; try another affinity, or read the "
+                "groups below as buckets."
+            )
+        tables.fitted_table(
+            table.drop(columns=["qualified"]).rename(
+                columns={
+                    "n_groups": "K",
+                    "proposed_by": "proposed by",
+                    "largest_group_share": "largest group",
+                    "coherent_share": "labels in coherent groups",
+                    "adjusted_stability": "adjusted stability",
+                    "why": "for / against",
+                }
+            ),
+            hide_index=True,
+            number_format="%.3g",
+        )
+        st.caption(
+            "The rule (mlviz.label_clustering.recommend_n_groups): a candidate loses when its "
+            "largest group holds more than half the labels, when fewer than "
+            f"{MIN_COHERENT_SHARE:.0%} of the labels are in coherent groups (the verdicts of "
+            "the group table, co-occurrence rules), or, once the sweep has run, when it is no "
+            f"more stable than shuffled labels (adjusted stability < {MIN_ADJUSTED_STABILITY:g})"
+            "; of the rest, the most labels in coherent groups wins."
+            + (
+                ""
+                if sweep is not None
+                else " The stability sweep below has not run: press it to weigh stability in."
+            )
+        )
