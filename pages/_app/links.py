@@ -3,23 +3,42 @@
 Every parameter widget goes through :func:`bound`. The project, not Streamlit, owns the link:
 
 * **Reading.** A URL value is parsed here before any widget sees it (:class:`Domain`): its
-  type, that it is finite (``inf``, ``1e309``, a 400-digit number and ``nan`` are not numbers
-  here), its range on the loaded data set, an option by its stable key (``umap``, ``plst``;
+  type, its range on the loaded data set, an option by its stable key (``umap``, ``plst``;
   the option's display text is accepted as well, but a link never needs it), and a length cap.
+  A number is a plain ASCII decimal only (:func:`plain_number`: sign, digits, point,
+  exponent), not whatever ``float``/``int`` accept (``1_0``, `` 5``, ``１２``, ``٣``, ``inf``,
+  ``nan``), and it must be a normal finite double as written: ``1e309`` overflows, and
+  ``1e-400`` (read as 0) or ``1e-320`` (a subnormal) would set λ2 = 0 where the link asked for
+  a positive value. A value between a slider's steps is moved to the nearest step, and a
+  number within 1e-9 of an option is that option, both with a note.
   The parsed value goes into the widget's session state before the widget is created; a value
   that cannot be used is dropped and the widget opens as it would without the link. A note
   above the page says what happened, truthfully: a value used as given gives no note; one
-  that was adjusted (the last of repeated values, rounded to a whole number, unknown options
-  left out) says what is used; one that was ignored says why and what the page uses instead.
-  User text in a note goes through :mod:`pages._app.plain` (escaped and cut to 80
-  characters). Without a link value the widget keeps the session's value while it fits the
-  data, and after another data set was loaded a value still at the old default opens at the
-  new data set's default.
+  that was adjusted (the last of repeated values, rounded to a whole number, to a step or to
+  an option, unknown options left out) says what is used; one that was ignored says why and
+  what the page uses instead. User text in a note goes through :mod:`pages._app.plain`
+  (escaped and cut to 80 characters). Without a link value the widget keeps the session's
+  value while it fits the data, and after another data set was loaded a value still at the
+  old default opens at the new data set's default.
 * **Writing.** After the widget, its value is written to the URL by its stable key, always
   (also when it equals the default: many defaults depend on the data, such as K from the
   eigengap, and a link must reopen the same numbers on a fresh session). Parameters of widgets
   not drawn in a run are removed at its end by the router (:func:`finish_run`), except those a
   page keeps on purpose (:func:`keep`: the Lesson keeps every step's settings).
+
+**A link Streamlit drops.** Streamlit 1.67 reads no parameter of a query string longer than
+512 Ki characters or with more than 1,000 parameters (``&`` count + 1):
+``AppSession.request_rerun`` passes it through ``sanitize_query_string``
+(``streamlit/runtime/state/query_params.py``), which logs a warning and returns ``""``, so the
+script sees an empty ``st.query_params``; ``st.context.url`` does not help (the browser code
+removes the query before sending it) and the browser code has no limit of its own. Such a link
+opens with the defaults and the page then writes its own link to the address bar.
+:func:`watch_dropped_links` wraps that method to remember the dropped string's size per
+session, and the next run says so above the page (:func:`note_dropped_link`). The wrapper is
+installed on this module's first import, in the server's first script run: that one run's
+own link was dropped before, so it alone opens without the note (checked on a real server
+over its websocket: first session no note, later ones the note, for 1,001 parameters and for
+600,007 characters).
 
 A URL value is read when it differs from what this session last wrote for it: on opening a
 link, and after the browser's back/forward buttons; the values the app wrote itself are never
@@ -36,8 +55,11 @@ with a default value but also had its value set via the Session State API".
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
+import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -46,6 +68,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.state import query_params as _query_params
 
 from pages._app import plain
 
@@ -66,13 +90,72 @@ MAX_VALUES = 100
 _MISSING = object()
 
 
-def _number(text: str) -> float | None:
-    """``text`` as a finite float, or None (``inf``, ``nan``, ``1e309``, not a number)."""
+#: A link number: an optional sign, ASCII digits with an optional ``.`` fraction, an optional
+#: exponent. Spelled out in ASCII classes: ``float``/``int`` also accept ``1_0``, surrounding
+#: whitespace, ``inf``/``nan`` and digits of any script (``１２``, ``٣``), which a link has no
+#: reason to hold and a note should name rather than apply.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NOT_PLAIN = (
+    "is not a finite number in plain ASCII decimals (digits, an optional sign, point and "
+    "exponent, such as 12, -0.5 or 1e-3)"
+)
+
+
+def plain_number(text: str) -> tuple[float | None, str | None]:
+    """``text`` read as a plain decimal number: ``(number, None)`` or ``(None, why not)``.
+
+    Only an optional sign, ASCII digits with an optional ``.`` fraction and an optional
+    exponent ``e[+-]digits`` are read. Whatever else ``float`` would accept (underscores,
+    whitespace, digits of other scripts, ``inf``, ``nan``) is not a number here, and neither
+    is a value that is nonzero as written but too small for a normal double (it would be read
+    as 0 or as a subnormal that has lost digits) or too large (it would be read as ``inf``).
+    The reason is a sentence fragment for a link note ("was ignored: it <reason>").
+
+    Parameters
+    ----------
+    text : str
+        A URL query-parameter value (user text).
+
+    Returns
+    -------
+    number : float or None
+        The value, or None when ``text`` is not read as a number.
+    reason : str or None
+        Why it is not read (None when it is).
+
+    Examples
+    --------
+    >>> plain_number("-1.5e3")
+    (-1500.0, None)
+    >>> plain_number("0e-400")
+    (0.0, None)
+    >>> plain_number("1_0")[0] is None and plain_number("\uff11\uff12")[0] is None
+    True
+    >>> plain_number("1e-400")[1]
+    'is too close to 0 to be read exactly (it underflows to 0)'
+    >>> plain_number("1e309")[1]
+    'is not a finite number: it overflows (beyond ±1.8e308)'
+    """
+    if not _PLAIN_NUMBER.fullmatch(text):
+        return None, _NOT_PLAIN
+    number = float(text)  # the grammar is a subset of float's: this cannot raise
+    if not math.isfinite(number):
+        return None, "is not a finite number: it overflows (beyond ±1.8e308)"
+    mantissa = re.split("[eE]", text)[0]
+    if any(c in "123456789" for c in mantissa) and abs(number) < sys.float_info.min:
+        # nonzero as written, but 0.0 or a subnormal here: λ2 = 1e-400 is not λ2 = 0
+        shown = "0" if number == 0 else f"{number:.3g}, a subnormal"
+        return None, f"is too close to 0 to be read exactly (it underflows to {shown})"
+    return number, None
+
+
+def _float_would_read(text: str) -> bool:
+    """Whether Python's ``float`` reads ``text`` as a number (of any form)."""
     try:
-        number = float(text)
+        float(text)
     except (ValueError, OverflowError):
-        return None
-    return number if math.isfinite(number) else None
+        return False
+    return True
 
 
 def _token_of_number(value: float) -> str:
@@ -115,6 +198,9 @@ class Domain:
     high: float | None = None
     options: tuple = ()
     display: Callable[[Any], Any] | None = field(default=None, compare=False)
+    #: a slider's step: a link value between two steps is moved to the nearest (with a note),
+    #: as the slider itself can only be set to ``low + n * step``
+    step: float | None = None
 
     # --- constructors for settings that are not widgets (the Lesson's other steps)
     @classmethod
@@ -172,25 +258,44 @@ class Domain:
         return False
 
     # --- reading
-    def _match(self, token: str) -> Any:
-        """The option whose stable key (or display text, or number) is ``token``."""
+    def _match(self, token: str) -> tuple[Any, str | None]:
+        """The option whose stable key (or display text, or number) is ``token``, and a note.
+
+        ``(_MISSING, reason)`` when there is none: the reason is the number's (see
+        :func:`plain_number`) for a value that looks like a number but is not read as one.
+        A number within 1e-9 (relative) of a numeric option that is not exactly it (``0.3``
+        for an option computed as 0.30000000000000004) is that option, with a note naming it.
+        """
         for option in self.options:
             if self.key_of(option) == token:
-                return option
+                return option, None
         if self.display is not None:
             for option in self.options:
                 try:
                     if str(self.display(option)) == token:
-                        return option
+                        return option, None
                 except Exception:  # a format_func that fails on an option: no alias for it
                     continue
-        number = _number(token)
-        if number is not None:
-            for option in self.options:
-                if isinstance(option, (int, float, np.number)) and not isinstance(option, bool):
-                    if math.isclose(float(option), number, rel_tol=1e-9, abs_tol=0.0):
-                        return option
-        return _MISSING
+        numeric = [
+            o
+            for o in self.options
+            if isinstance(o, (int, float, np.number)) and not isinstance(o, (bool, np.bool_))
+        ]
+        if not numeric:
+            return _MISSING, None
+        number, why = plain_number(token)
+        if number is None:
+            # what Python would read as a number (1_0, １, " 1", 1e-400) says why it is not one
+            # here; other text is just not one of the options
+            return _MISSING, why if _float_would_read(token) else None
+        for option in numeric:
+            if float(option) == number:
+                return option, None
+        for option in numeric:
+            if math.isclose(float(option), number, rel_tol=1e-9, abs_tol=0.0):
+                key = plain.markdown(self.key_of(option), 30)
+                return option, f"is not exactly an option: the nearest, {key}, is used"
+        return _MISSING, None
 
     def _range(self) -> str:
         return f"{_shown(self.low)}–{_shown(self.high)}"
@@ -235,39 +340,72 @@ class Domain:
                 return Parsed(token.lower() == "true")
             return Parsed(note="was ignored: it is not true or false")
         if self.kind in ("int", "float"):
-            number = _number(token)
+            number, why = plain_number(token)
             if number is None:
-                return Parsed(note="was ignored: it is not a finite number")
+                return Parsed(note=f"was ignored: it {why}")
             note = None
             if self.kind == "int" and not number.is_integer():
                 number = float(math.floor(number + 0.5))
                 note = f"is not a whole number: rounded to {_shown(number)}, which is used"
             if not self.low <= number <= self.high:
                 return Parsed(note=f"was ignored: {_shown(number)} is outside {self._range()} here")
+            on_step = self._on_step(number)
+            if on_step != number:
+                note = (
+                    f"is not on the slider's steps ({_shown(self.step)} from {_shown(self.low)}):"
+                    f" rounded to {_shown(on_step)}, which is used"
+                )
+                number = on_step
             return Parsed(int(number) if self.kind == "int" else number, note)
-        option = self._match(token)
+        option, why = self._match(token)
         if option is _MISSING:
+            if why is not None:
+                return Parsed(note=f"was ignored: it {why}")
             named = self._options_named()
             return Parsed(note=f"was ignored: it is not one of the options ({named})")
-        return Parsed(option)
+        return Parsed(option, why)
+
+    def _on_step(self, number: float) -> float:
+        """``number`` moved to the nearest ``low + n * step`` within the range (or kept)."""
+        if not self.step or self.step <= 0 or self.low is None:
+            return number
+        steps = (number - self.low) / self.step
+        if math.isclose(steps, round(steps), rel_tol=0.0, abs_tol=1e-9):
+            return number  # on a step as written (0.3 = 0.1 + 4 * 0.05 up to rounding)
+        n = math.floor(steps + 0.5)
+        if self.low + n * self.step > self.high:
+            n -= 1  # the slider's last step may lie below its maximum
+        # 12 significant digits: 0.35, not 0.35000000000000003, in the note and the URL
+        on_step = float(f"{self.low + n * self.step:.12g}")
+        return float(round(on_step)) if self.kind == "int" else on_step
 
     def _parse_many(self, raw: list[str]) -> Parsed:
         if raw == [""] or not raw:
             return Parsed([])  # the URL's way of writing "none chosen"
-        chosen, unknown = [], []
+        chosen, unknown, nearly = [], [], []
         for token in raw:
-            option = self._match(token)
+            option, why = self._match(token)
             if option is _MISSING:
                 unknown.append(token)
-            elif not any(_same(option, c) for c in chosen):
+                continue
+            if why is not None:
+                nearly.append(token)  # a number within 1e-9 of an option, not exactly it
+            if not any(_same(option, c) for c in chosen):
                 chosen.append(option)
+        adjusted = ""
+        if nearly:
+            named = ", ".join(plain.markdown(t, 30) for t in nearly[:5])
+            adjusted = f"names {named} not exactly as options (the nearest are used)"
         if not unknown:
-            return Parsed(chosen)
+            return Parsed(chosen, adjusted + "; {used} is used" if adjusted else None)
         named = ", ".join(plain.markdown(u, 30) for u in unknown[:5])
         named += f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         if not chosen:
             return Parsed(note=f"was ignored: no known option in it ({named} unknown)")
-        return Parsed(chosen, f"names unknown options ({named}), left out; {{used}} is used")
+        adjusted = adjusted + "; " if adjusted else ""
+        return Parsed(
+            chosen, f"names unknown options ({named}), left out; {adjusted}{{used}} is used"
+        )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -315,9 +453,106 @@ def notes_above() -> Iterator[None]:
     """Inside the block, notes about the link go into a container placed here (above it)."""
     token = _LINK_NOTES.set(st.container())
     try:
+        note_dropped_link()
         yield
     finally:
         _LINK_NOTES.reset(token)
+
+
+# --------------------------------------------------------------- links Streamlit drops
+
+# Streamlit's own limits (streamlit/runtime/state/query_params.py, 1.67): a longer query string
+# is replaced by "" before any script sees it
+_MAX_QUERY_CHARS = getattr(_query_params, "CLIENT_STATE_QUERY_STRING_MAX_LENGTH", 512 * 1024)
+_MAX_QUERY_FIELDS = getattr(_query_params, "CLIENT_STATE_QUERY_STRING_MAX_FIELDS", 1000)
+#: session id -> (characters, parameters) of the last query string Streamlit dropped for it
+_DROPPED: dict[str, tuple[int, int]] = {}
+_WATCHED = "_mlviz_links_watch"
+
+
+def dropped_size(query_string: str) -> tuple[int, int] | None:
+    """``(characters, parameters)`` when Streamlit 1.67 drops ``query_string`` unread, else None.
+
+    The same test as ``streamlit.runtime.state.query_params.sanitize_query_string``: more than
+    512 Ki characters, or more than 1,000 parameters counted as ``&`` separators + 1.
+
+    Parameters
+    ----------
+    query_string : str
+        The query string the browser sent (without ``?``).
+
+    Returns
+    -------
+    tuple of (int, int) or None
+        Its length and parameter count when it is dropped.
+
+    Examples
+    --------
+    >>> dropped_size("a=1&b=2") is None
+    True
+    >>> dropped_size("&".join(["a=1"] * 1001))
+    (4003, 1001)
+    >>> dropped_size("a=" + "x" * 524_288)
+    (524290, 1)
+    """
+    fields = query_string.count("&") + 1
+    if query_string and (len(query_string) > _MAX_QUERY_CHARS or fields > _MAX_QUERY_FIELDS):
+        return len(query_string), fields
+    return None
+
+
+def watch_dropped_links() -> None:
+    """Remember, per session, a query string that Streamlit drops before the script runs.
+
+    Streamlit 1.67 empties an over-long query string in ``AppSession.request_rerun`` (it only
+    logs a warning): the script sees no parameters, and neither ``st.context`` (its ``url``
+    has the query removed by the browser code) nor the run's context keeps the original. So the
+    check has to see the rerun request itself: ``AppSession.request_rerun`` is wrapped (once
+    per process) to note the dropped string's size under the session's id, then calls
+    Streamlit's method unchanged. Installed when this module is first imported, i.e. during the
+    first script run of the server process: that first run's own link was already read (and,
+    if over-long, dropped) before, so only its note is missing.
+    """
+    try:
+        from streamlit.runtime.app_session import AppSession
+    except ImportError:  # another Streamlit layout: no note rather than a failure
+        return
+    original = AppSession.request_rerun
+    if getattr(original, _WATCHED, False):
+        return
+
+    @functools.wraps(original)
+    def request_rerun(self: Any, client_state: Any = None, *args: Any, **kwargs: Any) -> Any:
+        try:
+            if client_state is not None:  # None reruns with the query string already read
+                size = dropped_size(getattr(client_state, "query_string", "") or "")
+                if size is None:
+                    _DROPPED.pop(self.id, None)
+                else:
+                    _DROPPED[self.id] = size
+        except Exception:  # never let the check stop a rerun
+            pass
+        return original(self, client_state, *args, **kwargs)
+
+    setattr(request_rerun, _WATCHED, True)
+    AppSession.request_rerun = request_rerun
+
+
+def note_dropped_link() -> None:
+    """Say so when Streamlit dropped this run's link unread (:func:`watch_dropped_links`)."""
+    ctx = get_script_run_ctx()
+    size = _DROPPED.pop(ctx.session_id, None) if ctx is not None else None
+    if size is None:
+        return
+    chars, fields = size
+    if chars > _MAX_QUERY_CHARS:
+        why = f"was longer than {_MAX_QUERY_CHARS:,} characters ({chars:,})"
+    else:
+        why = f"had more than {_MAX_QUERY_FIELDS:,} parameters ({fields:,})"
+    _link_note(f"The link {why}: Streamlit did not read it, so the page opens with its defaults.")
+
+
+watch_dropped_links()
 
 
 def _link_note(message: str) -> None:
@@ -409,7 +644,9 @@ def domain_of(widget: Callable[..., Any], arguments: dict[str, Any]) -> tuple[Do
         default = low if value is None or value == "min" else value
         # a default outside the range (Compare's d = M for M > 200) opens at the nearest end
         default = min(max(default, low), high)
-        return Domain("int" if integer else "float", low, high), default
+        # a slider moves by its step (a number input can be typed between): a link value too
+        step = step if kind == "slider" and isinstance(step, (int, float, np.number)) else None
+        return Domain("int" if integer else "float", low, high, step=step), default
     if kind in ("select_slider", "selectbox", "radio", "multiselect"):
         options = tuple(arguments.get("options", ()))
         display = arguments.get("format_func")
