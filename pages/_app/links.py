@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import math
 import re
 import sys
@@ -88,6 +89,7 @@ MAX_VALUE_CHARS = 200
 #: At most this many repeated values of one parameter are read.
 MAX_VALUES = 100
 _MISSING = object()
+_LOG = logging.getLogger(__name__)
 
 
 #: A link number: an optional sign, ASCII digits with an optional ``.`` fraction, an optional
@@ -530,8 +532,8 @@ def watch_dropped_links() -> None:
                     _DROPPED.pop(self.id, None)
                 else:
                     _DROPPED[self.id] = size
-        except Exception:  # never let the check stop a rerun
-            pass
+        except Exception:  # never let the check stop a rerun; but say it failed
+            _LOG.warning("could not check the link's size for a dropped query", exc_info=True)
         return original(self, client_state, *args, **kwargs)
 
     setattr(request_rerun, _WATCHED, True)
