@@ -16,7 +16,7 @@ from mlviz.methods import COST_LABELS, METHODS
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import clems_label_table, tail_summary
 from mlviz.stats import distinct_labelsets
-from mlviz.wording import percent_text
+from mlviz.wording import counted, percent_text
 from pages._app import (
     budget,
     experiment,
@@ -242,15 +242,18 @@ tail = tail_summary(label_table)
 percent = percent_text(threshold)
 if tail["tail"]:
     st.caption(
-        f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than {percent} of "
+        f"{tail['tail']} of {counted(tail['labels'], 'label')} "
+        f"{'is' if tail['tail'] == 1 else 'are'} in the tail (in fewer than {percent} of "
         f"the {split.n_train:,} training instances; {experiment.tail_rule_name()}, "
         "set in the sidebar's Experiment settings). CLEMS "
         f"predicts only its {len(model.candidates_)} candidate label sets (the "
         + ("most frequent " if model.n_dropped_candidates_ else "")
-        + f"distinct training label sets): {tail['tail_in_no_candidate']} tail labels are in "
-        "none of them and can never be "
-        f"predicted, and on the test split {tail['tail_never_predicted']} tail labels are in no "
-        f"decoded set. Of the {tail['tail_with_test_positive']} tail labels with a positive test "
+        + "distinct training label sets): "
+        f"{counted(tail['tail_in_no_candidate'], 'tail label is', 'tail labels are')} in "
+        "none of them and can never be predicted, and on the test split "
+        f"{counted(tail['tail_never_predicted'], 'tail label is', 'tail labels are')} in no "
+        f"decoded set. Of the {counted(tail['tail_with_test_positive'], 'tail label')} with a "
+        "positive test "
         f"instance, CLEMS finds at least one for {tail['tail_found']}. A rare label sits in few "
         "candidate sets, so it is decoded only when the regressed point lands next to one of "
         "them (hover a point for its number of candidate sets)."

@@ -124,7 +124,8 @@ with right:
     )
     st.caption(
         f"How many labels an instance carries; their mean, the label cardinality, is "
-        f"{summary['cardinality']:.2f}. {summary['empty_instances']:,} instances carry no label."
+        f"{summary['cardinality']:.2f}. "
+        f"{counted(summary['empty_instances'], 'instance carries', 'instances carry')} no label."
     )
 
 st.subheader("Most common label sets")

@@ -21,7 +21,7 @@ from mlviz.label_clustering import (
     verdict_counts,
 )
 from mlviz.methods import AFFINITY_LABELS
-from mlviz.wording import percent_text
+from mlviz.wording import counted, percent_text
 from pages._app import (
     budget,
     experiment,
@@ -218,7 +218,7 @@ with left:
             st.selectbox,
             "Drill down into group",
             list(group_sizes.index),
-            format_func=lambda g: f"group {g} ({group_sizes[g]} labels)",
+            format_func=lambda g: f"group {g} ({counted(group_sizes[g], 'label')})",
             key="clusters_drill_group",
         )
         members = (model.labels_ == chosen_group).nonzero()[0]
@@ -396,7 +396,8 @@ for _, row in flagged.head(MAX_LISTED_GROUPS).iterrows():
     more = f" and {row['n_labels'] - 10} more" if row["n_labels"] > 10 else ""
     # the reason holds numbers only; label names are user text: shown as plain text
     st.markdown(
-        f"- **Group {row['group']}** ({row['verdict']}, {row['n_labels']} labels): {row['reason']}."
+        f"- **Group {row['group']}** ({row['verdict']}, {counted(row['n_labels'], 'label')}): "
+        f"{row['reason']}."
     )
     st.text(f"    {listed}{more}")
 if len(flagged) > MAX_LISTED_GROUPS:

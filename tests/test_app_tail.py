@@ -25,6 +25,7 @@ from mlviz.io import Dataset
 from mlviz.linear import PLST
 from mlviz.mlknn import MLkNN
 from mlviz.stats import label_frequencies, tail_cutoff, tail_labels
+from mlviz.wording import counted
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 180
@@ -175,7 +176,10 @@ def test_clems_tail_view(source):
         CLEMS(n_components=min(2, dataset.n_labels), random_state=0), dataset
     )
     figure = _check_tail_caption(
-        at, "CLEMS: each label", "on the test split {} tail labels are in no decoded set", never
+        at,
+        "CLEMS: each label",
+        f"on the test split {counted(never, 'tail label is', 'tail labels are')} in no decoded set",
+        never,
     )
     assert [_values(trace["x"]).size for trace in figure["data"]] == [dataset.n_labels] * 2
 

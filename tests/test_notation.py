@@ -155,6 +155,36 @@ def notation_problems(at: AppTest, where: str) -> list[str]:
     return problems
 
 
+# Issue 31's spacing and plural slips: "14labels", "20,000 of499,500", "1 tail labels".
+_GLUED = re.compile(r"(?<![\w.@^_-])\d[\d,]*(?:\.\d+)?[a-z]{3,}\b")
+_OF_NUMBER = re.compile(r"\bof\d")
+_ONE_PLURAL = re.compile(
+    r"(?<![\d.,])\b1 (?:(?:tail|head|label|test|training|distinct|candidate|of|the|its)\s+){0,3}"
+    r"(?:labels|instances|groups|rows|sets|pairs|folds|dimensions|methods|neighbours)\b"
+)
+
+
+def wording_problems(at: AppTest, where: str) -> list[str]:
+    """Numbers glued to words, "of" glued to a number, and "1 … labels" (mlviz.wording)."""
+    problems = []
+    for kind, text, _ in shown_texts(at):
+        plain = re.sub(r"<br\s*/?>", " ", text)  # a title's line break reads as a space
+        for pattern in (_GLUED, _OF_NUMBER, _ONE_PLURAL):
+            problems += [
+                f"{where} {kind}: {m.group(0)!r} in {plain[:120]!r}"
+                for m in pattern.finditer(plain)
+            ]
+    return problems
+
+
+def test_the_wording_scan_catches_the_forms_issue_31_reported():
+    for text in ["(14labels, 2 groups)", "20,000 of499,500 pairs", "1 tail labels are in no set"]:
+        found = [p for p in (_GLUED, _OF_NUMBER, _ONE_PLURAL) if p.search(text)]
+        assert found, text
+    for text in ["14 labels", "1 tail label is", "P@3", "1e-05", "λ2 = 10", "x1", "21 of 45"]:
+        assert not any(p.search(text) for p in (_GLUED, _OF_NUMBER, _ONE_PLURAL)), text
+
+
 def _fit_buttons(at: AppTest) -> None:
     for button in [b for b in at.button if b.key and b.key.endswith("_fit")]:
         at.button(key=button.key).click().run()
@@ -183,13 +213,14 @@ def test_every_page_shows_one_notation(page, source):
     assert not at.exception, [e.message for e in at.exception]
     _fit_buttons(at)
     assert not at.exception, [e.message for e in at.exception]
-    problems = notation_problems(at, page)
+    problems = notation_problems(at, page) + wording_problems(at, page)
     n_texts = sum(1 for _ in shown_texts(at))
     if page == "lesson.py":
         for step in at.radio(key="lesson_step").options:
             at.radio(key="lesson_step").set_value(step).run()
             assert not at.exception, (step, [e.message for e in at.exception])
             problems += notation_problems(at, f"{page} step {step!r}")
+            problems += wording_problems(at, f"{page} step {step!r}")
             n_texts += sum(1 for _ in shown_texts(at))
     assert n_texts > 10, f"{page}: the scan read only {n_texts} texts"
     assert not problems, "\n".join(problems)

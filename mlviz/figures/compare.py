@@ -29,7 +29,7 @@ from mlviz.figures._style import (
 from mlviz.metrics import METRICS
 from mlviz.per_label import LOSS_REASONS
 from mlviz.stats import is_tail
-from mlviz.wording import percent_text
+from mlviz.wording import counted, percent_text
 
 __all__ = [
     "loss_reasons_figure",
@@ -450,7 +450,7 @@ def per_label_figure(
                     col=panel,
                 )
             tail_note = (
-                f"; shaded: the {int(in_tail.sum())} tail labels "
+                f"; shaded: the {counted(int(in_tail.sum()), 'tail label')} "
                 f"(frequency < {percent_text(tail_threshold)})"
             )
         else:
