@@ -27,6 +27,33 @@ Streamlit only:
    navigation, where widgets get other identities than in every later run, so the user's
    first change of a sidebar widget would be lost.
 
+A class arriving at once on a fresh server (issue 29, item 4)
+-------------------------------------------------------------
+Every session whose first run starts before the process's first ``st.navigation`` call is
+resolved by the legacy navigation, and on a fresh server that is the whole first wave of
+students: the first run spends seconds importing before it reaches ``st.navigation``. In
+Streamlit 1.67 the legacy mode is one process-wide flag that only goes from unset to on (the
+first session's ``PagesManager.__init__``, ``runtime/pages_manager.py`` line 60: set only
+while ``None``) to off (``st.navigation``, ``commands/navigation.py`` line 399); nothing turns
+it on again (before Streamlit PR 10458, every new session set it anew: that was a real race,
+and the ``PagesStrategyV1``/``V2`` of those versions are gone). Each session keeps its own page
+registry (one ``PagesManager`` per ``AppSession``). So a first run is either a legacy run
+(``script_runner.py`` line 933: ``_mpa_v1``, whose ``_navigation`` resolves the URL among
+``app.py`` and ``pages/*.py``) or a router run, and "Page not found" comes only from
+``_navigation`` (``commands/navigation.py`` line 562) when the URL's name is not in the list
+of that run. The two lists agree on every URL of the router because Streamlit names a
+``st.Page`` of a file exactly as the legacy mode names that file
+(``source_util.page_icon_and_name``), the router passes no ``url_path`` and every router page
+lives in ``pages/``; the default page's URL is "" in both. A deep link opened in the legacy
+window therefore runs its own page file, which hands over to the router (1. above), and the
+router's navigation resolves the same name again. ``tests/test_app.py`` checks that every
+router URL is a legacy page name. Break that (give PLST ``url_path="linear"``) and the
+issue's symptom appears, as a race: every ``/linear`` tab among a fresh server's first tabs
+showed the dialog over the right page (12 of 24 tabs on 3 fresh servers,
+``benchmarks/first_visits.py``); a session started after the first ``st.navigation`` does
+not. ``tests/test_browser_first_visits.py`` opens a fresh server's first tabs at once.
+(``/data`` is the other way round, a legacy name only: it shows the dialog on any server.)
+
 Whether a page runs under the router is a property of one script run, so it is a context
 variable set around ``page.run()`` (a session-state flag would outlive the run). The earlier
 call-stack walk, ``runpy`` re-run and second context variable (for the sidebar) are gone: the
