@@ -345,3 +345,35 @@ def test_missing_feature_values_in_an_upload_are_imputed_on_the_training_rows_on
     for part in (scaled.X_train, scaled.X_test):
         norms = np.linalg.norm(part, axis=1)
         np.testing.assert_allclose(norms[norms > 0], 1.0)
+
+
+@pytest.mark.parametrize(
+    "name, payload",
+    [
+        (
+            "nolabels.arff",
+            b"@relation r\n@attribute f1 numeric\n@attribute f2 numeric\n"
+            b"@attribute l1 {0,1}\n@attribute l2 {0,1}\n@data\n"
+            b"0.1,1.0,1,0\n0.3,0.2,0,1\n0.5,0.4,1,1\n0.7,0.9,0,0\n",
+        ),
+        ("nolabels.csv", b"f1,f2,l1,l2\n0.1,1.0,1,0\n0.3,0.2,0,1\n0.5,0.4,1,1\n0.7,0.9,0,0\n"),
+    ],
+)
+def test_an_upload_without_its_labels_asks_for_them_at_the_top_of_the_page(name, payload):
+    """Issue 31: an ARFF without its XML (or a CSV without its label columns) changed nothing
+    on screen: the error sat ~1,100 px down the sidebar, in API terms. Now it is the first
+    thing of the main area, in words, with the missing fact as a number input right there."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
+    at.file_uploader(key="upload_file").upload(name, payload, "text/plain")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    main_errors = [e.value for e in at.main.error]
+    assert main_errors and "which columns are the labels?" in main_errors[0]
+    assert "Pass xml=" not in main_errors[0] and "Still showing" in main_errors[0]
+    assert at.sidebar.error, "and in the sidebar, by the uploader"
+    at.number_input(key="upload_label_count").set_value(2).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.main.error, [e.value for e in at.main.error]
+    ds = at.session_state["dataset"]
+    assert (ds.n_labels, ds.label_names) == (2, ("l1", "l2"))
+    assert at.text_input(key="upload_labels").value == "2"

@@ -8,9 +8,16 @@ Loaders never impute: missing feature values are an error by default, or NaN wit
 ``missing="keep"`` (impute inside the model, on the training rows).
 """
 
-from mlviz.io._dataset import DataFormatError, Dataset
+from mlviz.io._dataset import DataFormatError, Dataset, LabelsUnknownError
 from mlviz.io.arff import load_arff
 from mlviz.io.csv import load_csv
 from mlviz.io.write import save_arff
 
-__all__ = ["DataFormatError", "Dataset", "load_arff", "load_csv", "save_arff"]
+__all__ = [
+    "DataFormatError",
+    "Dataset",
+    "LabelsUnknownError",
+    "load_arff",
+    "load_csv",
+    "save_arff",
+]

@@ -26,6 +26,26 @@ class DataFormatError(ValueError):
     """
 
 
+class LabelsUnknownError(DataFormatError):
+    """The file does not say which of its columns are labels, and the caller did not either.
+
+    A MULAN ARFF without its XML and without MEKA's ``-C n``, or a CSV without
+    ``label_columns``: nothing is wrong with the file, one fact is missing. An app catches
+    this to ask for that fact (the label count, or the label file) where the user looks.
+
+    Examples
+    --------
+    >>> import io
+    >>> from mlviz.io import LabelsUnknownError, load_arff
+    >>> text = "@relation r\\n@attribute a numeric\\n@attribute l {0,1}\\n@data\\n1,0\\n"
+    >>> try:
+    ...     load_arff(io.StringIO(text))
+    ... except LabelsUnknownError:
+    ...     print("which columns are labels?")
+    which columns are labels?
+    """
+
+
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """A multi-label data set.

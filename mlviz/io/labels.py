@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mlviz.io._dataset import DataFormatError
+from mlviz.io._dataset import DataFormatError, LabelsUnknownError
 from mlviz.io._source import Source, _looks_like_xml_text, _read_source, _Text
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ def label_indices(
                 if text.path is not None
                 else ""
             )
-            raise DataFormatError(
+            raise LabelsUnknownError(
                 f"{text.label}: cannot tell which attributes are labels: no MULAN XML{looked} "
                 "and no MEKA '-C n' in @relation. Pass xml=<name.xml>, or n_labels=<count> with "
                 "label_location='first' or 'last'."

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 import streamlit as st
 
 from mlviz import datasets
-from mlviz.io import DataFormatError, Dataset, load_arff, load_csv
+from mlviz.io import DataFormatError, Dataset, LabelsUnknownError, load_arff, load_csv
 from pages._app import (
     budget,
     links,
@@ -75,19 +75,53 @@ def _load_upload(
         if len(label_columns) == 1 and label_columns[0].isdigit():
             label_columns = int(label_columns[0])
         if not label_columns:
-            raise DataFormatError(
-                f"{name}: say which columns are labels (names separated by commas, or a number n "
-                "for the last n columns) in the box under the uploader."
+            raise LabelsUnknownError(
+                f"{name}: a CSV file does not say which of its columns are labels."
             )
         return load_csv(payload, label_columns, name=stem, missing="keep")
     n_labels = int(label_spec) if label_spec.strip().isdigit() else None
     return load_arff(payload, xml=xml, n_labels=n_labels, name=stem, missing="keep")
 
 
-def _upload_failed(name: str, message: str) -> None:
+#: Widget key of the label count asked for in the main area when an upload does not say which
+#: columns are labels; its value goes into the sidebar's ``upload_labels`` box.
+LABEL_COUNT_KEY = "upload_label_count"
+
+
+def _use_label_count() -> None:
+    count = st.session_state.get(LABEL_COUNT_KEY)
+    if count:
+        st.session_state["upload_labels"] = str(int(count))
+
+
+def _upload_failed(name: str, message: str, needs_labels: bool = False) -> None:
+    """The upload's error where the eyes are: at the top of the page (and in the sidebar by
+    the uploader), with the fix as an action when only the label columns are missing (issue
+    31: the error sat ~1,100 px down the sidebar, in API terms, and nothing else changed)."""
+    still = (
+        f" Still showing {plain.markdown(st.session_state[SOURCE_LABEL_KEY])}."
+        if DATASET_KEY in st.session_state
+        else ""
+    )
     st.sidebar.error(message)
-    if DATASET_KEY in st.session_state:
-        st.sidebar.info(f"Still showing {plain.markdown(st.session_state[SOURCE_LABEL_KEY])}.")
+    if not needs_labels:
+        st.error(message + still)
+        return
+    st.error(
+        f"**{plain.markdown(name)}: which columns are the labels?** The file does not say (a "
+        "MULAN ARFF names them in its .xml label file, MEKA's in '-C n' of its @relation). "
+        "Upload the .xml that came with it under the uploader in the sidebar, or give the "
+        "number of label columns (the last columns of the file) here; a CSV can also name "
+        "them in the sidebar's Labels box." + still
+    )
+    st.number_input(
+        "Label columns (the last ones of the file)",
+        min_value=1,
+        value=None,
+        step=1,
+        key=LABEL_COUNT_KEY,
+        on_change=_use_label_count,
+    )
 
 
 def current_dataset() -> Dataset:
@@ -215,10 +249,16 @@ def dataset_picker() -> None:
         ).hexdigest()
         failed = st.session_state.get(UPLOAD_FAILED_KEY)
         if failed is not None and failed[0] == digest:  # parsed once already: same message
-            _upload_failed(upload.name, failed[1])
+            _upload_failed(upload.name, *failed[1:])
         elif st.session_state.get(UPLOAD_DIGEST_KEY) != digest:
+            needs_labels = False
             try:
                 dataset = _load_upload(digest, upload.name, payload, xml, label_spec)
+            except LabelsUnknownError as err:
+                needs_labels = True
+                message = (
+                    f"Could not load {plain.markdown(upload.name)}: {plain.markdown(err, 400)}"
+                )
             except (DataFormatError, ValueError) as err:
                 message = (
                     f"Could not load {plain.markdown(upload.name)}: {plain.markdown(err, 400)}"
@@ -231,8 +271,8 @@ def dataset_picker() -> None:
                     else f"Could not use {plain.markdown(upload.name)}: {refusal}"
                 )
             if message is not None:
-                st.session_state[UPLOAD_FAILED_KEY] = (digest, message)
-                _upload_failed(upload.name, message)
+                st.session_state[UPLOAD_FAILED_KEY] = (digest, message, needs_labels)
+                _upload_failed(upload.name, message, needs_labels)
             else:
                 st.session_state.pop(UPLOAD_FAILED_KEY, None)
                 st.session_state[UPLOAD_DIGEST_KEY] = digest
@@ -250,7 +290,9 @@ def dataset_picker() -> None:
             try:
                 dataset, n_train = _load_source(choice, official)
             except (DataFormatError, ValueError, OSError) as err:
-                sidebar.error(f"Could not load {labels[choice]}: {plain.markdown(err, 400)}")
+                message = f"Could not load {labels[choice]}: {plain.markdown(err, 400)}"
+                sidebar.error(message)
+                st.error(message)
             else:
                 st.session_state["loaded_source"] = wanted
                 _set_dataset(dataset, labels[choice], n_train)

@@ -13,6 +13,11 @@ LABEL_CHAR_PX = 7
 #: Row height that lets Streamlit wrap a text cell (it wraps only above 4rem = 64 px): four
 #: lines of ~20 px.
 WRAP_ROW_PX = 84
+#: Streamlit's dataframe header and default row height (px), the rows its "auto" height shows
+#: at most, and room for a horizontal scroll bar under the last row.
+HEADER_PX = ROW_PX = 35
+MAX_SHOWN_ROWS = 10
+SCROLLBAR_PX = 20
 
 
 def fitted_table(
@@ -248,4 +253,21 @@ def group_table(
         column_config=config,
         column_order=shown,
         row_height=WRAP_ROW_PX if wrap else None,
+        height=table_height(len(table), WRAP_ROW_PX if wrap else ROW_PX),
     )
+
+
+def table_height(n_rows: int, row_px: int = ROW_PX, max_rows: int = MAX_SHOWN_ROWS) -> int:
+    """Pixel height of a dataframe showing ``min(n_rows, max_rows)`` rows whole.
+
+    Streamlit's "auto" height leaves no room for the horizontal scroll bar, which then hides
+    the last row of a table as wide as its column (the group tables, issue 31); this adds the
+    bar's height and the border.
+
+    Examples
+    --------
+    >>> from pages._app.tables import table_height
+    >>> table_height(3), table_height(50) == table_height(10)
+    (162, True)
+    """
+    return HEADER_PX + row_px * max(1, min(n_rows, max_rows)) + SCROLLBAR_PX + 2
