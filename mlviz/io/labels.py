@@ -6,6 +6,7 @@ import difflib
 import re
 import unicodedata
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,7 +49,7 @@ def _shown(name: str) -> str:
 
 
 def normalize_names(
-    names: list[str], where: str, places: list[str] | None = None
+    names: list[str], where: str, place: Callable[[int], str] | None = None
 ) -> tuple[list[str], str | None]:
     """:func:`normalize_name` of each name; an error for two different names that become one.
 
@@ -62,8 +63,8 @@ def normalize_names(
         The names as the file spells them.
     where : str
         How the error names the input (e.g. ``"upload 'x.csv' line 1"``).
-    places : list of str, optional
-        Where each name is (e.g. ``"column 3"``, ``"line 7"``), for the error.
+    place : callable, optional
+        Where the name at an index is (e.g. ``"column 3"``, ``"line 7"``), for the error.
 
     Returns
     -------
@@ -88,15 +89,22 @@ whitespace stripped): ' l1 ' → 'l1'.")
     ...
     mlviz.io._dataset.DataFormatError: t.csv line 1: names 'caf\\xe9' and 'cafe\\u0301' are ...
     """
-    normalized = [normalize_name(name) for name in names]
+    if "".join(names).isascii():
+        # the common case, at C speed (a header may have millions of names): NFC and the
+        # zero-width characters concern non-ASCII text only
+        normalized = list(map(str.strip, names))
+        if normalized == names:
+            return normalized, None
+    else:
+        normalized = [normalize_name(name) for name in names]
     first: dict[str, int] = {}
     changed: list[str] = []
     for index, (raw, name) in enumerate(zip(names, normalized, strict=True)):
         earlier = first.setdefault(name, index)
         if earlier != index and names[earlier] != raw:
             at = ""
-            if places is not None:
-                at = f" ({places[earlier]} and {places[index]})"
+            if place is not None:
+                at = f" ({place(earlier)} and {place(index)})"
             raise DataFormatError(
                 f"{where}: names {_shown(names[earlier])} and {_shown(raw)}{at} are the same "
                 f"name {_shown(name)} once Unicode-normalised (NFC), with zero-width characters "
