@@ -148,7 +148,7 @@ def _check_declarations(header: _Header, label: str, max_columns: int | None) ->
     if max_columns is not None and columns > max_columns:
         raise DataFormatError(
             f"{label}: the header's nominal attributes one-hot encode to {columns:,} columns "
-            f"(a column per declared value); at most {max_columns:,} columns are read here. "
+            f"(a column per declared value); up to {max_columns:,} columns are read here. "
             "Declare fewer values, or fewer attributes, and load the file again."
         )
 
@@ -199,7 +199,7 @@ def _check_budget(
     where = f"{label} line {text.count(chr(10), 0, data.start()) + 1}"
     if max_columns is not None and n_attributes > max_columns:
         raise DataFormatError(
-            f"{label}: the header declares {n_attributes:,} attributes; at most "
+            f"{label}: the header declares {n_attributes:,} attributes; up to "
             f"{max_columns:,} columns are read here. Keep fewer feature attributes (e.g. the "
             "most frequent or informative ones) and load the file again."
         )
@@ -207,7 +207,7 @@ def _check_budget(
     if max_cells is not None and cells > max_cells:
         raise DataFormatError(
             f"{where}: @data is followed by {rows:,} rows of {n_attributes:,} attributes = "
-            f"{cells:,} values; at most {max_cells:,} are read here (rows × columns). Keep a "
+            f"{cells:,} values; up to {max_cells:,} are read here (rows × columns). Keep a "
             f"random sample of the rows (about {max(max_cells // max(n_attributes, 1), 1):,} "
             "rows fit) or fewer attributes, and load the file again."
         )

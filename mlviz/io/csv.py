@@ -164,8 +164,8 @@ def _check_budget(text: _Text, sep: str, max_columns: int | None, max_cells: int
         n_columns = first.count(sep) + 1
     if max_columns is not None and n_columns > max_columns:
         raise DataFormatError(
-            f"{text.label} line 1: the header has {n_columns:,} columns; at most "
-            f"{max_columns:,} are read here. Keep fewer feature columns (e.g. the most "
+            f"{text.label} line 1: the header has {n_columns:,} columns; "
+            f"up to {max_columns:,} are read here. Keep fewer feature columns (e.g. the most "
             "informative ones) and load the table again."
         )
     rows = _count_rows(text.text, end)
@@ -173,7 +173,7 @@ def _check_budget(text: _Text, sep: str, max_columns: int | None, max_cells: int
     if max_cells is not None and cells > max_cells:
         raise DataFormatError(
             f"{text.label}: the table has {rows:,} rows × {n_columns:,} columns = {cells:,} "
-            f"values; at most {max_cells:,} are read here (rows × columns). Keep a random sample "
+            f"values; up to {max_cells:,} are read here (rows × columns). Keep a random sample "
             f"of the rows (about {max(max_cells // n_columns, 1):,} rows fit) or fewer columns, "
             "and load the table again."
         )

@@ -79,9 +79,19 @@ def _load_upload(
                 f"{name}: say which columns are labels (names separated by commas, or a number n "
                 "for the last n columns) in the box under the uploader."
             )
-        return load_csv(payload, label_columns, name=stem, missing="keep")
+        # the budgets are checked before parsing too (then again on the result, upload_refusal)
+        return load_csv(
+            payload, label_columns, name=stem, missing="keep", **budget.loader_budgets("csv")
+        )
     n_labels = int(label_spec) if label_spec.strip().isdigit() else None
-    return load_arff(payload, xml=xml, n_labels=n_labels, name=stem, missing="keep")
+    return load_arff(
+        payload,
+        xml=xml,
+        n_labels=n_labels,
+        name=stem,
+        missing="keep",
+        **budget.loader_budgets("arff"),
+    )
 
 
 def _upload_failed(name: str, message: str) -> None:
