@@ -180,3 +180,14 @@ def test_header_names_that_normalise_alike_are_an_error_naming_both(first, secon
         "line 1" in message and "(column 2 and column 3)" in message and "same name" in message
     ), message
     assert ascii(first) in message and ascii(second) in message
+
+
+def test_a_hostile_header_is_sniffed_and_refused_fast_with_a_bounded_message():
+    # csv.Sniffer is quadratic in a line of quotes (the old loader sniffed 20 whole lines)
+    text = "a,'" * 30_000 + "\n" + "1," * 59_999 + "1\n"
+    start = time.perf_counter()
+    with pytest.raises(DataFormatError) as info:
+        load_csv(text, 1)
+    assert time.perf_counter() - start < 5
+    message = str(info.value)
+    assert "column name(s) repeat" in message and len(message) < 1_000, message[:2_000]

@@ -12,7 +12,7 @@ from itertools import compress
 import numpy as np
 
 from mlviz.io._dataset import DataFormatError, Dataset
-from mlviz.io._source import Source, _read_source, _Text
+from mlviz.io._source import Source, _read_source, _snippet, _Text
 from mlviz.io.arff import MissingPolicy
 from mlviz.io.labels import normalize_name, normalize_names
 
@@ -131,7 +131,7 @@ def load_csv(
 # costs ~100 µs per column (300,000 columns took 23 s) and, 1,000 rows × 50,000 columns, 4x
 # numpy's memory (2.1 GB against 0.6 GB).
 _WIDE = 1_000
-_SNIFF_CHARS = 65_536  # the separator is sniffed from the table's start only
+_SNIFF_CHARS = 8_192  # the separator is sniffed from the start only: the sniffer is quadratic
 # an empty cell: before a separator at a line's start or after one, or after one at a line's end
 _EMPTY_CELL = r"(?<![^\n{sep}])[ \t]*+(?={sep})|(?<={sep})[ \t]*+(?![^\n{sep}])"
 
@@ -384,8 +384,11 @@ def _check_header(text: _Text, sep: str) -> tuple[list[str], int, list[str]]:
         positions: dict[str, list[int]] = {}
         for position, cell in enumerate(names, start=1):
             positions.setdefault(cell, []).append(position)
-        repeated = {cell: where for cell, where in positions.items() if len(where) > 1}
-        listed = "; ".join(f"{cell!r} at columns {where}" for cell, where in repeated.items())
+        repeated = [(cell, where) for cell, where in positions.items() if len(where) > 1]
+        listed = "; ".join(
+            f"{_snippet(cell)!r} at columns {where if len(where) <= 6 else [*where[:5], '...']}"
+            for cell, where in repeated[:5]
+        ) + ("; ..." if len(repeated) > 5 else "")
         raise DataFormatError(
             f"{text.label} line 1: column name(s) repeat: {listed} (counting from 1). Every "
             "column needs a unique name; rename or drop the copies, so that no copy of a label "
