@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 
 import numpy as np
 import pytest
@@ -507,3 +508,124 @@ def test_bad_arguments_are_value_errors():
         load_arff(SMALL, n_labels=1, xml=xml_text("l1"))
     with pytest.raises(FileNotFoundError, match="not found"):
         load_arff("no/such/file.arff")
+
+
+# =========================================================================== hostile uploads
+# (issue 29) every parse linear in the file; budgets checked before any row is parsed
+def _timed(call):
+    start = time.perf_counter()
+    try:
+        call()
+    except DataFormatError as err:
+        return time.perf_counter() - start, str(err)
+    return time.perf_counter() - start, None
+
+
+def test_a_5_mb_quoted_attribute_name_is_refused_fast_naming_the_line():
+    # the old name pattern kept ~130 bytes per character (50 MB: 64 s, 7 GB) and loaded it
+    text = "@relation r\n@attribute '" + "a" * 5_000_000 + "' numeric\n@attribute l {0,1}\n"
+    seconds, message = _timed(lambda: load_arff(text + "@data\n1,0\n", n_labels=1))
+    assert message is not None and seconds < 5, (seconds, message)
+    assert "line 2" in message and "quoted text" in message and "Shorten" in message
+
+
+def test_a_broken_nominal_declaration_is_refused_without_liac_arffs_backtracking():
+    # liac-arff's nominal pattern backtracks exponentially on this line: 25 values ~15 s, 30
+    # values hours, holding the GIL
+    text = HEADER.replace("f2 numeric", "f2 {" + ",".join(["a"] * 25) + "} x") + ROW
+    seconds, message = _timed(lambda: load_arff(text, n_labels=2))
+    assert message is not None and seconds < 5, (seconds, message)
+    assert "line 3" in message and "nominal type" in message
+
+
+def test_a_long_quoted_data_value_is_refused_naming_the_line():
+    text = HEADER.replace("f2 numeric", "f2 string") + "1,'" + "b" * 1_500_000 + "',0,1\n"
+    seconds, message = _timed(lambda: load_arff(text, n_labels=2))
+    assert message is not None and seconds < 5, (seconds, message)
+    assert "line 7" in message and "1,000,000" in message
+
+
+def _wide_arff(n_rows: int, n_attributes: int, sparse: bool = False) -> str:
+    head = "@relation wide\n" + "".join(f"@attribute a{j} numeric\n" for j in range(n_attributes))
+    row = "{0 1,1 1}" if sparse else ",".join(["0"] * n_attributes)
+    return head + "@data\n" + "\n".join([row] * n_rows) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("shape", "budgets", "patterns"),
+    [
+        ((35, 300_000), {"max_columns": 50_000}, ["300,000 attributes", "50,000 columns"]),
+        (
+            (35, 30_000),
+            {"max_cells": 1_000_000},
+            ["35 rows of 30,000", "1,050,000 values", "33 rows fit"],
+        ),
+        ((35, 30_000), {"max_values": 1_000_000}, ["1,050,000 values", "as CSV"]),
+    ],
+    ids=["columns", "cells", "values"],
+)
+def test_a_wide_arff_over_a_budget_is_refused_before_any_row_is_parsed(
+    monkeypatch, shape, budgets, patterns
+):
+    import mlviz.io.arff as arff_module
+
+    text = _wide_arff(*shape)
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("liac-arff was asked to parse a file over budget")
+
+    monkeypatch.setattr(arff_module.arff, "ArffDecoder", no_parsing)
+    seconds, message = _timed(lambda: load_arff(text, n_labels=1, **budgets))
+    assert message is not None and seconds < 5, (seconds, message)
+    for pattern in patterns:
+        assert pattern in message, f"{pattern!r} not in {message!r}"
+
+
+def test_budgets_count_sparse_entries_and_one_hot_columns():
+    sparse = _wide_arff(1_000, 50, sparse=True)
+    assert load_arff(sparse, n_labels=1, max_values=3_000).n_samples == 1_000  # 2,000 entries
+    with pytest.raises(DataFormatError, match="about 2,000 values"):
+        load_arff(sparse, n_labels=1, max_values=1_999)
+    many = HEADER.replace("f2 numeric", "f2 {" + ",".join(f"v{k}" for k in range(60)) + "}")
+    with pytest.raises(DataFormatError, match="one-hot encode to 63 columns"):
+        load_arff(many + "1,v0,0,1\n", n_labels=2, max_columns=50)
+    assert load_arff(many + "1,v0,0,1\n", n_labels=2, max_columns=63).n_features == 61
+
+
+def test_a_repeated_sparse_index_is_an_error_naming_the_line_and_the_index():
+    text = HEADER + "{0 1,3 1}\n% a comment\n{0 0.1,0 5,2 1}\n"
+    with pytest.raises(DataFormatError) as info:
+        load_arff(text, n_labels=2)
+    message = str(info.value)
+    assert "line 9" in message and "sparse index 0 is given twice" in message, message
+    quoted = HEADER.replace("f2 numeric", "f2 string") + "{1 'x, 3 y',3 1}\n{1 'a,b',1 'c'}\n"
+    with pytest.raises(DataFormatError, match=r"line 8: sparse index 1 is given twice"):
+        load_arff(quoted, n_labels=2, missing="keep")
+    # a comma inside a quoted value is not an entry
+    assert load_arff(quoted.rsplit("{1 'a", 1)[0], n_labels=2, missing="keep").n_samples == 1
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("caf\u00e9", "cafe\u0301"), ("a\u200bb", "ab"), ("'l1 '", "l1")],
+    ids=["NFC", "zero-width", "whitespace"],
+)
+def test_attribute_names_that_normalise_alike_are_an_error_naming_both(first, second):
+    text = HEADER.replace("@attribute l1", f"@attribute {first}").replace(
+        "@attribute l2", f"@attribute {second}"
+    )
+    with pytest.raises(DataFormatError) as info:
+        load_arff(text + ROW, n_labels=2)
+    message = str(info.value)
+    assert "line 4 and line 5" in message and "same name" in message, message
+    assert ascii(first.strip("'")) in message and ascii(second) in message
+
+
+def test_names_are_stored_normalised_with_a_note_and_xml_names_match_them():
+    text = HEADER.replace("@attribute l1", "@attribute 'cafe\u0301 '").replace(
+        "@attribute l2", "@attribute a\u200bb"
+    )
+    ds = load_arff(text + ROW, xml=xml_text(" caf\u00e9", "ab"))
+    assert ds.label_names == ("caf\u00e9", "ab")
+    assert any("Names normalised" in note and "'ab'" in note for note in ds.notes), ds.notes
+    assert not any("Names normalised" in n for n in load_arff(HEADER + ROW, n_labels=2).notes)

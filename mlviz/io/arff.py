@@ -19,15 +19,40 @@ import scipy.sparse as sp
 
 from mlviz.io._dataset import DataFormatError, Dataset
 from mlviz.io._source import Source, _looks_like_arff_text, _read_source, _snippet, _Text
-from mlviz.io.labels import label_indices
+from mlviz.io.labels import label_indices, normalize_names
 
 _TRUE_WORDS = frozenset({"1", "1.0", "yes", "y", "true", "t", "on", "+"})
 _FALSE_WORDS = frozenset({"0", "0.0", "no", "n", "false", "f", "off", "-"})
 _NUMERIC_TYPES = frozenset({"NUMERIC", "REAL", "INTEGER"})
+# Every pattern below is linear in its input: possessive quantifiers (``*+``, ``++``) never give
+# back what they matched, so sre keeps no backtracking state per character. The earlier
+# ``'(?:[^'\\]|\\.)*'`` pushed one state per character of a quoted name: a 50 MB name took 64 s
+# and 7 GB, holding the GIL.
+_QUOTED = r"'(?:[^'\\]++|\\.)*+'" + r'|"(?:[^"\\]++|\\.)*+"'
+_BARE_VALUE = r"""[^\s{},'"]++"""
 _RAW_ATTRIBUTE = re.compile(
-    r"""^@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s{}%,]+)\s*(.*)$""",
+    rf"""^@attribute\s++({_QUOTED}|[^\s{{}}%,'"][^\s{{}}%,]*+)\s*+(.*+)$""",
     re.IGNORECASE,
 )
+# A nominal declaration {v, v, ...}. liac-arff's own pattern for it nests quantifiers and
+# backtracks exponentially when the line does not match (30 values and a stray word after the
+# '}' run for hours), so only declarations this pattern accepts reach liac-arff.
+_NOMINAL = re.compile(
+    rf"\{{\s*+(?:(?:{_QUOTED}|{_BARE_VALUE})\s*+(?:,\s*+(?:{_QUOTED}|{_BARE_VALUE})\s*+)*+)?+\}}$"
+)
+_NOMINAL_VALUE = re.compile(rf"{_QUOTED}|{_BARE_VALUE}")
+_QUOTED_TOKEN = re.compile(_QUOTED)
+_DATA_LINE = re.compile(r"^[ \t]*@data\b", re.IGNORECASE | re.MULTILINE)
+_ATTRIBUTE_LINE = re.compile(r"^[ \t]*@attribute\b", re.IGNORECASE | re.MULTILINE)
+_FIRST_ROW = re.compile(r"^[ \t]*+([^ \t\n%])", re.MULTILINE)  # first character of a row
+_NOT_A_ROW = re.compile(r"^[ \t]*+(?:%[^\n]*+)?$", re.MULTILINE)  # blank or comment line
+#: The longest line with a quote character that is read. liac-arff's pattern for a quoted value
+#: keeps ~130 bytes per character of it (a 2 MB quoted value: 260 MB), so a line of quoted text
+#: is bounded to keep one file's memory bounded.
+MAX_QUOTED_LINE = 1_000_000
+#: The most characters of lines with quote characters in one file: liac-arff reads quoted text
+#: at ~5 million characters a second, one character at a time.
+MAX_QUOTED_TEXT = 20_000_000
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
 
 
@@ -92,6 +117,108 @@ def _scan_header(lines: list[str]) -> _Header:
         elif upper.startswith("@DATA"):
             header.data_line = number
     return header
+
+
+def _check_declarations(header: _Header, label: str, max_columns: int | None) -> None:
+    """Refuse @attribute lines liac-arff would choke on, with the error it would give.
+
+    Linear (the patterns above); liac-arff sees only declarations that pass, on which its own
+    patterns are fast. With ``max_columns``, also refuse a header whose nominal attributes
+    one-hot encode to more columns (the budget counted attributes only).
+    """
+    columns = 0
+    for line, raw in zip(header.attribute_lines, header.raw_attributes, strict=True):
+        match = _RAW_ATTRIBUTE.match(raw)
+        kind = match.group(2).strip() if match else ""
+        shown = f" ({_snippet(raw)!r})"
+        if not match or not kind:
+            raise DataFormatError(
+                f"{label} line {line}: malformed @attribute declaration{shown}. Names with "
+                "spaces or special characters must be quoted, e.g. @attribute 'my name' numeric."
+            )
+        if kind.startswith("{") and not _NOMINAL.match(kind):
+            raise DataFormatError(
+                f"{label} line {line}: attribute {_snippet(match.group(1))} has type "
+                f"{_snippet(kind)!r}, which cannot be read{shown}: a nominal type is "
+                "{a,b,...} with nothing after the '}', values quoted when they hold spaces, "
+                "commas or braces."
+            )
+        n_values = _NOMINAL_VALUE.subn("", kind)[1] if kind.startswith("{") else 0
+        columns += n_values if n_values > 2 else 1
+    if max_columns is not None and columns > max_columns:
+        raise DataFormatError(
+            f"{label}: the header's nominal attributes one-hot encode to {columns:,} columns "
+            f"(a column per declared value); up to {max_columns:,} columns are read here. "
+            "Declare fewer values, or fewer attributes, and load the file again."
+        )
+
+
+def _check_quoted_text(lines: list[str], label: str) -> None:
+    """Bound the quoted text liac-arff reads (:data:`MAX_QUOTED_LINE`, :data:`MAX_QUOTED_TEXT`)."""
+    total = 0
+    for number, line in enumerate(lines, start=1):
+        if "'" not in line and '"' not in line:
+            continue
+        total += len(line)
+        if len(line) > MAX_QUOTED_LINE:
+            raise DataFormatError(
+                f"{label} line {number}: this line holds quoted text and is {len(line):,} "
+                f"characters long; lines with quotes are read up to {MAX_QUOTED_LINE:,} "
+                "characters (a longer quoted name or value cannot be a label or a numeric "
+                "feature). Shorten or remove the quoted text."
+            )
+        if total > MAX_QUOTED_TEXT:
+            raise DataFormatError(
+                f"{label}: the lines with quoted text add up to more than "
+                f"{MAX_QUOTED_TEXT:,} characters (reached at line {number}); quoted text is "
+                "read up to that much per file. Remove string attributes (they are dropped as "
+                "features anyway) or unneeded quotes."
+            )
+
+
+def _check_budget(
+    text: str,
+    label: str,
+    max_columns: int | None,
+    max_cells: int | None,
+    max_values: int | None,
+) -> None:
+    """Refuse a file over a budget from counts alone, before any row is parsed.
+
+    Only C-level passes over the text (``str.count`` and the linear patterns), so a refusal
+    costs well under a second even for 100 MB.
+    """
+    data = _DATA_LINE.search(text)
+    if data is None:
+        return  # the loader says there is no @data
+    n_attributes = len(_ATTRIBUTE_LINE.findall(text, 0, data.start()))
+    body = text[data.end() :]
+    rows = body.count("\n") + 1 - _NOT_A_ROW.subn("", body)[1]
+    first = _FIRST_ROW.search(body, body.find("\n") + 1 if "\n" in body else len(body))
+    sparse = first is not None and first.group(1) == "{"
+    where = f"{label} line {text.count(chr(10), 0, data.start()) + 1}"
+    if max_columns is not None and n_attributes > max_columns:
+        raise DataFormatError(
+            f"{label}: the header declares {n_attributes:,} attributes; up to "
+            f"{max_columns:,} columns are read here. Keep fewer feature attributes (e.g. the "
+            "most frequent or informative ones) and load the file again."
+        )
+    cells = rows * n_attributes
+    if max_cells is not None and cells > max_cells:
+        raise DataFormatError(
+            f"{where}: @data is followed by {rows:,} rows of {n_attributes:,} attributes = "
+            f"{cells:,} values; up to {max_cells:,} are read here (rows × columns). Keep a "
+            f"random sample of the rows (about {max(max_cells // max(n_attributes, 1), 1):,} "
+            "rows fit) or fewer attributes, and load the file again."
+        )
+    written = body.count(",") + rows if sparse else cells
+    if max_values is not None and written > max_values:
+        raise DataFormatError(
+            f"{where}: the data section holds {'about ' if sparse else ''}{written:,} values "
+            f"({rows:,} rows); ARFF rows are read up to {max_values:,} values here (ARFF is "
+            "parsed value by value; a CSV table is read much faster). Keep a random sample of "
+            "the rows, or save the table as CSV, and load it again."
+        )
 
 
 @dataclass
@@ -311,6 +438,9 @@ def load_arff(
     label_location: str = "auto",
     name: str | None = None,
     missing: MissingPolicy = "error",
+    max_columns: int | None = None,
+    max_cells: int | None = None,
+    max_values: int | None = None,
 ) -> Dataset:
     """Read a multi-label ARFF file (MULAN or MEKA layout, dense or sparse).
 
@@ -337,6 +467,13 @@ def load_arff(
         as NaN in ``X`` and say so in ``notes``; impute them inside the model, fitted on the
         training rows only, e.g. ``make_pipeline(SimpleImputer(strategy="mean"), model)``.
         The loader never imputes: a mean over all rows would leak the test rows into training.
+    max_columns, max_cells, max_values : int, optional
+        Budgets checked from the header and a count of the rows, before any row is parsed
+        (None, the default: no limit). ``max_columns``: attributes, and the columns its
+        nominal attributes one-hot encode to; ``max_cells``: rows × attributes;
+        ``max_values``: values written in the data section (rows × attributes when dense, the
+        ``index value`` entries when sparse), which is what parsing costs (~1 µs each). A
+        file over a budget is a :class:`DataFormatError` that says by how much and what to do.
 
     Returns
     -------
@@ -361,6 +498,16 @@ def load_arff(
     ``missing="keep"`` a missing one-hot encoded value is NaN in each of its columns, and a
     feature with every value missing is dropped with a note. An infinite feature value is
     always an error. Labels can never be missing.
+
+    Names: every attribute name and XML label name is stored in the form of
+    :func:`mlviz.io.labels.normalize_name` (Unicode NFC, zero-width characters removed,
+    surrounding whitespace stripped), with a note when one changed; two names that become the
+    same are an error. A sparse row that gives an index twice is an error.
+
+    Parsing is linear in the file: a line with quoted text is read up to
+    :data:`MAX_QUOTED_LINE` characters and a file's quoted lines up to
+    :data:`MAX_QUOTED_TEXT` characters (liac-arff reads quoted text slowly and with ~130 bytes
+    of memory per character).
 
     Raises
     ------
@@ -389,9 +536,13 @@ def load_arff(
         raise ValueError(f"missing must be 'error' or 'keep'; got {missing!r}.")
     text = _read_source(source, "ARFF", _looks_like_arff_text)
     notes: list[str] = []
-    lines = text.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if not text.text.strip():
         raise DataFormatError(f"{text.label}: the input is empty. Give an ARFF file's text.")
+    normalized = text.text.replace("\r\n", "\n").replace("\r", "\n")
+    if (max_columns, max_cells, max_values) != (None, None, None):
+        _check_budget(normalized, text.label, max_columns, max_cells, max_values)
+    lines = normalized.split("\n")
+    del normalized
     header = _scan_header(lines)
     if header.relation is None and not header.attribute_lines and header.data_line is None:
         raise DataFormatError(
@@ -409,6 +560,8 @@ def load_arff(
             f"{text.label} line {header.data_line}: @data comes before any @attribute "
             "declaration. Declare the attributes first."
         )
+    _check_declarations(header, text.label, max_columns)
+    _check_quoted_text(lines, text.label)
     first_row = _first_data_row(lines, header)
     sparse = first_row is not None and first_row.startswith("{")
     decoder = arff.ArffDecoder()
@@ -432,6 +585,15 @@ def load_arff(
             f"{text.label} line {header.data_line}: @data is followed by no rows. The file may "
             "be truncated."
         )
+    if sparse:
+        _check_sparse_indices(decoded["data"][1], lines, header, text.label)
+    names, note = normalize_names(
+        [a.name for a in attributes], text.label, lambda index: f"line {attributes[index].line}"
+    )
+    for attribute, normalized_name in zip(attributes, names, strict=True):
+        attribute.name = normalized_name
+    if note:
+        notes.append(note)
     columns = _columns(decoded["data"], sparse, len(attributes), n_rows)
     label_idx = label_indices(attributes, header, text, xml, n_labels, label_location, notes)
     Y = _labels(attributes, columns, label_idx, header, text, n_rows)
@@ -452,6 +614,42 @@ def load_arff(
         label_names=tuple(attributes[i].name for i in label_idx),
         notes=tuple(notes),
     )
+
+
+def _sparse_entries(row: str) -> list[str]:
+    """The ``index value`` entries of one sparse row (quoted values may hold commas)."""
+    inner = row.strip()[1:-1]
+    if "'" in inner or '"' in inner:
+        inner = _QUOTED_TOKEN.sub("''", inner)
+    return [] if not inner.strip() else inner.split(",")
+
+
+def _check_sparse_indices(rows: list[int], lines: list[str], header: _Header, label: str) -> None:
+    """A sparse row giving an index twice is an error (liac-arff keeps the last value).
+
+    Each row's entry count is compared with the entries liac-arff kept (one string count per
+    row); only a row that lost some is split to name the index.
+    """
+    kept = np.bincount(np.asarray(rows, dtype=np.int64), minlength=len(header.row_lines))
+    for row, number in enumerate(header.row_lines):
+        line = lines[number - 1]
+        inner = line.strip()[1:-1]
+        if "'" in inner or '"' in inner:
+            written = len(_sparse_entries(line))
+        else:
+            written = inner.count(",") + 1 if inner.strip() else 0
+        if written == kept[row]:
+            continue
+        seen: set[str] = set()
+        for entry in _sparse_entries(line):
+            index = entry.split(None, 1)[0] if entry.strip() else ""
+            if index in seen:
+                raise DataFormatError(
+                    f"{label} line {number}: sparse index {index} is given twice in this row "
+                    f"({_snippet(line)!r}). Each attribute may appear once per row; remove or "
+                    "merge the repeated entry."
+                )
+            seen.add(index)
 
 
 def _explain_decoder_crash(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +20,108 @@ if TYPE_CHECKING:
 
 MULAN_NAMESPACE = "http://mulan.sourceforge.net/labels"
 _MEKA_C = re.compile(r"(?:^|[\s:])-C\s+(-?\d+)(?=\s|$|')")
+#: Characters that render as nothing: a name typed with one looks the same as one without.
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+_DROP_ZERO_WIDTH = dict.fromkeys(map(ord, ZERO_WIDTH))
+_SHOWN = 80  # characters of a name shown in a clash message
+
+
+def normalize_name(name: str) -> str:
+    """The form in which every loader stores and compares a column or label name.
+
+    Unicode NFC, the zero-width characters of :data:`ZERO_WIDTH` removed, surrounding whitespace
+    stripped: names that look the same on screen (``café`` typed as one or as two code points,
+    ``a\u200bb`` and ``ab``, ``" l1 "`` and ``l1``) are the same name.
+
+    Examples
+    --------
+    >>> from mlviz.io.labels import normalize_name
+    >>> normalize_name(" cafe\u0301 ") == "caf\u00e9", normalize_name("a\u200bb")
+    (True, 'ab')
+    """
+    return unicodedata.normalize("NFC", name.translate(_DROP_ZERO_WIDTH)).strip()
+
+
+def _shown(name: str) -> str:
+    # ascii(): escapes (\xe9, \u0301, \u200b) show how two look-alike names differ
+    text = ascii(name)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def normalize_names(
+    names: list[str], where: str, place: Callable[[int], str] | None = None
+) -> tuple[list[str], str | None]:
+    """:func:`normalize_name` of each name; an error for two different names that become one.
+
+    Identical names are left to the caller, which reports a repeated name in its own terms
+    (the header column, the ARFF line); here two *different* names that normalise to the same
+    one are an error naming both, since one would silently stand for the other.
+
+    Parameters
+    ----------
+    names : list of str
+        The names as the file spells them.
+    where : str
+        How the error names the input (e.g. ``"upload 'x.csv' line 1"``).
+    place : callable, optional
+        Where the name at an index is (e.g. ``"column 3"``, ``"line 7"``), for the error.
+
+    Returns
+    -------
+    names : list of str
+        The normalised names, in order.
+    note : str or None
+        What changed (for the loader's ``notes``), or None when no name changed.
+
+    Raises
+    ------
+    DataFormatError
+        Two different names with the same normalised form.
+
+    Examples
+    --------
+    >>> from mlviz.io.labels import normalize_names
+    >>> normalize_names([" l1 ", "l2"], "t.csv line 1")
+    (['l1', 'l2'], "Names normalised (Unicode NFC, zero-width characters removed, surrounding \
+whitespace stripped): ' l1 ' → 'l1'.")
+    >>> normalize_names(["caf\\u00e9", "cafe\\u0301"], "t.csv line 1")
+    Traceback (most recent call last):
+    ...
+    mlviz.io._dataset.DataFormatError: t.csv line 1: names 'caf\\xe9' and 'cafe\\u0301' are ...
+    """
+    if "".join(names).isascii():
+        # the common case, at C speed (a header may have millions of names): NFC and the
+        # zero-width characters concern non-ASCII text only
+        normalized = list(map(str.strip, names))
+        if normalized == names:
+            return normalized, None
+    else:
+        normalized = [normalize_name(name) for name in names]
+    first: dict[str, int] = {}
+    changed: list[str] = []
+    for index, (raw, name) in enumerate(zip(names, normalized, strict=True)):
+        earlier = first.setdefault(name, index)
+        if earlier != index and names[earlier] != raw:
+            at = ""
+            if place is not None:
+                at = f" ({place(earlier)} and {place(index)})"
+            raise DataFormatError(
+                f"{where}: names {_shown(names[earlier])} and {_shown(raw)}{at} are the same "
+                f"name {_shown(name)} once Unicode-normalised (NFC), with zero-width characters "
+                "removed and surrounding whitespace stripped: they look alike on screen, so one "
+                "would stand for the other. Rename one of them."
+            )
+        if name != raw and len(changed) < 5:
+            changed.append(f"{_shown(raw)} → {_shown(name)}")
+    if not changed:
+        return normalized, None
+    n_changed = sum(name != raw for raw, name in zip(names, normalized, strict=True))
+    more = f" ({n_changed} names)" if n_changed > len(changed) else ""
+    note = (
+        "Names normalised (Unicode NFC, zero-width characters removed, surrounding whitespace "
+        f"stripped): {', '.join(changed)}{more}."
+    )
+    return normalized, note
 
 
 def meka_label_count(relation: str) -> int | None:
@@ -53,6 +157,9 @@ def xml_candidates(path: Path) -> list[Path]:
 
 def xml_label_names(xml: Source) -> tuple[list[str], str]:
     """Label names of a MULAN XML file, in document order (nested hierarchy labels included).
+
+    Names are normalised with :func:`normalize_name`, as the ARFF attribute names they are
+    matched to.
 
     Examples
     --------
@@ -93,6 +200,8 @@ def xml_label_names(xml: Source) -> tuple[list[str], str]:
             f"{text.label}: the XML names zero labels (no <label name=...> elements). A multi-"
             "label data set needs at least one label."
         )
+    # matched against attribute names normalised the same way (normalize_name)
+    names, _ = normalize_names(names, text.label)
     return names, text.label
 
 

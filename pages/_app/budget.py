@@ -9,6 +9,10 @@ A class shares one server (2 cores): one session's upload must not stall it. Thr
    :data:`MAX_UPLOAD_LABELS` label columns and :data:`MAX_UPLOAD_CELLS` values (rows ×
    (features + labels)). A dense float64 X of 50 M cells is 400 MB; every page makes a few
    copies (split, scaling, imputation), so more would break the ~2 GB a session may use.
+   The loaders check the columns (:data:`MAX_UPLOAD_COLUMNS`), the cells and, for ARFF, the
+   values written (:data:`MAX_UPLOAD_ARFF_VALUES`) from the header and a count of the lines
+   *before* parsing (:func:`loader_budgets`), so that a file over budget is refused in well
+   under a second instead of being parsed first (issue 29: a 1 M-column CSV took 135 s).
 3. **Per page**, what it is about to compute:
 
    * rows: above :data:`MAX_ROWS` rows every page computes on a seeded random sample of
@@ -38,12 +42,15 @@ from mlviz.methods import MAX_LABELS_SQUARE
 __all__ = [
     "MAX_LABELS_SQUARE",
     "MAX_ROWS",
+    "MAX_UPLOAD_ARFF_VALUES",
     "MAX_UPLOAD_CELLS",
+    "MAX_UPLOAD_COLUMNS",
     "MAX_UPLOAD_LABELS",
     "MAX_UPLOAD_MB",
     "OOF_SCORES_CELLS",
     "REFIT_CELLS",
     "labels_refusal",
+    "loader_budgets",
     "sample_rows",
     "upload_refusal",
 ]
@@ -55,6 +62,15 @@ MAX_UPLOAD_MB = 100
 MAX_UPLOAD_LABELS = 10_000
 #: The most values (rows × (features + labels)) an upload may have.
 MAX_UPLOAD_CELLS = 50_000_000
+#: The most columns (features + labels; ARFF: attributes, and the columns nominal ones one-hot
+#: encode to) an upload may have. The widest real sets users bring have ~50,000 features (rcv1
+#: subsets); a wider table has fewer than 1,000 rows under the cells budget. A table numpy
+#: cannot read (a text cell) goes to pandas at ~100 µs a column: 50,000 columns stay ~5 s.
+MAX_UPLOAD_COLUMNS = 50_000
+#: The most values written in an uploaded ARFF file's data section (rows × attributes; sparse:
+#: the ``index value`` entries): liac-arff parses ~1 million values a second, value by value
+#: (35 rows × 1 M values took 46 s). Larger tables read fast as CSV (numpy/pandas C readers).
+MAX_UPLOAD_ARFF_VALUES = 8_000_000
 #: Above this many rows, pages compute on a random sample of this many rows.
 MAX_ROWS = 20_000
 #: Seed of the row sample (fixed: the same upload gives the same sample on every rerun, in
@@ -72,6 +88,16 @@ OOF_SCORES_CELLS = 20_000_000
 #: CPLST's and GroPLE's label space is measured by one more fit on all rows (as long as a
 #: fold's); Compare does it while the whole run stays within this many cells over all methods.
 REFIT_CELLS = 20_000_000
+
+
+def loader_budgets(kind: str) -> dict[str, int]:
+    """The budget keywords of :func:`mlviz.io.load_csv` (``kind="csv"``) or
+    :func:`mlviz.io.load_arff` (``"arff"``) for an upload, read when called (tests lower the
+    constants)."""
+    budgets = {"max_columns": MAX_UPLOAD_COLUMNS, "max_cells": MAX_UPLOAD_CELLS}
+    if kind == "arff":
+        budgets["max_values"] = MAX_UPLOAD_ARFF_VALUES
+    return budgets
 
 
 def upload_refusal(ds: Dataset) -> str | None:

@@ -78,9 +78,19 @@ def _load_upload(
             raise LabelsUnknownError(
                 f"{name}: a CSV file does not say which of its columns are labels."
             )
-        return load_csv(payload, label_columns, name=stem, missing="keep")
+        # the budgets are checked before parsing too (then again on the result, upload_refusal)
+        return load_csv(
+            payload, label_columns, name=stem, missing="keep", **budget.loader_budgets("csv")
+        )
     n_labels = int(label_spec) if label_spec.strip().isdigit() else None
-    return load_arff(payload, xml=xml, n_labels=n_labels, name=stem, missing="keep")
+    return load_arff(
+        payload,
+        xml=xml,
+        n_labels=n_labels,
+        name=stem,
+        missing="keep",
+        **budget.loader_budgets("arff"),
+    )
 
 
 #: Widget key of the label count asked for in the main area when an upload does not say which
