@@ -1416,11 +1416,11 @@ def recommend_n_groups(
         if largest > max_group_share:
             against.append(f"puts {largest:.0%} of the labels into one group")
         if coherent < min_coherent_share:
-            against.append(f"only {coherent:.0%} of the labels are in coherent groups")
+            against.append(f"only {coherent:.0%} of labels in coherent groups")
         if not np.isnan(stability) and stability < min_adjusted_stability:
             against.append(
-                f"adjusted stability {stability:.2f} (< {min_adjusted_stability:g}): no more "
-                "reproducible than on shuffled labels"
+                f"adjusted stability {stability:.2f} < {min_adjusted_stability:g} (no more "
+                "reproducible than shuffled labels)"
             )
         counts = verdict_counts(table)
         rows.append(

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 from sklearn.metrics import adjusted_rand_score
 
@@ -347,8 +348,8 @@ def k_advice(grouping: Grouping, Y, *, sweep, tail: float, metric_slot, text_slo
                 current=grouping.k,
             )
     table = advice.candidates
-    losers = table[table["n_groups"] != advice.k]
-    against = "; ".join(f"K = {r.n_groups} ({r.proposed_by}): {r.why}" for r in losers.itertuples())
+    others = [int(k) for k in table["n_groups"] if k != advice.k]
+    ks = ", ".join(f"K = {k}" for k in others)
     affinity = AFFINITY_LABELS[grouping.affinity]
     with text_slot:
         if advice.has_structure:
@@ -356,28 +357,58 @@ def k_advice(grouping: Grouping, Y, *, sweep, tail: float, metric_slot, text_slo
             st.info(
                 f"**Suggested K = {advice.k}** ({winner['proposed_by']}; {affinity}): "
                 f"{winner['why']} ({winner['verdicts']})."
-                + (f" The other candidates: {against}." if against else "")
+                + (f" Why {ks} lost: in the table." if others else "")
             )
         else:
             st.warning(
-                f"**No clear group structure at the {affinity}**: no candidate K groups most "
-                f"labels into coherent groups ({against}). Any K gives a partition, not "
-                "evidence that its labels belong together; try another affinity, or read the "
-                "groups below as buckets."
+                f"**No clear group structure at the {affinity}**: none of the "
+                f"{len(table)} candidate K ({', '.join(str(k) for k in table['n_groups'])}) "
+                "puts most labels into coherent groups; each one's reasons are in the table. "
+                "Any K gives a partition, not evidence that its labels belong together: try "
+                "another affinity, or read the groups below as buckets."
             )
+        # one row per candidate; the eigengap joins its rule's name and the verdicts join the
+        # reasons, so that the reasons keep a readable width at 1280 px
+        shown = pd.DataFrame(
+            {
+                "K": table["n_groups"],
+                "proposed by": [
+                    f"{by} (gap {gap:.3f})" if np.isfinite(gap) else by
+                    for by, gap in zip(table["proposed_by"], table["eigengap"], strict=True)
+                ],
+                "largest group": [f"{v:.0%}" for v in table["largest_group_share"]],
+                "coherent": [f"{v:.0%}" for v in table["coherent_share"]],
+                "adj. stability": [
+                    f"{v:.2f}" if np.isfinite(v) else "sweep not run"
+                    for v in table["adjusted_stability"]
+                ],
+                "for / against": [
+                    f"{why} — groups: {verdicts}"
+                    for why, verdicts in zip(table["why"], table["verdicts"], strict=True)
+                ],
+            }
+        )
         tables.fitted_table(
-            table.drop(columns=["qualified"]).rename(
-                columns={
-                    "n_groups": "K",
-                    "proposed_by": "proposed by",
-                    "largest_group_share": "largest group",
-                    "coherent_share": "labels in coherent groups",
-                    "adjusted_stability": "adjusted stability",
-                    "why": "for / against",
-                }
-            ),
+            shown,
             hide_index=True,
-            number_format="%.3g",
+            column_config={
+                "K": st.column_config.NumberColumn(width=40, help="number of groups K"),
+                "proposed by": st.column_config.TextColumn(width=130, help="rule (eigengap)"),
+                "largest group": st.column_config.TextColumn(
+                    width=95, help="share of the labels in its largest group"
+                ),
+                "coherent": st.column_config.TextColumn(
+                    width=80, help="share of the labels in coherent groups"
+                ),
+                "adj. stability": st.column_config.TextColumn(
+                    width=100, help="stability beyond shuffled labels (the sweep below)"
+                ),
+                "for / against": st.column_config.TextColumn(
+                    width=tables.MAIN_AREA_PX - 40 - 130 - 95 - 80 - 100 - 10,
+                    help="why this K was suggested, or why it lost; its groups' verdicts",
+                ),
+            },
+            row_height=tables.WRAP_ROW_PX,
         )
         st.caption(
             "The rule (mlviz.label_clustering.recommend_n_groups): a candidate loses when its "
