@@ -17,6 +17,16 @@ Examples
 PLST(n_components=3)
 >>> METHODS["GroPLE"].symbol, METHODS["GroPLE"].max_labels
 ('d', 2000)
+
+Every page opens a method at :meth:`Method.default_settings`: the method's default
+:class:`Preset` (the same on Compare, the method's page and the Lesson unless a page states why
+it runs another) with the dimensions sized to the loaded data by one rule per method.
+
+>>> grople = METHODS["GroPLE"]
+>>> grople.default_preset, list(grople.presets)
+('teaching', ['teaching', 'paper'])
+>>> grople.default_settings(n_labels=22, n_samples=420, n_groups=5)
+{'d': 11, 'K': 5, 'affinity': 'heat', 'lambda1': 1.0, 'lambda2': 10.0, 'alpha': 0.01, 'beta': 1.0}
 """
 
 from __future__ import annotations
@@ -32,13 +42,39 @@ __all__ = [
     "COST_LABELS",
     "MAX_LABELS_SQUARE",
     "METHODS",
+    "PAPER_D",
     "Method",
+    "Preset",
+    "half_of_labels",
 ]
 
 #: Methods that hold an L x L matrix of the label space (a basis, or GroPLE's label affinity:
 #: 8 L^2 bytes each, 32 MB at 2,000 labels, 800 MB at 10,000) run up to this many labels; the
 #: app says so above it instead of filling memory.
 MAX_LABELS_SQUARE = 2_000
+
+#: GroPLE's latent dimension in the paper, for every data set (Kumar et al., Table 2); also the
+#: cap of the default d: an APG step of Eq. (4) costs d^2 L, so d = L / 2 is too slow for a
+#: first fit at ~1,000 labels (docs/GROPLE.md).
+PAPER_D = 100
+
+#: How the settings read in a caption (:meth:`Method.describe`); settings not named here
+#: (PLST's centring, CLEMS's regressor and candidate cap) are the pages' own widgets.
+SETTING_SYMBOLS: Mapping[str, str] = MappingProxyType(
+    {
+        "M": "M",
+        "d": "d",
+        "K": "K",
+        "k": "k",
+        "s": "s",
+        "cost": "cost",
+        "affinity": "affinity",
+        "lambda1": "λ1",
+        "lambda2": "λ2",
+        "alpha": "α",
+        "beta": "β",
+    }
+)
 
 #: Display names of CLEMS's costs (the names of :data:`mlviz.costs.COSTS`).
 COST_LABELS: Mapping[str, str] = MappingProxyType(
@@ -59,6 +95,59 @@ AFFINITY_LABELS: Mapping[str, str] = MappingProxyType(
         "correlation": "correlation",
     }
 )
+
+
+def half_of_labels(n_labels: int) -> int:
+    """The default embedding dimension: about half the labels, at least 1.
+
+    One rule for every method that compresses the label space (M of PLST, PBR, CPLST, CS and
+    CLEMS, GroPLE's d below :data:`PAPER_D`): half the labels compresses (M >= L would not: PLST
+    at M = L is binary relevance) and keeps most of the label variance on the MULAN sets.
+
+    Examples
+    --------
+    >>> from mlviz.methods import half_of_labels
+    >>> half_of_labels(22), half_of_labels(45), half_of_labels(1)
+    (11, 23, 1)
+    """
+    return max(1, (int(n_labels) + 1) // 2)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Named settings of a method: the ones a page runs when it does not run the default.
+
+    Parameters
+    ----------
+    name : str
+        Short name, as captions print it ("teaching", "paper", "picture").
+    why : str
+        One sentence: what the preset is for, and why it differs from the method's others.
+    settings : mapping
+        Settings the preset fixes whatever the data (they override the method's sizing rule).
+    sized : callable or None
+        ``sized(n_labels)``: settings the preset sizes from the data (e.g. ``M = min(2, L)``).
+
+    Examples
+    --------
+    >>> from mlviz.methods import METHODS
+    >>> paper = METHODS["GroPLE"].presets["paper"]
+    >>> paper.settings["lambda1"], paper.settings["lambda2"], paper.settings["d"]
+    (0.001, 1.0, 100)
+    """
+
+    name: str
+    why: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    sized: Callable[[int], Mapping[str, Any]] | None = None
+
+    def fixed(self, n_labels: int) -> dict[str, Any]:
+        """Every setting this preset sets on data with ``n_labels`` labels."""
+        return {**self.settings, **(self.sized(n_labels) if self.sized is not None else {})}
+
+
+#: The preset of a method that has no reason to differ anywhere.
+DEFAULT_PRESET = Preset("default", "the registry's settings, the same on every page")
 
 
 @dataclass(frozen=True)
@@ -96,6 +185,12 @@ class Method:
         leaves out: ``"labels"`` from the labels alone (PLST's principal directions, CLEMS's
         candidate sets), ``"fitted"`` from a model fitted on all rows (CPLST, GroPLE's V^k),
         None when the method keeps every label.
+    sizing : callable or None
+        ``sizing(n_labels, n_samples, n_groups)``: the settings that depend on the data (M, d,
+        K, k), the one rule every page opens at (see :meth:`default_settings`).
+    presets : mapping
+        The method's named :class:`Preset` s, the default first; pages run the default
+        unless they state why they run another (and say which in a caption).
 
     Examples
     --------
@@ -118,6 +213,135 @@ class Method:
     option_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     in_dimension_sweep: bool = False
     representation: Literal["labels", "fitted"] | None = None
+    sizing: Callable[[int, int | None, int | None], Mapping[str, Any]] | None = None
+    presets: Mapping[str, Preset] = field(
+        default_factory=lambda: MappingProxyType({"default": DEFAULT_PRESET})
+    )
+
+    @property
+    def default_preset(self) -> str:
+        """Name of the preset every page runs unless it states a reason (the first)."""
+        return next(iter(self.presets))
+
+    def default_settings(
+        self,
+        n_labels: int,
+        n_samples: int | None = None,
+        *,
+        preset: str | None = None,
+        n_groups: int | None = None,
+    ) -> dict[str, Any]:
+        """The settings a page opens the method at, on data of this shape: the one place.
+
+        The factory's keyword defaults, then the method's ``sizing`` rule on the data (M, d,
+        K, k), then the preset's settings (which win: a preset that fixes d fixes it).
+
+        Parameters
+        ----------
+        n_labels : int
+            L of the loaded data set.
+        n_samples : int, optional
+            Training instances (ML-KNN's k stays below it); None: not bounded by them.
+        preset : str, optional
+            A name of :attr:`presets`; None: :attr:`default_preset`.
+        n_groups : int, optional
+            GroPLE's K: the app's label grouping's K (its one rule,
+            :meth:`mlviz.label_clustering.LabelClustering.default_n_groups`, needs the labels,
+            not only their number); None: ``min(10, L)``, the estimator's K at most L.
+
+        Returns
+        -------
+        dict
+            ``{setting: value}`` for every setting :meth:`make` takes that has a default.
+
+        Examples
+        --------
+        >>> from mlviz.methods import METHODS
+        >>> METHODS["PLST"].default_settings(n_labels=22)
+        {'M': 11, 'center': True}
+        >>> METHODS["CLEMS"].default_settings(n_labels=22, preset="picture")["M"]
+        2
+        >>> METHODS["ML-KNN"].default_settings(n_labels=22, n_samples=6)
+        {'k': 5, 's': 1.0}
+        >>> METHODS["GroPLE"].default_settings(n_labels=983, preset="paper")["d"]
+        100
+        """
+        chosen = self.presets[self.default_preset if preset is None else preset]
+        values = {
+            name: p.default
+            for name, p in inspect.signature(self.factory).parameters.items()
+            if p.default is not inspect.Parameter.empty
+        }
+        if self.sizing is not None:
+            values.update(self.sizing(int(n_labels), n_samples, n_groups))
+        values.update(chosen.fixed(int(n_labels)))
+        # settings that only select an implementation (None: the estimator's own) say nothing
+        return {k: v for k, v in values.items() if v is not None}
+
+    def describe(self, settings: Mapping[str, Any], preset: str | None = None) -> str:
+        """One short caption: the method, its preset (when it has several) and its settings.
+
+        Examples
+        --------
+        >>> from mlviz.methods import METHODS
+        >>> METHODS["ML-KNN"].describe({"k": 10, "s": 1.0})
+        'ML-KNN: k = 10, s = 1'
+        >>> METHODS["CLEMS"].describe({"M": 2, "cost": "f1"}, "picture")
+        'CLEMS, picture preset: M = 2, cost = F1 (1 − F1)'
+        """
+        shown = []
+        for key, symbol in SETTING_SYMBOLS.items():
+            if key not in settings or key not in self.settings:
+                continue
+            value = settings[key]
+            if key in self.option_labels:
+                value = self.option_labels[key].get(value, value)
+            elif isinstance(value, float):
+                value = f"{value:g}"
+            shown.append(f"{symbol} = {value}")
+        head = self.name
+        if len(self.presets) > 1:
+            head += f", {self.default_preset if preset is None else preset} preset"
+        return f"{head}: {', '.join(shown)}" if shown else head
+
+    def caption(self, settings: Mapping[str, Any], preset: str | None = None) -> str:
+        """What a page runs, in one sentence: :meth:`describe`, and when the user changed a
+        setting the preset fixes, which one and the preset's value; a method with several
+        presets adds why this one.
+
+        Examples
+        --------
+        >>> from mlviz.methods import METHODS
+        >>> grople = METHODS["GroPLE"]
+        >>> settings = grople.default_settings(n_labels=22, n_groups=5)
+        >>> grople.caption(settings)[:63]
+        'Runs GroPLE, teaching preset: d = 11, K = 5, affinity = heat ke'
+        >>> grople.caption({**settings, "lambda2": 30.0}).split(";")[1][:48]
+        ' opened at the teaching preset (λ2 = 10), change'
+        """
+        name = self.default_preset if preset is None else preset
+        chosen = self.presets[name]
+        changed = {
+            k: v
+            for k, v in chosen.settings.items()
+            if k in settings and k in SETTING_SYMBOLS and settings[k] != v
+        }
+        if not changed:
+            text = f"Runs {self.describe(settings, name)}"
+        else:
+            was = ", ".join(
+                f"{SETTING_SYMBOLS[k]} = {v:g}"
+                if isinstance(v, float)
+                else f"{SETTING_SYMBOLS[k]} = {v}"
+                for k, v in changed.items()
+            )
+            text = (
+                f"Runs {self.name} at {self.describe(settings, name).split(': ', 1)[-1]}; "
+                f"opened at the {name} preset ({was}), changed here"
+            )
+        if len(self.presets) > 1:
+            text += f". The {name} preset: {chosen.why}"
+        return text + "."
 
     @property
     def tail_reasons(self) -> bool:
@@ -143,9 +367,11 @@ class Method:
         return self.max_labels is None or n_labels <= self.max_labels
 
 
-# The factories import their estimator when called: see the module docstring. Settings and
-# defaults are the pages' (CS and CLEMS are seeded as every page seeds them; GroPLE's seed is
-# written out so that every page's GroPLE is the same model).
+# The factories import their estimator when called: see the module docstring. Their keyword
+# defaults are the estimators' own (GroPLE's: the paper's); the pages open at
+# Method.default_settings, which sizes them to the data and applies the preset. CS and CLEMS are
+# seeded as every page seeds them; GroPLE's seed is written out so that every page's GroPLE is
+# the same model.
 def _br():
     from mlviz.linear import BinaryRelevance
 
@@ -214,6 +440,47 @@ def _grople(
     )
 
 
+def _size_m(n_labels: int, n_samples: int | None, n_groups: int | None) -> dict[str, Any]:
+    del n_samples, n_groups
+    return {"M": half_of_labels(n_labels)}
+
+
+def _size_k(n_labels: int, n_samples: int | None, n_groups: int | None) -> dict[str, Any]:
+    # the paper's k = 10, below the training instances (an instance is not its own neighbour)
+    del n_labels, n_groups
+    return {"k": 10 if n_samples is None else max(1, min(10, int(n_samples) - 1))}
+
+
+def _size_grople(n_labels: int, n_samples: int | None, n_groups: int | None) -> dict[str, Any]:
+    del n_samples
+    return {
+        "d": min(half_of_labels(n_labels), PAPER_D),
+        "K": min(10, n_labels) if n_groups is None else int(n_groups),
+    }
+
+
+#: CLEMS at M = 2: its page and the Lesson draw the embedding, whole only in two dimensions.
+_CLEMS_PICTURE = Preset(
+    "picture",
+    "M = 2, so the picture of the embedding is the whole embedding (the paper's M is L; "
+    "Compare runs the default M, about half the labels)",
+    sized=lambda n_labels: {"M": min(2, n_labels)},
+)
+_GROPLE_TEACHING = Preset(
+    "teaching",
+    "λ1 = 1, λ2 = 10 rather than the paper's 0.001 and 1: at the paper's pair every group of "
+    "the planted sample uses every latent row, at this pair each group picks its own few "
+    "(docs/GROPLE.md)",
+    settings=MappingProxyType({"lambda1": 1.0, "lambda2": 10.0, "alpha": 1e-2, "beta": 1.0}),
+)
+_GROPLE_PAPER = Preset(
+    "paper",
+    "Kumar et al.'s settings: d = 100 for every data set, λ1 = 0.001, λ2 = 1, α = 0.01, β = 1",
+    settings=MappingProxyType(
+        {"d": PAPER_D, "lambda1": 1e-3, "lambda2": 1.0, "alpha": 1e-2, "beta": 1.0}
+    ),
+)
+
 #: Every method, in the order the app offers them (the Compare page's menu).
 METHODS: Mapping[str, Method] = MappingProxyType(
     {
@@ -233,6 +500,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 "#ff7f0e",  # orange
                 dimension="M",
                 symbol="M",
+                sizing=_size_m,
                 max_labels=MAX_LABELS_SQUARE,
                 tail_table="plst_label_table",
                 in_dimension_sweep=True,
@@ -245,6 +513,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 "#9467bd",  # purple
                 dimension="M",
                 symbol="M",
+                sizing=_size_m,
                 max_labels=MAX_LABELS_SQUARE,
             ),
             Method(
@@ -254,6 +523,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 "#8c564b",  # brown
                 dimension="M",
                 symbol="M",
+                sizing=_size_m,
                 max_labels=MAX_LABELS_SQUARE,
                 in_dimension_sweep=True,
                 representation="fitted",
@@ -265,6 +535,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 "#e377c2",  # pink
                 dimension="M",
                 symbol="M",
+                sizing=_size_m,
             ),
             Method(
                 "ML-KNN",
@@ -273,6 +544,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 "#2ca02c",  # green
                 dimension="k",
                 symbol="k",
+                sizing=_size_k,
                 tail_table="mlknn_label_table",
             ),
             Method(
@@ -282,10 +554,12 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 "#17becf",  # cyan
                 dimension="M",
                 symbol="M",
+                sizing=_size_m,
                 tail_table="clems_label_table",
                 option_labels=MappingProxyType({"cost": COST_LABELS}),
                 in_dimension_sweep=True,
                 representation="labels",
+                presets=MappingProxyType({"default": DEFAULT_PRESET, "picture": _CLEMS_PICTURE}),
             ),
             Method(
                 "GroPLE",
@@ -294,11 +568,13 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 "#d62728",  # red
                 dimension="d",
                 symbol="d",
+                sizing=_size_grople,
                 max_labels=MAX_LABELS_SQUARE,
                 tail_table="grople_label_table",
                 option_labels=MappingProxyType({"affinity": AFFINITY_LABELS}),
                 in_dimension_sweep=True,
                 representation="fitted",
+                presets=MappingProxyType({"teaching": _GROPLE_TEACHING, "paper": _GROPLE_PAPER}),
             ),
         )
     }

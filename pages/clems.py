@@ -41,11 +41,16 @@ presentation.intro(
 )
 
 split = experiment.model_split(needs="CLEMS")
+# The page draws the embedding: it opens at the registry's "picture" preset (M = 2, the whole
+# embedding in the picture), as the Lesson's step 5 does; Compare runs the default M (~L / 2)
+PRESET = "picture"
+OPENING = METHODS["CLEMS"].default_settings(L, len(split.Y_train), preset=PRESET)
 c1, c2, c3 = st.columns(3)
 cost = links.bound(
     c1.selectbox,
     "Cost",
     list(COST_LABELS),
+    index=list(COST_LABELS).index(OPENING["cost"]),
     format_func=COST_LABELS.get,
     key="clems_cost",
     persist_state="session",
@@ -58,12 +63,13 @@ with c2:
         "Embedding dimension M",
         1,
         M_max,
-        min(2, L),
+        OPENING["M"],
         key="clems_m",
         why_fixed="with a single label the embedding has one dimension.",
         help="Opens at M = 2, so the picture below is the whole embedding (the paper's M is "
         "the number of labels L); the test metrics at M = L are shown beside for comparison.",
     )
+st.caption(METHODS["CLEMS"].caption({**OPENING, "M": M, "cost": cost}, PRESET))
 regressor_name = links.bound(
     c3.radio,
     "Regressor",

@@ -19,7 +19,7 @@ from mlviz.evaluation import (
     summarize,
 )
 from mlviz.figures import compare as figures
-from mlviz.methods import COST_LABELS, METHODS
+from mlviz.methods import COST_LABELS, METHODS, PAPER_D
 from mlviz.metrics import AT_K_METRICS, METRICS
 from mlviz.per_label import (
     LOSS_RULE_DEFAULTS,
@@ -43,6 +43,7 @@ from pages._app import (
     experiment,
     export,
     fitting,
+    grouping,
     links,
     plain,
     presentation,
@@ -138,27 +139,44 @@ if max_folds > 2:
 else:
     n_splits = 2
     c2.caption(f"2 folds (the data set has {ds.n_samples} instances).")
+# Every method opens at the registry's settings (mlviz.methods.Method.default_settings), as
+# its page and the Lesson do: M and d about half the labels, ML-KNN's k and s, CLEMS's cost,
+# GroPLE's preset; GroPLE groups the labels by the app's grouping (K and affinity, the GroPLE
+# page's and the Lesson's). A method with several presets gets a menu; a preset that fixes a
+# setting (CLEMS's picture: M = 2, GroPLE's paper: d = 100) wins over the shared slider.
+with_m = [n for n, m in METHODS.items() if m.symbol == "M"]
+OPENING = {name: method.default_settings(L, ds.n_samples) for name, method in METHODS.items()}
+assert len({OPENING[n]["M"] for n in with_m}) == 1  # one M rule for every M-method
 with st.expander("Method parameters"):
     p1, p2, p3, p4 = st.columns(4)
-    with_m = [n for n, m in METHODS.items() if m.symbol == "M"]
     if L > 1:
         M = links.bound(
             p1.slider,
             f"M ({', '.join(with_m)})",
             1,
             L,
-            min(L, max(1, L // 2)),
+            OPENING[with_m[0]]["M"],
             key="compare_m",
             persist_state="session",
+            help="Opens at about half the labels (the registry's M, as on the method pages).",
         )
     else:
         M = 1
         p1.caption(f"M = 1 ({', '.join(with_m)}): the data set has one label.")
-    k = links.bound(p2.slider, "k (ML-KNN)", 1, 30, 10, key="compare_k", persist_state="session")
+    k = links.bound(
+        p2.slider,
+        "k (ML-KNN)",
+        1,
+        30,
+        min(OPENING["ML-KNN"]["k"], 30),
+        key="compare_k",
+        persist_state="session",
+    )
     cost = links.bound(
         p3.selectbox,
         "CLEMS cost",
         list(COST_LABELS),
+        index=list(COST_LABELS).index(OPENING["CLEMS"]["cost"]),
         key="compare_cost",
         persist_state="session",
     )
@@ -166,28 +184,61 @@ with st.expander("Method parameters"):
         p4.slider,
         "d (GroPLE)",
         1,
-        200,
-        M,
+        max(200, L),
+        OPENING["GroPLE"]["d"],
         key="compare_d",
         persist_state="session",
-        help="Opens at the M of the other methods (≤ L).",
+        help="Opens at the registry's d, as the GroPLE page and the Lesson do: about half the "
+        f"labels, at most the paper's {PAPER_D}.",
     )
+    with_presets = [n for n, m in METHODS.items() if len(m.presets) > 1]
+    preset_columns = st.columns(len(with_presets))
+    presets = {
+        name: links.bound(
+            slot.selectbox,
+            f"{name} preset",
+            list(METHODS[name].presets),
+            key=f"compare_preset_{name.lower().replace('-', '')}",
+            persist_state="session",
+            help="; ".join(f"{p.name}: {p.why}" for p in METHODS[name].presets.values()) + ".",
+        )
+        for name, slot in zip(with_presets, preset_columns, strict=True)
+    }
+
+
+def grople_grouping() -> tuple[int, str]:
+    """GroPLE's K and affinity: the app's label grouping (one group below 3 labels)."""
+    shared = grouping.settings()
+    if shared is None:
+        return 1, "heat"
+    affinity, n_groups = shared
+    return int(n_groups), affinity
+
+
+def settings_of(name: str, params: dict, dimension: int | None = None) -> dict:
+    """The settings Compare fits ``name`` with: the registry's at the chosen preset, the page's
+    shared M, d, k and cost where the preset does not fix them, and ``dimension`` (the sweep)
+    over M (at most L) and d."""
+    method = METHODS[name]
+    preset = dict(params["presets"]).get(name, method.default_preset)
+    settings = method.default_settings(L, ds.n_samples, preset=preset, n_groups=params["K"])
+    shared = {
+        "M": params["M"],
+        "d": params["d"],
+        "k": params["k"],
+        "cost": params["cost"],
+        "affinity": params["affinity"],
+    }
+    fixed = method.presets[preset].fixed(L)
+    settings.update({key: v for key, v in shared.items() if key in settings and key not in fixed})
+    if dimension is not None:
+        settings.update({key: v for key, v in (("M", min(dimension, L)), ("d", dimension))})
+    return {key: v for key, v in settings.items() if key in method.settings}
 
 
 def make(name: str, params: dict, dimension: int | None = None):
-    """A fresh estimator for a method name, from the registry.
-
-    ``params`` holds the page's M, k, cost and d; ``dimension`` overrides M (at most L) and
-    GroPLE's d. GroPLE groups the labels into K = min(10, L) groups.
-    """
-    settings = {
-        "M": params["M"] if dimension is None else min(dimension, L),
-        "d": params["d"] if dimension is None else dimension,
-        "k": params["k"],
-        "cost": params["cost"],
-        "K": min(10, L),
-    }
-    estimator = METHODS[name].make(**settings)
+    """A fresh estimator for a method name, from the registry, at :func:`settings_of`."""
+    estimator = METHODS[name].make(**settings_of(name, params, dimension))
     # the sidebar's imputation and scaling, fitted inside each fold on its training part
     return with_feature_steps(
         estimator, params["scaling"], sparse=sp.issparse(ds.X), impute=params["impute"]
@@ -261,6 +312,8 @@ def show_sweep_failures(failures: pd.DataFrame, n_folds: int, n_dims: int) -> No
             )
 
 
+# the app's grouping is fitted only when GroPLE runs (a spectrum of the labels)
+n_groups, affinity = grople_grouping() if "GroPLE" in methods else (None, "heat")
 params = {
     "scaling": experiment.feature_scaling(),
     "impute": has_missing(ds.X),
@@ -270,10 +323,26 @@ params = {
     "k": k,
     "cost": cost,
     "d": d,
+    "K": n_groups,
+    "affinity": affinity,
+    "presets": tuple(presets.items()),
     "tail": tail,
     "tail_rule": experiment.tail_rule_text(),
     "scheduler": scheduler,
 }
+#: Session key: what Compare fits each chosen method with ({method: settings}), as the
+#: caption below states it (tests compare it with the method pages and the Lesson).
+SETTINGS_KEY = "_compare_settings"
+st.session_state[SETTINGS_KEY] = {name: settings_of(name, params) for name in methods}
+if methods:
+    st.caption(
+        "Settings: "
+        + "; ".join(
+            METHODS[name].describe(settings, presets.get(name))
+            for name, settings in st.session_state[SETTINGS_KEY].items()
+        )
+        + "."
+    )
 if methods and estimated_seconds(len(methods), n_splits) > 10:
     five = f"; 5 folds ~{estimated_seconds(len(methods), 5):.0f} s" if n_splits != 5 else ""
     st.caption(
@@ -779,6 +848,11 @@ if sweep_methods:
         dimension_sweep,
         {
             **params,
+            **(
+                dict(zip(("K", "affinity"), grople_grouping(), strict=True))
+                if "GroPLE" in sweep_methods
+                else {}
+            ),
             "sweep": tuple(sweep_methods),
             "metric": sweep_metric,
             "dims": tuple(dims.tolist()),

@@ -18,7 +18,7 @@ from mlviz.label_clustering import (
     group_diagnostics,
     verdict_counts,
 )
-from mlviz.methods import METHODS
+from mlviz.methods import METHODS, half_of_labels
 from mlviz.metrics import METRICS, evaluate
 from mlviz.per_label import grople_label_table, tail_summary
 from mlviz.reproduce import (
@@ -91,17 +91,19 @@ def lambda1_bound(d: int, K: int, affinity: str, lambda2: float) -> float:
 
 LOG_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0]
 POSITIVE_GRID = LOG_GRID[1:]  # λ1 > 0 keeps V Vᵀ + λ1 I invertible (Eq. A.2)
-# λ1 goes on by decades up to its bound at the chosen λ2 (λ1_max: 10^3-10^7 on planted, yeast
-# and medical at λ2 = 10 to 0.01, docs/GROPLE.md); at λ2 = 0 no λ1 zeroes V, and the fixed grid
-# ends at 100, from where the fits of yeast and medical no longer change (measured)
-LAMBDA1_GRID = POSITIVE_GRID + [10.0**e for e in range(3, 9)]
+# Both λ sliders run up to their bound on the loaded data (figures.lambda_options: the grid,
+# continued log-spaced beyond 100 when the bound is larger, then the bound itself, where V
+# becomes zero): λ2_max is 964 on delicious (the grid used to stop at 100, where 367 of 400
+# group rows were still used), λ1_max 10^3-10^7 on planted, yeast and medical at λ2 = 10 to
+# 0.01 (docs/GROPLE.md). At λ2 = 0 no λ1 zeroes V and λ1 keeps the grid, up to 100, from where
+# the fits of yeast and medical no longer change (measured).
 WIDE_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3, 1e4]
-PAPER_D = 100  # the paper's latent dimension for every data set (Table 2)
-# The page opens at λ1 = 1, λ2 = 10 rather than the paper's 0.001 and 1: measured on the
-# planted sample (d = 11, K = 5) the paper's pair leaves every group on every row (11 of 11),
-# this one gives 2-5 rows per group, 5 different row sets, micro-F1 0.770 (BR 0.753); on
-# medical (K = 5) it gives 1-11 rows per group (docs/GROPLE.md).
-PAGE_LAMBDA1, PAGE_LAMBDA2 = 1.0, 10.0
+# The page opens at the registry's default preset (teaching: λ1 = 1, λ2 = 10, α = 0.01, β = 1),
+# as Compare and the Lesson do, with d sized by the registry's rule (about half the labels, at
+# most the paper's 100): mlviz.methods.Method.default_settings.
+PRESET = GROPLE.default_preset
+OPENING = GROPLE.default_settings(L, len(split.Y_train), preset=PRESET)
+PAPER_D = GROPLE.presets["paper"].settings["d"]  # the paper's d for every data set (Table 2)
 controls = st.container(border=True)
 # while presenting, the notes under the sliders (their ranges and why) fold into one expander
 # below the controls, so that the first figure starts on the first screen (1280 × 720)
@@ -119,10 +121,8 @@ with controls:
     # clusters, Hypercube and the Lesson; GroPLE's stage 1 applies them to the training rows
     # (drawn in the page's order: affinity, d, then K)
     affinity_box = c1.container()
-    half_d = max(1, (L + 1) // 2)
-    # above 200 labels the page opens at the paper's d = 100: an APG step of Eq. (4) costs
-    # d^2 L, so d = L / 2 is too slow for a first view at ~1,000 labels (docs/GROPLE.md)
-    default_d = min(half_d, PAPER_D)
+    half_d = half_of_labels(L)
+    default_d = OPENING["d"]
     d = links.bound(
         c1.slider,
         "Latent dimension d",
@@ -142,7 +142,7 @@ with controls:
     )
     if default_d < half_d:
         note_slot(c1).caption(
-            f"d opens at {PAPER_D} (the paper's value) rather than about half the {L} labels "
+            f"d opens at {default_d} (the paper's value) rather than about half the {L} labels "
             f"({half_d}), to keep the first fit short: set a larger d and press **Fit GroPLE** "
             "(slower)."
         )
@@ -153,12 +153,12 @@ with controls:
         affinity, n_groups = "heat", 1
     # drawn above λ2 but filled after it: λ1's range depends on the chosen λ2 (λ1_max)
     lambda1_slot = c2.container()
-    # every V^k is zero from λ2_max on (first V step, Eq. A.3): the slider stops below it
+    # every V^k is zero from λ2_max on (first V step, Eq. A.3): the slider ends there
     bound = fitting.compute(
         lambda2_bound, {"d": d, "K": n_groups, "affinity": affinity}, label="λ2 range"
     )
-    lambda2_grid = figures.lambda2_options(LOG_GRID, bound) if bound is not None else LOG_GRID
-    lambda2_default = figures.lambda2_opening(lambda2_grid, bound, PAGE_LAMBDA2)
+    lambda2_grid = figures.lambda_options(LOG_GRID, bound)
+    lambda2_default = figures.lambda2_opening(lambda2_grid, bound, OPENING["lambda2"])
     if st.session_state.get("grople_lambda2", lambda2_default) not in lambda2_grid:
         st.session_state.pop("grople_lambda2", None)  # beyond this data's range: the default
     lambda2 = links.bound(
@@ -172,21 +172,21 @@ with controls:
     if bound is not None:
         note_slot(c2).caption(
             f"λ2 ≥ {bound:.3g} makes every V^k zero on this training split (λ2_max: the first "
-            "V step of Algorithm 1 is then exactly zero), so the slider stops below it."
+            "V step of Algorithm 1 is then exactly zero), so the slider ends at "
+            f"{max(lambda2_grid):g}, the first of its values where V is zero."
         )
-    # every V^k is zero above λ1_max at this λ2 (second V step, Eq. A.2-A.3): λ1 stops below
+    # every V^k is zero above λ1_max at this λ2 (second V step, Eq. A.2-A.3): λ1 ends there
     bound1 = fitting.compute(
         lambda1_bound,
         {"d": d, "K": n_groups, "affinity": affinity, "lambda2": float(lambda2)},
         label="λ1 range",
     )
-    if bound1 is None:
-        lambda1_grid = POSITIVE_GRID
-    elif np.isfinite(bound1):
-        lambda1_grid = figures.lambda2_options(LAMBDA1_GRID, bound1)  # grid values below
-    else:
-        lambda1_grid = POSITIVE_GRID  # λ2 = 0: no λ1 makes V zero
-    lambda1_default = max([v for v in lambda1_grid if v <= PAGE_LAMBDA1] or lambda1_grid[:1])
+    # None (failed) or inf (λ2 = 0: no λ1 makes V zero): the grid
+    lambda1_grid = figures.lambda_options(POSITIVE_GRID, bound1)
+    # opens at the preset's λ1, or the largest option below the bound (the last option, at
+    # the bound, is where V is zero)
+    below1 = [v for v in lambda1_grid if bound1 is None or v < bound1] or lambda1_grid[:1]
+    lambda1_default = max([v for v in below1 if v <= OPENING["lambda1"]] or below1[:1])
     if st.session_state.get("grople_lambda1", lambda1_default) not in lambda1_grid:
         st.session_state.pop("grople_lambda1", None)  # beyond this λ2's range: the default
     lambda1 = links.bound(
@@ -196,19 +196,20 @@ with controls:
         value=lambda1_default,
         key="grople_lambda1",
         persist_state="session",
-        help=f"Opens at λ1 = {PAGE_LAMBDA1:g}, not the paper's 0.001: only λ1^(1/3) λ2^(2/3) "
+        help=f"Opens at λ1 = {OPENING['lambda1']:g} (GroPLE's {PRESET} preset), not the "
+        f"paper's {GROPLE.presets['paper'].settings['lambda1']:g}: only λ1^(1/3) λ2^(2/3) "
         "matters for how many rows switch off (U and V trade scale), and at the paper's pair "
         "every group of the planted sample uses every row (docs/GROPLE.md).",
     )
     if bound1 is not None:
         note_slot(lambda1_slot).caption(
-            figures.lambda1_range_caption(bound1, float(lambda2), max(lambda1_grid))
+            figures.lambda1_range_caption(bound1, float(lambda2), lambda1_grid)
         )
     alpha = links.bound(
         c3.select_slider,
         "α (latent-correlation term)",
         WIDE_GRID,
-        value=1e-2,
+        value=OPENING["alpha"],
         key="grople_alpha",
         persist_state="session",
     )
@@ -216,7 +217,7 @@ with controls:
         c3.select_slider,
         "β (ℓ1 sparsity of Z)",
         WIDE_GRID,
-        value=1.0,
+        value=OPENING["beta"],
         key="grople_beta",
         persist_state="session",
     )
@@ -229,6 +230,8 @@ with controls:
         "alpha": alpha,
         "beta": beta,
     }
+# which preset of the registry the page runs, and what the user changed of it
+st.caption(GROPLE.caption(params, PRESET))
 
 
 def test_scores(models: dict) -> dict[str, dict[str, float]]:

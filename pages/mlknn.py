@@ -8,6 +8,7 @@ import streamlit as st
 from mlviz.figures import mlknn as figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS, legible
+from mlviz.methods import METHODS
 from mlviz.metrics import (
     METRICS,
     average_precision,
@@ -37,13 +38,15 @@ n_train = len(split.Y_train)
 # search and one counting pass (MLkNNPath) serve every k and s, which then cost only the tables.
 k_max = min(50, n_train - 1)
 
+# opens at the registry's k and s (the paper's k = 10, s = 1), as Compare and the Lesson do
+OPENING = METHODS["ML-KNN"].default_settings(ds.n_labels, n_train)
 c1, c2 = st.columns(2)
 with c1:
     k = links.int_slider(
         "Neighbours k",
         1,
         k_max,
-        10,
+        OPENING["k"],
         key="mlknn_k",
         why_fixed=f"the training split has {n_train} instances, and an instance is not its own "
         "neighbour.",
@@ -52,10 +55,11 @@ s = links.bound(
     c2.select_slider,
     "Smoothing s",
     options=[0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0],
-    value=1.0,
+    value=OPENING["s"],
     key="mlknn_s",
     persist_state="session",
 )
+st.caption(METHODS["ML-KNN"].caption({**OPENING, "k": k, "s": s}))
 
 
 def neighbour_search(k_max: int) -> tuple[MLkNNPath, object]:

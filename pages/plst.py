@@ -45,14 +45,17 @@ if not METHODS["PLST"].runs_on(L):
     )
 split = experiment.model_split(needs="PLST")
 
+# opens at the registry's M (about half the labels), as Compare and the Lesson do
+OPENING = METHODS["PLST"].default_settings(L, len(split.Y_train))
 M = links.int_slider(
     "Embedding dimension M",
     1,
     L,
-    4,
+    OPENING["M"],
     key="plst_m",
     why_fixed="with a single label there is a single direction.",
 )
+st.caption(METHODS["PLST"].caption({**OPENING, "M": M}))
 # One fit with all L directions; every M on the slider is its truncation (the basis does not
 # depend on M and ridge is fitted output by output), so moving M never refits.
 full_model = fitting.fit(

@@ -18,6 +18,7 @@ from sklearn.model_selection import train_test_split
 from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
+from mlviz.figures.grople import round_up
 from mlviz.grople import GroPLE, lambda1_max
 from mlviz.io import Dataset
 from mlviz.metrics import METRICS
@@ -126,14 +127,19 @@ def test_opening_settings_show_group_specific_rows_on_the_planted_sample():
     assert table.loc["GroPLE", label] >= table.loc["BR", label] - 0.02
 
 
-def test_lambda2_slider_stops_below_the_bound_of_the_data():
+def test_lambda2_slider_ends_at_the_bound_of_the_data():
+    # issue 31: the slider spans the whole range where the model changes, its last value the
+    # bound rounded up (V = 0 there), not the grid's next value (100) nor a value below it
     at = _open("sample:planted")
     model = _fitted_model(at)
     options = [float(v) for v in at.select_slider(key="grople_lambda2").options]
-    assert max(options) < model.lambda2_max_
+    assert max(options[:-1]) < model.lambda2_max_ <= options[-1] == round_up(model.lambda2_max_)
     assert 100.0 not in options  # on the page's grid, the first value at/above λ2_max (67.9)
     captions = " ".join(c.value for c in at.caption)
     assert f"λ2 ≥ {model.lambda2_max_:.3g} makes every V^k zero" in captions
+    assert f"the slider ends at {options[-1]:g}, the first of its values where V is zero" in (
+        captions
+    )
 
 
 @pytest.mark.parametrize("lambda2", ["1.0", "10.0"])
@@ -149,7 +155,9 @@ def test_lambda1_slider_spans_up_to_the_bound_at_the_chosen_lambda2(lambda2):
         dataset.Y[train], model.groups_, model.n_components, float(lambda2), random_state=0
     )
     options = [float(v) for v in at.select_slider(key="grople_lambda1").options]
-    assert max(options) < bound <= 10.0 * max(options)  # the last decade below the bound
+    # the grid continued (1, 3, 10, … per decade) up to the bound, then the bound rounded up
+    assert max(options[:-1]) < bound <= options[-1] == round_up(bound)
+    assert bound <= 3.4 * max(options[:-1])
     captions = " ".join(c.value for c in at.caption)
     assert f"λ1 above {bound:.3g} makes every V^k zero at λ2 = {float(lambda2):g}" in captions
     above = GroPLE(**{**model.get_params(), "lambda1": 1.01 * bound, "groups": model.groups_})
@@ -201,12 +209,12 @@ def test_lambda1_that_would_zero_v_is_not_offered_and_the_fit_shown_is_not_zero(
     X, Y = dataset.X[train], dataset.Y[train]
     bound = lambda1_max(Y, model.groups_, model.n_components, 10.0, random_state=0)
     options = [float(v) for v in at.select_slider(key="grople_lambda1").options]
-    assert max(options) < bound <= 1.0
+    assert max(options[:-1]) < bound <= options[-1] < 1.0  # the last option: V = 0 there
     assert any("`grople_lambda1` = 1" in w.value and "ignored" in w.value for w in at.warning)
     # the excluded value would have been the all-zero fit, which is an error-level message
     zero = GroPLE(**{**model.get_params(), "lambda1": 1.0, "groups": model.groups_}).fit(X, Y)
     assert not zero.V_.any() and "V is all zero" in zero.degenerate_
-    assert model.V_.any() and model.lambda1 == max(options)
+    assert model.V_.any() and model.lambda1 == max(options[:-1])  # opens below the bound
     errors = [e.value for e in at.error]
     assert all(model.degenerate_ in e for e in errors) if model.degenerate_ else not errors
 

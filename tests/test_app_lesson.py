@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from mlviz import datasets
 from mlviz.io import Dataset
 from mlviz.linear import PLST
+from mlviz.methods import METHODS
 from mlviz.mlknn import MLkNN
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,7 +28,7 @@ STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
 # step -> (widget key, its value before and after the step's "try this" button)
 TRY_THIS = {
     "hypercube": ("lesson_cube_axes", False, True),
-    "plst": ("lesson_plst_m", 2, 1),
+    "plst": ("lesson_plst_m", "registry", 1),  # the registry's M on the data (about L / 2)
     "groups": ("groups_affinity", "heat", "cooccurrence"),  # the app's shared grouping
     "grople": ("lesson_grople_lambda2", 10.0, 1.0),
     "clems": ("lesson_clems_cost", "f1", "rank_loss"),
@@ -92,6 +93,8 @@ def test_every_step_and_its_try_this_button(dataset, step):
     assert _charts(at) == 1, f"{where}: one figure per step"
     _notice(at)
     key, before, after = TRY_THIS[step]
+    if before == "registry":
+        before = METHODS["PLST"].default_settings(dataset.n_labels)["M"]
     assert at.session_state[key] == before, f"{where}: default of {key}"
     button = _try_button(at, step)
     assert not button.disabled, f"{where}: the try-this button is disabled at the defaults"
@@ -116,7 +119,7 @@ def test_notices_state_what_the_data_shows():
     _go(at, "plst")
     model = _shown(at, PLST)  # the fitted model
     sigma = np.sort(model.singular_values_)[::-1]
-    share = (sigma[:2] ** 2).sum() / (sigma**2).sum()
+    share = (sigma[: model.n_components_] ** 2).sum() / (sigma**2).sum()
     assert f"retains **{share:.0%}**" in _notice(at)
 
 
@@ -197,13 +200,13 @@ def test_groups_step_explains_why_it_has_no_figure_below_three_labels():
 
 def test_another_data_set_starts_every_step_from_its_defaults():
     at = _go(_app(_load("sample:planted")), "grople")
-    assert at.slider(key="lesson_grople_d").value == 22  # d = L
+    assert at.slider(key="lesson_grople_d").value == 11  # the registry's d: about L / 2
     at.select_slider(key="lesson_grople_lambda2").set_value(1.0).run()
     medical = _load("mulan:medical")
     at.session_state["dataset"] = medical
     at.run()
     _assert_clean(at, "medical after planted")
-    assert at.slider(key="lesson_grople_d").value == medical.n_labels
+    assert at.slider(key="lesson_grople_d").value == 23  # 45 labels
     assert at.select_slider(key="lesson_grople_lambda2").value == 10.0
 
 
@@ -221,17 +224,20 @@ def test_grople_step_says_a_degenerate_fit_is_one_and_bounds_its_slider():
     slider = at.select_slider(key="lesson_grople_lambda2")
     assert slider.value == 10.0
     bound = float(re.search(r"From λ2 = ([0-9.]+) on", " ".join(c.value for c in at.caption))[1])
-    assert max(float(v) for v in slider.options) < bound <= 30.0  # 30 is cut off
+    options = [float(v) for v in slider.options]
+    assert max(options[:-1]) < bound <= options[-1] < 30.0  # ends at the bound, 30 cut off
     errors = [e.value for e in at.error]
     assert any("degenerate" in e and "predicts no label" in e for e in errors), errors
     assert _charts(at) == 0  # no V^k view of a model that predicts nothing
 
 
-def test_grople_step_states_lambda1_max_of_its_fixed_lambda1():
-    # step 4 fits λ1 = 1 (no λ1 slider): its caption gives λ1_max at the chosen λ2, the λ1
-    # above which the fit's second V step is zero, computed on the training split
+def test_grople_step_lambda1_slider_ends_at_lambda1_max():
+    # step 4's λ1 slider (issue 31; λ1 was fixed at 1 before) spans the range where the fit
+    # changes at the chosen λ2: its last option is λ1_max rounded up, computed on the training
+    # split, and the step opens at the registry's λ1 below it
     from sklearn.model_selection import train_test_split
 
+    from mlviz.figures.grople import round_up
     from mlviz.grople import GroPLE, lambda1_max
 
     at = _go(_app(_load("sample:planted")), "grople")
@@ -242,16 +248,17 @@ def test_grople_step_states_lambda1_max_of_its_fixed_lambda1():
     bound = lambda1_max(
         data.Y[train], model.groups_, model.n_components, model.lambda2, random_state=0
     )
-    assert model.lambda1 < bound < np.inf
+    options = [float(v) for v in at.select_slider(key="lesson_grople_lambda1").options]
+    assert max(options[:-1]) < bound <= options[-1] == round_up(bound)
+    assert model.lambda1 == METHODS["GroPLE"].presets["teaching"].settings["lambda1"] < bound
     captions = " ".join(c.value for c in at.caption)
-    assert f"At λ2 = {model.lambda2:g} every V^k would also be zero for λ1 above {bound:.3g}" in (
-        captions
-    )
+    assert f"λ1 above {bound:.3g} makes every V^k zero at λ2 = {model.lambda2:g}" in captions
 
 
-def test_grople_step_leaves_out_a_lambda2_at_which_its_lambda1_zeroes_v():
-    # coin-flip labels (6, seed 1): λ2_max = 10.2, so λ2 = 10 would pass the λ2 bound, but at
-    # λ2 = 10 the step's λ1 = 1 is above λ1_max: the second V step, and the fit, is zero
+def test_grople_step_opens_lambda1_below_its_bound_where_the_preset_is_above_it():
+    # coin-flip labels (6, seed 1) at d = L = 6: λ2_max = 10.2, and at λ2 = 10 the preset's
+    # λ1 = 1 is above λ1_max, where the fit's second V step is zero: the λ1 slider ends at that
+    # bound and opens below it (before, the step fixed λ1 = 1 and left λ2 = 10 out)
     from sklearn.model_selection import train_test_split
 
     from mlviz.grople import GroPLE, lambda1_max, lambda2_max
@@ -262,37 +269,18 @@ def test_grople_step_leaves_out_a_lambda2_at_which_its_lambda1_zeroes_v():
     at.session_state["dataset"] = data
     at.session_state["dataset_label"] = data.name
     at.query_params["lesson_step"] = "4 · GroPLE"
+    at.query_params["lesson_grople_lambda2"] = "10.0"
+    at.query_params["lesson_grople_d"] = "6"
     at.run()
     assert not at.exception, [e.message for e in at.exception]
+    assert at.select_slider(key="lesson_grople_lambda2").value == 10.0
     model = [v for _, v in at.session_state["_fit_last_good"].values() if isinstance(v, GroPLE)][-1]
     train, _ = train_test_split(np.arange(data.n_samples), test_size=0.3, random_state=0)
     Y = data.Y[train]
     assert 10.0 < lambda2_max(Y, model.groups_, model.n_components, random_state=0)
     bound = lambda1_max(Y, model.groups_, model.n_components, 10.0, random_state=0)
-    assert bound <= model.lambda1
-    options = [float(v) for v in at.select_slider(key="lesson_grople_lambda2").options]
-    assert 10.0 not in options and 1.0 in options
-    captions = " ".join(c.value for c in at.caption)
-    assert f"λ2 = 10 is left out too: λ1 = 1 is above its λ1_max = {bound:.3g}" in captions
-    at_ten = GroPLE(**{**model.get_params(), "lambda2": 10.0, "groups": model.groups_})
-    assert not at_ten.fit(data.X[train], Y).V_.any()
-
-
-def test_the_lesson_reuses_a_pages_fit_with_the_same_settings():
-    """Issue 21: fits are cached by what they are, so the Lesson's PLST at M = L is the PLST
-    page's own fit (one object, fitted once), not a refit under a name of the Lesson's."""
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
-    L = at.session_state["dataset"].n_labels
-    at.switch_page("pages/plst.py").run()
-    _assert_clean(at, "PLST page")
-    at.session_state["lesson_step"] = "plst"
-    at.session_state["lesson_plst_m"] = L
-    at.switch_page("pages/lesson.py").run()
-    _assert_clean(at, "Lesson step 2 at M = L")
-    shown = [
-        v
-        for _, v in at.session_state["_fit_last_good"].values()
-        if isinstance(v, PLST) and v.n_components == L
-    ]
-    assert len(shown) == 2, "the PLST page's slot and the Lesson's slot"
-    assert shown[0] is shown[1], "the Lesson must get the PLST page's fit from the cache"
+    options = [float(v) for v in at.select_slider(key="lesson_grople_lambda1").options]
+    assert max(options[:-1]) < bound <= options[-1] < 1.0
+    assert model.lambda2 == 10.0 and model.lambda1 == max(options[:-1]) < bound
+    at_one = GroPLE(**{**model.get_params(), "lambda1": 1.0, "groups": model.groups_})
+    assert not at_one.fit(data.X[train], Y).V_.any()

@@ -193,7 +193,7 @@ def test_lesson_malformed_link_falls_back_with_notes():
     assert any("`lesson_grople_d` = many" in n and "not a finite number" in n for n in notes)
     assert any("`lesson_grople_lambda2` = 7" in n for n in notes), notes
     L = at.session_state["dataset"].n_labels
-    assert at.slider(key="lesson_grople_d").value == L  # the step's default d = L
+    assert at.slider(key="lesson_grople_d").value == (L + 1) // 2  # the registry's d: ~L / 2
     assert at.select_slider(key="lesson_grople_lambda2").value == 10.0
     unknown_step = open_link("lesson.py", {"lesson_step": "8 · Deep learning"})
     assert_no_failure(unknown_step)

@@ -23,6 +23,7 @@ from mlviz import datasets
 from mlviz.clems import CLEMS
 from mlviz.io import Dataset
 from mlviz.linear import PLST
+from mlviz.methods import METHODS
 from mlviz.mlknn import MLkNN
 from mlviz.stats import label_frequencies, tail_cutoff, tail_labels
 from mlviz.wording import counted
@@ -158,9 +159,10 @@ def test_plst_tail_view(source):
     at = _app("plst.py", source, plst_methods=[]).run()
     _assert_clean(at, source)
     dataset = at.session_state["dataset"]
-    never = _never_predicted_tail(PLST(n_components=4), dataset)
-    figure = _check_tail_caption(at, "PLST, M = 4", "PLST never predicts {} of the tail", never)
-    assert "unrepresented at M = 4" in _tail_view(at, "PLST, M = 4")[1]
+    M = METHODS["PLST"].default_settings(dataset.n_labels)["M"]  # the page opens at ~L / 2
+    never = _never_predicted_tail(PLST(n_components=M), dataset)
+    figure = _check_tail_caption(at, f"PLST, M = {M}", "PLST never predicts {} of the tail", never)
+    assert f"unrepresented at M = {M}" in _tail_view(at, f"PLST, M = {M}")[1]
     drawn = sum(np.isfinite(_values(trace["y"])).sum() for trace in figure["data"])
     constant = int((_train_labels(dataset).std(axis=0) == 0).sum())
     assert drawn == dataset.n_labels - constant

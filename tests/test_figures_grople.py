@@ -10,7 +10,7 @@ from mlviz.figures._style import WIDE_TITLE_CHARS
 from mlviz.figures.grople import (
     UPRIGHT_BEYOND,
     lambda2_opening,
-    lambda2_options,
+    lambda_options,
     objective_figure,
     row_pattern_caption,
     vk_column_layout,
@@ -186,10 +186,14 @@ def test_vk_group_heatmap_checks_row_support():
 LESSON_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
 
 
-def test_lambda2_options_stop_below_the_bound():
-    assert lambda2_options(LESSON_GRID, 51.2) == [0.0, 0.1, 1.0, 10.0, 30.0]
-    assert lambda2_options(LESSON_GRID, 30.0) == [0.0, 0.1, 1.0, 10.0]  # at the bound: V = 0
-    assert lambda2_options([1.0, 10.0], 0.5) == [1.0]  # a slider needs one option
+def test_lambda_options_end_at_the_bound_where_v_becomes_zero():
+    # issue 31: the options reach the bound (the last one, rounded up, is where V = 0) instead
+    # of stopping below it, and continue the grid log-spaced when the bound lies beyond it
+    assert lambda_options(LESSON_GRID, 51.2) == [0.0, 0.1, 1.0, 10.0, 30.0, 51.2]
+    assert lambda_options(LESSON_GRID, 30.0) == [0.0, 0.1, 1.0, 10.0, 30.0]  # at the bound
+    assert lambda_options(LESSON_GRID, 964.2) == [0.0, 0.1, 1.0, 10.0, 30.0, 100.0, 300.0, 965.0]
+    assert lambda_options([1.0, 10.0], 0.5) == [1.0]  # a slider needs one option
+    assert lambda_options([1.0, 10.0], None) == lambda_options([1.0, 10.0], np.inf) == [1.0, 10.0]
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ shaded rows and a gap artificially created to distinguish between different V^k'
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,8 +23,9 @@ __all__ = [
     "lambda1_range_caption",
     "lesson_lambda1_note",
     "lambda2_opening",
-    "lambda2_options",
+    "lambda_options",
     "objective_figure",
+    "round_up",
     "row_pattern_caption",
     "vk_column_layout",
     "vk_group_heatmap",
@@ -423,43 +425,79 @@ def vk_group_heatmap(
     return legible(fig, legend=False)
 
 
-def lambda2_options(grid: Sequence[float], lambda2_max: float) -> list[float]:
-    """The values of ``grid`` below ``lambda2_max`` (:func:`mlviz.grople.lambda2_max`).
-
-    At and above the bound every V^k of the fit is zero, so a λ2 slider stops below it; the
-    smallest grid value is kept even when it is not below (a slider needs one option).
+def round_up(value: float, digits: int = 3) -> float:
+    """``value`` (> 0) rounded up to ``digits`` significant digits: never below it.
 
     Examples
     --------
-    >>> from mlviz.figures.grople import lambda2_options
-    >>> lambda2_options([0.0, 0.1, 1.0, 10.0, 100.0], lambda2_max=12.5)
-    [0.0, 0.1, 1.0, 10.0]
+    >>> from mlviz.figures.grople import round_up
+    >>> round_up(67.9073), round_up(963.2), round_up(1449.24)
+    (68.0, 964.0, 1450.0)
+    """
+    exponent = math.floor(math.log10(value))
+    unit = 10.0 ** (exponent - digits + 1)
+    rounded = float(f"{math.ceil(value / unit * (1 - 1e-12)) * unit:.{digits + 1}g}")
+    return rounded if rounded >= value else float(f"{rounded + unit:.{digits + 1}g}")
+
+
+def lambda_options(grid: Sequence[float], bound: float | None) -> list[float]:
+    """A λ slider's options on the loaded data: ``grid`` up to ``bound``, and the bound.
+
+    ``bound`` is where the model stops changing (:func:`mlviz.grople.lambda2_max` for λ2,
+    :func:`mlviz.grople.lambda1_max` for λ1: from there on every V^k is zero). The options are
+    the grid's values below it, the grid continued log-spaced (1, 3, 10, 30, … per decade) from
+    its top up to the bound when the bound lies beyond it, and last the bound rounded up to
+    three significant digits (:func:`round_up`): the first option at which V is zero, so the
+    slider spans the whole range where the model changes. A bound at or below the grid's
+    smallest value leaves that value only (a slider needs one option; every value gives
+    V = 0); no bound (None, or infinite: λ2 = 0 for λ1) leaves the grid.
+
+    Examples
+    --------
+    >>> from mlviz.figures.grople import lambda_options
+    >>> lambda_options([0.0, 0.1, 1.0, 10.0, 100.0], 12.5)  # the bound within the grid
+    [0.0, 0.1, 1.0, 10.0, 12.5]
+    >>> lambda_options([0.0, 1.0, 10.0, 100.0], 964.2)  # beyond it: 300, then the bound
+    [0.0, 1.0, 10.0, 100.0, 300.0, 965.0]
     """
     values = sorted(float(v) for v in grid)
-    below = [v for v in values if v < lambda2_max]
-    return below or values[:1]
+    if bound is None or not np.isfinite(bound):
+        return values
+    below = [v for v in values if v < bound]
+    if not below:
+        return values[:1]
+    top = values[-1]
+    steps = [
+        m * 10.0**e
+        for e in range(math.floor(math.log10(max(top, 1e-12))), math.ceil(math.log10(bound)) + 1)
+        for m in (1.0, 3.0)
+    ]
+    beyond = sorted(float(f"{v:.3g}") for v in steps if top < v < bound)
+    return below + beyond + [round_up(float(bound))]
 
 
-def lambda1_range_caption(lambda1_max: float, lambda2: float, largest_option: float) -> str:
+def lambda1_range_caption(lambda1_max: float, lambda2: float, options: Sequence[float]) -> str:
     """Why a λ1 slider ends where it does, from :func:`mlviz.grople.lambda1_max` at ``lambda2``.
 
-    Finite bound: above it Algorithm 1's second V step, and so the whole fit, is zero.
-    Infinite (λ2 = 0): no λ1 makes V zero, the slider keeps its fixed grid.
+    ``options`` are the slider's (:func:`lambda_options`). Finite bound: above it Algorithm
+    1's second V step, and so the whole fit, is zero; the slider's last option is the bound
+    (rounded up). Infinite (λ2 = 0): no λ1 makes V zero, the slider keeps its fixed grid.
 
     Examples
     --------
     >>> from mlviz.figures.grople import lambda1_range_caption
-    >>> lambda1_range_caption(1449.0, 10.0, 1000.0)[:52]
+    >>> lambda1_range_caption(1449.0, 10.0, [1.0, 1000.0, 1450.0])[:52]
     'λ1 above 1.45e+03 makes every V^k zero at λ2 = 10 on'
     """
+    largest = max(float(v) for v in options)
     if not np.isfinite(lambda1_max):
         return (
             f"At λ2 = {lambda2:g} no λ1 makes V zero (nothing penalises V's rows): a larger λ1 "
             "only shrinks U while V grows, so the slider keeps its grid, up to "
-            f"{largest_option:g}. A fit that then predicts no label (Z's ℓ1 penalty β removes "
+            f"{largest:g}. A fit that then predicts no label (Z's ℓ1 penalty β removes "
             "the features of a small U) is shown as an error."
         )
-    if largest_option >= lambda1_max:
+    if min(float(v) for v in options) >= lambda1_max:
         return (
             f"Every λ1 of the slider is above λ1_max = {lambda1_max:.3g} at λ2 = {lambda2:g}: "
             "Algorithm 1's second V step, and so the fit, is zero. Lower λ2."
@@ -467,8 +505,9 @@ def lambda1_range_caption(lambda1_max: float, lambda2: float, largest_option: fl
     return (
         f"λ1 above {lambda1_max:.3g} makes every V^k zero at λ2 = {lambda2:g} on this training "
         "split (λ1_max: Algorithm 1's second V step is then exactly zero, after one U step and "
-        f"one rescaling), so the slider stops at {largest_option:g}. Fits below the bound can "
-        "still end with V = 0 or predict no label; such a fit is shown as an error."
+        f"one rescaling), so the slider ends at {largest:g}, the first of its values where V is "
+        "zero. Fits below the bound can still end with V = 0 or predict no label; such a fit is "
+        "shown as an error."
     )
 
 

@@ -54,6 +54,7 @@ def show(c: Lesson) -> None:
         {"lesson_clems_cost": "rank_loss"},
         why_disabled="The cost is rank loss already." if cost == "rank_loss" else "",
     )
+    c.preset_caption("CLEMS", {**c.opening("CLEMS"), "M": m, "cost": cost})
     with st.spinner("Embedding the label sets…"):
         model = fits.clems(c, m, cost)
     if not fits.fits_this_data(model):

@@ -22,23 +22,18 @@ from mlviz.methods import METHODS
 from mlviz.metrics import per_label_f1 as _per_label_f1
 from mlviz.mlknn import MLkNN
 from pages._app import experiment, fitting, source
-from pages._lesson.methods import LESSON_LAMBDA1
 from pages._lesson.state import Lesson
 
 
-def _fit(label: str, method: str, **settings: Any) -> Any:
-    """A registry method fitted on the training split (the pages' fit when settings match)."""
-    return fitting.fit(METHODS[method].make(**settings), label=label)
+def _fit(c: Lesson, label: str, method: str, **settings: Any) -> Any:
+    """A registry method fitted on the training split (the pages' fit when settings match):
+    the step's settings over the registry's at the step's preset (:meth:`Lesson.opening`)."""
+    return fitting.fit(METHODS[method].make(**{**c.opening(method), **settings}), label=label)
 
 
 def fits_this_data(model: Any) -> bool:
     """False when there is no model: :func:`fitting.fit` never returns another data set's."""
     return model is not None
-
-
-def method_settings(method: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The registry settings of ``method`` at a step's ``params`` (GroPLE: the Lesson's λ1)."""
-    return {**params, "lambda1": LESSON_LAMBDA1} if method == "GroPLE" else dict(params)
 
 
 def _occupied_vertices() -> tuple[np.ndarray, np.ndarray]:
@@ -70,8 +65,7 @@ def vertex_projection(
 
 
 def plst(c: Lesson, m: int) -> PLST | None:
-    del c
-    return _fit("PLST", "PLST", M=m)
+    return _fit(c, "PLST", "PLST", M=m)
 
 
 def clustering(c: Lesson, k: int, affinity: str) -> LabelClustering | None:
@@ -81,10 +75,10 @@ def clustering(c: Lesson, k: int, affinity: str) -> LabelClustering | None:
     )
 
 
-def grople(c: Lesson, d: int, lambda2: float) -> GroPLE | None:
+def grople(c: Lesson, d: int, lambda1: float, lambda2: float) -> GroPLE | None:
     k, affinity = c.groups_settings()
-    settings = {"d": d, "K": k, "affinity": affinity, "lambda2": lambda2}
-    return _fit("GroPLE", "GroPLE", **method_settings("GroPLE", settings))
+    settings = {"d": d, "K": k, "affinity": affinity, "lambda1": lambda1, "lambda2": lambda2}
+    return _fit(c, "GroPLE", "GroPLE", **settings)
 
 
 def _lambda2_max(d: int, groups: np.ndarray) -> float:
@@ -124,13 +118,11 @@ def grople_lambda1_max(c: Lesson, d: int, lambda2s) -> dict[float, float] | None
 
 
 def clems(c: Lesson, m: int, cost: str) -> CLEMS | None:
-    del c
-    return _fit("CLEMS", "CLEMS", M=m, cost=cost)
+    return _fit(c, "CLEMS", "CLEMS", M=m, cost=cost)
 
 
 def mlknn(c: Lesson, k: int) -> MLkNN | None:
-    del c
-    return _fit("ML-KNN", "ML-KNN", k=k)
+    return _fit(c, "ML-KNN", "ML-KNN", k=k)
 
 
 def _test_f1(method: str, model: Any) -> np.ndarray:
@@ -143,8 +135,7 @@ def _test_f1(method: str, model: Any) -> np.ndarray:
 
 def per_label_f1(c: Lesson, method: str, params: dict[str, Any]) -> np.ndarray | None:
     """Step 7: ``method``'s test F1 per label, with the settings of its step."""
-    del c
-    model = _fit(method, method, **method_settings(method, params))
+    model = _fit(c, method, method, **params)
     if model is None:
         return None
     # after a failure the last good result is the same method's

@@ -8,8 +8,9 @@ import streamlit as st
 from mlviz import stats
 from mlviz.figures import grople as grople_figures
 from pages._lesson import fits
-from pages._lesson.methods import AFFINITY_LABELS, LESSON_LAMBDA1
+from pages._lesson.methods import AFFINITY_LABELS
 from pages._lesson.state import (
+    LAMBDA1_GRID,
     LAMBDA2_GRID,
     Lesson,
     chart,
@@ -55,17 +56,11 @@ def show(c: Lesson) -> None:
     else:
         d = 1
         c1.caption("One label: d = 1 is the only choice.")
-    # the slider stops below λ2_max: from there on every V^k is zero on this data
+    # both sliders span the range where the fit changes on this data: λ2 up to λ2_max, λ1 up
+    # to λ1_max at the chosen λ2, each ending at its bound, where every V^k is zero
+    # (grople_figures.lambda_options)
     bound = fits.grople_lambda2_max(c, d)
-    options = (
-        grople_figures.lambda2_options(LAMBDA2_GRID, bound) if bound is not None else LAMBDA2_GRID
-    )
-    # and below the λ2 at which the step's fixed λ1 passes λ1_max (second V step zero)
-    bound1 = fits.grople_lambda1_max(c, d, options)
-    cut_by_lambda1 = []
-    if bound1 is not None:
-        cut_by_lambda1 = [v for v in options if LESSON_LAMBDA1 >= bound1[v]]
-        options = [v for v in options if LESSON_LAMBDA1 < bound1[v]] or options[:1]
+    options = grople_figures.lambda_options(LAMBDA2_GRID, bound)
     opening = grople_figures.lambda2_opening(options, bound, c.defaults["lesson_grople_lambda2"])
     c.ensure("lesson_grople_lambda2", lambda v: v in options)
     if st.session_state.get("lesson_grople_lambda2", opening) not in options:
@@ -83,18 +78,31 @@ def show(c: Lesson) -> None:
         if bound is not None:
             st.caption(
                 f"From λ2 = {bound:.3g} on every $V^k$ is zero on this training split, so the "
-                f"slider stops below it (λ1 = {LESSON_LAMBDA1:g})."
-                + (
-                    grople_figures.lesson_lambda1_note(LESSON_LAMBDA1, lambda2, bound1[lambda2])
-                    if bound1 is not None and lambda2 in bound1
-                    else ""
-                )
-                + "".join(
-                    f" λ2 = {v:g} is left out too: λ1 = {LESSON_LAMBDA1:g} is above its "
-                    f"λ1_max = {bound1[v]:.3g}, so the fit's second V step would be zero."
-                    for v in cut_by_lambda1
-                )
+                f"slider ends at {max(options):g}, the first of its values where V is zero."
             )
+    bound1 = fits.grople_lambda1_max(c, d, [lambda2])
+    at_lambda2 = bound1.get(lambda2) if bound1 is not None else None
+    options1 = grople_figures.lambda_options(LAMBDA1_GRID, at_lambda2)
+    below = [v for v in options1 if at_lambda2 is None or v < at_lambda2] or options1[:1]
+    preferred = c.defaults["lesson_grople_lambda1"]
+    opening1 = max([v for v in below if v <= preferred] or below[:1])
+    c.ensure("lesson_grople_lambda1", lambda v: v in options1)
+    if st.session_state.get("lesson_grople_lambda1", opening1) not in options1:
+        st.session_state["lesson_grople_lambda1"] = opening1
+    with c1:
+        lambda1 = float(
+            c.bound(
+                st.select_slider,
+                "λ1 (‖U‖² weight)",
+                options1,
+                key="lesson_grople_lambda1",
+                default=opening1,
+            )
+        )
+        if at_lambda2 is not None:
+            st.caption(grople_figures.lambda1_range_caption(at_lambda2, lambda2, options1))
+    settings = {"d": d, "K": k, "affinity": affinity, "lambda1": lambda1, "lambda2": lambda2}
+    c.preset_caption("GroPLE", {**c.opening("GroPLE"), **settings})
     try_this(
         "grople",
         "lower λ2 to 1",
@@ -102,7 +110,7 @@ def show(c: Lesson) -> None:
         why_disabled="λ2 is 1 already." if lambda2 == 1.0 else "",
     )
     with st.spinner("Fitting GroPLE…"):
-        model = fits.grople(c, d, lambda2)
+        model = fits.grople(c, d, lambda1, lambda2)
     if not fits.fits_this_data(model):
         return
     if model.degenerate_:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from mlviz.methods import AFFINITY_LABELS, COST_LABELS, METHODS
 
-__all__ = ["AFFINITY_LABELS", "COST_LABELS", "LESSON_LAMBDA1", "LESSON_METHODS", "TAUGHT_IN"]
+__all__ = ["AFFINITY_LABELS", "COST_LABELS", "LESSON_METHODS", "LESSON_PRESETS", "TAUGHT_IN"]
 
 #: The step that teaches each method (step 7 compares them, with binary relevance).
 TAUGHT_IN = {"plst": "PLST", "grople": "GroPLE", "clems": "CLEMS", "mlknn": "ML-KNN"}
@@ -17,9 +17,10 @@ TAUGHT_IN = {"plst": "PLST", "grople": "GroPLE", "clems": "CLEMS", "mlknn": "ML-
 LESSON_METHODS = [METHODS["BR"].name, *TAUGHT_IN.values()]
 assert set(LESSON_METHODS) <= set(METHODS)
 
-# Step 4 fits λ1 = 1 (not the paper's 0.001) and opens at λ2 = 10: only λ1^(1/3) λ2^(2/3)
-# matters for how many rows switch off, and at the paper's pair every group of the planted
-# sample uses every row. Measured on the planted sample at the step's defaults (d = 22, K = 10,
-# heat kernel): 1-7 rows per group, 10 different row sets, micro-F1 0.771 (BR 0.753;
-# docs/GROPLE.md).
-LESSON_LAMBDA1 = 1.0
+#: The registry preset each step runs (:attr:`mlviz.methods.Method.presets`): the method's
+#: default, as on Compare and its page, except CLEMS's step 5, which draws the embedding and
+#: runs the "picture" preset (M = 2), as the CLEMS page does; each step's caption says which.
+LESSON_PRESETS = {
+    name: ("picture" if name == "CLEMS" else METHODS[name].default_preset)
+    for name in LESSON_METHODS
+}

@@ -61,6 +61,7 @@ def show(c: Lesson) -> None:
         c1.caption(f"{n_train} training instances: k = 1 is the only choice.")
     with c2:
         index = c.instance_picker("lesson_mlknn_instance")
+    c.preset_caption("ML-KNN", {**c.opening("ML-KNN"), "k": k})
     model = fits.mlknn(c, k)
     if not fits.fits_this_data(model):
         return

@@ -54,6 +54,7 @@ def show(c: Lesson) -> None:
             {key: 1},
             why_disabled="M is 1 already." if m == 1 else "",
         )
+    c.preset_caption("PLST", {**c.opening("PLST"), "M": m})
     model = fits.plst(c, m)
     if not fits.fits_this_data(model):
         return

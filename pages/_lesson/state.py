@@ -38,6 +38,7 @@ from pages._lesson.methods import (
     AFFINITY_LABELS,
     COST_LABELS,
     LESSON_METHODS,
+    LESSON_PRESETS,
     TAUGHT_IN,
 )
 
@@ -54,7 +55,10 @@ user_text = plain.markdown  # label and file names inside markdown: escaped, cut
 figure_text = plain.html  # the same inside plotly text (plotly renders a few HTML tags)
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
+# Step 4's λ grids, each continued up to its bound on the loaded data (λ2_max, λ1_max at the
+# chosen λ2; mlviz.figures.grople.lambda_options), so a link may carry any value in range
 LAMBDA2_GRID = [0.0, 0.1, 1.0, 10.0, 30.0, 100.0]
+LAMBDA1_GRID = [1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0]  # λ1 > 0 (Eq. A.2); 0.001: the paper's
 presenting = presentation.is_on
 intro = presentation.intro
 STAGES = presentation.STAGES
@@ -329,22 +333,34 @@ class Lesson:
     def mlknn_k_max(self) -> int:
         return min(30, self.n_train - 1)
 
+    def opening(self, method: str) -> dict[str, Any]:
+        """The registry's settings of ``method`` on the loaded data at the step's preset
+        (:data:`pages._lesson.methods.LESSON_PRESETS`): what its step opens at."""
+        return METHODS[method].default_settings(self.L, self.n_train, preset=LESSON_PRESETS[method])
+
+    def preset_caption(self, method: str, settings: dict[str, Any]) -> None:
+        """The step's one-line statement of the preset and settings it runs."""
+        st.caption(METHODS[method].caption(settings, LESSON_PRESETS[method]))
+
     @cached_property
     def defaults(self) -> dict[str, Any]:
-        """Every widget of the lesson and its default on the loaded data set."""
-        L = self.L
+        """Every widget of the lesson and its default on the loaded data set: the registry's
+        (:meth:`opening`), within the step's slider."""
+        plst, clems = self.opening("PLST"), self.opening("CLEMS")
+        grople, mlknn = self.opening("GroPLE"), self.opening("ML-KNN")
         return {
             "lesson_step": STEPS[0],
             "lesson_cube_axes": False,
             "lesson_cube_directions": False,
-            "lesson_plst_m": min(2, L),
+            "lesson_plst_m": plst["M"],
             "lesson_plst_instance": 0,
-            "lesson_grople_d": self.grople_d_max(),
-            "lesson_grople_lambda2": 10.0,
-            "lesson_clems_cost": "f1",
-            "lesson_clems_m": 2,
+            "lesson_grople_d": min(grople["d"], max(self.grople_d_max(), 1)),
+            "lesson_grople_lambda1": grople["lambda1"],
+            "lesson_grople_lambda2": grople["lambda2"],
+            "lesson_clems_cost": clems["cost"],
+            "lesson_clems_m": min(clems["M"], self.clems_m_max()),
             "lesson_clems_instance": 0,
-            "lesson_mlknn_k": min(10, max(self.mlknn_k_max(), 1)),
+            "lesson_mlknn_k": min(mlknn["k"], max(self.mlknn_k_max(), 1)),
             "lesson_mlknn_instance": 0,
             # step 7 opens with the methods of steps 2, 5 and 6
             "lesson_compare_methods": [TAUGHT_IN[step] for step in ("plst", "clems", "mlknn")],
@@ -364,7 +380,9 @@ class Lesson:
             "lesson_groups_affinity": links.Domain.choice(list(AFFINITY_LABELS)),
             "lesson_groups_k": integer(2, max(self.groups_k_max(), 2)),
             "lesson_grople_d": integer(1, max(self.grople_d_max(), 1)),
-            "lesson_grople_lambda2": links.Domain.choice(LAMBDA2_GRID),
+            # the sliders' options depend on the data's bounds: any λ in range in a link
+            "lesson_grople_lambda1": links.Domain("float", min(LAMBDA1_GRID), np.inf),
+            "lesson_grople_lambda2": links.Domain("float", 0.0, np.inf),
             "lesson_clems_cost": links.Domain.choice(list(COST_LABELS)),
             "lesson_clems_m": integer(1, self.clems_m_max()),
             "lesson_clems_instance": integer(0, last_instance),
@@ -458,7 +476,8 @@ class Lesson:
             "plst": {"M": self.setting("lesson_plst_m", in_range(1, self.L))},
             "grople": {
                 "d": self.setting("lesson_grople_d", in_range(1, self.grople_d_max())),
-                "lambda2": self.setting("lesson_grople_lambda2", lambda v: v in LAMBDA2_GRID),
+                "lambda1": self.setting("lesson_grople_lambda1", lambda v: v > 0),
+                "lambda2": self.setting("lesson_grople_lambda2", lambda v: v >= 0),
                 "K": k,
                 "affinity": affinity,
             },
