@@ -1300,6 +1300,14 @@ class KRecommendation:
         coherent groups), ``verdicts`` (groups per verdict, as text), ``adjusted_stability``
         (NaN when the sweep did not run), ``qualified`` and ``why`` (why it was recommended
         or why it lost).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mlviz.label_clustering import KRecommendation
+    >>> advice = KRecommendation(k=None, candidates=pd.DataFrame({"n_groups": [2, 3]}))
+    >>> advice.has_structure  # no candidate showed group structure
+    False
     """
 
     k: int | None

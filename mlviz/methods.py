@@ -191,6 +191,11 @@ class Method:
     presets : mapping
         The method's named :class:`Preset` s, the default first; pages run the default
         unless they state why they run another (and say which in a caption).
+    cv_seconds_per_cell : float or None
+        Seconds per instance-label cell of a two-fold cross-validation on the Compare page,
+        every step included (fits, scores, loss reasons), at the default settings on the
+        delicious shape (16,105 x 983), one BLAS thread on a 2-core machine
+        (``benchmarks/bench_compare_estimate.py``, docs/BENCHMARKS.md); None when not measured.
 
     Examples
     --------
@@ -214,6 +219,7 @@ class Method:
     in_dimension_sweep: bool = False
     representation: Literal["labels", "fitted"] | None = None
     sizing: Callable[[int, int | None, int | None], Mapping[str, Any]] | None = None
+    cv_seconds_per_cell: float | None = None
     presets: Mapping[str, Preset] = field(
         default_factory=lambda: MappingProxyType({"default": DEFAULT_PRESET})
     )

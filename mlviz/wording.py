@@ -10,7 +10,7 @@ from __future__ import annotations
 __all__ = ["counted", "percent_text"]
 
 
-def counted(n: int, singular: str, plural: str | None = None) -> str:
+def counted(n: int, singular: str, *, plural: str | None = None) -> str:
     """``n`` with its noun in the right number, thousands separated.
 
     Parameters
@@ -26,7 +26,7 @@ def counted(n: int, singular: str, plural: str | None = None) -> str:
     >>> from mlviz.wording import counted
     >>> counted(1, "label"), counted(14, "label"), counted(20000, "pair")
     ('1 label', '14 labels', '20,000 pairs')
-    >>> counted(1, "tail label is", "tail labels are")
+    >>> counted(1, "tail label is", plural="tail labels are")
     '1 tail label is'
     >>> counted(0, "group")
     '0 groups'

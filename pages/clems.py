@@ -255,9 +255,9 @@ if tail["tail"]:
         f"predicts only its {len(model.candidates_)} candidate label sets (the "
         + ("most frequent " if model.n_dropped_candidates_ else "")
         + "distinct training label sets): "
-        f"{counted(tail['tail_in_no_candidate'], 'tail label is', 'tail labels are')} in "
+        f"{counted(tail['tail_in_no_candidate'], 'tail label is', plural='tail labels are')} in "
         "none of them and can never be predicted, and on the test split "
-        f"{counted(tail['tail_never_predicted'], 'tail label is', 'tail labels are')} in no "
+        f"{counted(tail['tail_never_predicted'], 'tail label is', plural='tail labels are')} in no "
         f"decoded set. Of the {counted(tail['tail_with_test_positive'], 'tail label')} with a "
         "positive test "
         f"instance, CLEMS finds at least one for {tail['tail_found']}. A rare label sits in few "

@@ -125,7 +125,8 @@ with right:
     st.caption(
         f"How many labels an instance carries; their mean, the label cardinality, is "
         f"{summary['cardinality']:.2f}. "
-        f"{counted(summary['empty_instances'], 'instance carries', 'instances carry')} no label."
+        + counted(summary["empty_instances"], "instance carries", plural="instances carry")
+        + " no label."
     )
 
 st.subheader("Most common label sets")
@@ -181,7 +182,7 @@ found = (
     else f"All {ds.n_labels:,} labels, in column order. "
 )
 st.caption(
-    found + f"{counted(n_tail_labels, 'is a tail label', 'are tail labels')} (on fewer than "
+    found + counted(n_tail_labels, "is a tail label", plural="are tail labels") + " (on fewer than "
     f"{percent_text(threshold)} of all {ds.n_samples:,} instances). "
     "Co-occurring labels: how many other labels appear on at least one instance together with "
     "this one. Click a column header to sort; the download has every label."

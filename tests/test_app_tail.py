@@ -180,7 +180,9 @@ def test_clems_tail_view(source):
     figure = _check_tail_caption(
         at,
         "CLEMS: each label",
-        f"on the test split {counted(never, 'tail label is', 'tail labels are')} in no decoded set",
+        "on the test split "
+        + counted(never, "tail label is", plural="tail labels are")
+        + " in no decoded set",
         never,
     )
     assert [_values(trace["x"]).size for trace in figure["data"]] == [dataset.n_labels] * 2

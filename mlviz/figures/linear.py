@@ -361,6 +361,17 @@ def decoding_steps_table(
     return table
 
 
+def _whole_step(n: int, max_ticks: int = 5) -> int:
+    """The smallest of 1, 2, 5, 10, 20, 50, ... giving at most ``max_ticks`` ticks over 1..n
+    (a whole-number axis that never crowds its ticks)."""
+    scale = 1
+    while True:
+        for base in (1, 2, 5):
+            if n / (base * scale) <= max_ticks:
+                return base * scale
+        scale *= 10
+
+
 def decoding_figure(
     y_tilde: np.ndarray,
     y_true: np.ndarray,
@@ -440,7 +451,9 @@ def decoding_figure(
             row=1,
             col=1,
         )
-        fig.update_xaxes(title_text="direction m", dtick=1, row=1, col=1)  # whole m only
+        # whole m only, at most ~5 ticks: the panel is narrow, and M is about L / 2 by
+        # default (492 directions on a delicious-shaped set overlapped at dtick 1)
+        fig.update_xaxes(title_text="direction m", dtick=_whole_step(h.size), row=1, col=1)
         fig.update_yaxes(title_text="h_m", row=1, col=1)
         col = 2
     else:

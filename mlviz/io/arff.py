@@ -588,7 +588,9 @@ def load_arff(
     if sparse:
         _check_sparse_indices(decoded["data"][1], lines, header, text.label)
     names, note = normalize_names(
-        [a.name for a in attributes], text.label, lambda index: f"line {attributes[index].line}"
+        [a.name for a in attributes],
+        text.label,
+        place=lambda index: f"line {attributes[index].line}",
     )
     for attribute, normalized_name in zip(attributes, names, strict=True):
         attribute.name = normalized_name

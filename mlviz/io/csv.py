@@ -371,7 +371,7 @@ def _check_header(text: _Text, sep: str) -> tuple[list[str], int, list[str]]:
             "the columns, separated by one separator; pass sep= if it is not sniffed correctly."
         ) from err
     names, note = normalize_names(
-        header, f"{text.label} line 1", lambda index: f"column {index + 1}"
+        header, f"{text.label} line 1", place=lambda index: f"column {index + 1}"
     )
     if "" in names:
         blank = [position for position, cell in enumerate(names, start=1) if not cell]

@@ -49,7 +49,7 @@ def _shown(name: str) -> str:
 
 
 def normalize_names(
-    names: list[str], where: str, place: Callable[[int], str] | None = None
+    names: list[str], where: str, *, place: Callable[[int], str] | None = None
 ) -> tuple[list[str], str | None]:
     """:func:`normalize_name` of each name; an error for two different names that become one.
 

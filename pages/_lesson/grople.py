@@ -17,6 +17,7 @@ from pages._lesson.state import (
     explain,
     formula,
     in_range,
+    presenting,
     training_agreement,
     try_this,
 )
@@ -47,7 +48,15 @@ def show(c: Lesson) -> None:
     )
     if c.too_many_labels("GroPLE's affinity between the labels (stage 1)"):
         return
-    c1, c2 = st.columns(2)
+    c1, c2, c3 = st.columns(3)
+    # while presenting, the notes under the sliders (their ranges, the preset) fold into one
+    # expander, so that the figure starts on the first screen (three sliders and their notes
+    # pushed it to 770 px)
+    notes = st.expander("Slider ranges and settings") if presenting() else None
+
+    def note(slot):
+        return slot if notes is None else notes
+
     d_max = c.grople_d_max()
     if d_max >= 2:
         c.ensure("lesson_grople_d", in_range(1, d_max))
@@ -55,7 +64,7 @@ def show(c: Lesson) -> None:
             d = int(c.bound(st.slider, "Latent dimension d (≤ L)", 1, d_max, key="lesson_grople_d"))
     else:
         d = 1
-        c1.caption("One label: d = 1 is the only choice.")
+        note(c1).caption("One label: d = 1 is the only choice.")
     # both sliders span the range where the fit changes on this data: λ2 up to λ2_max, λ1 up
     # to λ1_max at the chosen λ2, each ending at its bound, where every V^k is zero
     # (grople_figures.lambda_options)
@@ -75,11 +84,11 @@ def show(c: Lesson) -> None:
                 default=opening,
             )
         )
-        if bound is not None:
-            st.caption(
-                f"From λ2 = {bound:.3g} on every $V^k$ is zero on this training split, so the "
-                f"slider ends at {max(options):g}, the first of its values where V is zero."
-            )
+    if bound is not None:
+        note(c2).caption(
+            f"From λ2 = {bound:.3g} on every $V^k$ is zero on this training split, so the "
+            f"slider ends at {max(options):g}, the first of its values where V is zero."
+        )
     bound1 = fits.grople_lambda1_max(c, d, [lambda2])
     at_lambda2 = bound1.get(lambda2) if bound1 is not None else None
     options1 = grople_figures.lambda_options(LAMBDA1_GRID, at_lambda2)
@@ -89,7 +98,7 @@ def show(c: Lesson) -> None:
     c.ensure("lesson_grople_lambda1", lambda v: v in options1)
     if st.session_state.get("lesson_grople_lambda1", opening1) not in options1:
         st.session_state["lesson_grople_lambda1"] = opening1
-    with c1:
+    with c3:
         lambda1 = float(
             c.bound(
                 st.select_slider,
@@ -99,10 +108,11 @@ def show(c: Lesson) -> None:
                 default=opening1,
             )
         )
-        if at_lambda2 is not None:
-            st.caption(grople_figures.lambda1_range_caption(at_lambda2, lambda2, options1))
+    if at_lambda2 is not None:
+        note(c3).caption(grople_figures.lambda1_range_caption(at_lambda2, lambda2, options1))
     settings = {"d": d, "K": k, "affinity": affinity, "lambda1": lambda1, "lambda2": lambda2}
-    c.preset_caption("GroPLE", {**c.opening("GroPLE"), **settings})
+    with note(st.container()):
+        c.preset_caption("GroPLE", {**c.opening("GroPLE"), **settings})
     try_this(
         "grople",
         "lower λ2 to 1",
