@@ -89,6 +89,10 @@ DEFAULT_MAX_SINGLETON_SHARE = 0.5
 #: 10 resamples, the spread of the null itself; the planted sample's K = 4 scores 0.83).
 MIN_ADJUSTED_STABILITY = 0.1
 
+#: Restarts ARPACK may take for a bootstrap resample's leading eigenvectors before the exact
+#: LAPACK solve takes over (see ``_Bootstrap.vectors``).
+ARPACK_MAX_RESTARTS = 100
+
 # Above this share of ones the co-occurrence counts come from a dense BLAS product.
 _SPARSE_DENSITY = 0.05
 
@@ -1043,8 +1047,15 @@ class _Bootstrap:
                 # Lanczos (ARPACK) from a fixed start: deterministic, and at ~1,000 labels
                 # 1.5-12x faster than LAPACK's subset solve (benchmarks/
                 # bench_label_clustering.py); a resample only needs its K leading vectors
+                # restarts bounded: on a large block of equal eigenvalues (hundreds of labels
+                # on 20 rows) ARPACK's default of 10 L restarts ran for minutes before it gave
+                # up; a well-separated spectrum converges in a few
                 values, vectors = eigsh(
-                    normalized, k=n_pairs, which="LA", v0=np.ones(self.n_labels)
+                    normalized,
+                    k=n_pairs,
+                    which="LA",
+                    v0=np.ones(self.n_labels),
+                    maxiter=ARPACK_MAX_RESTARTS,
                 )
                 return vectors[:, np.argsort(values)[::-1]]
             except (ArpackNoConvergence, ArpackError):
