@@ -371,6 +371,9 @@ else:  # too many labels to name: one column per group, and one group's labels o
     )
 # the fitted model's own λ2: after a widget change without a press the view is the last fit
 st.caption(figures.row_pattern_caption(model.row_support_, model.lambda2, model.lambda2_max_))
+# beside the figure: whether this fit beats binary relevance on this data (filled below, once
+# the baselines are fitted; issue 31: below BR on bibtex at the defaults, and nothing said so)
+versus_br = st.container()
 
 st.subheader("The label groups GroPLE used")
 groups_used = group_diagnostics(
@@ -427,6 +430,18 @@ if any(b is None for b in baselines.values()):
 scores = fitting.compute(test_scores, {"models": baselines}, label="Test-split metrics")
 if scores is None:
     st.stop()
+
+below, numbers = figures.versus_baseline(scores, method="GroPLE", baseline="BR")
+with versus_br:
+    if below:
+        st.warning(
+            f"At these settings GroPLE scores below binary relevance on this test split on "
+            f"{len(below)} of {len(figures.VERSUS_METRICS)} scores "
+            f"({', '.join(METRICS[m].label for m in below)}): {numbers} (GroPLE vs BR). The groups and V^k above are what this fit learned, not a better model; "
+            "the metrics table below has every score."
+        )
+    else:
+        st.caption(f"On this test split GroPLE is at or above binary relevance: {numbers}.")
 
 table = pd.DataFrame(scores).T
 shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]

@@ -299,3 +299,36 @@ def test_presentation_mode_folds_the_slider_notes_into_one_expander():
     assert not at.exception and not at.error
     (expander,) = [e for e in at.expander if e.label == "Slider ranges"]
     assert sorted(c.value for c in expander.caption) == sorted(notes)
+
+
+@pytest.mark.parametrize("source", ["sample:planted", "mulan:medical"])
+def test_the_page_says_beside_the_figure_whether_grople_beats_binary_relevance(source):
+    """Issue 31: GroPLE at its defaults scored below BR on bibtex and nothing on the page said
+    so. The page compares the two on the test split it shows, right under V^k, with the
+    numbers, and warns when GroPLE is below on any of the four scores."""
+    from conftest import mulan_path
+
+    from mlviz.figures.grople import VERSUS_METRICS
+
+    if source.startswith("mulan:"):
+        mulan_path("medical.arff")
+    at = _open(source)
+    assert not at.exception, [e.message for e in at.exception]
+    metrics = next(
+        d.value for d in at.dataframe if "GroPLE" in d.value.index and "BR" in d.value.index
+    )
+    labels = {m: f"{METRICS[m].label} {METRICS[m].arrow}" for m in VERSUS_METRICS}
+    below = [
+        m for m in VERSUS_METRICS if metrics.loc["GroPLE", labels[m]] < metrics.loc["BR", labels[m]]
+    ]
+    warned = [w.value for w in at.warning if w.value.startswith("At these settings GroPLE")]
+    said = [c.value for c in at.caption if "GroPLE is at or above binary relevance" in c.value]
+    if below:
+        assert len(warned) == 1 and not said
+        named = ", ".join(METRICS[m].label for m in below)
+        assert f"on {len(below)} of {len(VERSUS_METRICS)} scores ({named})" in warned[0]
+        for m in below:
+            g, b = metrics.loc["GroPLE", labels[m]], metrics.loc["BR", labels[m]]
+            assert f"{METRICS[m].label} {g:.3f} vs {b:.3f}" in warned[0]
+    else:
+        assert len(said) == 1 and not warned

@@ -17,8 +17,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mlviz.figures._style import TITLE_CHARS, legible, number_axis, plain_all
+from mlviz.metrics import METRICS
 
 __all__ = [
+    "versus_baseline",
     "MAX_NAMED_LABELS",
     "lambda1_range_caption",
     "lesson_lambda1_note",
@@ -616,3 +618,48 @@ def row_pattern_caption(row_support: np.ndarray, lambda2: float, lambda2_max: fl
         "fit's first V step, and so the whole fit, is zero on this training split."
     )
     return text
+
+
+#: The example- and label-based scores of the paper's Table 2 on which a model is compared with
+#: its baseline (higher is better for each).
+VERSUS_METRICS = ("accuracy", "example_f1", "micro_f1", "macro_f1")
+
+
+def versus_baseline(
+    scores: dict[str, dict[str, float]],
+    *,
+    method: str = "GroPLE",
+    baseline: str = "BR",
+    metrics: Sequence[str] = VERSUS_METRICS,
+) -> tuple[list[str], str]:
+    """Where ``method`` scores below ``baseline``, and one sentence with the numbers.
+
+    Parameters
+    ----------
+    scores : dict of str -> dict of str -> float
+        Per model, :func:`mlviz.metrics.evaluate`'s scores on one test split.
+    method, baseline : str
+        Keys of ``scores``.
+    metrics : sequence of str
+        Scores to compare, each higher-is-better.
+
+    Returns
+    -------
+    below : list of str
+        The metrics on which ``method`` is strictly below ``baseline``.
+    text : str
+        Every compared metric with both numbers (plain text: no markdown).
+
+    Examples
+    --------
+    >>> from mlviz.figures.grople import versus_baseline
+    >>> scores = {"GroPLE": {"accuracy": 0.197, "micro_f1": 0.31},
+    ...           "BR": {"accuracy": 0.272, "micro_f1": 0.30}}
+    >>> versus_baseline(scores, metrics=["accuracy", "micro_f1"])
+    (['accuracy'], 'Accuracy (Jaccard) 0.197 vs 0.272, Micro F1 0.310 vs 0.300')
+    """
+    below = [m for m in metrics if scores[method][m] < scores[baseline][m]]
+    text = ", ".join(
+        f"{METRICS[m].label} {scores[method][m]:.3f} vs {scores[baseline][m]:.3f}" for m in metrics
+    )
+    return below, text
