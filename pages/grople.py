@@ -437,8 +437,9 @@ with versus_br:
         st.warning(
             f"At these settings GroPLE scores below binary relevance on this test split on "
             f"{len(below)} of {len(figures.VERSUS_METRICS)} scores "
-            f"({', '.join(METRICS[m].label for m in below)}): {numbers} (GroPLE vs BR). The groups and V^k above are what this fit learned, not a better model; "
-            "the metrics table below has every score."
+            f"({', '.join(METRICS[m].label for m in below)}): {numbers} (GroPLE vs BR). "
+            "The groups and V^k above are what this fit learned, not a better model; the "
+            "metrics table below has every score."
         )
     else:
         st.caption(f"On this test split GroPLE is at or above binary relevance: {numbers}.")
