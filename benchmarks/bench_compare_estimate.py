@@ -51,6 +51,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=2)
     parser.add_argument("--methods", default="BR,PLST,ML-KNN,CLEMS")
+    parser.add_argument("--together-only", action="store_true", help="skip the single runs")
     args = parser.parse_args()
     from threadpoolctl import threadpool_limits
 
@@ -63,7 +64,8 @@ def main() -> None:
     print("| methods | stated estimate (s) | measured (s) | measured / cell (µs) |")
     print("|---|---|---|---|")
     with threadpool_limits(1):
-        for chosen in [[m] for m in methods] + ([methods] if len(methods) > 1 else []):
+        singles = [] if args.together_only else [[m] for m in methods]
+        for chosen in singles + ([methods] if len(methods) > 1 else []):
             seconds, stated = run(dataset, chosen, args.folds)
             shown = "—" if stated is None else f"{stated:.0f}"
             print(

@@ -498,6 +498,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 "mlviz.linear.BinaryRelevance",
                 "#1f77b4",  # blue
                 max_labels=MAX_LABELS_SQUARE,
+                cv_seconds_per_cell=0.55e-6,
             ),
             Method(
                 "PLST",
@@ -511,6 +512,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 tail_table="plst_label_table",
                 in_dimension_sweep=True,
                 representation="labels",
+                cv_seconds_per_cell=0.53e-6,
             ),
             Method(
                 "PBR",
@@ -552,6 +554,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 symbol="k",
                 sizing=_size_k,
                 tail_table="mlknn_label_table",
+                cv_seconds_per_cell=0.38e-6,
             ),
             Method(
                 "CLEMS",
@@ -566,6 +569,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 in_dimension_sweep=True,
                 representation="labels",
                 presets=MappingProxyType({"default": DEFAULT_PRESET, "picture": _CLEMS_PICTURE}),
+                cv_seconds_per_cell=5.1e-6,
             ),
             Method(
                 "GroPLE",

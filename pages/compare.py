@@ -52,15 +52,13 @@ from pages._app import (
 )
 
 DASK_SCHEDULER_VARIABLE = "MLVIZ_DASK_SCHEDULER"
-# Cross-validating BR, PLST, ML-KNN and CLEMS on the delicious-shaped set (16,105 instances x
-# 983 labels; benchmarks/bench_scale.py, compare_cv; CPU time, one BLAS thread, load 2-4) took
-# 41 s with 5 folds, 30 s with 3 and 23 s with 2, per-label table included: per method and
-# instance-label cell, a fixed part (predicting every instance once, the per-label table) and a
-# part per fold (one fit on (k-1)/k of the data). The page estimates a run from these rates
-# and, when the default 5 folds would exceed BUTTON_SECONDS, opens the folds slider at the most
-# that fit.
-SECONDS_PER_CELL = 0.17e-6
-SECONDS_PER_CELL_AND_FOLD = 0.097e-6
+# The page estimates a run before it starts from each method's measured seconds per
+# instance-label cell of a two-fold run, every step included (the registry's
+# cv_seconds_per_cell, benchmarks/bench_compare_estimate.py), scaled to k folds by the shape
+# measured earlier on the same set: a fixed part (predicting every instance once, the
+# per-label table) and a part per fold (one fit on (k-1)/k of the data), 0.17 + 0.097 k.
+# (Issue 31: one rate for every method said ~23 s for a run of 106 s, CLEMS alone 90 s.)
+FIXED_SHARE, PER_FOLD_SHARE = 0.17, 0.097
 # issue 14's budget for a button is 30 s; the margin covers the page's own work and the
 # estimate's error (3 folds, estimated 29 s, took 33 s through AppTest at load 2)
 BUTTON_SECONDS = 25
@@ -117,14 +115,20 @@ methods = runnable(methods)
 max_folds = min(10, ds.n_samples)
 
 
-def estimated_seconds(n_methods: int, folds: int) -> float:
-    """Rough run time from the measured rates (BR, PLST, ML-KNN, CLEMS; CS, GroPLE are slower)."""
-    cells = n_methods * ds.n_samples * L
-    return cells * (SECONDS_PER_CELL + SECONDS_PER_CELL_AND_FOLD * folds)
+MEASURED = [m for m in METHODS.values() if m.cv_seconds_per_cell is not None]
+
+
+def estimated_seconds(chosen: list[str], folds: int) -> float:
+    """Rough run time of ``chosen`` at ``folds`` from each method's measured rate; a method
+    without one counts as the slowest measured (its own time is unknown: the caption says)."""
+    slowest = max(m.cv_seconds_per_cell for m in MEASURED)
+    rate = sum(METHODS[m].cv_seconds_per_cell or slowest for m in chosen)
+    scale = (FIXED_SHARE + PER_FOLD_SHARE * folds) / (FIXED_SHARE + PER_FOLD_SHARE * 2)
+    return ds.n_samples * L * rate * scale
 
 
 default_folds = max(
-    [f for f in range(2, 6) if estimated_seconds(max(1, len(methods)), f) <= BUTTON_SECONDS] or [2]
+    [f for f in range(2, 6) if estimated_seconds(methods or ["BR"], f) <= BUTTON_SECONDS] or [2]
 )
 if max_folds > 2:
     n_splits = links.bound(
@@ -343,13 +347,20 @@ if methods:
         )
         + "."
     )
-if methods and estimated_seconds(len(methods), n_splits) > 10:
-    five = f"; 5 folds ~{estimated_seconds(len(methods), 5):.0f} s" if n_splits != 5 else ""
+if methods and estimated_seconds(methods, n_splits) > 10:
+    five = f"; 5 folds ~{estimated_seconds(methods, 5):.0f} s" if n_splits != 5 else ""
+    unmeasured = [m for m in methods if METHODS[m].cv_seconds_per_cell is None]
     st.caption(
         f"Rough estimate at this size ({ds.n_samples:,} instances × {L:,} labels): "
-        f"~{estimated_seconds(len(methods), n_splits):.0f} s for {len(methods)} method(s) × "
-        f"{n_splits} folds{five} (rates measured for BR, PLST, ML-KNN and CLEMS on a 2-core "
-        "machine; CS and GroPLE are slower)."
+        f"~{estimated_seconds(methods, n_splits):.0f} s for {len(methods)} method(s) × "
+        f"{n_splits} folds{five} (each method's rate measured at its default settings on a "
+        "delicious-shaped set, 2 cores"
+        + (
+            f"; {', '.join(unmeasured)} not measured, counted as the slowest measured"
+            if unmeasured
+            else ""
+        )
+        + ")."
         + (
             f" The folds slider opened at {default_folds}, the most estimated to finish within "
             f"~{BUTTON_SECONDS} s."
