@@ -226,3 +226,29 @@ def test_sweep_on_medical_heat_says_no_k_beats_the_null():
     at.button(key="clusters_sweep_fit").click().run()
     _assert_clean(at, "medical co-occurrence sweep")
     assert not any("No K is clearly more stable" in w.value for w in at.warning)
+
+
+def test_group_tables_are_tall_enough_for_every_row_and_the_scroll_bar(monkeypatch):
+    """Issue 31: the last row of the group tables hid behind the table's own horizontal scroll
+    bar (Streamlit's "auto" height leaves no room for it)."""
+    from pages._app import tables
+
+    asked = []
+    original = tables.fitted_table
+
+    def recording(table, **kwargs):
+        if "verdict" in getattr(table, "columns", []):
+            asked.append((len(table), kwargs.get("row_height"), kwargs.get("height")))
+        return original(table, **kwargs)
+
+    monkeypatch.setattr(tables, "fitted_table", recording)
+    at = _app("label_clusters.py", _load("mulan:medical"))
+    at.run()
+    _assert_clean(at, "medical")
+    assert asked, "the group table was not drawn"
+    for n_rows, row_px, height in asked:
+        row_px = row_px or tables.ROW_PX
+        shown = min(n_rows, tables.MAX_SHOWN_ROWS)
+        assert height >= tables.HEADER_PX + shown * row_px + tables.SCROLLBAR_PX
+    assert tables.table_height(3) == 35 + 3 * 35 + 20 + 2
+    assert tables.table_height(50) == tables.table_height(10)
