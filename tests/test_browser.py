@@ -118,7 +118,14 @@ def test_every_page_renders_and_a_slider_redraws(page, server_url, path):
     _wait_idle(page, since if slider.get_attribute("aria-valuenow") != value else None)
     fit = page.get_by_role("button", name="Fit GroPLE")
     if fit.count():
-        _browser.click_and_wait(page, fit)
+        # a press that lands while the page redraws the button after the slider's run can be
+        # lost (seen once in a full suite under load: no run started, 180 s); press again then
+        since = _browser.runs_so_far(page)
+        fit.click()
+        try:
+            _browser.wait_idle(page, since, timeout=30_000)
+        except AssertionError:  # "the app did not become idle": no run started
+            _browser.click_and_wait(page, fit)
     _assert_no_exception(page, f"/{path} after moving a slider")
     if PAGES[path]:
         page.wait_for_function(
