@@ -219,11 +219,9 @@ def test_an_unreachable_dask_scheduler_is_an_error_not_a_traceback(monkeypatch):
     assert "MLVIZ_DASK_SCHEDULER" in errors[0]
 
 
-def test_a_large_data_set_opens_at_fewer_folds_and_states_the_estimate_before_running():
-    # 12,000 x 1,000 labels: the default four methods x 5 folds are estimated above the 30 s
-    # budget, so the page opens the slider at fewer folds and says why, before any run
+def _large_compare(n: int = 12_000, n_labels: int = 1_000) -> AppTest:
+    """Compare on a random 12,000 x 1,000-label set, not run yet."""
     rng = np.random.default_rng(0)
-    n, n_labels = 12_000, 1_000
     large = Dataset(
         name="large",
         X=rng.normal(size=(n, 3)),
@@ -234,7 +232,13 @@ def test_a_large_data_set_opens_at_fewer_folds_and_states_the_estimate_before_ru
     at = AppTest.from_file(str(REPO / "pages" / "compare.py"), default_timeout=TIMEOUT)
     at.session_state["dataset"] = large
     at.session_state["dataset_label"] = large.name
-    at.run()
+    return at
+
+
+def test_a_large_data_set_opens_at_fewer_folds_and_states_the_estimate_before_running():
+    # 12,000 x 1,000 labels: the default four methods x 5 folds are estimated above the 30 s
+    # budget, so the page opens the slider at fewer folds and says why, before any run
+    at = _large_compare().run()
     assert not at.exception, [e.message for e in at.exception]
     folds = at.slider(key="compare_folds").value
     assert 2 <= folds < 5
@@ -447,26 +451,14 @@ def test_the_estimate_uses_each_methods_measured_rate_and_names_the_unmeasured()
     shape (CLEMS alone took 81-90 s). Each method now has its own measured rate."""
     from mlviz.methods import METHODS
 
-    rng = np.random.default_rng(0)
-    n, n_labels = 12_000, 1_000
-    large = Dataset(
-        name="large",
-        X=rng.normal(size=(n, 3)),
-        Y=(rng.random((n, n_labels)) < 0.02).astype(np.uint8),
-        feature_names=("a", "b", "c"),
-        label_names=tuple(f"l{j}" for j in range(n_labels)),
-    )
-    at = AppTest.from_file(str(REPO / "pages" / "compare.py"), default_timeout=TIMEOUT)
-    at.session_state["dataset"] = large
-    at.session_state["dataset_label"] = large.name
-    at.run()
+    at = _large_compare().run()
 
     def stated(methods: list[str]) -> str:
         at.multiselect(key="compare_methods").set_value(methods).run()
         at.slider(key="compare_folds").set_value(2).run()
         return " ".join(c.value for c in at.caption if "Rough estimate" in c.value)
 
-    cells = n * n_labels
+    cells = 12_000 * 1_000
     clems = stated(["CLEMS"])
     assert f"~{cells * METHODS['CLEMS'].cv_seconds_per_cell:.0f} s for 1 method(s)" in clems
     assert "not measured" not in clems
