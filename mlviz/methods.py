@@ -43,8 +43,11 @@ __all__ = [
     "MAX_LABELS_SQUARE",
     "METHODS",
     "PAPER_D",
+    "SELECTIONS",
+    "VARIANTS",
     "Method",
     "Preset",
+    "Variant",
     "half_of_labels",
 ]
 
@@ -587,5 +590,71 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 presets=MappingProxyType({"teaching": _GROPLE_TEACHING, "paper": _GROPLE_PAPER}),
             ),
         )
+    }
+)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A registered method at fixed settings that a view draws as a method of its own.
+
+    Parameters
+    ----------
+    name : str
+        Display name, e.g. ``"PLST-origin"``; the key in :data:`VARIANTS`.
+    method : str
+        The name in :data:`METHODS` it is a setting of.
+    settings : mapping
+        The settings that make it the variant (they win over a page's).
+    color : str
+        Hex colour on every chart: a lighter shade of the method's own.
+    why : str
+        What the variant shows, in one phrase.
+
+    Examples
+    --------
+    >>> from mlviz.methods import VARIANTS
+    >>> origin = VARIANTS["PLST-origin"]
+    >>> origin.method, origin.make(M=3)
+    ('PLST', PLST(center=False, n_components=3))
+    """
+
+    name: str
+    method: str
+    settings: Mapping[str, Any]
+    color: str
+    why: str
+
+    def make(self, **settings: Any):
+        """A fresh estimator of :attr:`method` at ``settings`` and the variant's own."""
+        return METHODS[self.method].make(**{**settings, **self.settings})
+
+
+#: Methods drawn as methods of their own at fixed settings (PLST's page sweeps PLST without
+#: centring beside PLST: the reference point o = 0 of the paper's Eq. (2)).
+VARIANTS: Mapping[str, Variant] = MappingProxyType(
+    {
+        "PLST-origin": Variant(
+            "PLST-origin",
+            "PLST",
+            MappingProxyType({"center": False}),
+            "#ffbb78",  # light orange: a lighter PLST
+            "PLST without centring: the reference point o = 0",
+        )
+    }
+)
+
+#: The methods each multi-method view opens with (the user may choose others): Compare's
+#: cross-validation (the baseline, the linear embedding, the neighbours and the cost-sensitive
+#: embedding: each quick enough for the first run's budget) and its dimension sweep, the PLST
+#: page's test loss against M (every linear method with an M, BR at M = L), the GroPLE page's
+#: baselines and the Lesson's last step (the baseline, then each taught method in step order).
+SELECTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "compare": ("BR", "PLST", "ML-KNN", "CLEMS"),
+        "compare_sweep": ("PLST", "CLEMS"),
+        "linear_sweep": ("PLST", "PBR", "CPLST", "BR"),
+        "grople_baselines": ("BR", "PLST"),
+        "lesson": ("BR", "PLST", "GroPLE", "CLEMS", "ML-KNN"),
     }
 )

@@ -11,7 +11,7 @@ import streamlit as st
 from mlviz.figures import linear as figures
 from mlviz.figures import tail as tail_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS
-from mlviz.methods import METHODS
+from mlviz.methods import METHODS, SELECTIONS, VARIANTS
 from mlviz.metrics import METRICS
 from mlviz.per_label import plst_label_table, tail_summary
 from mlviz.sweeps import parameter_sweep
@@ -174,26 +174,28 @@ st.subheader("Test loss against M")
 
 def at_dimension(name: str, m: int):
     """A fresh estimator of a linear method at M = m (BR has all L labels: only at M = L)."""
-    if name == "PLST-origin":  # PLST without centring: the reference point o = 0
-        return METHODS["PLST"].make(M=m, center=False)
+    if name in VARIANTS:  # PLST-origin: PLST without centring, the reference point o = 0
+        return VARIANTS[name].make(M=m)
     method = METHODS[name]
     if method.dimension is None:
         return method.make() if m == L else None
     return method.make(M=m)
 
 
-# the registry's linear label-space transformations, PLST's variant without centring after
-# PLST, BR (no compression) last
+# the registry's linear label-space transformations, their variants after their method (PLST's
+# without centring after PLST), BR (no compression) last
 LINEAR = [n for n, m in METHODS.items() if m.estimator.startswith("mlviz.linear.")]
-SWEPT = [n for n in LINEAR if METHODS[n].dimension is not None]
-SWEPT = [*SWEPT[:1], "PLST-origin", *SWEPT[1:], *(n for n in LINEAR if n not in SWEPT)]
+SWEPT = []
+for name in [n for n in LINEAR if METHODS[n].dimension is not None]:
+    SWEPT += [name, *(v for v, variant in VARIANTS.items() if variant.method == name)]
+SWEPT += [n for n in LINEAR if n not in SWEPT]
 FACTORIES = {name: functools.partial(at_dimension, name) for name in SWEPT}
 c1, c2, c3 = st.columns([3, 2, 1])
 methods = links.bound(
     c1.multiselect,
     "Methods",
     list(FACTORIES),
-    default=["PLST", "PBR", "CPLST", "BR"],
+    default=list(SELECTIONS["linear_sweep"]),
     key="plst_methods",
     persist_state="session",
     help="CS decodes each instance by a sparse reconstruction (CoSaMP, the paper's decoder): "

@@ -18,7 +18,7 @@ import textwrap
 
 from plotly.colors import qualitative
 
-from mlviz.methods import METHODS
+from mlviz.methods import METHODS, VARIANTS
 
 __all__ = [
     "DIRECTION_COLORS",
@@ -42,9 +42,11 @@ __all__ = [
 ]
 
 #: The methods of mlviz, each with its colour (:data:`mlviz.methods.METHODS`: d3's category10,
-#: which plotly also ships). Related variants share a hue: PLST-origin is a lighter PLST.
-METHOD_COLORS: dict[str, str] = {name: method.color for name, method in METHODS.items()}
-METHOD_COLORS["PLST-origin"] = "#ffbb78"  # light orange: PLST without centring
+#: which plotly also ships); a variant (:data:`mlviz.methods.VARIANTS`) is a lighter shade of its
+#: method's hue.
+METHOD_COLORS: dict[str, str] = {
+    name: method.color for name, method in (*METHODS.items(), *VARIANTS.items())
+}
 
 # Colours for names outside METHOD_COLORS (a user's own estimator): distinct from the above.
 _FALLBACK_COLORS: tuple[str, ...] = (

@@ -7,15 +7,16 @@ own page fit the same model for the same settings (one cached fit).
 
 from __future__ import annotations
 
-from mlviz.methods import AFFINITY_LABELS, COST_LABELS, METHODS
+from mlviz.methods import AFFINITY_LABELS, COST_LABELS, METHODS, SELECTIONS
 
 __all__ = ["AFFINITY_LABELS", "COST_LABELS", "LESSON_METHODS", "LESSON_PRESETS", "TAUGHT_IN"]
 
 #: The step that teaches each method (step 7 compares them, with binary relevance).
 TAUGHT_IN = {"plst": "PLST", "grople": "GroPLE", "clems": "CLEMS", "mlknn": "ML-KNN"}
-#: Step 7's methods: the baseline, then each taught method in the order of the steps.
-LESSON_METHODS = [METHODS["BR"].name, *TAUGHT_IN.values()]
-assert set(LESSON_METHODS) <= set(METHODS)
+#: Step 7's methods (the registry's selection): the baseline, then each taught method in the
+#: order of the steps.
+LESSON_METHODS = list(SELECTIONS["lesson"])
+assert LESSON_METHODS == ["BR", *TAUGHT_IN.values()]
 
 #: The registry preset each step runs (:attr:`mlviz.methods.Method.presets`): the method's
 #: default, as on Compare and its page, except CLEMS's step 5, which draws the embedding and
