@@ -23,6 +23,7 @@ from mlviz.figures._style import (
     WIDE_TITLE_CHARS,
     legible,
     method_color,
+    plain,
     plain_all,
     title_height,
 )
@@ -400,7 +401,7 @@ def per_label_figure(
         shared_yaxes=True,
         column_widths=[w / sum(widths) for w in widths],
         horizontal_spacing=min(0.02, 0.2 / n_panels),
-        subplot_titles=["frequency"] + methods,
+        subplot_titles=["frequency"] + plain_all(methods),
     )
     fig.add_trace(
         go.Bar(
@@ -424,11 +425,14 @@ def per_label_figure(
                 x=values[keep],
                 y=positions[keep],
                 mode="markers",
-                name=method,
+                name=plain(method),
                 showlegend=False,
                 marker=dict(color=method_color(method), size=8, line=dict(width=0)),
-                customdata=np.asarray(names, dtype=object)[keep],
-                hovertemplate=f"{method}<br>%{{customdata}}<br>{metric} %{{x:.3f}}<extra></extra>",
+                # the method's name too is user text (an uploaded model's): data, not template
+                customdata=np.asarray([f"{plain(method)}<br>{n}" for n in names], dtype=object)[
+                    keep
+                ],
+                hovertemplate=f"%{{customdata}}<br>{metric} %{{x:.3f}}<extra></extra>",
             ),
             row=1,
             col=panel,
@@ -540,7 +544,7 @@ def loss_reasons_figure(
         fig.add_trace(
             go.Bar(
                 x=values,
-                y=methods,
+                y=plain_all(methods),  # an uploaded model's name is user text
                 orientation="h",
                 name=reason,
                 marker_color=REASON_COLORS[reason],
