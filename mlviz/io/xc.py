@@ -213,6 +213,8 @@ def _parse(
                     f"{text.label} line 1: the header declares {declared:,} {what}, the caller "
                     f"{given:,}. Check that the files belong together."
                 )
+        # refused from the header alone, before a row is looked at
+        _check_budget(text, n_rows, n_f + n_l, max_columns, max_cells)
         while len(rows) > n_rows and not rows[-1].strip():
             rows.pop()  # blank lines after the last row
         if len(rows) != n_rows:
@@ -221,7 +223,6 @@ def _parse(
                 f"{len(rows):,} rows follow it (lines 2-{len(rows) + 1:,}). Fix the first "
                 "number of the header, or restore the missing rows."
             )
-        _check_budget(text, n_rows, n_f + n_l, max_columns, max_cells)
     else:
         while rows and not rows[-1].strip():
             rows.pop()
@@ -617,7 +618,7 @@ def write_xc(
     target = Path(path)
     if target.is_dir():
         target = target / f"{dataset.name}_data.txt"
-    X = sp.csr_matrix(dataset.X, dtype=np.float64)
+    X = sp.csr_matrix(dataset.X, dtype=np.float64, copy=True)  # the Dataset's is read-only
     X.eliminate_zeros()
     X.sort_indices()
     if not np.all(np.isfinite(X.data)):
