@@ -259,3 +259,41 @@ def test_top_level_exports():
 def test_empty_inputs_are_explained(text, pattern):
     with pytest.raises(DataFormatError, match=re.escape(pattern)):
         load_xc(text)
+
+
+def test_the_data_folder_lists_xc_sets_and_loads_their_published_split(tmp_path):
+    from mlviz import datasets
+
+    rng = np.random.default_rng(7)
+    train_lines, _, Y_train = _random_rows(rng, 20, 10, 4)
+    test_lines, _, Y_test = _random_rows(rng, 8, 10, 4)
+    pair = tmp_path / "Pair-4"
+    pair.mkdir()
+    (pair / "train.txt").write_text("\n".join(["20 10 4", *train_lines]) + "\n")
+    (pair / "test.txt").write_text("\n".join(["8 10 4", *test_lines]) + "\n")
+    (tmp_path / "solo_data.txt").write_text("\n".join(["20 10 4", *train_lines]) + "\n")
+    (tmp_path / "headless_data.txt").write_text("0 1:1\n")  # no header: not listed
+    (tmp_path / "notes.txt").write_text("3 4 5\n")  # not a *_data.txt: not listed
+    by_key = {s.key: s for s in datasets.list_sources(tmp_path) if s.kind == "folder"}
+    assert set(by_key) == {"xc:Pair-4", "xc:solo"}
+    pair_source, solo = by_key["xc:Pair-4"], by_key["xc:solo"]
+    assert pair_source.has_official_split and not solo.has_official_split
+    assert (pair_source.n_samples, pair_source.n_features, pair_source.n_labels) == (28, 10, 4)
+    assert "Published split: 20 train / 8 test" in pair_source.description
+    train, test = datasets.load_official_split(pair_source)
+    assert (train.name, test.name) == ("Pair-4-train", "Pair-4-test")
+    np.testing.assert_array_equal(test.Y, Y_test)
+    whole = datasets.load_source("xc:Pair-4", folder=tmp_path)
+    np.testing.assert_array_equal(whole.Y, np.vstack([Y_train, Y_test]))
+    assert datasets.load_source(solo).n_samples == 20
+
+
+def test_an_xc_set_named_like_an_arff_set_is_told_apart(tmp_path):
+    from mlviz import datasets
+    from mlviz.io import save_arff
+
+    ds = make_long_tailed(30, 8, n_labels=4, cardinality=2, random_state=0)
+    save_arff(dataclasses.replace(ds, name="twin"), tmp_path / "twin.arff")
+    write_xc(ds, tmp_path / "twin_data.txt")
+    names = {s.key: s.name for s in datasets.list_sources(tmp_path) if s.kind == "folder"}
+    assert names == {"mulan:twin": "twin", "xc:twin": "twin (XC)"}
