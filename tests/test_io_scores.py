@@ -80,8 +80,8 @@ def test_csv_header_mismatch_names_missing_and_extra_labels_capped():
     with pytest.raises(DataFormatError) as err:
         load_scores(text, label_names=names)
     message = str(err.value)
-    assert "no column for 2 label(s): 'label 0', 'label 1'" in message
-    assert "12 column(s) that are not labels: 'other 0'" in message
+    assert "no column for 2 labels: 'label 0', 'label 1'" in message
+    assert "12 columns that are not labels: 'other 0'" in message
     assert "and 4 more" in message and "'other 11'" not in message
 
 

@@ -107,7 +107,7 @@ def test_feature_base_detection_and_override():
 def test_features_without_values_read_as_1_with_a_note():
     ds = load_xc("2 4 2\n0 1 3:0.5\n1 2\n")
     assert ds.X.toarray().tolist() == [[0, 1, 0, 0.5], [0, 0, 1, 0]]
-    assert any("2 feature(s) written without a value" in note for note in ds.notes)
+    assert any("2 features written without a value" in note for note in ds.notes)
 
 
 def test_round_trip_write_then_load_is_identical(tmp_path):

@@ -20,6 +20,7 @@ import numpy as np
 from mlviz.io._dataset import DataFormatError
 from mlviz.io._source import Source, _read_source, _snippet
 from mlviz.io.labels import normalize_names
+from mlviz.wording import counted
 
 __all__ = ["load_scores"]
 
@@ -223,9 +224,12 @@ def _load_csv(body: str, label: str, label_names: Sequence[str] | None) -> np.nd
         if missing or extra or len(header) != len(wanted):
             parts = []
             if missing:
-                parts.append(f"no column for {len(missing):,} label(s): {_names_list(missing)}")
+                listed = _names_list(missing)
+                parts.append(f"no column for {counted(len(missing), 'label')}: {listed}")
             if extra:
-                parts.append(f"{len(extra):,} column(s) that are not labels: {_names_list(extra)}")
+                parts.append(
+                    f"{counted(len(extra), 'column')} that are not labels: {_names_list(extra)}"
+                )
             if not parts:
                 parts.append("a column name repeats")
             raise DataFormatError(

@@ -30,6 +30,7 @@ import scipy.sparse as sp
 from mlviz.io._dataset import DataFormatError, Dataset
 from mlviz.io._source import Source, _read_source, _snippet, _Text
 from mlviz.io.labels import normalize_names
+from mlviz.wording import counted
 
 __all__ = ["load_xc", "load_xc_split", "looks_like_xc", "write_xc"]
 
@@ -269,8 +270,8 @@ def _parse(
         features_text, n_bare = _BARE_INDEX.subn(r"\1:1", features_text)
     if n_bare:
         parsed.notes.append(
-            f"{n_bare:,} feature(s) written without a value (e.g. '12' for '12:1') read as 1, "
-            "as napkinXC's documentation says (napkinXC 0.7 itself drops them)."
+            f"{counted(n_bare, 'feature')} written without a value (e.g. '12' for '12:1') read "
+            "as 1, napkinXC's documented convention."
         )
     feature_counts = np.fromiter(
         (f.count(":") for f in features_text.split("\n")), dtype=np.int64, count=len(rows)
@@ -445,6 +446,13 @@ def load_xc(
         CSR float64 ``X`` (indices sorted, explicit zeros dropped), uint8 ``Y``; rows without
         labels are kept. Feature names are ``f<index>`` with the index as the file writes it.
         The notes say what was detected (header, feature base, values read as 1).
+
+    Notes
+    -----
+    A feature written without ``:value`` is read as 1, as napkinXC's documentation says;
+    napkinXC 0.7.2's reader itself drops such features silently, and scikit-learn's
+    ``load_svmlight_file`` refuses them. Blank lines inside the data are instances with no
+    label and no feature (as napkinXC reads them); blank lines after the last row are ignored.
 
     Raises
     ------
