@@ -217,7 +217,7 @@ def data_folder_note(folder: Path | None, n_folder_sets: int) -> str | None:
     elif not folder.is_dir():
         why = "`MLVIZ_DATA_DIR` names a folder that does not exist"
     else:
-        why = "the data folder holds no ARFF data set that mlviz can read"
+        why = "the data folder holds no ARFF data set (nor XC text set) that mlviz can read"
     return (
         f"Only the embedded samples are listed: {why}. To add the MULAN benchmark sets, set "
         "`MLVIZ_DATA_DIR` to a folder of their .arff + .xml files and restart the app."
