@@ -12,10 +12,11 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import mulan_path
 from sklearn.datasets import load_svmlight_file
 
 import mlviz
-from mlviz.io import DataFormatError, Dataset, load_xc, write_xc
+from mlviz.io import DataFormatError, Dataset, load_arff, load_xc, write_xc
 from mlviz.io.xc import load_xc_split, looks_like_xc
 from mlviz.synthetic import make_long_tailed
 
@@ -297,3 +298,15 @@ def test_an_xc_set_named_like_an_arff_set_is_told_apart(tmp_path):
     write_xc(ds, tmp_path / "twin_data.txt")
     names = {s.key: s.name for s in datasets.list_sources(tmp_path) if s.kind == "folder"}
     assert names == {"mulan:twin": "twin", "xc:twin": "twin (XC)"}
+
+
+def test_a_real_mulan_set_survives_the_xc_round_trip_and_napkinxc_reads_it_alike(tmp_path):
+    medical = load_arff(mulan_path("medical.arff"))  # sparse, 978 × 1,449, 45 labels
+    data_path, _ = write_xc(medical, tmp_path / "medical_data.txt")
+    back = load_xc(data_path)
+    assert (back.X != sp.csr_matrix(medical.X)).nnz == 0
+    np.testing.assert_array_equal(back.Y, medical.Y)
+    assert back.label_names == medical.label_names
+    X_oracle, Y_oracle = _napkinxc(data_path, medical.n_features, medical.n_labels)
+    np.testing.assert_array_equal(back.X.toarray().astype(np.float32), X_oracle)
+    np.testing.assert_array_equal(back.Y, Y_oracle)
