@@ -68,6 +68,17 @@ def test_errors_say_where_and_what_to_do(text, kwargs, pattern):
         load_scores(text, **kwargs)
 
 
+def test_top_k_with_pyxclibs_header():
+    text = "2 3\n0:0.5\n2:0.1 1:0.2\n"
+    assert load_scores(text).tolist() == [[0.5, -np.inf, -np.inf], [-np.inf, 0.2, 0.1]]
+    with pytest.raises(DataFormatError, match="line 1: the header declares 3 labels, the data"):
+        load_scores(text, n_labels=4)
+    with pytest.raises(DataFormatError, match="line 1: the header declares 2 instances, but 1"):
+        load_scores("2 3\n0:0.5\n")
+    with pytest.raises(DataFormatError, match="line 3: label 3 is beyond"):
+        load_scores("2 3\n0:0.5\n3:0.1\n")
+
+
 def test_top_k_needs_n_labels():
     with pytest.raises(ValueError, match="pass n_labels"):
         load_scores("0:1\n")

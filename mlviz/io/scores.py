@@ -29,6 +29,8 @@ _INDEX = r"\d{1,15}+"
 _SCORE = r"(?:[-+]?+(?:\d++\.?+\d*+|\.\d++)(?:[eE][-+]?+\d++)?+|-inf)"
 _BAD_TOPK = re.compile(rf"^(?! *+(?:{_INDEX}:{_SCORE}(?: ++|$))*+$)", re.MULTILINE)
 _TOPK_START = re.compile(r"^ *+\d++:")  # a CSV header of names never starts so
+# pyxclib's write_sparse_file puts "rows labels" on line 1
+_TOPK_HEADER = re.compile(r"^ *+(\d{1,15}+) ++(\d{1,15}+) *+$")
 _SHOWN_NAMES = 8  # names listed in a mismatch message
 
 
@@ -73,7 +75,9 @@ def load_scores(
         A path, the file's text (a string with a newline), bytes or a file object.
     n_labels : int, optional
         The data set's label count. Required for the top-k text (which lists only some
-        labels); for a CSV or ``.npy`` the columns must number this many.
+        labels) unless its line 1 is a ``rows labels`` header (pyxclib's
+        ``write_sparse_file`` writes one; it is checked against ``n_labels`` and the lines);
+        for a CSV or ``.npy`` the columns must number this many.
     n_rows : int, optional
         The rows the scores must cover (e.g. the test rows of the current split); a file with
         another count is an error saying which rows are expected.
@@ -82,8 +86,8 @@ def load_scores(
         put in this order). Missing and extra names are listed in the error.
     format : {"auto", "topk", "csv", "npy"}, default="auto"
         "auto": ``.npy`` by its magic bytes; top-k when the first non-blank line starts with
-        digits and a colon (``3:0.9``); otherwise CSV (pass ``format="csv"`` for a header
-        whose first name looks like that).
+        digits and a colon (``3:0.9``) or is a ``rows labels`` header; otherwise CSV (pass
+        ``format="csv"`` for a header whose first name looks like that).
 
     Returns
     -------
@@ -130,13 +134,14 @@ def load_scores(
         label = text.label if raw is None or label == "score bytes" else label
         body = text.text.replace("\r\n", "\n")
         first = next((line for line in body.split("\n") if line.strip()), "")
-        if format == "topk" or (format == "auto" and _TOPK_START.match(first)):
-            if n_labels is None:
+        header = _TOPK_HEADER.match(first)
+        if format == "topk" or (format == "auto" and (_TOPK_START.match(first) or header)):
+            if n_labels is None and header is None:
                 raise ValueError(
                     f"{label}: a top-k score file lists only some labels per instance; pass "
                     "n_labels (the data set's label count) to know the others."
                 )
-            scores = _load_topk(body, label, int(n_labels), n_rows)
+            scores = _load_topk(body, label, n_labels, n_rows)
         else:
             scores = _load_csv(body, label, label_names)
     return _check(scores, label, n_labels, n_rows)
@@ -158,10 +163,28 @@ def _load_npy(raw: bytes, label: str) -> np.ndarray:
     return np.asarray(array, dtype=np.float64)
 
 
-def _load_topk(body: str, label: str, n_labels: int, n_rows: int | None) -> np.ndarray:
+def _load_topk(body: str, label: str, n_labels: int | None, n_rows: int | None) -> np.ndarray:
     lines = body.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    header = _TOPK_HEADER.match(lines[0]) if lines else None
+    if header is not None:  # "rows labels", as pyxclib writes: checked, then dropped
+        declared_rows, declared_labels = (int(g) for g in header.groups())
+        if n_labels is not None and declared_labels != n_labels:
+            raise DataFormatError(
+                f"{label} line 1: the header declares {declared_labels:,} labels, the data set "
+                f"has {n_labels:,}. The scores belong to another data set."
+            )
+        n_labels = declared_labels
+        lines = lines[1:]
+        while len(lines) > declared_rows and not lines[-1].strip():
+            lines.pop()
+        if len(lines) != declared_rows:
+            raise DataFormatError(
+                f"{label} line 1: the header declares {declared_rows:,} instances, but "
+                f"{len(lines):,} lines follow it. Fix the header or restore the lines."
+            )
+    first_line = 2 if header is not None else 1
     if n_rows is not None:
         while len(lines) > n_rows and not lines[-1].strip():
             lines.pop()
@@ -175,9 +198,10 @@ def _load_topk(body: str, label: str, n_labels: int, n_rows: int | None) -> np.n
             (t for t in lines[row].split() if not re.fullmatch(f"{_INDEX}:{_SCORE}", t)), ""
         )
         raise DataFormatError(
-            f"{label} line {row + 1}: {_snippet(token)!r} is not a label:score pair (a label "
-            "index from 0, a colon, a number or -inf). Each line lists one instance's scores "
-            "as 'label:score' pairs separated by spaces; an empty line is an instance with none."
+            f"{label} line {row + first_line}: {_snippet(token)!r} is not a label:score pair "
+            "(a label index from 0, a colon, a number or -inf). Each line lists one instance's "
+            "scores as 'label:score' pairs separated by spaces; an empty line is an instance "
+            "with none."
         )
     counts = np.fromiter((line.count(":") for line in lines), dtype=np.int64, count=len(lines))
     pairs = np.fromstring(text.replace(":", " ").replace("\n", " "), sep=" ")
@@ -188,7 +212,7 @@ def _load_topk(body: str, label: str, n_labels: int, n_rows: int | None) -> np.n
     if beyond.any():
         k = int(np.argmax(beyond))
         raise DataFormatError(
-            f"{label} line {rows[k] + 1}: label {columns[k]:,} is beyond the data set's "
+            f"{label} line {rows[k] + first_line}: label {columns[k]:,} is beyond the data set's "
             f"{n_labels:,} labels (0 to {n_labels - 1:,}). The scores belong to another data "
             "set, or count labels from 1: write them from 0."
         )
@@ -197,8 +221,8 @@ def _load_topk(body: str, label: str, n_labels: int, n_rows: int | None) -> np.n
     if same.any():
         k = int(order[np.flatnonzero(same)[0] + 1])
         raise DataFormatError(
-            f"{label} line {rows[k] + 1}: label {columns[k]} is listed twice. List each label "
-            "once per line."
+            f"{label} line {rows[k] + first_line}: label {columns[k]} is listed twice. List "
+            "each label once per line."
         )
     scores = np.full((len(lines), n_labels), -np.inf)
     scores[rows, columns] = values
