@@ -79,6 +79,16 @@ def test_top_k_with_pyxclibs_header():
         load_scores("2 3\n0:0.5\n3:0.1\n")
 
 
+def test_blank_lines_are_instances_with_no_score_and_an_empty_file_is_refused():
+    assert load_scores("\n\n1:0.5\n", n_labels=2).tolist() == [
+        [-np.inf, -np.inf],
+        [-np.inf, -np.inf],
+        [-np.inf, 0.5],
+    ]
+    with pytest.raises(DataFormatError, match="the score file is empty"):
+        load_scores("\n\n", n_labels=2)
+
+
 def test_top_k_needs_n_labels():
     with pytest.raises(ValueError, match="pass n_labels"):
         load_scores("0:1\n")

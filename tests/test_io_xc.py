@@ -190,6 +190,15 @@ def test_header_forced_and_refused():
         load_xc("1 4 2\n0 0:1\n", n_features=5)
 
 
+def test_files_without_any_feature_or_label_value():
+    # numpy.fromstring reads blank text as the number -1: no phantom feature may appear
+    ds = load_xc("2 3 1\n0\n0\n")
+    assert ds.X.shape == (2, 3) and ds.X.nnz == 0 and ds.Y.tolist() == [[1], [1]]
+    ds = load_xc("2 3 2\n 1:2\n 2:1\n")
+    assert ds.Y.sum() == 0 and ds.X.toarray().tolist() == [[0, 2, 0], [0, 0, 1]]
+    assert load_xc("0\n0,1\n").X.shape == (2, 1)  # header-less, no feature: one empty column
+
+
 def test_blank_lines_after_the_last_row_are_ignored_and_inside_are_empty_rows():
     ds = load_xc("3 2 1\n0 0:1\n\n0 1:1\n\n\n")
     assert ds.Y.ravel().tolist() == [1, 0, 1] and ds.X[1].nnz == 0

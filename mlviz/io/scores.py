@@ -20,6 +20,7 @@ import numpy as np
 from mlviz.io._dataset import DataFormatError
 from mlviz.io._source import Source, _read_source, _snippet
 from mlviz.io.labels import normalize_names
+from mlviz.io.xc import _numbers
 from mlviz.wording import counted
 
 __all__ = ["load_scores"]
@@ -133,6 +134,10 @@ def load_scores(
         )
         label = text.label if raw is None or label == "score bytes" else label
         body = text.text.replace("\r\n", "\n")
+        if not body.strip():
+            raise DataFormatError(
+                f"{label}: the score file is empty. Give one line (or row) of scores per instance."
+            )
         first = next((line for line in body.split("\n") if line.strip()), "")
         header = _TOPK_HEADER.match(first)
         if format == "topk" or (format == "auto" and (_TOPK_START.match(first) or header)):
@@ -204,7 +209,7 @@ def _load_topk(body: str, label: str, n_labels: int | None, n_rows: int | None) 
             "with none."
         )
     counts = np.fromiter((line.count(":") for line in lines), dtype=np.int64, count=len(lines))
-    pairs = np.fromstring(text.replace(":", " ").replace("\n", " "), sep=" ")
+    pairs = _numbers(text.replace(":", " ").replace("\n", " "), " ", np.float64, 2 * counts.sum())
     columns = pairs[0::2].astype(np.int64)
     values = pairs[1::2]
     rows = np.repeat(np.arange(len(lines)), counts)

@@ -264,7 +264,7 @@ def _parse(
     label_counts = np.fromiter(
         (f.count(",") + 1 if f else 0 for f in label_fields), dtype=np.int64, count=len(rows)
     )
-    labels = np.fromstring(",".join(f for f in label_fields if f), dtype=np.int64, sep=",")
+    labels = _numbers(",".join(f for f in label_fields if f), ",", np.int64, label_counts.sum())
     n_bare = 0
     if len(features_text.split()) != features_text.count(":"):  # some index has no value
         features_text, n_bare = _BARE_INDEX.subn(r"\1:1", features_text)
@@ -276,7 +276,9 @@ def _parse(
     feature_counts = np.fromiter(
         (f.count(":") for f in features_text.split("\n")), dtype=np.int64, count=len(rows)
     )
-    pairs = np.fromstring(features_text.replace(":", " ").replace("\n", " "), sep=" ")
+    numbers = features_text.replace(":", " ").replace("\n", " ")
+    pairs = _numbers(numbers, " ", np.float64, 2 * int(feature_counts.sum()))
+    del numbers
     del features_text, labels_text
     indices = pairs[0::2].astype(np.int64)
     values = np.ascontiguousarray(pairs[1::2])
@@ -287,7 +289,7 @@ def _parse(
     base = feature_base
     if base == "auto":
         base = 0 if has_header or indices.size == 0 or indices.min() == 0 else 1
-        if not has_header:
+        if not has_header and indices.size:
             parsed.notes.append(
                 "Feature indices read as 1-based (LIBSVM; no feature 0 in the file)."
                 if base == 1
@@ -327,6 +329,18 @@ def _parse(
     Y = np.zeros((n_rows, n_l), dtype=np.uint8)
     Y[label_rows, labels] = 1
     return X, Y, parsed.notes, base, has_header
+
+
+def _numbers(text: str, sep: str, dtype, expected: int) -> np.ndarray:
+    """The numbers of ``text`` (already checked by a pattern) by numpy's C parser, in one call.
+
+    ``numpy.fromstring`` reads a blank string as one number (-1, or 0 for integers): blank
+    text is no number here, and the count is checked against the one the pattern implies.
+    """
+    values = np.fromstring(text, dtype=dtype, sep=sep) if text.strip() else np.zeros(0, dtype)
+    if values.size != expected:  # the patterns admit only what numpy reads: a bug if reached
+        raise RuntimeError(f"read {values.size} numbers where {expected} were expected.")
+    return values
 
 
 def _check_range(parsed, indices, rows, limit, template, base) -> None:
