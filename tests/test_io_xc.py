@@ -41,10 +41,11 @@ def _random_rows(rng, n_rows, n_features, n_labels, *, shuffle=True, base=0):
         values[values == 0] = 1.5
         Y[i, labels] = 1
         X[i, features] = values
-        pairs = " ".join(
+        sep = "  " if i % 7 == 6 else " "  # some rows: two spaces between pairs, one at the end
+        pairs = sep.join(
             f"{j + base}:{v!r}" for j, v in zip(features.tolist(), values.tolist(), strict=True)
         )
-        lines.append(",".join(map(str, labels)) + " " + pairs)
+        lines.append(",".join(map(str, labels)) + " " + pairs + sep[1:])
     return lines, X, Y
 
 
