@@ -1,4 +1,6 @@
-"""Where data sets come from: the samples shipped inside mlviz, and a folder of MULAN files.
+"""Where data sets come from: the samples shipped inside mlviz, and a folder of MULAN files
+(and of Extreme Classification Repository text files: ``<name>_data.txt``, or a folder with
+``train.txt`` + ``test.txt``).
 
 The app lists :func:`list_sources` in its picker (each data set once) and loads a choice with
 :func:`load_source`, or its published train/test split with :func:`load_official_split`.
@@ -16,6 +18,7 @@ The data folder is resolved in one place, :func:`default_data_dir`, used by the 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.resources
 import os
@@ -28,9 +31,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from mlviz.io import DataFormatError, Dataset, load_arff
+from mlviz.io import DataFormatError, Dataset, load_arff, load_xc
 from mlviz.io.arff import MissingPolicy
 from mlviz.io.labels import meka_label_count, xml_candidates
+from mlviz.io.xc import load_xc_split
 
 DATA_DIR_ENV = "MLVIZ_DATA_DIR"
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -70,7 +74,7 @@ class DatasetSource:
     Attributes
     ----------
     key : str
-        Stable identifier: ``"sample:<name>"`` or ``"mulan:<name>"``.
+        Stable identifier: ``"sample:<name>"``, ``"mulan:<name>"`` or ``"xc:<name>"``.
     name : str
         Display name: the file stem, without ``-train``/``-test``/``-meka``.
     kind : {"sample", "folder"}
@@ -81,6 +85,10 @@ class DatasetSource:
     description : str
     train_path, test_path : Path or None
         The published split (``name-train.arff`` / ``name-test.arff``), when both exist.
+    format : {"arff", "xc"}
+        How the files are read: :func:`mlviz.io.load_arff`, or :func:`mlviz.io.load_xc`
+        (Extreme Classification Repository text: ``path`` a ``<name>_data.txt``, or
+        ``train_path``/``test_path`` a folder's ``train.txt`` and ``test.txt``).
     n_samples, n_features, n_labels : int
         Shape for the picker, from the headers and a count of data lines (no value parsed).
         ``n_features`` counts the feature attributes declared in the file; loading may encode
@@ -105,6 +113,7 @@ class DatasetSource:
     n_labels: int
     train_path: Path | None = None
     test_path: Path | None = None
+    format: Literal["arff", "xc"] = "arff"
 
     @property
     def has_official_split(self) -> bool:
@@ -298,6 +307,76 @@ def _single_source(entry: tuple[Path, int, str], name: str) -> DatasetSource:
     )
 
 
+@functools.lru_cache(maxsize=256)
+def _xc_header_cached(path: Path, mtime_ns: int, size: int) -> tuple[int, int, int] | None:
+    del mtime_ns, size  # only the cache key
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        first = handle.readline(200)
+    parts = first.split()
+    if len(parts) == 3 and all(p.isdigit() for p in parts):
+        return int(parts[0]), int(parts[1]), int(parts[2])
+    return None
+
+
+def _xc_header(path: Path) -> tuple[int, int, int] | None:
+    """``(N, F, L)`` of an XC file's first line, or None when it has no such header (a
+    header-less LIBSVM file: its shape is known only once parsed, so the picker skips it)."""
+    stat = path.stat()
+    return _xc_header_cached(path, stat.st_mtime_ns, stat.st_size)
+
+
+def _xc_sources(folder: Path) -> list[DatasetSource]:
+    """XC text data sets in ``folder`` and its immediate sub-folders: each ``<name>_data.txt``
+    with an ``N F L`` header, and each folder holding ``train.txt`` and ``test.txt`` (with
+    headers that agree), the latter with its published split."""
+    sources: dict[str, DatasetSource] = {}
+    folders = [folder, *sorted(p for p in folder.iterdir() if p.is_dir())]
+    for where in folders:
+        train, test = where / "train.txt", where / "test.txt"
+        if train.is_file() and test.is_file():
+            heads = _xc_header(train), _xc_header(test)
+            if None not in heads and heads[0][1:] == heads[1][1:]:
+                (n_train, n_features, n_labels), (n_test, _, _) = heads
+                name = where.name
+                sources.setdefault(
+                    f"xc:{name}",
+                    DatasetSource(
+                        f"xc:{name}",
+                        name,
+                        "folder",
+                        None,
+                        f"{name}: Extreme Classification Repository text, {where.name}/"
+                        f"train.txt and test.txt together. Published split: {n_train:,} train "
+                        f"/ {n_test:,} test.",
+                        n_train + n_test,
+                        n_features,
+                        n_labels,
+                        train,
+                        test,
+                        "xc",
+                    ),
+                )
+        for path in sorted(where.glob("*_data.txt")):
+            head = _xc_header(path)
+            name = path.name[: -len("_data.txt")]
+            if head is None or not name:
+                continue
+            sources.setdefault(
+                f"xc:{name}",
+                DatasetSource(
+                    f"xc:{name}",
+                    name,
+                    "folder",
+                    path,
+                    f"{name}: {path.name}, Extreme Classification Repository text (its "
+                    "_trSplit/_tstSplit index files are not read: split at random).",
+                    *head,
+                    format="xc",
+                ),
+            )
+    return list(sources.values())
+
+
 def list_sources(folder: Path | None = None) -> list[DatasetSource]:
     """Every data set the app can offer, each once: samples (``planted`` first), then folder sets.
 
@@ -322,7 +401,13 @@ def list_sources(folder: Path | None = None) -> list[DatasetSource]:
     sources = _sample_sources(SAMPLE_DIR)
     folder = default_data_dir() if folder is None else Path(folder)
     if folder is not None and folder.is_dir():
-        sources += _folder_sources(folder)
+        arff_sources = _folder_sources(folder)
+        taken = {s.name for s in arff_sources}
+        xc_sources = [
+            dataclasses.replace(s, name=f"{s.name} (XC)") if s.name in taken else s
+            for s in _xc_sources(folder)
+        ]
+        sources += sorted(arff_sources + xc_sources, key=lambda s: s.name)
     return sources
 
 
@@ -360,6 +445,8 @@ def load_source(
     source = _resolve(source_or_key, folder)
     if source.path is None:
         return stack_split(*load_official_split(source, missing=missing), name=source.name)
+    if source.format == "xc":
+        return load_xc(source.path, name=source.name)
     return load_arff(source.path, name=source.name, missing=missing)
 
 
@@ -400,8 +487,13 @@ def load_official_split(
             f"{source.name} has no official train/test split (no {source.name}-train.arff and "
             f"{source.name}-test.arff); use a random split."
         )
-    train = load_arff(source.train_path, missing=missing)
-    test = load_arff(source.test_path, missing=missing)
+    if source.format == "xc":  # one reader for both files: the same shape and label names
+        train, test = load_xc_split(source.train_path.parent)
+        train = dataclasses.replace(train, name=f"{source.name}-train")
+        test = dataclasses.replace(test, name=f"{source.name}-test")
+    else:
+        train = load_arff(source.train_path, missing=missing)
+        test = load_arff(source.test_path, missing=missing)
     for what in ("feature_names", "label_names"):
         ours, theirs = getattr(train, what), getattr(test, what)
         if ours != theirs:

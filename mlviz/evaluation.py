@@ -44,7 +44,14 @@ from mlviz._compat import (
     validate_params,
 )
 from mlviz._validation import check_features, check_label_matrix
-from mlviz.metrics import EVALUATE_KEYS, METRICS, TAIL_KEYS, evaluate, per_label_scores
+from mlviz.metrics import (
+    EVALUATE_KEYS,
+    METRICS,
+    TAIL_KEYS,
+    evaluate,
+    finite_scores,
+    per_label_scores,
+)
 from mlviz.stats import label_frequencies, tail_labels
 
 __all__ = [
@@ -56,6 +63,7 @@ __all__ = [
     "aggregate",
     "cross_validate",
     "dask_backend",
+    "external_predictions",
     "friedman_nemenyi",
     "grid_search_cv",
     "nemenyi_critical_difference",
@@ -216,6 +224,76 @@ class OutOfFoldPredictions:
 
     Y_pred: np.ndarray
     Y_score: np.ndarray | None
+
+
+def external_predictions(
+    Y_score, *, threshold: float = 0.5, top_k: int | None = None
+) -> OutOfFoldPredictions:
+    """A model trained outside mlviz as one more method: its scores as out-of-fold predictions.
+
+    The result goes wherever an estimator's :class:`OutOfFoldPredictions` go
+    (:func:`per_label_comparison`, :func:`mlviz.per_label.loss_reasons`,
+    :func:`mlviz.metrics.evaluate` with ``Y_score``), so the per-label table of an external
+    model is built exactly as that of PLST or ML-KNN. The scores must cover the rows they are
+    compared on (e.g. :func:`mlviz.io.load_scores` with ``n_rows``): the test rows of a
+    split, or every row when they are the model's own out-of-fold scores.
+
+    Parameters
+    ----------
+    Y_score : array-like of shape (n_samples, n_labels)
+        Scores, higher is more confident; ``-inf`` for a label the model did not score (a
+        top-k file's unlisted labels). NaN and ``+inf`` are refused.
+    threshold : float, default=0.5
+        A label is predicted when its score is at least this (0.5 suits probabilities, as
+        napkinXC's and pyxclib's models write; 0 suits a decision function). ``-inf`` is
+        never predicted.
+    top_k : int, optional
+        Instead of the threshold: predict each instance's ``top_k`` highest-scored labels
+        (ties broken by the lower label index; never a ``-inf`` label), as XMC papers do.
+
+    Returns
+    -------
+    OutOfFoldPredictions
+        ``Y_pred`` (int8) from the raw scores; ``Y_score`` made finite by
+        :func:`mlviz.metrics.finite_scores` (``-inf`` becomes one value below every finite
+        score), so no metric meets an infinite score and none returns NaN because of it. The
+        loss reasons that need a model's internals (``unrepresented``) are unknown for an
+        external model: pass ``unrepresented=None`` to :func:`~mlviz.per_label.loss_reasons`,
+        whose rules then judge the label from its scores alone.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.evaluation import external_predictions, per_label_comparison
+    >>> scores = np.array([[0.9, -np.inf], [0.2, 0.7], [0.6, -np.inf]])
+    >>> predictions = external_predictions(scores)
+    >>> predictions.Y_pred.tolist(), bool(np.isfinite(predictions.Y_score).all())
+    ([[1, 0], [0, 1], [1, 0]], True)
+    >>> external_predictions(scores, top_k=1).Y_pred.tolist()
+    [[1, 0], [0, 1], [1, 0]]
+    >>> Y = np.array([[1, 0], [0, 1], [1, 1]])
+    >>> table = per_label_comparison({"napkinXC": predictions}, Y, label_names=["a", "b"])
+    >>> table["label"].tolist(), table["F1 napkinXC"].round(3).tolist()
+    (['a', 'b'], [1.0, 0.667])
+    """
+    raw = np.asarray(Y_score, dtype=np.float64)
+    if raw.ndim != 2:
+        raise ValueError(f"Y_score must be 2-D (instances x labels); got shape {raw.shape}.")
+    finite = finite_scores(raw)  # refuses NaN and +inf
+    if top_k is None:
+        if not np.isfinite(threshold):
+            raise ValueError(f"threshold must be a finite number; got {threshold!r}.")
+        Y_pred = (raw >= threshold).astype(np.int8)
+    else:
+        if isinstance(top_k, bool) or not isinstance(top_k, Integral) or top_k < 1:
+            raise ValueError(f"top_k must be a positive int; got {top_k!r}.")
+        k = min(int(top_k), raw.shape[1])
+        # a stable sort of -score: ties go to the lower label index
+        top = np.argsort(-raw, axis=1, kind="stable")[:, :k]
+        Y_pred = np.zeros(raw.shape, dtype=np.int8)
+        np.put_along_axis(Y_pred, top, 1, axis=1)
+        Y_pred[np.isneginf(raw)] = 0
+    return OutOfFoldPredictions(Y_pred=Y_pred, Y_score=finite)
 
 
 @dataclass(frozen=True)

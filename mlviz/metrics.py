@@ -67,6 +67,7 @@ __all__ = [
     "coverage",
     "evaluate",
     "example_f1",
+    "finite_scores",
     "hamming_loss",
     "inverse_propensity",
     "macro_auc",
@@ -192,7 +193,11 @@ def _check_scores(Y_true, Y_score) -> tuple[np.ndarray, np.ndarray]:
             f"{Y_true.shape}. Pass decision_function(X) (one column per label)."
         )
     if not np.all(np.isfinite(Y_score)):
-        raise ValueError("Y_score contains NaN or infinite values; scores must be finite.")
+        raise ValueError(
+            "Y_score contains NaN or infinite values; scores must be finite. A score file's "
+            "-inf (a label the model did not list) becomes finite, still below every listed "
+            "score, with mlviz.metrics.finite_scores."
+        )
     if Y_true.shape[0] == 0:
         raise ValueError("Y_true has no rows: there is nothing to evaluate.")
     return Y_true.astype(np.int8), Y_score
@@ -933,6 +938,45 @@ def _propensity_weights(Y_true: np.ndarray, inverse_propensities, Y_train) -> np
             f"Y_train has {reference.shape[1]} label columns but Y_true has {Y_true.shape[1]}."
         )
     return inverse_propensity(reference)
+
+
+def finite_scores(Y_score) -> np.ndarray:
+    """``Y_score`` with ``-inf`` replaced by one value below every finite score.
+
+    A top-k score file (:func:`mlviz.io.load_scores`) gives ``-inf`` to the labels a model did
+    not list; the score metrics need finite values. The replacement keeps every order the
+    matrix states: unlisted labels stay below every listed one (in every row, since one
+    value below the matrix's lowest finite score is used) and tie among themselves, so
+    P@k, nDCG@k, AUC, ranking loss and the rest are what ``-inf`` means. That value is the
+    lowest finite score minus 1 (minus the smallest step when 1 is lost to rounding), 0 - 1
+    when no score is finite.
+
+    Raises
+    ------
+    ValueError
+        NaN or ``+inf`` in ``Y_score``: their place in a ranking is unknown.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.metrics import finite_scores
+    >>> finite_scores(np.array([[0.9, -np.inf], [-np.inf, 0.2]])).tolist()
+    [[0.9, -0.8], [-0.8, 0.2]]
+    """
+    scores = np.array(Y_score, dtype=np.float64)
+    if np.isnan(scores).any() or np.isposinf(scores).any():
+        raise ValueError(
+            "Y_score contains NaN or +inf; only -inf (not scored) can be made finite. Write "
+            "-inf for a label the model did not score."
+        )
+    unlisted = np.isneginf(scores)
+    if unlisted.any():
+        lowest = float(scores[~unlisted].min()) if (~unlisted).any() else 0.0
+        floor = lowest - 1.0
+        if not floor < lowest:
+            floor = float(np.nextafter(lowest, -np.inf))
+        scores[unlisted] = floor
+    return scores
 
 
 def precision_at_k(Y_true, Y_score, *, k: int = 1) -> float:

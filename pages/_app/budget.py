@@ -91,9 +91,10 @@ REFIT_CELLS = 20_000_000
 
 
 def loader_budgets(kind: str) -> dict[str, int]:
-    """The budget keywords of :func:`mlviz.io.load_csv` (``kind="csv"``) or
-    :func:`mlviz.io.load_arff` (``"arff"``) for an upload, read when called (tests lower the
-    constants)."""
+    """The budget keywords of :func:`mlviz.io.load_csv` (``kind="csv"``),
+    :func:`mlviz.io.load_arff` (``"arff"``) or :func:`mlviz.io.load_xc` (``"xc"``: columns are
+    features + labels, cells rows x columns, as for the others) for an upload, read when
+    called (tests lower the constants)."""
     budgets = {"max_columns": MAX_UPLOAD_COLUMNS, "max_cells": MAX_UPLOAD_CELLS}
     if kind == "arff":
         budgets["max_values"] = MAX_UPLOAD_ARFF_VALUES

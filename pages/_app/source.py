@@ -16,7 +16,8 @@ import scipy.sparse as sp
 import streamlit as st
 
 from mlviz import datasets
-from mlviz.io import DataFormatError, Dataset, LabelsUnknownError, load_arff, load_csv
+from mlviz.io import DataFormatError, Dataset, LabelsUnknownError, load_arff, load_csv, load_xc
+from mlviz.io.xc import looks_like_xc
 from pages._app import (
     budget,
     links,
@@ -70,6 +71,10 @@ def _load_upload(
     del digest  # only the cache key
     payload, xml = _payload, _xml
     stem = name.rsplit(".", 1)[0]
+    if name.lower().endswith(".txt") and looks_like_xc(payload[:4096]):
+        # an Extreme Classification Repository / LIBSVM file (any other .txt is a table)
+        stem = stem.removesuffix("_data")
+        return load_xc(payload, name=stem, label_names=None, **budget.loader_budgets("xc"))
     if name.lower().endswith((".csv", ".tsv", ".txt")):
         label_columns: Any = [c.strip() for c in label_spec.split(",") if c.strip()]
         if len(label_columns) == 1 and label_columns[0].isdigit():
@@ -92,6 +97,15 @@ def _load_upload(
         **budget.loader_budgets("arff"),
     )
 
+
+#: The uploader's help: how a .txt upload is read.
+XC_UPLOAD_HELP = (
+    "A .txt file is read as an Extreme Classification Repository file when its first line is "
+    "the header 'N F L' (instances, features, labels) or a row 'labels index:value ...' "
+    "(LIBSVM, features counted from 1); its labels are named label_0, label_1, ... (a data "
+    "folder's label map is read, an upload's cannot be). Any other .txt is read as a CSV/TSV "
+    "table."
+)
 
 #: Widget key of the label count asked for in the main area when an upload does not say which
 #: columns are labels; its value goes into the sidebar's ``upload_labels`` box.
@@ -203,7 +217,7 @@ def data_folder_note(folder: Path | None, n_folder_sets: int) -> str | None:
     elif not folder.is_dir():
         why = "`MLVIZ_DATA_DIR` names a folder that does not exist"
     else:
-        why = "the data folder holds no ARFF data set that mlviz can read"
+        why = "the data folder holds no ARFF data set (nor XC text set) that mlviz can read"
     return (
         f"Only the embedded samples are listed: {why}. To add the MULAN benchmark sets, set "
         "`MLVIZ_DATA_DIR` to a folder of their .arff + .xml files and restart the app."
@@ -237,9 +251,12 @@ def dataset_picker() -> None:
         sidebar.caption(note)
     source = by_key[choice]
     labels = {s.key: (f"{s.name} (sample)" if s.kind == "sample" else s.name) for s in sources}
-    with sidebar.expander("Upload your own (ARFF + XML, or CSV)"):
+    with sidebar.expander("Upload your own (ARFF + XML, CSV, or XC text)"):
         upload = st.file_uploader(
-            "ARFF or CSV file", type=["arff", "csv", "tsv"], key="upload_file"
+            "ARFF, CSV or XC text file",
+            type=["arff", "csv", "tsv", "txt"],
+            key="upload_file",
+            help=XC_UPLOAD_HELP,
         )
         upload_xml = st.file_uploader(
             "MULAN label file (.xml), optional", type=["xml"], key="upload_xml"
