@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import mulan_path
 from scipy.stats import gmean
 
-from conftest import mulan_path
 from mlviz import stats
 from mlviz.io import Dataset
 
