@@ -193,7 +193,8 @@ def labelset_upset_figure(
     ``max_labels`` rows); the dot matrix marks each set's labels (rows: only the labels that
     occur in a shown set, most frequent first), bars above give each set's instances and bars
     on the right each shown label's instances (its size over the whole data set). The title
-    counts the sets and instances not shown.
+    counts the sets and instances not shown; ``layout.meta`` holds ``shown_sets``,
+    ``not_shown_sets`` and ``not_shown_instances``.
 
     Parameters
     ----------
@@ -325,7 +326,11 @@ def labelset_upset_figure(
         ),
         showlegend=False,
         height=300 + _UPSET_ROW_PX * n_rows,
-        meta={"not_shown_sets": not_sets, "not_shown_instances": not_instances},
+        meta={
+            "shown_sets": len(shown),
+            "not_shown_sets": not_sets,
+            "not_shown_instances": not_instances,
+        },
         margin=dict(t=70, b=10),
     )
     fig.update_yaxes(title_text="instances", row=1, col=1)
