@@ -30,13 +30,15 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.linalg import LinAlgError, eigh
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.cluster import KMeans
+from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mlviz import metrics as _metrics
 from mlviz._compat import Interval, StrOptions, validate_params
-from mlviz._validation import check_label_matrix
+from mlviz._validation import check_features, check_label_matrix
 from mlviz.stats import is_tail
 
 __all__ = [
@@ -48,6 +50,8 @@ __all__ = [
     "clustering_stability",
     "group_diagnostics",
     "group_verdict",
+    "grouping_vs_random",
+    "GroupingVsRandom",
     "label_affinity",
     "label_coassignment",
     "KRecommendation",
@@ -1557,3 +1561,192 @@ def label_coassignment(
     with np.errstate(invalid="ignore", divide="ignore"):
         share = together / n_resamples / (size[ids] - 1)
     return np.where(size[ids] > 1, share, np.nan)
+
+
+# ------------------------------------------------------------- the grouping against chance
+# Szymański, Kajdanowicz & Kersting, "How is a data-driven approach better than random choice
+# in label space division for multi-label classification?" (Entropy 2016): a data-driven
+# label partition is worth its cost only if the model trained with it beats the same model
+# trained with random partitions of the same group sizes. Cross-validation is written here
+# with scikit-learn's KFold (mlviz.evaluation is a later layer) on the same shuffled folds
+# as mlviz.evaluation.cross_validate with cv=int.
+
+_GROUPING_SCORES = (
+    "micro_f1",
+    "macro_f1",
+    "example_f1",
+    "accuracy",
+    "hamming_loss",
+    "subset_accuracy",
+)
+
+
+@dataclass(frozen=True)
+class GroupingVsRandom:
+    """What :func:`grouping_vs_random` returns.
+
+    Attributes
+    ----------
+    score : float
+        The grouping's cross-validated score (mean over folds).
+    random_scores : ndarray of float, shape (n_random,)
+        The same model's score with each random partition of the same group sizes.
+    p_beats_random : float
+        Share of the random partitions the grouping beats (ties count half), in [0, 1].
+    scoring : str
+        The metric (a name of :data:`mlviz.metrics.METRICS`).
+    greater_is_better : bool
+        Its direction ("beats" means higher when True, lower when False).
+    group_sizes : tuple of int
+        Labels per group, the sizes every random partition keeps.
+    n_splits : int
+        Folds of the cross-validation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.label_clustering import GroupingVsRandom
+    >>> result = GroupingVsRandom(0.6, np.array([0.5, 0.6, 0.7]), 0.5, "micro_f1", True,
+    ...                           (2, 2), 3)
+    >>> result.n_random, result.beaten, result.tied
+    (3, 1, 1)
+    """
+
+    score: float
+    random_scores: np.ndarray
+    p_beats_random: float
+    scoring: str
+    greater_is_better: bool
+    group_sizes: tuple[int, ...]
+    n_splits: int
+
+    @property
+    def n_random(self) -> int:
+        """Number of random partitions."""
+        return int(self.random_scores.size)
+
+    @property
+    def beaten(self) -> int:
+        """Random partitions the grouping scores strictly better than."""
+        sign = 1.0 if self.greater_is_better else -1.0
+        return int(np.sum(sign * (self.score - self.random_scores) > 0))
+
+    @property
+    def tied(self) -> int:
+        """Random partitions with exactly the grouping's score."""
+        return int(np.sum(self.random_scores == self.score))
+
+
+def _beats_share(score: float, others: np.ndarray, greater_is_better: bool) -> float:
+    sign = 1.0 if greater_is_better else -1.0
+    difference = sign * (score - others)
+    return float((np.sum(difference > 0) + 0.5 * np.sum(difference == 0)) / others.size)
+
+
+def grouping_vs_random(
+    estimator,
+    X,
+    Y,
+    groups,
+    *,
+    n_random: int = 20,
+    cv: int = 3,
+    scoring: str = "micro_f1",
+    random_state: int | None = 0,
+    progress=None,
+) -> GroupingVsRandom:
+    """Does a label grouping beat random groupings of the same sizes? (Szymański et al. 2016)
+
+    The estimator is cloned and fitted with ``groups`` (``set_params(groups=...)``) on every
+    training fold of a shuffled k-fold, and scored on the test fold; then the same for
+    ``n_random`` random partitions, each a random permutation of the group assignment (so
+    every group keeps its size). ``p_beats_random`` is the share of random partitions whose
+    score the grouping beats, ties counting half: near 1 the grouping carries information the
+    model uses; near 0.5 it does no better than chance (also when the model ignores the
+    grouping). With n random partitions the share moves in steps of 1/n: 20 can tell "beats
+    nearly all" from "chance", not a small edge.
+
+    Parameters
+    ----------
+    estimator : estimator with a ``groups`` parameter
+        E.g. :class:`mlviz.GroPLE`; unfitted, cloned for every fit.
+    X : array-like or sparse matrix of shape (N, D)
+    Y : array-like of shape (N, L)
+    groups : array-like of int (L,) or sequence of sequences of int
+        The grouping to test (:func:`check_groups`).
+    n_random : int, default=20
+        Random partitions to compare with.
+    cv : int, default=3
+        Folds of the shuffled k-fold (seeded with ``random_state``; the same folds for the
+        grouping and every random partition).
+    scoring : str, default="micro_f1"
+        One of ``"micro_f1"``, ``"macro_f1"``, ``"example_f1"``, ``"accuracy"``,
+        ``"hamming_loss"``, ``"subset_accuracy"`` (:mod:`mlviz.metrics`; Hamming loss is
+        lower-is-better and "beats" follows it).
+    random_state : int or None, default=0
+        Seed of the folds and of the random partitions (the same result on every call).
+    progress : callable (done, total, message), optional
+        Called with ``done=0`` before the first fit and after each fit.
+
+    Returns
+    -------
+    GroupingVsRandom
+
+    Examples
+    --------
+    >>> from mlviz import GroPLE
+    >>> from mlviz.label_clustering import grouping_vs_random
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, planted = make_planted(n_samples=90, n_groups=2, labels_per_group=3, n_tail=0,
+    ...                            random_state=0)
+    >>> model = GroPLE(n_components=2, max_iter=50, random_state=0)
+    >>> result = grouping_vs_random(model, ds.X, ds.Y, planted, n_random=3, cv=2)
+    >>> result.n_random, result.group_sizes, 0 <= result.p_beats_random <= 1
+    (3, (3, 3), True)
+    """
+    if scoring not in _GROUPING_SCORES:
+        raise ValueError(f"scoring must be one of {_GROUPING_SCORES}; got {scoring!r}.")
+    if isinstance(n_random, bool) or not isinstance(n_random, numbers.Integral) or n_random < 1:
+        raise ValueError(f"n_random must be a positive integer; got {n_random!r}.")
+    if isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2:
+        raise ValueError(f"cv must be an integer of at least 2 folds; got {cv!r}.")
+    if "groups" not in estimator.get_params():
+        raise ValueError(
+            f"{type(estimator).__name__} has no 'groups' parameter: grouping_vs_random needs "
+            "an estimator that is given its label groups (e.g. GroPLE)."
+        )
+    X = check_features(X, allow_nan=True)
+    Y = check_label_matrix(Y, n_samples=X.shape[0])
+    ids = check_groups(groups, Y.shape[1])
+    if X.shape[0] < cv:
+        raise ValueError(f"{X.shape[0]} instances cannot be split into {cv} folds.")
+    score_of = getattr(_metrics, scoring)
+    greater = _metrics.METRICS[scoring].greater_is_better
+    rng = np.random.default_rng(random_state)
+    partitions = [ids] + [rng.permutation(ids) for _ in range(int(n_random))]
+    splits = list(KFold(n_splits=int(cv), shuffle=True, random_state=random_state).split(X))
+    total = len(partitions) * len(splits)
+    if progress is not None:
+        progress(0, total, f"{len(partitions)} groupings × {len(splits)} folds")
+    scores = np.empty(len(partitions))
+    done = 0
+    for index, partition in enumerate(partitions):
+        fold_scores = []
+        for train, test in splits:
+            model = clone(estimator).set_params(groups=partition)
+            model.fit(X[train], Y[train])
+            fold_scores.append(score_of(Y[test], model.predict(X[test])))
+            done += 1
+            if progress is not None:
+                name = "the grouping" if index == 0 else f"random grouping {index}"
+                progress(done, total, f"{name}: fold {len(fold_scores)}/{len(splits)}")
+        scores[index] = float(np.mean(fold_scores))
+    return GroupingVsRandom(
+        score=float(scores[0]),
+        random_scores=scores[1:],
+        p_beats_random=_beats_share(scores[0], scores[1:], greater),
+        scoring=scoring,
+        greater_is_better=greater,
+        group_sizes=tuple(int(c) for c in np.bincount(ids)),
+        n_splits=len(splits),
+    )

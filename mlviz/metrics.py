@@ -68,6 +68,7 @@ __all__ = [
     "evaluate",
     "example_f1",
     "finite_scores",
+    "frequency_bin_contributions",
     "hamming_loss",
     "inverse_propensity",
     "macro_auc",
@@ -82,6 +83,7 @@ __all__ = [
     "psprecision_at_k",
     "rank_loss_hard",
     "ranking_loss",
+    "recall_at_k",
     "subset_accuracy",
     "tail_head_scores",
 ]
@@ -863,11 +865,15 @@ class _TopK:
         self.tied = at_or_below - below
         self.n_relevant = np.bincount(self.rows, minlength=self.n_rows)
 
-    def gain(self, k: int, kind: str, gains: np.ndarray | None = None) -> np.ndarray:
-        """Per instance, Σ over its relevant labels of gain × expected weight in the top k."""
+    def expected(self, k: int, kind: str) -> np.ndarray:
+        """Per relevant (row, label) pair, its expected position weight in the top k."""
         cumulative = _discounts(self.n_labels, kind)
         upper = cumulative[np.minimum(self.higher + self.tied, k)]
-        expected = (upper - cumulative[np.minimum(self.higher, k)]) / self.tied
+        return (upper - cumulative[np.minimum(self.higher, k)]) / self.tied
+
+    def gain(self, k: int, kind: str, gains: np.ndarray | None = None) -> np.ndarray:
+        """Per instance, Σ over its relevant labels of gain × expected weight in the top k."""
+        expected = self.expected(k, kind)
         if gains is not None:
             expected = expected * gains[self.columns]
         return np.bincount(self.rows, weights=expected, minlength=self.n_rows)
@@ -1011,6 +1017,173 @@ def precision_at_k(Y_true, Y_score, *, k: int = 1) -> float:
     k = _check_k(k)
     Y_true, Y_score = _check_scores(Y_true, Y_score)
     return _precision_at_k(_TopK(Y_true, Y_score), k)
+
+
+def recall_at_k(Y_true, Y_score, *, k: int = 5) -> float:
+    """Recall@k: the mean share of each instance's relevant labels found in its top k.
+
+    ``R@k = 1/N Σ_i 1/|y_i| Σ_{l ∈ rank_k(s_i)} y_il``, an instance with no relevant label
+    counting 0 (as pyxclib's ``_pointwise_eval`` and napkinXC's ``recall_at_k`` with
+    ``zero_division=0``). Ties as :func:`precision_at_k`. Higher is better.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.metrics import recall_at_k
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, 0.1]])
+    >>> recall_at_k(Y_true, Y_score, k=1), recall_at_k(Y_true, Y_score, k=2)
+    (0.25, 1.0)
+    """
+    k = _check_k(k)
+    Y_true, Y_score = _check_scores(Y_true, Y_score)
+    top = _TopK(Y_true, Y_score)
+    found = top.expected(k, "precision") / top.n_relevant[top.rows]
+    return float(found.sum() / top.n_rows)
+
+
+def _check_top_k_scores(Y_true, Y_score) -> tuple[np.ndarray, np.ndarray]:
+    """As :func:`_check_scores`, but -inf allowed: an external model's top-k file leaves the
+    labels it did not rank at -inf (below every score, tied with each other)."""
+    Y_true = check_label_matrix(Y_true, name="Y_true")
+    Y_score = np.asarray(Y_score, dtype=np.float64)
+    if Y_score.shape != Y_true.shape:
+        raise ValueError(
+            f"Y_score must have the same shape as Y_true; got {Y_score.shape} and "
+            f"{Y_true.shape} (one row per test instance, one column per label)."
+        )
+    if np.isnan(Y_score).any() or np.isposinf(Y_score).any():
+        raise ValueError(
+            "Y_score contains NaN or +inf; scores must be finite or -inf (a label the model "
+            "did not rank). Replace NaN with -inf: np.nan_to_num(Y_score, nan=-np.inf)."
+        )
+    if Y_true.shape[0] == 0:
+        raise ValueError("Y_true has no rows: there is nothing to evaluate.")
+    return Y_true.astype(np.int8), Y_score
+
+
+def _frequency_bins(train_counts: np.ndarray, n_bins: int) -> list[np.ndarray]:
+    """pyxclib's split (``utils/analysis.py``, ``_split_based_on_frequency``), vectorised.
+
+    Labels in decreasing training count (stable: equal counts keep column order); the
+    running count of a bin starts at its first label's count, and a label whose addition
+    takes it past ``sum(counts) // n_bins`` opens the next bin (while fewer than n_bins are
+    open). The first label can open bin 2 by itself, leaving bin 1 empty, as in pyxclib.
+    Each boundary is one binary search of the cumulative counts (≤ n_bins searches).
+    """
+    order = np.argsort(-train_counts, kind="stable")
+    cumulative = np.cumsum(train_counts[order])
+    threshold = int(train_counts.sum()) // n_bins
+    starts, before, lowest = [0], 0, 0  # before: the running count's offset in cumulative
+    while len(starts) < n_bins:
+        # first position j >= lowest whose running count cumulative[j] - before > threshold
+        j = max(int(np.searchsorted(cumulative, threshold + before, side="right")), lowest)
+        if j >= order.size:
+            break
+        starts.append(j)
+        before, lowest = (cumulative[j - 1] if j > 0 else 0), j + 1
+    return np.split(order, starts[1:])
+
+
+_BIN_METRICS = ("P", "R", "PSP")
+
+
+def frequency_bin_contributions(
+    Y_true,
+    Y_score,
+    *,
+    Y_train,
+    k: int = 5,
+    n_bins: int = 10,
+    metric: str = "P",
+) -> pd.DataFrame:
+    """How much of P@k (R@k, PSP@k) comes from labels of each training-frequency bin.
+
+    The extreme classification papers' "contribution by decile" figure (pyxclib
+    ``utils/analysis.py``, ``decile_contribution_plot``). The labels are sorted by decreasing
+    training count and cut into bins of about equal *total* count: a new bin starts when the
+    running count passes ``sum(counts) // n_bins`` (pyxclib's rule exactly; equal counts keep
+    column order, a stable sort; the first bin is empty when the most frequent label alone
+    passes the threshold; there may be fewer than ``n_bins`` bins). A label's contribution is
+    its share of the metric's sum: for P@k the test instances where it is relevant and in the
+    top k, over ``k · N``; for R@k each such instance weighs ``1 / (|y_i| N)``; for PSP@k
+    ``q_l / Σ_i best_i`` with :func:`psprecision_at_k`'s inverse propensities (estimated on
+    ``Y_train``) and normaliser. The bins' contributions sum to :func:`precision_at_k`,
+    :func:`recall_at_k`, :func:`psprecision_at_k` (ties counted in expectation, as there).
+
+    Parameters
+    ----------
+    Y_true : array-like of shape (N, L)
+        0/1 truth of the test instances.
+    Y_score : array-like of shape (N, L)
+        Scores, higher = more relevant; ``-inf`` for labels a top-k model did not rank.
+    Y_train : array-like of shape (n_train, L)
+        Training labels: their counts order and bin the labels (and give PSP's propensities).
+    k : int, default=5
+    n_bins : int, default=10
+    metric : {"P", "R", "PSP"}, default="P"
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per bin, the most frequent bin first: ``bin`` (1 = most frequent),
+        ``labels`` (labels in the bin), ``min_train_count``, ``max_train_count``,
+        ``mean_train_count`` (over all its labels, never-seen ones at 0; pyxclib's axis
+        label leaves those out), ``train_positives`` (their summed training count) and
+        ``contribution``. An empty bin has 0 labels, NaN counts and contribution 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.metrics import frequency_bin_contributions
+    >>> Y_train = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1]])  # counts 3, 2, 1: threshold 3
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, -np.inf]])
+    >>> table = frequency_bin_contributions(Y_true, Y_score, Y_train=Y_train, k=1, n_bins=2)
+    >>> table["labels"].tolist(), table["mean_train_count"].tolist()
+    ([1, 2], [3.0, 1.5])
+    >>> table["contribution"].tolist()  # row 1's top label is relevant: 1 / (k · N)
+    [0.5, 0.0]
+    """
+    if metric not in _BIN_METRICS:
+        raise ValueError(f"metric must be one of {_BIN_METRICS}; got {metric!r}.")
+    k = _check_k(k)
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer; got {n_bins!r}.")
+    Y_true, Y_score = _check_top_k_scores(Y_true, Y_score)
+    Y_train = check_label_matrix(Y_train, name="Y_train")
+    if Y_train.shape[1] != Y_true.shape[1]:
+        raise ValueError(
+            f"Y_train has {Y_train.shape[1]} label columns but Y_true has {Y_true.shape[1]}."
+        )
+    top = _TopK(Y_true, Y_score)
+    weight = top.expected(k, "precision")
+    if metric == "P":
+        weight = weight / (k * top.n_rows)
+    elif metric == "R":
+        weight = weight / (top.n_relevant[top.rows] * top.n_rows)
+    else:
+        q = inverse_propensity(Y_train)
+        total = _best_top_k_gain(top, k, "precision", q).sum()
+        weight = weight * q[top.columns] / total if total > 0 else np.full(weight.shape, np.nan)
+    per_label = np.bincount(top.columns, weights=weight, minlength=top.n_labels)
+    counts = Y_train.sum(axis=0)
+    rows = []
+    for number, members in enumerate(_frequency_bins(counts, int(n_bins)), 1):
+        member_counts = counts[members]
+        empty = members.size == 0
+        rows.append(
+            {
+                "bin": number,
+                "labels": int(members.size),
+                "min_train_count": np.nan if empty else float(member_counts.min()),
+                "max_train_count": np.nan if empty else float(member_counts.max()),
+                "mean_train_count": np.nan if empty else float(member_counts.mean()),
+                "train_positives": float(member_counts.sum()),
+                "contribution": float(per_label[members].sum()),
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def ndcg_at_k(Y_true, Y_score, *, k: int = 3) -> float:

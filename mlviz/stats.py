@@ -32,15 +32,18 @@ __all__ = [
     "distinct_labelsets",
     "hypercube_sparsity_log10",
     "DEFAULT_TAIL_SHARE",
+    "imbalance_ratio",
     "is_tail",
     "label_cardinality",
     "label_density",
     "label_frequencies",
     "label_table",
     "labels_to_show",
+    "label_scumble",
     "labelset_counts",
     "never_predicted",
     "rows_per_group",
+    "scumble",
     "summary",
     "summary_table",
     "tail_head_f1",
@@ -465,6 +468,169 @@ def labelset_counts(Y, label_names=None) -> pd.DataFrame:
     return table.iloc[order].reset_index(drop=True)
 
 
+# ------------------------------------------------------------ imbalance and concurrence
+# mldr (Charte & Charte, R Journal 2015; R/measures.R) and Charte et al., "Dealing with
+# difficult minority labels in imbalanced multilabel data sets" (Neurocomputing 2019) define
+# IRLbl, meanIR and SCUMBLE. These work on the nonzeros of a CSR copy of Y (never an N x L
+# float matrix), so a sparse Y of 300k rows x 10k labels costs memory linear in its 1s.
+
+
+def _label_csr(Y) -> sp.csr_matrix:
+    """Y (array, sparse matrix or Dataset) as a validated 0/1 CSR matrix, not densified."""
+    if isinstance(Y, Dataset):
+        Y = Y.Y
+    if sp.issparse(Y):
+        Y = sp.csr_matrix(Y, dtype=np.float64, copy=True)
+        Y.eliminate_zeros()
+        if Y.ndim != 2 or Y.shape[1] == 0:
+            raise ValueError(f"Y must be a 2-D label matrix with label columns; got {Y.shape}.")
+        if Y.nnz and not np.all(Y.data == 1):
+            raise ValueError("Y must contain only 0 and 1; a sparse Y stores other values.")
+        Y.sum_duplicates()
+        if Y.nnz and not np.all(Y.data == 1):
+            raise ValueError("Y must contain only 0 and 1; a sparse Y has duplicate entries.")
+    else:
+        Y = sp.csr_matrix(check_label_matrix(Y))
+    if Y.shape[0] == 0:
+        raise ValueError("Y has no rows: statistics need at least one instance.")
+    return Y
+
+
+def _imbalance_ratio(counts: np.ndarray) -> np.ndarray:
+    ratio = np.full(counts.shape, np.nan)
+    np.divide(counts.max(initial=0), counts, out=ratio, where=counts > 0)
+    return ratio
+
+
+def imbalance_ratio(Y) -> np.ndarray:
+    """IRLbl of every label: the most frequent label's count over this label's count.
+
+    ``IRLbl_l = max_j n_j / n_l`` (Charte et al., Neurocomputing 2015, Eq. 1; mldr's
+    ``IRLbl``), n_l the instances carrying label l. 1 for the most frequent label, larger
+    the rarer the label.
+
+    A label that never occurs has no ratio: it is **NaN** here. mldr stores 0 for it (to
+    avoid ``Inf``) and then averages that 0 into meanIR; :func:`summary`'s ``mean_ir`` and
+    ``max_ir`` skip NaN instead, so a never-seen label does not pull the mean down. On data
+    where every label occurs (the MULAN sets) both agree.
+
+    Parameters
+    ----------
+    Y : array-like or sparse matrix of shape (N, L), or Dataset
+        0/1 labels; a sparse matrix is not densified.
+
+    Returns
+    -------
+    ndarray of float, shape (L,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.stats import imbalance_ratio
+    >>> Y = np.array([[1, 1, 0], [1, 0, 0], [1, 0, 0], [1, 1, 0]])
+    >>> imbalance_ratio(Y).tolist()  # counts 4, 2, 0
+    [1.0, 2.0, nan]
+    """
+    Y = _label_csr(Y)
+    return _imbalance_ratio(np.bincount(Y.indices, minlength=Y.shape[1]).astype(np.float64))
+
+
+def _scumble(Y: sp.csr_matrix, ratio: np.ndarray) -> np.ndarray:
+    sizes = np.diff(Y.indptr)
+    rows = np.repeat(np.arange(Y.shape[0]), sizes)
+    values = ratio[Y.indices]  # every label on a row occurs, so its ratio is finite
+    safe = np.maximum(sizes, 1)
+    # the geometric mean from logs: a product of hundreds of ratios overflows a float
+    geometric = np.exp(np.bincount(rows, weights=np.log(values), minlength=Y.shape[0]) / safe)
+    arithmetic = np.bincount(rows, weights=values, minlength=Y.shape[0]) / safe
+    out = np.zeros(Y.shape[0])
+    np.subtract(1.0, geometric / np.where(sizes > 0, arithmetic, 1.0), out=out, where=sizes > 0)
+    return np.clip(out, 0.0, 1.0)  # AM >= GM; the clip only removes rounding below 0
+
+
+def scumble(Y) -> np.ndarray:
+    """SCUMBLE of every instance: how much rare and frequent labels occur together on it.
+
+    ``SCUMBLE_i = 1 - (Π_{l ∈ Y_i} IRLbl_l)^(1/|Y_i|) / mean_{l ∈ Y_i} IRLbl_l`` (Charte et
+    al., HAIS 2014, Eq. 3; mldr's ``.SCUMBLE``): one minus the geometric over the arithmetic
+    mean of the IRLbl (:func:`imbalance_ratio`) of the instance's labels, in [0, 1). It is 0
+    when all its labels are equally frequent (or it has one label, or none: 0 for an empty
+    row, as in mldr) and grows when a rare label sits beside frequent ones. The geometric
+    mean is taken from the mean of logarithms (the product overflows with hundreds of labels).
+
+    Parameters
+    ----------
+    Y : array-like or sparse matrix of shape (N, L), or Dataset
+        0/1 labels; a sparse matrix is not densified.
+
+    Returns
+    -------
+    ndarray of float, shape (N,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.stats import scumble
+    >>> Y = np.array([[1, 1], [1, 0], [1, 0], [1, 0], [0, 0]])  # counts 4 and 1: IRLbl 1 and 4
+    >>> scumble(Y).round(3).tolist()  # row 0: 1 - sqrt(1 * 4) / ((1 + 4) / 2) = 0.2
+    [0.2, 0.0, 0.0, 0.0, 0.0]
+    """
+    Y = _label_csr(Y)
+    ratio = _imbalance_ratio(np.bincount(Y.indices, minlength=Y.shape[1]).astype(np.float64))
+    return _scumble(Y, ratio)
+
+
+def label_scumble(Y) -> np.ndarray:
+    """Per label, the mean :func:`scumble` of the instances that carry it (mldr's per-label
+    ``SCUMBLE``); NaN for a label that never occurs.
+
+    A high value: the label mostly appears beside labels of very different frequency, the
+    case resampling methods find hardest (Charte et al., Neurocomputing 2019).
+
+    Parameters
+    ----------
+    Y : array-like or sparse matrix of shape (N, L), or Dataset
+
+    Returns
+    -------
+    ndarray of float, shape (L,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.stats import label_scumble
+    >>> Y = np.array([[1, 1], [1, 0], [1, 0], [1, 0], [0, 0]])  # instance SCUMBLE 0.2, 0, 0, 0, 0
+    >>> label_scumble(Y).round(3).tolist()  # label 0: mean of 0.2, 0, 0, 0; label 1: 0.2
+    [0.05, 0.2]
+    """
+    Y = _label_csr(Y)
+    counts = np.bincount(Y.indices, minlength=Y.shape[1]).astype(np.float64)
+    per_row = _scumble(Y, _imbalance_ratio(counts))
+    sums = np.bincount(
+        Y.indices, weights=np.repeat(per_row, np.diff(Y.indptr)), minlength=Y.shape[1]
+    )
+    out = np.full(Y.shape[1], np.nan)
+    np.divide(sums, counts, out=out, where=counts > 0)
+    return out
+
+
+def _imbalance_summary(Y) -> dict[str, float]:
+    """meanIR, maxIR, SCUMBLE and SCUMBLE.CV as mldr's ``measures`` computes them."""
+    Y = _label_csr(Y)
+    ratio = _imbalance_ratio(np.bincount(Y.indices, minlength=Y.shape[1]).astype(np.float64))
+    per_row = _scumble(Y, ratio)
+    mean = float(per_row.mean())
+    # R's sd (n - 1 in the denominator), as mldr's scumble.cv; undefined for one row or mean 0
+    spread = float(per_row.std(ddof=1)) if per_row.size > 1 else math.nan
+    occurring = ratio[np.isfinite(ratio)]
+    return {
+        "mean_ir": float(occurring.mean()) if occurring.size else math.nan,
+        "max_ir": float(occurring.max()) if occurring.size else math.nan,
+        "scumble": mean,
+        "scumble_cv": spread / mean if mean > 0 else math.nan,
+    }
+
+
 def summary(
     dataset: Dataset, *, tail_threshold: float | None = None, tail_share: float = DEFAULT_TAIL_SHARE
 ) -> dict[str, object]:
@@ -482,7 +648,11 @@ def summary(
         ``tail_threshold``, or the adaptive rule with ``tail_share`` when it is None),
         ``tail_threshold`` (the relative-frequency cut-off in force: the fixed one, or the one
         the adaptive rule found, :func:`tail_cutoff`) and ``tail_rule``
-        (:func:`tail_rule_description`).
+        (:func:`tail_rule_description`). The imbalance measures of mldr (Charte & Charte,
+        R Journal 2015): ``mean_ir`` / ``max_ir`` (mean and largest :func:`imbalance_ratio`
+        over the labels that occur), ``scumble`` (mean :func:`scumble` over all instances,
+        empty ones at 0) and ``scumble_cv`` (its standard deviation, n - 1 as in R, over its
+        mean; NaN when the mean is 0).
 
     Examples
     --------
@@ -518,6 +688,7 @@ def summary(
             else tail_cutoff(frequencies / Y.shape[0], tail_share)
         ),
         "tail_rule": tail_rule_description(tail_threshold, share=tail_share),
+        **_imbalance_summary(Y),
     }
 
 
@@ -797,6 +968,10 @@ SUMMARY_COLUMNS: dict[str, str] = {
     "max_label_count": "most_frequent_label_instances",
     "tail_labels": "tail_labels",
     "tail_threshold": "tail_threshold",
+    "mean_ir": "mean_imbalance_ratio",
+    "max_ir": "max_imbalance_ratio",
+    "scumble": "mean_scumble",
+    "scumble_cv": "scumble_coefficient_of_variation",
 }
 
 
@@ -853,7 +1028,8 @@ def label_table(Y, label_names=None, *, tail_threshold: float | None = None) -> 
         diagonal). The degree comes from ``Yᵀ Y`` computed per block of label columns
         (about 4M entries per block, never an (L, L) matrix): a dense float32 product when
         N·L <= 2^24 and at least 3% of Y is 1, else a sparse one (its work is the instances'
-        label pairs).
+        label pairs). Then ``imbalance_ratio`` (:func:`imbalance_ratio`, NaN for a label
+        that never occurs) and ``scumble`` (:func:`label_scumble`).
 
     Examples
     --------
@@ -904,5 +1080,7 @@ def label_table(Y, label_names=None, *, tail_threshold: float | None = None) -> 
             "frequency": frequencies,
             "tail": is_tail(frequencies, tail_threshold),
             "co_occurring_labels": degree,
+            "imbalance_ratio": _imbalance_ratio(counts.astype(np.float64)),
+            "scumble": label_scumble(Y),
         }
     )

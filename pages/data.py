@@ -21,6 +21,7 @@ from pages._app import (
 
 MAX_COOCCURRENCE_LABELS = 50  # a readable heatmap; more labels are cut to the most frequent
 TOP_LABEL_SETS = 20
+MAX_UPSET_SETS = 50  # columns of the UpSet view a user can ask for
 
 ds = source.current_dataset()
 st.title(f"Data: {plain.markdown(ds.name)}")
@@ -58,6 +59,50 @@ cols[4].metric(
     help=r"Occupied vertices of the label hypercube $\{0,1\}^L$; log10 of their share of all $2^L$ "
     f"vertices is {summary['log10_sparsity']:.1f}.",
 )
+
+
+def _number(value: float, spec: str) -> str:
+    return "—" if np.isnan(value) else format(value, spec)
+
+
+imbalance = st.columns(4)
+imbalance[0].metric(
+    "Mean imbalance ratio",
+    _number(summary["mean_ir"], ".2f"),
+    help="meanIR (mldr): the mean over labels of IRLbl = (count of the most frequent label) / "
+    "(count of this label); labels that never occur are left out.",
+)
+imbalance[1].metric(
+    "Max imbalance ratio", _number(summary["max_ir"], ".1f"), help="The rarest label's IRLbl."
+)
+imbalance[2].metric(
+    "SCUMBLE",
+    f"{summary['scumble']:.3f}",
+    help="Mean over instances of 1 - (geometric mean) / (arithmetic mean) of the IRLbl of the "
+    "instance's labels: 0 when each instance's labels are equally frequent.",
+)
+cv = summary["scumble_cv"]  # NaN when no instance mixes frequencies (mean SCUMBLE 0)
+imbalance[3].metric(
+    "SCUMBLE CV",
+    _number(cv, ".2f"),
+    help="Standard deviation of the instances' SCUMBLE over its mean.",
+)
+if np.isnan(summary["mean_ir"]):
+    st.caption("Imbalance: no label occurs in this data set, so no label is rarer than another.")
+else:
+    st.caption(
+        f"Imbalance: the average label is {summary['mean_ir']:.1f} times rarer than the most "
+        f"frequent one, the rarest {summary['max_ir']:,.0f} times. "
+        + (
+            "No instance carries labels of different frequencies (SCUMBLE 0): rare labels never "
+            "share an instance with frequent ones."
+            if summary["scumble"] == 0
+            else f"SCUMBLE {summary['scumble']:.3f}: the share by which the geometric mean of an "
+            "instance's label imbalance falls below its arithmetic mean, averaged over instances "
+            "(0 when each instance's labels are equally frequent; larger the more rare labels "
+            "sit beside frequent ones on the same instances)."
+        )
+    )
 if ds.notes:
     with st.expander("What the loader did"):
         for note in ds.notes:
@@ -130,12 +175,49 @@ with right:
     )
 
 st.subheader("Most common label sets")
-st.dataframe(labelset_counts.head(TOP_LABEL_SETS), hide_index=True)
+if len(labelset_counts) > 1:  # a slider needs two values to choose from
+    n_sets = st.slider(
+        "Label sets shown",
+        min_value=1,
+        max_value=min(MAX_UPSET_SETS, len(labelset_counts)),
+        value=min(TOP_LABEL_SETS, len(labelset_counts)),
+        key="data_upset_sets",
+        help=f"At most {MAX_UPSET_SETS}, and no more than fit {figures.UPSET_MAX_LABELS} "
+        "label rows.",
+    )
+else:
+    n_sets = 1
+upset = fitting.figure(
+    figures.labelset_upset_figure,
+    labelset_counts,
+    stats.label_frequencies(ds.Y),
+    ds.label_names,
+    top=int(n_sets),
+)
+export.chart(upset, key="data_upset_chart")
+n_columns = upset.layout.meta["shown_sets"]
 st.caption(
-    f"The {min(TOP_LABEL_SETS, len(labelset_counts))} most common of "
-    f"{len(labelset_counts):,} distinct label sets; {summary['unique_labelsets']:,} label sets "
+    f"UpSet view: each column is one of the {counted(n_columns, 'most common label set')}, "
+    "its bar the instances that carry exactly that set; dots mark the set's labels (rows: only "
+    "the labels of these sets, most frequent on top), the bars on the right each label's "
+    "instances in the whole data set. "
+    + (
+        f"{counted(upset.layout.meta['not_shown_sets'], 'more label set')} on "
+        f"{counted(upset.layout.meta['not_shown_instances'], 'instance')} not shown"
+        if upset.layout.meta["not_shown_sets"]
+        else "Every label set is shown"
+    )
+    + (
+        f" ({n_sets} asked for; the next set would need more than {figures.UPSET_MAX_LABELS} "
+        "label rows)"
+        if n_columns < n_sets
+        else ""
+    )
+    + f"; {summary['unique_labelsets']:,} of the {len(labelset_counts):,} distinct label sets "
     "occur on a single instance."
 )
+with st.expander("The label sets as a table"):
+    st.dataframe(labelset_counts.head(int(n_sets)), hide_index=True)
 
 st.subheader("Every label")
 search = st.text_input(
@@ -173,6 +255,20 @@ tables.fitted_table(
             width=140,  # the header whole (19 characters)
             help="How many other labels share at least one instance with this one.",
         ),
+        "imbalance_ratio": st.column_config.NumberColumn(
+            "IRLbl",
+            format="%.2f",
+            width=tables.NUMBER_COLUMN_PX,
+            help="Instances of the most frequent label over this label's (1 = the most "
+            "frequent; empty for a label that never occurs).",
+        ),
+        "scumble": st.column_config.NumberColumn(
+            "SCUMBLE",
+            format="%.3f",
+            width=tables.NUMBER_COLUMN_PX,
+            help="Mean SCUMBLE of the instances carrying the label: high when it mostly "
+            "appears beside labels of very different frequency.",
+        ),
     },
 )
 n_tail_labels = int(label_table["tail"].sum())
@@ -185,7 +281,9 @@ st.caption(
     found + counted(n_tail_labels, "is a tail label", plural="are tail labels") + " (on fewer than "
     f"{percent_text(threshold)} of all {ds.n_samples:,} instances). "
     "Co-occurring labels: how many other labels appear on at least one instance together with "
-    "this one. Click a column header to sort; the download has every label."
+    "this one. IRLbl: how many times rarer than the most frequent label; SCUMBLE: the mean "
+    "SCUMBLE of the instances that carry it. Click a column header to sort; the download has "
+    "every label."
 )
 
 left, right = st.columns(2)
@@ -195,7 +293,8 @@ with left:
         label_table,
         name=(ds.name, "labels"),
         key="data_labels_csv",
-        help="One row per label: name, instances, frequency, tail flag, co-occurring labels.",
+        help="One row per label: name, instances, frequency, tail flag, co-occurring labels, "
+        "IRLbl, SCUMBLE.",
     )
 with right:
     export.csv_button(

@@ -20,10 +20,11 @@ from mlviz.label_clustering import (
     stable_n_groups,
     verdict_counts,
 )
-from mlviz.methods import AFFINITY_LABELS
+from mlviz.methods import AFFINITY_LABELS, METHODS
 from mlviz.wording import counted, percent_text
 from pages._app import (
     budget,
+    chance,
     experiment,
     export,
     fitting,
@@ -420,6 +421,12 @@ if together is not None:
         "stability). Low points are labels whose membership is an accident of the sample; "
         "labels alone in their group are not drawn."
     )
+
+st.subheader("The groups against chance")
+# GroPLE at the registry's opening settings for these labels, given the shown groups
+gro = METHODS["GroPLE"]
+settings = gro.default_settings(L, ds.n_samples, n_groups=n_groups)
+chance.panel(gro.make(**settings), model.labels_, key="clusters_chance", columns=occurring)
 
 with st.expander("Every label with its group"):
     table = figures.cluster_table(model.labels_, names, frequencies, tail)

@@ -507,6 +507,7 @@ SEEDED_BY_DEFAULT = {
     "mlviz.evaluation.grid_search_cv",
     "mlviz.evaluation.repeated_splits",
     "mlviz.label_clustering.clustering_stability",
+    "mlviz.label_clustering.grouping_vs_random",
     "mlviz.label_clustering.label_coassignment",
     "mlviz.reproduce.grople_figure1",
 }

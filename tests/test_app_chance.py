@@ -1,0 +1,32 @@
+"""App test of the grouping-against-chance panel on the Label clusters page (issue 32 item 5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from mlviz import datasets
+
+REPO = Path(__file__).resolve().parents[1]
+TIMEOUT = 240
+
+
+def test_label_clusters_compares_the_groups_with_random_groupings():
+    dataset = datasets.load_source("sample:planted")
+    at = AppTest.from_file(str(REPO / "pages" / "label_clusters.py"), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = dataset
+    at.session_state["dataset_label"] = dataset.name
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    # nothing is fitted before the button: a caption says what it would do
+    assert any("Szymański" in c.value for c in at.caption)
+    charts_before = len(at.get("plotly_chart"))
+    at.select_slider(key="clusters_chance_n_random").set_value(5).run()
+    at.button(key="clusters_chance_fit").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not [e.value for e in at.error], [e.value for e in at.error]
+    assert len(at.get("plotly_chart")) == charts_before + 1
+    sentence = next(m.value for m in at.markdown if "random groupings of the same group" in m.value)
+    assert "Only 5 random groupings" in sentence  # the warning for a small n
+    assert any(phrase in sentence for phrase in ("nearly every", "spread of chance", "hurt"))
