@@ -67,8 +67,10 @@ __all__ = [
     "coverage",
     "evaluate",
     "example_f1",
+    "bin_by_frequency",
     "finite_scores",
     "frequency_bin_contributions",
+    "label_contributions",
     "hamming_loss",
     "inverse_propensity",
     "macro_auc",
@@ -1148,8 +1150,59 @@ def frequency_bin_contributions(
     if metric not in _BIN_METRICS:
         raise ValueError(f"metric must be one of {_BIN_METRICS}; got {metric!r}.")
     k = _check_k(k)
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer; got {n_bins!r}.")
+    values = label_contributions(Y_true, Y_score, Y_train=Y_train, ks=(k,), metrics=(metric,))
+    counts = check_label_matrix(Y_train, name="Y_train").sum(axis=0)
+    return bin_by_frequency(values[f"{metric}@{k}"].to_numpy(), counts, n_bins=n_bins)
+
+
+def label_contributions(
+    Y_true,
+    Y_score,
+    *,
+    Y_train,
+    ks: Sequence[int] = (5,),
+    metrics: Sequence[str] = ("P",),
+) -> pd.DataFrame:
+    """Every label's share of P@k, R@k and PSP@k: the numbers the frequency bins sum.
+
+    One sort of the scores serves every k and metric (so a page can keep L numbers per
+    method for each, drop the N x L scores, and bin them later at any bin count with
+    :func:`bin_by_frequency`). The contributions are those of
+    :func:`frequency_bin_contributions`: per label, for P@k the test instances where it is
+    relevant and in the top k over ``k · N``; for R@k each such instance weighs
+    ``1 / (|y_i| N)``; for PSP@k ``q_l / Σ_i best_i`` (inverse propensities from
+    ``Y_train``). Each column sums to the metric (ties in expectation, as there).
+
+    Parameters
+    ----------
+    Y_true, Y_score, Y_train
+        As :func:`frequency_bin_contributions` (``-inf`` scores allowed).
+    ks : sequence of int, default=(5,)
+    metrics : sequence of {"P", "R", "PSP"}, default=("P",)
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per label (column order), one column ``"<metric>@<k>"`` per pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.metrics import finite_scores, label_contributions, precision_at_k
+    >>> Y_true = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> Y_score = np.array([[0.9, 0.2, 0.4], [0.8, 0.6, -np.inf]])
+    >>> table = label_contributions(Y_true, Y_score, Y_train=Y_true, ks=(1, 2))
+    >>> table["P@2"].tolist()  # row 1 finds labels 0 and 2, row 2 label 1: each 1 / (2 · 2)
+    [0.25, 0.25, 0.25]
+    >>> float(table["P@2"].sum()) == precision_at_k(Y_true, finite_scores(Y_score), k=2)
+    True
+    """
+    unknown = [m for m in metrics if m not in _BIN_METRICS]
+    if unknown or not metrics:
+        raise ValueError(f"metrics must be a non-empty selection of {_BIN_METRICS}; got {metrics}.")
+    ks = [_check_k(k) for k in ks]
+    if not ks:
+        raise ValueError("ks is empty: give at least one k.")
     Y_true, Y_score = _check_top_k_scores(Y_true, Y_score)
     Y_train = check_label_matrix(Y_train, name="Y_train")
     if Y_train.shape[1] != Y_true.shape[1]:
@@ -1157,17 +1210,61 @@ def frequency_bin_contributions(
             f"Y_train has {Y_train.shape[1]} label columns but Y_true has {Y_true.shape[1]}."
         )
     top = _TopK(Y_true, Y_score)
-    weight = top.expected(k, "precision")
-    if metric == "P":
-        weight = weight / (k * top.n_rows)
-    elif metric == "R":
-        weight = weight / (top.n_relevant[top.rows] * top.n_rows)
-    else:
-        q = inverse_propensity(Y_train)
-        total = _best_top_k_gain(top, k, "precision", q).sum()
-        weight = weight * q[top.columns] / total if total > 0 else np.full(weight.shape, np.nan)
-    per_label = np.bincount(top.columns, weights=weight, minlength=top.n_labels)
-    counts = Y_train.sum(axis=0)
+    q = inverse_propensity(Y_train) if "PSP" in metrics else None
+    columns = {}
+    for metric in metrics:
+        for k in ks:
+            weight = top.expected(k, "precision")
+            if metric == "P":
+                weight = weight / (k * top.n_rows)
+            elif metric == "R":
+                weight = weight / (top.n_relevant[top.rows] * top.n_rows)
+            else:
+                total = _best_top_k_gain(top, k, "precision", q).sum()
+                weight = (
+                    weight * q[top.columns] / total if total > 0 else np.full(weight.shape, np.nan)
+                )
+            columns[f"{metric}@{k}"] = np.bincount(
+                top.columns, weights=weight, minlength=top.n_labels
+            )
+    return pd.DataFrame(columns)
+
+
+def bin_by_frequency(label_values, train_counts, *, n_bins: int = 10) -> pd.DataFrame:
+    """Sum per-label numbers over pyxclib's frequency bins: the table of
+    :func:`frequency_bin_contributions` from :func:`label_contributions` (one column).
+
+    Parameters
+    ----------
+    label_values : array-like of shape (L,)
+        A number per label (its contribution), in column order.
+    train_counts : array-like of shape (L,)
+        Each label's training count: they order and cut the labels (the rule of
+        :func:`frequency_bin_contributions`).
+    n_bins : int, default=10
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`frequency_bin_contributions`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.metrics import bin_by_frequency
+    >>> table = bin_by_frequency([0.5, 0.1, 0.2], [3, 2, 1], n_bins=2)  # threshold 3
+    >>> table["labels"].tolist(), table["contribution"].round(2).tolist()
+    ([1, 2], [0.5, 0.3])
+    """
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer; got {n_bins!r}.")
+    values = np.asarray(label_values, dtype=float)
+    counts = np.asarray(train_counts)
+    if values.ndim != 1 or counts.shape != values.shape:
+        raise ValueError(
+            f"label_values and train_counts must be 1-D of one length (a number per label); "
+            f"got shapes {values.shape} and {counts.shape}."
+        )
     rows = []
     for number, members in enumerate(_frequency_bins(counts, int(n_bins)), 1):
         member_counts = counts[members]
@@ -1180,7 +1277,7 @@ def frequency_bin_contributions(
                 "max_train_count": np.nan if empty else float(member_counts.max()),
                 "mean_train_count": np.nan if empty else float(member_counts.mean()),
                 "train_positives": float(member_counts.sum()),
-                "contribution": float(per_label[members].sum()),
+                "contribution": float(values[members].sum()),
             }
         )
     return pd.DataFrame(rows)

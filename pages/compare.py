@@ -1,8 +1,8 @@
 """Compare page: cross-validated metrics of every method on the loaded data set, per label too.
 
 The page's parts live in ``pages/_compare/`` (one module per concern: the settings, the runs,
-the metrics, the per-label view, the per-label thresholds, the dimension sweep); this script
-runs them in order.
+an external model's scores, the metrics, the per-label view, the contribution by frequency bin,
+the per-label thresholds, the dimension sweep); this script runs them in order.
 """
 
 from __future__ import annotations
@@ -10,7 +10,17 @@ from __future__ import annotations
 import streamlit as st
 
 from pages._app import export, fitting, presentation
-from pages._compare import context, per_label, results, runs, settings, sweep, thresholds
+from pages._compare import (
+    bins,
+    context,
+    external,
+    per_label,
+    results,
+    runs,
+    settings,
+    sweep,
+    thresholds,
+)
 
 page = context.start()
 st.title("Compare methods")
@@ -28,6 +38,7 @@ if page.scheduler:
 methods, n_splits, default_folds = settings.choose(page)
 params = settings.run_parameters(page, methods, n_splits)
 settings.describe(page, params, default_folds)
+uploaded = external.read(page)
 
 if not methods:
     st.info("Choose at least one method to run the cross-validation.")
@@ -54,7 +65,10 @@ if outcome["results"].empty:
     st.stop()
 
 results.show(page, outcome)
+outcome = external.merged(page, outcome, uploaded)
+external.note(outcome)
 per_label.show(page, outcome)
+bins.show(page, outcome)
 thresholds.show(page, outcome)
 sweep.show(page, params)
 

@@ -79,8 +79,14 @@ def test_compare_shows_tail_columns_and_the_out_of_fold_per_label_view(source):
     frequencies = dataset.Y.mean(axis=0)
     assert per_label["tail"].sum() == int((frequencies < 0.05).sum())
     chart_keys = [c.proto.id for c in at.get("plotly_chart")]
-    assert len(chart_keys) == 3  # metrics per method, per-label chart, loss reasons
-    assert sum("CSV" in b.label for b in at.get("download_button")) == 2
+    # metrics per method, per-label chart, loss reasons, frequency bins
+    assert [key.rsplit("-", 1)[-1] for key in chart_keys] == [
+        "compare_bars",
+        "compare_per_label",
+        "compare_loss_reasons",
+        "compare_bins",
+    ]
+    assert sum("CSV" in b.label for b in at.get("download_button")) == 3
     # the per-label chart switches to recall without a rerun of the cross-validation
     at.radio(key="compare_label_metric").set_value("recall").run()
     assert not at.exception and not at.error

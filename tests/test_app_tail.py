@@ -7,7 +7,6 @@ session (see tests/test_app.py for why). The split is the pages' default random 
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import warnings
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _plotly import values
 from conftest import mulan_path
 from sklearn.model_selection import train_test_split
 from streamlit.testing.v1 import AppTest
@@ -80,13 +80,6 @@ def _never_predicted_tail(model, dataset: Dataset, threshold: float | None = Non
         predicted = model.fit(X_train, Y_train).predict(X_test)
     tail = tail_labels(Y_train, threshold)
     return int((predicted[:, tail].sum(axis=0) == 0).sum())
-
-
-def _values(array) -> np.ndarray:
-    """A plotly JSON array: a list, or a typed array ``{"dtype", "bdata"}`` in base64."""
-    if isinstance(array, dict):
-        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
-    return np.asarray(array)
 
 
 def _tail_view(at: AppTest, title_start: str) -> tuple[dict, str]:
@@ -163,7 +156,7 @@ def test_plst_tail_view(source):
     never = _never_predicted_tail(PLST(n_components=M), dataset)
     figure = _check_tail_caption(at, f"PLST, M = {M}", "PLST never predicts {} of the tail", never)
     assert f"unrepresented at M = {M}" in _tail_view(at, f"PLST, M = {M}")[1]
-    drawn = sum(np.isfinite(_values(trace["y"])).sum() for trace in figure["data"])
+    drawn = sum(np.isfinite(values(trace["y"])).sum() for trace in figure["data"])
     constant = int((_train_labels(dataset).std(axis=0) == 0).sum())
     assert drawn == dataset.n_labels - constant
 
@@ -185,7 +178,7 @@ def test_clems_tail_view(source):
         + " in no decoded set",
         never,
     )
-    assert [_values(trace["x"]).size for trace in figure["data"]] == [dataset.n_labels] * 2
+    assert [values(trace["x"]).size for trace in figure["data"]] == [dataset.n_labels] * 2
 
 
 @pytest.mark.parametrize("source", SOURCES)

@@ -9,8 +9,13 @@ from mlviz.figures import compare as figures
 from mlviz.methods import METHODS
 from mlviz.per_label import LOSS_RULE_DEFAULTS, reason_counts
 from mlviz.stats import is_tail, label_frequencies
-from pages._app import budget, export, fitting, links, tables
+from pages._app import budget, export, fitting, links, plain, tables
 from pages._compare.context import Compare
+
+
+def plain_list(names: list[str]) -> str:
+    """Method names (an external model's is user text) joined for a caption."""
+    return " and ".join(plain.markdown(n) for n in names)
 
 
 def tail_rows(page: Compare, run_tail: float | None) -> np.ndarray:
@@ -21,8 +26,11 @@ def tail_rows(page: Compare, run_tail: float | None) -> np.ndarray:
     return np.flatnonzero(is_tail(label_frequencies(page.ds.Y, relative=True), run_tail))
 
 
-def reasons_caption(what: str, lines: str, unmeasured: list[str], scores_kept: bool) -> str:
-    """The rules under the loss reasons' chart, with the counts of ``what`` (``lines``)."""
+def reasons_caption(
+    what: str, lines: str, unmeasured: list[str], scores_kept: bool, external: list[str]
+) -> str:
+    """The rules under the loss reasons' chart, with the counts of ``what`` (``lines``);
+    ``external``: uploaded models, whose label space is unknown."""
     rule = LOSS_RULE_DEFAULTS
     return (
         f"Why each of the {what} is lost, per method, from the out-of-fold predictions: "
@@ -36,6 +44,7 @@ def reasons_caption(what: str, lines: str, unmeasured: list[str], scores_kept: b
             if unmeasured
             else ""
         )
+        + (f"; unknown for {plain_list(external)}, an external model" if external else "")
         + f"); ranked but not predicted = out-of-fold AUC ≥ {rule['auc_ranked']:g} and F1 ≥ "
         f"{rule['best_f1_min']:g} at the best out-of-fold threshold (the method's threshold "
         "never fires: a per-label threshold is the fix to try); too rare to judge = fewer "
@@ -91,7 +100,8 @@ def show(page: Compare, outcome: dict) -> None:
             )
             by_reason = {m: reason_counts(reasons[m], rows) for m in shown_methods}
             lines = "; ".join(
-                f"{m}: " + ", ".join(f"{n} {reason}" for reason, n in counts.items())
+                f"{plain.markdown(m)}: "
+                + ", ".join(f"{n} {reason}" for reason, n in counts.items())
                 for m, counts in by_reason.items()
             )
             unmeasured = (
@@ -99,7 +109,15 @@ def show(page: Compare, outcome: dict) -> None:
                 if outcome.get("refitted", outcome.get("scores_kept", True))
                 else [m for m in shown_methods if METHODS[m].representation == "fitted"]
             )
-            st.caption(reasons_caption(what, lines, unmeasured, outcome.get("scores_kept", True)))
+            st.caption(
+                reasons_caption(
+                    what,
+                    lines,
+                    unmeasured,
+                    outcome.get("scores_kept", True),
+                    outcome.get("external", []),
+                )
+            )
         else:
             st.caption(f"No tail label ({run_params['tail_rule']}): no loss reasons to count.")
         st.caption(
@@ -152,7 +170,8 @@ def show(page: Compare, outcome: dict) -> None:
                         c.removeprefix(f"{metric} "),
                         width=score_px,
                         format="%.4g",
-                        help=f"out-of-fold {metric} of {c.removeprefix(f'{metric} ')}",
+                        help=f"out-of-fold {metric} of "
+                        + plain.markdown(c.removeprefix(f"{metric} ")),
                     )
                     for c in scored
                 },
@@ -199,7 +218,8 @@ def show(page: Compare, outcome: dict) -> None:
                 column_config=label_columns(reasons_label_px)
                 | {
                     c: st.column_config.TextColumn(
-                        width=reason_px, help=f"why {c[len('why lost ') :]} loses the label"
+                        width=reason_px,
+                        help=f"why {plain.markdown(c[len('why lost ') :])} loses the label",
                     )
                     for c in why
                 },

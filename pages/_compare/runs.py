@@ -7,11 +7,13 @@ set from the session (see the package docstring).
 from __future__ import annotations
 
 import pandas as pd
+import scipy.sparse as sp
 import streamlit as st
 
 from mlviz.evaluation import OutOfFoldPredictions, cross_validate, per_label_comparison
 from mlviz.io import Dataset
 from mlviz.methods import METHODS
+from mlviz.metrics import label_contributions
 from mlviz.per_label import (
     clems_unrepresented_share,
     loss_reasons,
@@ -19,6 +21,7 @@ from mlviz.per_label import (
     unrepresented_share,
 )
 from pages._app import budget, source
+from pages._compare.bins import BIN_KS, BIN_METRICS
 from pages._compare.settings import backend, make, scheduler_error
 
 
@@ -115,6 +118,7 @@ def cross_validation(progress, **params) -> dict:
     total = len(names) * folds
     parts, failed, unscored = [], [], {}
     predictions: dict[str, OutOfFoldPredictions] = {}
+    contributions: dict[str, pd.DataFrame] = {}
     reasons: dict[str, pd.DataFrame] = {}
     # one method at a time: its scores live only until its reasons are computed (see
     # budget.OOF_SCORES_CELLS); the folds are the same for every method (cv=int, seed 0)
@@ -136,6 +140,10 @@ def cross_validation(progress, **params) -> dict:
         failed.append(result.failures)
         unscored.update(result.unscored)
         for method, oof in result.predictions.items():
+            if oof.Y_score is not None:  # every label's share of P@k, R@k, PSP@k (bins.py)
+                contributions[method] = label_contributions(
+                    ds.Y, oof.Y_score, Y_train=ds.Y, ks=BIN_KS, metrics=BIN_METRICS
+                )
             reasons[method] = loss_reasons(
                 ds.Y,
                 oof.Y_pred,
@@ -143,7 +151,11 @@ def cross_validation(progress, **params) -> dict:
                 unrepresented=representation(ds, method, params, refit=refit),
                 label_names=ds.label_names,
             )
-            predictions[method] = OutOfFoldPredictions(Y_pred=oof.Y_pred, Y_score=None)
+            # kept as a sparse 0/1 matrix (a few labels per row): an external model's upload
+            # rebuilds the per-label table with it, without a new run
+            predictions[method] = OutOfFoldPredictions(
+                Y_pred=sp.csr_matrix(oof.Y_pred), Y_score=None
+            )
         del result  # the scores: n × L float64
     results = pd.concat(parts, ignore_index=True)
     failures = pd.concat(failed, ignore_index=True)
@@ -157,7 +169,7 @@ def cross_validation(progress, **params) -> dict:
             tail_threshold=params["tail"],
             reasons=reasons,
         )
-    # the out-of-fold predictions themselves are not kept: n × L per method
+    # the out-of-fold scores are not kept (n × L floats per method), the 0/1 predictions are
     return {
         "params": params,
         "results": results,
@@ -168,6 +180,8 @@ def cross_validation(progress, **params) -> dict:
         "scores_kept": keep_scores,
         "refitted": refit,
         "methods": list(predictions),
+        "predictions": predictions,
+        "contributions": contributions,
         # out-of-fold F1 per label at the method's threshold (zero_division 0), from counts
         "oof_f1": {method: table["f1"].to_numpy() for method, table in (reasons or {}).items()},
     }

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from mlviz.methods import METHODS
 from mlviz.per_label import LOSS_RULE_DEFAULTS, loss_reasons
 from mlviz.thresholds import PerLabelThreshold
 from mlviz.wording import counted
@@ -54,15 +55,17 @@ def show(page: Compare, outcome: dict) -> None:
     run_params = outcome["params"]
     tail_rows = tail_rows_of(page, run_params["tail"])
     st.subheader("What a per-label threshold would give")
+    # an uploaded model cannot be refitted with tuned thresholds: mlviz's methods only
+    methods = [m for m in outcome["methods"] if m in METHODS]
     ranked = {
         m: np.flatnonzero(outcome["reasons"][m]["reason"].to_numpy() == "ranked but not predicted")
-        for m in outcome["methods"]
+        for m in methods
     }
-    fixable = [m for m in outcome["methods"] if len(np.intersect1d(ranked[m], tail_rows))]
+    fixable = [m for m in methods if len(np.intersect1d(ranked[m], tail_rows))]
     # tail labels whose scores are missing: whether a threshold would help them is unknown
     unscored_tail = {
         m: int((outcome["reasons"][m]["reason"].to_numpy()[tail_rows] == "no scores").sum())
-        for m in outcome["methods"]
+        for m in methods
     }
     unscored_tail = {m: n for m, n in unscored_tail.items() if n}
     st.markdown(
@@ -70,6 +73,12 @@ def show(page: Compare, outcome: dict) -> None:
         f"F1-optimal threshold per label, tuned on {INNER_FOLDS} inner folds of each training "
         "part, then the same outer folds as above, so the gain is measured on instances neither "
         f"tuning nor training saw. Costs {INNER_FOLDS + 1}× the fits of the run above."
+        + (
+            " Not for the uploaded model (mlviz cannot refit it): tune its thresholds where it "
+            "was trained."
+            if outcome.get("external")
+            else ""
+        )
     )
     if unscored_tail:
         st.warning(

@@ -1,0 +1,186 @@
+"""A model trained elsewhere on Compare: its scores for every row as one more method.
+
+Compare's per-label views are out of fold over every row, so an external model joins them
+with its own out-of-fold scores for every row (a k-fold run of napkinXC, a deep model, ...):
+the per-label table, the loss reasons (those that need the model's internals, "not
+represented", are unknown for it) and the contribution by frequency bin. Scores for the
+split's test rows only are refused with what to do: nothing of Compare is computed on them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from mlviz.evaluation import external_predictions, per_label_comparison
+from mlviz.io import DataFormatError, load_scores
+from mlviz.methods import METHODS
+from mlviz.metrics import label_contributions
+from mlviz.per_label import loss_reasons
+from pages._app import budget, fitting, plain, source
+from pages._compare.bins import BIN_KS, BIN_METRICS
+from pages._compare.context import Compare
+
+#: Longest name an external model may have (it heads a column and a legend entry).
+MAX_NAME_CHARS = 40
+NAME_KEY = "compare_external_name"
+THRESHOLD_KEY = "compare_external_threshold"
+UPLOAD_KEY = "compare_external_file"
+PARSED_KEY = "_compare_external_parsed"
+
+
+@dataclass(frozen=True)
+class External:
+    """An uploaded model's scores, parsed: what the views add for it."""
+
+    name: str
+    threshold: float
+    scores: np.ndarray  # (N, L), -inf for a label the model did not score
+
+
+def _parse_name(text: str) -> tuple[str | None, str | None]:
+    """(name, None) for a usable model name, else (None, what is wrong)."""
+    name = " ".join(str(text).split())
+    if not name:
+        return None, "Type a name for the model (it heads its column and legend entry)."
+    if len(name) > MAX_NAME_CHARS:
+        return None, f"The model's name has {len(name)} characters; at most {MAX_NAME_CHARS}."
+    if name in METHODS:
+        return None, (
+            f"{name} is one of mlviz's methods: give the external model another name "
+            "(e.g. its library's)."
+        )
+    return name, None
+
+
+def read(page: Compare) -> External | None:
+    """The expander where a user adds a model's scores; the parsed scores, or None."""
+    ds = page.ds
+    N, L = ds.n_samples, ds.n_labels
+    with st.expander("Add a model trained elsewhere (its scores)"):
+        st.caption(
+            f"Scores for every one of the {N:,} rows, each from a model that did not train on "
+            "that row (your model's own k-fold out-of-fold scores), as a top-k text file (one "
+            "line per row: label:score …, 0-based label indices, as napkinXC and pyxclib "
+            f"write), a CSV with one column per label (headed by the {L:,} label names) or "
+            "a .npy array. A label a top-k file leaves out ranks below every listed one."
+        )
+        c1, c2 = st.columns([2, 1])
+        typed = c1.text_input("Model name", value="external", key=NAME_KEY)
+        threshold = c2.number_input(
+            "Predict a label at score ≥",
+            value=0.5,
+            step=0.05,
+            format="%g",
+            key=THRESHOLD_KEY,
+            help="0.5 suits probabilities; 0 suits a decision function.",
+        )
+        upload = st.file_uploader(
+            "Scores (.txt, .csv or .npy)", type=["txt", "csv", "npy"], key=UPLOAD_KEY
+        )
+        if upload is None:
+            return None
+        name, problem = _parse_name(typed)
+        if problem:
+            st.error(problem)
+            return None
+        if N * L > budget.OOF_SCORES_CELLS:
+            st.error(
+                f"Scores for {N:,} rows × {L:,} labels are {N * L:,} cells, over the "
+                f"{budget.OOF_SCORES_CELLS:,} this server keeps for one model's out-of-fold "
+                "scores: load a sample of the rows (both the data set and the scores)."
+            )
+            return None
+        # parsed once per upload (a rerun must not parse N x L scores again): the session
+        # keeps the last upload's scores, within the budget checked above
+        parsed = st.session_state.get(PARSED_KEY)
+        if parsed is None or parsed[0] != (upload.file_id, ds.digest):
+            try:
+                scores = load_scores(upload.getvalue(), n_labels=L, label_names=ds.label_names)
+                parsed = ((upload.file_id, ds.digest), scores, None)
+            except (DataFormatError, ValueError) as err:
+                parsed = ((upload.file_id, ds.digest), None, str(err))
+            st.session_state[PARSED_KEY] = parsed
+        _, scores, error = parsed
+        if error is not None:
+            st.error(
+                f"The scores in {plain.markdown(upload.name)} cannot be used: "
+                f"{plain.markdown(error)}"
+            )
+            return None
+        if scores.shape[0] != N:
+            st.error(
+                f"{plain.markdown(upload.name)} has scores for {scores.shape[0]:,} rows; "
+                f"Compare's views are out of fold over all {N:,} rows of "
+                f"{plain.markdown(ds.name)}, so it needs one score row per data row, in the "
+                "data set's order (your model's own k-fold out-of-fold scores). Scores for a "
+                "split's test rows only cannot be put beside the cross-validated methods."
+            )
+            return None
+        return External(name=name, threshold=float(threshold), scores=scores)
+
+
+def external_views(name: str, threshold: float, scores: np.ndarray) -> dict:
+    """What the per-label views need of an external model (cached by
+    :func:`pages._app.fitting.compute`): its predictions and loss reasons over every row."""
+    ds = source.loaded_dataset()
+    predictions = external_predictions(scores, threshold=threshold)
+    reasons = loss_reasons(
+        ds.Y,
+        predictions.Y_pred,
+        Y_score=predictions.Y_score,
+        unrepresented=None,  # unknown: the model's internals are not uploaded
+        label_names=ds.label_names,
+    )
+    contributions = label_contributions(ds.Y, scores, Y_train=ds.Y, ks=BIN_KS, metrics=BIN_METRICS)
+    return {"predictions": predictions, "reasons": reasons, "contributions": contributions}
+
+
+def merged(page: Compare, outcome: dict, external: External | None) -> dict:
+    """``outcome`` with the external model added to every per-label view, or as it was."""
+    if external is None or outcome["per_label"] is None or external.name in outcome["methods"]:
+        return outcome
+    views = fitting.compute(
+        external_views,
+        {"name": external.name, "threshold": external.threshold, "scores": external.scores},
+        label=f"Per-label view of {external.name}",
+        uses_split=False,
+    )
+    if views is None:
+        return outcome
+    ds = page.ds
+    reasons = {**outcome["reasons"], external.name: views["reasons"]}
+    predictions = {**outcome["predictions"], external.name: views["predictions"]}
+    per_label = per_label_comparison(
+        predictions,
+        ds.Y,
+        label_names=ds.label_names,
+        tail_threshold=outcome["params"]["tail"],
+        reasons=reasons,
+    )
+    return {
+        **outcome,
+        "per_label": per_label,
+        "reasons": reasons,
+        "predictions": predictions,
+        "methods": [*outcome["methods"], external.name],
+        "external": [external.name],
+        "oof_f1": {**outcome["oof_f1"], external.name: views["reasons"]["f1"].to_numpy()},
+        "contributions": {
+            **outcome.get("contributions", {}),
+            external.name: views["contributions"],
+        },
+    }
+
+
+def note(outcome: dict) -> None:
+    """Where the external model is and is not shown."""
+    names = outcome.get("external", [])
+    if names:
+        st.caption(
+            f"{plain.markdown(names[0])} (uploaded scores) is in every per-label view below, "
+            "not in the fold table and chart above: its scores are one set over every row, "
+            "with no folds of mlviz's."
+        )
