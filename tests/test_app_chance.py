@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
@@ -30,3 +31,25 @@ def test_label_clusters_compares_the_groups_with_random_groupings():
     sentence = next(m.value for m in at.markdown if "random groupings of the same group" in m.value)
     assert "Only 5 random groupings" in sentence  # the warning for a small n
     assert any(phrase in sentence for phrase in ("nearly every", "spread of chance", "hurt"))
+
+
+def test_too_many_labels_say_why_and_offer_no_button():
+    from mlviz.io import Dataset
+
+    rng = np.random.default_rng(0)
+    Y = (rng.random((120, 600)) < 0.02).astype(np.uint8)
+    Y[np.arange(600) % 120, np.arange(600)] = 1  # every label occurs
+    dataset = Dataset(
+        "wide",
+        rng.standard_normal((120, 4)),
+        Y,
+        feature_names=tuple(f"x{i}" for i in range(4)),
+        label_names=tuple(f"label {j}" for j in range(600)),
+    )
+    at = AppTest.from_file(str(REPO / "pages" / "label_clusters.py"), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = dataset
+    at.session_state["dataset_label"] = dataset.name
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not [b for b in at.button if b.key == "clusters_chance_fit"]
+    assert any("with 600 labels (more than 500)" in c.value for c in at.caption)

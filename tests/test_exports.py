@@ -182,7 +182,15 @@ def test_data_page_csvs_are_neutralised_and_safely_named(downloads):
         for row in rows:
             assert not any(_is_formula(cell) for cell in row if not _number(cell)), row
     labels, _ = csvs["Download the label table (CSV)"]
-    assert labels[0] == ["label", "count", "frequency", "tail", "co_occurring_labels"]
+    assert labels[0] == [
+        "label",
+        "count",
+        "frequency",
+        "tail",
+        "co_occurring_labels",
+        "imbalance_ratio",
+        "scumble",
+    ]
     assert [row[0] for row in labels[1:]] == ["'" + c for c in HOSTILE] + ["plain"]
     summary, _ = csvs["Download the summary (CSV)"]
     assert summary[1][summary[0].index("data_set")] == "'" + dataset.name

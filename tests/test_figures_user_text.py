@@ -85,6 +85,26 @@ def _cooccurrence_figure(d):
     return cooccurrence_figure(cooccurrence(d["Y"]), d["names"])
 
 
+def _upset_figure(d):
+    from mlviz.figures.data import labelset_upset_figure
+    from mlviz.stats import label_frequencies, labelset_counts
+
+    Y = d["Y"].copy()
+    Y[:30] = 0
+    Y[:30, : len(HOSTILE)] = 1  # the hostile names form the most common label set
+    return labelset_upset_figure(labelset_counts(Y), label_frequencies(Y), d["names"], top=3)
+
+
+def _bins_figure(d):
+    # method names are user text too: an external model's scores come under a typed name
+    from mlviz.figures.bins import frequency_bin_figure
+    from mlviz.metrics import frequency_bin_contributions
+
+    scores = np.random.default_rng(0).normal(size=d["Y_test"].shape)
+    table = frequency_bin_contributions(d["Y_test"], scores, Y_train=d["Y_train"], n_bins=3)
+    return frequency_bin_figure(dict.fromkeys(HOSTILE, table)), HOSTILE
+
+
 def _vk_heatmap(d):
     from mlviz.figures.grople import vk_heatmap
 
@@ -263,6 +283,8 @@ def _shepard_figure(d):
 BUILDERS = {
     "mlviz.figures.data.label_frequency_figure": [_frequency_figure],
     "mlviz.figures.data.cooccurrence_figure": [_cooccurrence_figure],
+    "mlviz.figures.data.labelset_upset_figure": [_upset_figure],
+    "mlviz.figures.bins.frequency_bin_figure": [_bins_figure],
     "mlviz.figures.grople.vk_heatmap": [_vk_heatmap],
     "mlviz.figures.hypercube.hypercube_figure": [_hypercube_figure],
     "mlviz.figures.hypercube.cube_figure": [_cube_figure, _cube_figure_rest],

@@ -25,6 +25,13 @@ N_RANDOM_OPTIONS = (5, 10, 20, 50)
 DEFAULT_N_RANDOM = 20
 FOLDS = 3
 SCORING = "micro_f1"
+#: Budgets of one comparison (it fits the model (n_random + 1) × FOLDS times): labels, and
+#: training cells (rows × labels) summed over the fits. On medical (684 × 45, 63 fits, 1.9 M
+#: cells) it takes 30 s on a loaded 2-core machine (docs/BENCHMARKS.md); a GroPLE fit grows
+#: faster than linearly in the labels (its label affinity is L × L), so labels have their own
+#: cap: 20 rows × 1,800 labels, 1.5 M cells, took minutes.
+MAX_LABELS = 500
+MAX_CELLS = 30_000_000
 
 
 def _compare(
@@ -95,6 +102,26 @@ def panel(
     )
     fits = (n_random + 1) * FOLDS
     metric = METRICS[SCORING].label
+    n_rows = (
+        len(experiment.current_split().Y_train)
+        if rows == "train"
+        else source.current_dataset().n_samples
+    )
+    n_labels = groups.size
+    cells = fits * n_labels * n_rows * (FOLDS - 1) // FOLDS
+    if n_labels > MAX_LABELS or cells > MAX_CELLS:
+        st.caption(
+            f"The comparison with random groupings fits {type(estimator).__name__} {fits} times; "
+            + (
+                f"with {n_labels:,} labels (more than {MAX_LABELS:,}) that is too slow for this "
+                "server. Upload the most frequent labels only to run it."
+                if n_labels > MAX_LABELS
+                else f"on {n_rows:,} rows × {n_labels:,} labels that is {cells / 1e6:.0f} M "
+                f"training cells, above this server's {MAX_CELLS / 1e6:.0f} M: choose fewer "
+                "random groupings, or a smaller data set."
+            )
+        )
+        return
     result = fitting.compute(
         _compare,
         {
