@@ -189,7 +189,14 @@ def image_options(filename: str) -> dict[str, Any]:
 STAGES = ("formula", "figure", "notice")
 #: The "Reveal next" button's label for each stage it reveals.
 REVEAL_LABELS = {"figure": "Figure ↓", "notice": "Notice ↓"}
+#: URL parameter of the revealed part while presenting (``?lesson_part=figure``): a link copied
+#: mid-lesson reopens the step at that part.
+PART_PARAM = "lesson_part"
 _STAGE_KEY = "_lesson_reveal"
+_MOVES_KEY = "_lesson_reveal_moves"  # counts the clicker's moves: each one scrolls once
+#: Tallest figure (px) while presenting: what fits a 1280 × 720 window under Streamlit's header
+#: (3.75 rem) with a margin, so a revealed figure is seen whole on the smallest projector.
+PRESENT_MAX_HEIGHT = 600
 
 
 def reveal_stage(step: str) -> int:
@@ -209,8 +216,114 @@ def reveal_stage(step: str) -> int:
 def set_stage(step: str, stage: int) -> None:
     """Show ``stage`` + 1 parts of ``step`` from the next run on (a button callback)."""
     st.session_state[_STAGE_KEY] = (step, max(0, min(stage, len(STAGES) - 1)))
+    st.session_state[_MOVES_KEY] = st.session_state.get(_MOVES_KEY, 0) + 1
 
 
 def shows(step: str, part: str) -> bool:
     """True when ``part`` ("formula", "figure", "notice") of ``step`` is revealed."""
     return STAGES.index(part) <= reveal_stage(step)
+
+
+def previous_part(steps: list[str], step: str) -> tuple[str, int] | None:
+    """Where PageUp goes from ``step``: its previous part, or the previous step's last part.
+
+    None at the first part of the first step.
+    """
+    stage = reveal_stage(step)
+    if stage > 0:
+        return step, stage - 1
+    position = steps.index(step)
+    return (steps[position - 1], len(STAGES) - 1) if position > 0 else None
+
+
+def stage_link(step: str) -> int:
+    """The revealed stage of ``step``, read from the link when it holds a new value; written
+    back to the URL (:data:`PART_PARAM`), so the address always reopens this part.
+
+    Call it while presenting, after the step's own widget has read the link.
+    """
+    domain = links.Domain.choice(list(STAGES))
+    st.session_state[PART_PARAM] = STAGES[reveal_stage(step)]
+    part = links.setting(PART_PARAM, domain, STAGES[0])
+    if part != STAGES[reveal_stage(step)]:
+        set_stage(step, STAGES.index(part))
+    return reveal_stage(step)
+
+
+def part(name: str) -> Any:
+    """A container holding a revealed part ``name`` of a Lesson step (see :func:`scroll_to`)."""
+    return st.container(key=f"lesson_part_{name}")
+
+
+def fit_height(fig: Any) -> Any:
+    """``fig`` no taller than :data:`PRESENT_MAX_HEIGHT` while presenting (a copy if changed)."""
+    height = fig.layout.height  # None: plotly's 450 px, which fits
+    if not is_on() or height is None or height <= PRESENT_MAX_HEIGHT:
+        return fig
+    import plotly.graph_objects as go
+
+    fig = go.Figure(fig)
+    fig.update_layout(height=PRESENT_MAX_HEIGHT)
+    return fig
+
+
+# Runs in the app's document (st.html's own script): brings the parts named ``part`` whole into
+# the window under Streamlit's fixed header, with the least scrolling, so what was on screen
+# above them stays when it fits; a part taller than the window shows its top. The formula
+# stage scrolls to the page's top. Charts and their containers resize after the run ends
+# (plotly lays out, Streamlit fits them to the width), so the script corrects the scroll on
+# every animation frame until the layout has not moved for 20 frames, for at most 5 s.
+_SCROLL_JS = """
+<script>
+(() => {
+  const part = %(part)s;
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (!main) return;
+  const scroller = el => {
+    for (let e = el; e; e = e.parentElement) {
+      const style = getComputedStyle(e);
+      if (/(auto|scroll)/.test(style.overflowY) && e.scrollHeight > e.clientHeight) return e;
+    }
+    return document.scrollingElement;
+  };
+  const started = performance.now();
+  let last = '', still = 0;
+  const step = () => {
+    const parts = Array.from(main.querySelectorAll('[class*="st-key-lesson_part_' + part + '"]'));
+    const header = document.querySelector('[data-testid="stHeader"]');
+    const head = header ? header.getBoundingClientRect().bottom : 0;
+    if (part === 'formula') {
+      const box = scroller(main.firstElementChild || main);
+      if (box.scrollTop > 0) box.scrollTop = 0;
+    } else if (parts.length) {
+      const top = Math.min(...parts.map(e => e.getBoundingClientRect().top));
+      const bottom = Math.max(...parts.map(e => e.getBoundingClientRect().bottom));
+      const room = window.innerHeight - head;
+      let delta = 0;
+      if (top < head + 4 || bottom - top > room - 12) delta = top - head - 6;
+      else if (bottom > window.innerHeight - 6) delta = bottom - window.innerHeight + 6;
+      if (Math.abs(delta) >= 1) scroller(parts[0]).scrollBy(0, delta);
+    }
+    const shape = parts.map(e => Math.round(e.getBoundingClientRect().top) + ':'
+        + Math.round(e.getBoundingClientRect().height)).join('|');
+    still = shape === last ? still + 1 : 0;
+    last = shape;
+    if (still < 20 && performance.now() - started < 5000) requestAnimationFrame(step);
+  };
+  requestAnimationFrame(step);
+})(); // move %(move)s
+</script>
+"""
+
+
+def scroll_to(stage: int) -> None:
+    """After the clicker's move: the Lesson's newly revealed part whole in the window."""
+    if not is_on():
+        return
+    import json
+
+    st.html(
+        _SCROLL_JS
+        % {"part": json.dumps(STAGES[stage]), "move": st.session_state.get(_MOVES_KEY, 0)},
+        unsafe_allow_javascript=True,
+    )
