@@ -384,6 +384,16 @@ _MEASURE = """() => {
       // the legend's entries (not its background) against the title's lines
       const entries = Array.from(p.querySelectorAll('.legend .traces')).map(box);
       const legendOnTitle = tb ? entries.some(e => overlap(e, tb) > 0) : false;
+      // the title's lines against subplot titles and other annotations, and colour bars
+      // (their ticks and title): a few px of touching glyph boxes are not a collision
+      const clash = b => tb && b.width > 0 && overlap(b, tb) > 16;
+      const onTitle = [
+        ...Array.from(p.querySelectorAll('.annotation text'))
+          .filter(t => t.textContent.trim() && clash(box(t)))
+          .map(t => 'annotation ' + JSON.stringify(t.textContent.slice(0, 40))),
+        ...Array.from(p.querySelectorAll('.colorbar'))
+          .filter(c => clash(box(c))).map(() => 'colour bar'),
+      ];
       return {
         wanted: wanted,
         shown: title ? title.textContent : '',
@@ -392,6 +402,7 @@ _MEASURE = """() => {
         plotWidth: plot.width,
         legendOnAxisTitle: legendOnAxisTitle,
         legendOnTitle: legendOnTitle,
+        onTitle: onTitle,
       };
     });
   const tables = Array.from(document.querySelectorAll('[data-testid="stMain"] '
@@ -407,7 +418,8 @@ _MEASURE = """() => {
 
 
 def layout_problems(pg, where: str) -> list[str]:
-    """Clipped titles, legends on axis titles or on the title, clipped tables on the page."""
+    """Clipped titles, legends on axis titles or on the title, titles on subplot titles,
+    annotations or colour bars, clipped tables on the page."""
     measured = pg.evaluate(_MEASURE)
     problems = []
     for i, chart in enumerate(measured["charts"]):
@@ -423,6 +435,8 @@ def layout_problems(pg, where: str) -> list[str]:
             problems.append(f"{name}: legend covers an axis title")
         if chart["legendOnTitle"]:
             problems.append(f"{name}: legend drawn over the title")
+        for other in chart["onTitle"]:
+            problems.append(f"{name}: title collides with {other}")
     for i, table in enumerate(measured["tables"]):
         if table["scrollWidth"] > table["clientWidth"] + 2:
             problems.append(

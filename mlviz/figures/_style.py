@@ -271,7 +271,7 @@ def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
             (saved["text"], saved["margin_t"]) if saved else (title, fig.layout.margin.t)
         )
         text = wrap_title(source, title_width)
-        top = max(title_height(text), base_top or 0)
+        top = max(title_height(text) + panel_title_band(fig), base_top or 0)
         meta = dict(fig.layout.meta) if isinstance(fig.layout.meta, dict) else {}
         meta[_TITLE_META] = {
             "text": source,
@@ -292,6 +292,39 @@ def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
             legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top", yref="paper")
         )
     return fig
+
+
+#: Pixels above a top row of subplots that their titles take (plotly's 16 px annotation font
+#: and a gap), under the figure's title.
+PANEL_TITLE_BAND = 30
+
+
+def panel_title_band(fig) -> int:
+    """Pixels of top margin the titles of the top row of subplots need under the title.
+
+    ``make_subplots`` draws subplot titles as annotations anchored by their bottom at the top
+    of the subplot (``yref="paper"``, ``y=1``), inside the top margin, where the figure's title
+    is too: without this band the title's last line is drawn over them. 0 without such titles.
+
+    Examples
+    --------
+    >>> from plotly.subplots import make_subplots
+    >>> from mlviz.figures._style import panel_title_band
+    >>> panel_title_band(make_subplots(rows=1, cols=2, subplot_titles=("a", "b")))
+    30
+    >>> panel_title_band(make_subplots(rows=1, cols=2))
+    0
+    """
+    shifts = [
+        a.yshift or 0
+        for a in fig.layout.annotations
+        if a.text
+        and a.yref == "paper"
+        and a.y is not None
+        and a.y >= 0.999
+        and a.yanchor == "bottom"
+    ]
+    return PANEL_TITLE_BAND + max(0, max(shifts)) if shifts else 0
 
 
 #: ``layout.meta`` key under which :func:`legible` keeps the title as written.
@@ -414,7 +447,7 @@ def for_projector(fig):
         # plotly places a title anchored at the container's top by its first baseline, with
         # the ascent of a 17 px font: a larger font needs that much more padding
         pad = 10 + round(2.5 * (sizes["title"] - _TITLE_SIZE))
-        title_px = title_height(text, sizes["title"]) + pad - 10
+        title_px = title_height(text, sizes["title"]) + pad - 10 + panel_title_band(big)
         margin_t = max(title_px, round((top or 0) / ratio))
         legend, height = big.layout.legend, big.layout.height
         if legend.yref == "container" and legend.yanchor == "top" and legend.y and height:
