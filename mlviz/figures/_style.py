@@ -365,6 +365,36 @@ def widen_title(fig, title_width: int = WIDE_TITLE_CHARS):
     return legible(go.Figure(fig), title_width=title_width, legend=False)
 
 
+def standalone(fig):
+    """``fig`` for a file opened without the app: plotly's own template in place of
+    Streamlit's (a copy; any other figure comes back as it was).
+
+    Importing Streamlit makes its template plotly's default, so every figure built in the app
+    carries it: its colours are placeholders (``#000001``, ``#000002`` …) that only the app's
+    browser code replaces with the theme's, and it has no ``automargin``, so in an exported
+    file the axes' margins no longer grow to hold the tick labels (the label-groups heatmap
+    drew its names outside the figure).
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from mlviz.figures._style import standalone
+    >>> fig = go.Figure(layout_template=go.layout.Template(layout_colorway=["#000001"]))
+    >>> standalone(fig).layout.template.layout.xaxis.automargin
+    True
+    >>> plain = go.Figure(layout_template="simple_white")
+    >>> standalone(plain) is plain
+    True
+    """
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    colorway = fig.layout.template.layout.colorway or ()
+    if not (colorway and str(colorway[0]).lower() == "#000001"):
+        return fig
+    return go.Figure(fig).update_layout(template=pio.templates["plotly"])
+
+
 def number_axis(values) -> dict:
     """Axis settings that print the numbers in ``values`` readably.
 

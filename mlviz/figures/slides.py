@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mlviz.figures._style import standalone
 from mlviz.figures.mathml import MathMLError, to_mathml
 from mlviz.io.export import safe_filename
 
@@ -108,7 +109,7 @@ def _figure(fig: Any, div_id: str, filename: str) -> str:
             "scale": 1,
         },
     }
-    body = fig.to_html(
+    body = standalone(fig).to_html(
         full_html=False,
         include_plotlyjs=False,
         include_mathjax=False,
