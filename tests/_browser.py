@@ -362,11 +362,11 @@ def plain(text: str | None) -> str:
 
 # One pass over every plotly chart and every data frame of the main area. Plotly draws a title
 # with <br> as several <tspan>s, so texts are compared without whitespace (``plain``).
-_MEASURE = """() => {
+_MEASURE = """(scope) => {
   const box = e => e.getBoundingClientRect();
   const overlap = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left))
       * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
-  const charts = Array.from(document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot'))
+  const charts = Array.from(document.querySelectorAll(scope + ' .js-plotly-plot'))
     .map(p => {
       const layoutTitle = p.layout && p.layout.title;
       const wanted = typeof layoutTitle === 'string' ? layoutTitle
@@ -405,8 +405,8 @@ _MEASURE = """() => {
         onTitle: onTitle,
       };
     });
-  const tables = Array.from(document.querySelectorAll('[data-testid="stMain"] '
-      + '[data-testid="stDataFrame"]')).filter(t => t.checkVisibility()).map(t => {
+  const tables = Array.from(document.querySelectorAll(scope + ' [data-testid="stDataFrame"]'))
+      .filter(t => t.checkVisibility()).map(t => {
     const scroller = t.querySelector('.dvn-scroller') || t;
     const header = Array.from(t.querySelectorAll('[role="columnheader"]'))
         .map(h => h.textContent).join(' | ');
@@ -417,10 +417,14 @@ _MEASURE = """() => {
 }"""
 
 
-def layout_problems(pg, where: str) -> list[str]:
+#: Where the checks look: Streamlit's main area (an exported file: ``"body"``).
+MAIN = '[data-testid="stMain"]'
+
+
+def layout_problems(pg, where: str, scope: str = MAIN) -> list[str]:
     """Clipped titles, legends on axis titles or on the title, titles on subplot titles,
     annotations or colour bars, clipped tables on the page."""
-    measured = pg.evaluate(_MEASURE)
+    measured = pg.evaluate(_MEASURE, scope)
     problems = []
     for i, chart in enumerate(measured["charts"]):
         name = f"{where}: chart {i + 1} {chart['wanted'][:70]!r}"
@@ -495,7 +499,7 @@ def shoot(pg, path: Path | None, *, full_page: bool = True, clip_sidebar: bool =
 # screen: the text's own box (getBBox, before its rotation) mapped through getScreenCTM, so a
 # label slanted at -60° is the slanted rectangle, not its axis-aligned hull. Labels are grouped
 # by the axis layer that draws them (one group per axis of each subplot).
-_TICKS = """() => {
+_TICKS = """(scope) => {
   const corners = t => {
     const b = t.getBBox(), m = t.getScreenCTM();
     // glyph boxes include the line's leading: 1 px in from each side
@@ -503,7 +507,7 @@ _TICKS = """() => {
                  [b.x + b.width - 1, b.y + b.height - 1], [b.x + 1, b.y + b.height - 1]];
     return pts.map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
   };
-  return Array.from(document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot'))
+  return Array.from(document.querySelectorAll(scope + ' .js-plotly-plot'))
     .map(p => {
       const svg = p.querySelector('.main-svg').getBoundingClientRect();
       const layoutTitle = p.layout && p.layout.title;
@@ -535,10 +539,10 @@ def _separated(a: list, b: list) -> bool:
     return False
 
 
-def tick_problems(pg, where: str) -> list[str]:
+def tick_problems(pg, where: str, scope: str = MAIN) -> list[str]:
     """Tick labels that overlap a neighbour on their axis, or stick out of their chart's SVG."""
     problems = []
-    for i, chart in enumerate(pg.evaluate(_TICKS)):
+    for i, chart in enumerate(pg.evaluate(_TICKS, scope)):
         name = f"{where}: chart {i + 1} {plain(chart['title'])[:60]!r}"
         left, top, right, bottom = chart["svg"]
         for ticks in chart["axes"]:

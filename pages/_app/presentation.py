@@ -270,9 +270,11 @@ def fit_height(fig: Any) -> Any:
 # Runs in the app's document (st.html's own script): brings the parts named ``part`` whole into
 # the window under Streamlit's fixed header, with the least scrolling, so what was on screen
 # above them stays when it fits; a part taller than the window shows its top. The formula
-# stage scrolls to the page's top. Charts and their containers resize after the run ends
-# (plotly lays out, Streamlit fits them to the width), so the script corrects the scroll on
-# every animation frame until the layout has not moved for 20 frames, for at most 5 s.
+# stage scrolls to the page's top. The parts may appear after the script runs (a link opened
+# in a new session draws the page in several runs), and charts and their containers resize
+# after the run ends (plotly lays out, Streamlit fits them to the width), so the script waits
+# up to 60 s for the parts, then corrects the scroll on every animation frame until the
+# layout has not moved for 20 frames, for at most 5 s.
 _SCROLL_JS = """
 <script>
 (() => {
@@ -286,10 +288,15 @@ _SCROLL_JS = """
     }
     return document.scrollingElement;
   };
-  const started = performance.now();
-  let last = '', still = 0;
+  const called = performance.now();
+  let started = null, last = '', still = 0;
   const step = () => {
     const parts = Array.from(main.querySelectorAll('[class*="st-key-lesson_part_' + part + '"]'));
+    if (part !== 'formula' && !parts.length) {
+      if (performance.now() - called < 60000) requestAnimationFrame(step);
+      return;
+    }
+    if (started === null) started = performance.now();
     const header = document.querySelector('[data-testid="stHeader"]');
     const head = header ? header.getBoundingClientRect().bottom : 0;
     if (part === 'formula') {
