@@ -255,10 +255,35 @@ def part(name: str) -> Any:
     return st.container(key=f"lesson_part_{name}")
 
 
+#: Fewest pixels per named row (a heatmap's or horizontal bar chart's label) for which
+#: :func:`fit_height` shrinks a figure: below it the names would overlap.
+MIN_ROW_PX = 12
+
+
+def _named_rows(fig: Any) -> int:
+    """The most rows any trace names along its y axis (heatmap rows, horizontal bars)."""
+    rows = 0
+    for trace in fig.data:
+        horizontal = trace.type == "heatmap" or getattr(trace, "orientation", None) == "h"
+        if horizontal and getattr(trace, "y", None) is not None:
+            rows = max(rows, len(trace.y))
+    return rows
+
+
 def fit_height(fig: Any) -> Any:
-    """``fig`` no taller than :data:`PRESENT_MAX_HEIGHT` while presenting (a copy if changed)."""
+    """``fig`` no taller than :data:`PRESENT_MAX_HEIGHT` while presenting (a copy if changed).
+
+    A figure naming more rows than fit at that height (:data:`MIN_ROW_PX` each: a heatmap
+    of medical's 45 labels) keeps its height: the clicker then shows its top, with the title,
+    and its names stay readable.
+    """
     height = fig.layout.height  # None: plotly's 450 px, which fits
     if not is_on() or height is None or height <= PRESENT_MAX_HEIGHT:
+        return fig
+    margin = fig.layout.margin
+    plot = PRESENT_MAX_HEIGHT - (margin.t if margin.t is not None else 100) - max(margin.b or 0, 80)
+    rows = _named_rows(fig)
+    if rows and plot / rows < MIN_ROW_PX:
         return fig
     import plotly.graph_objects as go
 
