@@ -306,12 +306,26 @@ def test_the_exported_lesson_opens_offline_with_every_step(browser, server_url, 
         # every formula drawn as maths by the browser itself: MathML boxes of real size, none
         # left as LaTeX source
         assert doc.locator("pre.latex").count() == 0
-        boxes = doc.locator("math").evaluate_all(
+        boxes = doc.locator("math[display='block']").evaluate_all(
             "els => els.map(e => [e.getBoundingClientRect().width,"
             " e.getBoundingClientRect().height])"
         )
         assert len(boxes) >= STEPS and all(w > 40 and h > 12 for w, h in boxes), boxes
+        inline = doc.locator("math[display='inline']").evaluate_all(
+            "els => els.map(e => [e.getBoundingClientRect().width,"
+            " e.getBoundingClientRect().height])"
+        )
+        assert inline and all(w > 4 and h > 8 for w, h in inline), inline
         assert doc.locator(".notice").count() == STEPS
         assert not failed, f"the file asked the network for {failed}"
+        # the handout as students read it (issue 30): no formula left as $…$ anywhere in
+        # its text, headings included; every tick label inside its figure, no title on a
+        # subplot title, legend or colour bar
+        visible = doc.locator("body").inner_text()
+        assert not re.findall(r"\$[^$\s][^$]*\$", visible), re.findall(r"\$[^$]*\$", visible)
+        assert doc.locator("h2 math").count() >= 1, "the heading's formula is not MathML"
+        problems = _browser.tick_problems(doc, "export", scope="body")
+        problems += _browser.layout_problems(doc, "export", scope="body")
+        assert not problems, "\n".join(problems)
     finally:
         offline.close()
