@@ -1,10 +1,13 @@
-"""Presentation mode in a real browser at the projector's 1280 × 720 (issue 23, item 1).
+"""Presentation mode in a real browser at the projector's 1280 × 720 (issues 23 and 30).
 
 On the planted sample and on medical (skipped when its file is absent): presentation mode is
 switched on by the sidebar toggle, the sidebar collapses, and on every page and every
 Lesson step the first chart of the main area starts within the first screen (its top edge
-above 720 px). The Lesson is walked with the keyboard (PageDown, the key a presenter's
-clicker sends): each step opens with its formula only, then its figure, then what to notice.
+above 720 px), with no title, legend or tick label out of place. The Lesson is presented as a
+class sees it: PageDown (the key a presenter's clicker sends) reveals formula, figure, what to
+notice, step after step at 1280 × 720, and PageUp hides them again one by one at 1366 × 768;
+after every press the part shown last lies whole in the window. A link copied mid-lesson
+reopens the same part, and the exported Lesson, opened offline, shows maths and figures whole.
 Debian's chromium through Playwright, as in ``tests/test_browser.py``.
 """
 

@@ -10,7 +10,10 @@ flag ``?present=1`` (``?present=0`` turns it off). While it is on
 * every figure drawn through :func:`pages._app.export.chart` gets larger fonts
   (:func:`mlviz.figures._style.for_projector`);
 * the Lesson reveals each step in parts: formula, then figure, then what to notice
-  (:func:`reveal_stage`; keyboard: PageDown / PageUp, the keys a presenter's clicker sends).
+  (:func:`reveal_stage`; keyboard: PageDown / PageUp, the keys a presenter's clicker sends,
+  one part at a time both ways). Each move scrolls the part it shows whole into the window
+  (:func:`scroll_to`), figures are at most :data:`PRESENT_MAX_HEIGHT` tall
+  (:func:`fit_height`), and the link records the part (``?lesson_part=``, :func:`stage_link`).
 
 The flag lives in the session state (Streamlit drops query parameters on a page change), and
 each run writes it back to the URL, so the address bar always holds a link that reopens the
