@@ -263,8 +263,11 @@ def chart(fig: Any, *, key: str, **kwargs: Any) -> None:
     if (entry := _entry()) is not None:
         entry["figures"].append((key, fig))
     if revealed("figure"):
-        with part(f"figure_{key}"):  # the clicker scrolls it into view (presentation.scroll_to)
-            export.chart(presentation.fit_height(fig), key=key, **kwargs)
+        # a container spanning the page (wide), which the clicker scrolls into view
+        # (presentation.scroll_to)
+        with part(f"figure_{key}"):
+            wide = kwargs.pop("wide", True)
+            export.chart(presentation.fit_height(fig), key=key, wide=wide, **kwargs)
 
 
 def record_notice(points: list[str]) -> None:
