@@ -302,13 +302,16 @@ def fit_height(fig: Any) -> Any:
 # in a new session draws the page in several runs), and charts and their containers resize
 # after the run ends (plotly lays out, Streamlit fits them to the width), so the script waits
 # up to 60 s for the parts, then corrects the scroll on every animation frame until the
-# layout has not moved for 20 frames, for at most 5 s.
+# layout has not moved for 20 frames, for at most 5 s. A rerun without a move (a slider
+# moved while presenting) leaves the scroll where the presenter put it.
 _SCROLL_JS = """
 <script>
 (() => {
-  const part = %(part)s;
+  const part = %(part)s, move = %(move)s;
   const main = document.querySelector('[data-testid="stMain"]');
-  if (!main) return;
+  // Streamlit runs this script again on every rerun (a slider moved): scroll once per move
+  if (!main || window.__mlvizLessonMove === move) return;
+  window.__mlvizLessonMove = move;
   const scroller = el => {
     for (let e = el; e; e = e.parentElement) {
       const style = getComputedStyle(e);
@@ -346,7 +349,7 @@ _SCROLL_JS = """
     if (still < 20 && performance.now() - started < 5000) requestAnimationFrame(step);
   };
   requestAnimationFrame(step);
-})(); // move %(move)s
+})();
 </script>
 """
 
