@@ -81,19 +81,22 @@ step = lesson.bound(
 )
 position = STEPS.index(step)
 previous, following = STEPS[max(position - 1, 0)], STEPS[min(position + 1, len(STEPS) - 1)]
+stage = len(state.STAGES) - 1
 if presenting:
     # the step's parts one by one: PageDown (a presenter's clicker) reveals the next part,
-    # then opens the next step; PageUp opens the previous step whole
-    stage = state.reveal_stage(step)
+    # then opens the next step; PageUp hides the last part shown, then opens the previous
+    # step at its last part. The link records the part (?lesson_part=).
+    stage = state.stage_link(step)
     last = stage == len(state.STAGES) - 1
+    back = state.previous_part(STEPS, step)
     back_at.button(
         "← Back",
         key="lesson_previous",
-        disabled=position == 0,
+        disabled=back is None,
         on_click=state.go_to,
-        args=(previous, len(state.STAGES) - 1),
+        args=back or (step, 0),
         shortcut="PageUp",
-        help="The previous step, shown whole (PageUp).",
+        help="Hide the part shown last, or open the previous step at its last part (PageUp).",
     )
     forward_at.button(
         "Next step →" if last else state.REVEAL_LABELS[state.STAGES[stage + 1]],
@@ -117,7 +120,9 @@ state.end_step()
 lesson.keep_links()  # the other steps' settings stay in the link
 if walk is not None:
     state.walk_next()  # reruns on the next step, or back on the step the export started from
-elif not presenting:
+elif presenting:
+    state.scroll_to(stage)  # the part just revealed, whole in the window
+else:
     back, _, forward = st.columns([2, 3, 2])  # room for the labels and their shortcut keys
     back.button(
         "← Previous step",

@@ -362,11 +362,11 @@ def plain(text: str | None) -> str:
 
 # One pass over every plotly chart and every data frame of the main area. Plotly draws a title
 # with <br> as several <tspan>s, so texts are compared without whitespace (``plain``).
-_MEASURE = """() => {
+_MEASURE = """(scope) => {
   const box = e => e.getBoundingClientRect();
   const overlap = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left))
       * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
-  const charts = Array.from(document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot'))
+  const charts = Array.from(document.querySelectorAll(scope + ' .js-plotly-plot'))
     .map(p => {
       const layoutTitle = p.layout && p.layout.title;
       const wanted = typeof layoutTitle === 'string' ? layoutTitle
@@ -384,6 +384,16 @@ _MEASURE = """() => {
       // the legend's entries (not its background) against the title's lines
       const entries = Array.from(p.querySelectorAll('.legend .traces')).map(box);
       const legendOnTitle = tb ? entries.some(e => overlap(e, tb) > 0) : false;
+      // the title's lines against subplot titles and other annotations, and colour bars
+      // (their ticks and title): a few px of touching glyph boxes are not a collision
+      const clash = b => tb && b.width > 0 && overlap(b, tb) > 16;
+      const onTitle = [
+        ...Array.from(p.querySelectorAll('.annotation text'))
+          .filter(t => t.textContent.trim() && clash(box(t)))
+          .map(t => 'annotation ' + JSON.stringify(t.textContent.slice(0, 40))),
+        ...Array.from(p.querySelectorAll('.colorbar'))
+          .filter(c => clash(box(c))).map(() => 'colour bar'),
+      ];
       return {
         wanted: wanted,
         shown: title ? title.textContent : '',
@@ -392,10 +402,11 @@ _MEASURE = """() => {
         plotWidth: plot.width,
         legendOnAxisTitle: legendOnAxisTitle,
         legendOnTitle: legendOnTitle,
+        onTitle: onTitle,
       };
     });
-  const tables = Array.from(document.querySelectorAll('[data-testid="stMain"] '
-      + '[data-testid="stDataFrame"]')).filter(t => t.checkVisibility()).map(t => {
+  const tables = Array.from(document.querySelectorAll(scope + ' [data-testid="stDataFrame"]'))
+      .filter(t => t.checkVisibility()).map(t => {
     const scroller = t.querySelector('.dvn-scroller') || t;
     const header = Array.from(t.querySelectorAll('[role="columnheader"]'))
         .map(h => h.textContent).join(' | ');
@@ -406,9 +417,14 @@ _MEASURE = """() => {
 }"""
 
 
-def layout_problems(pg, where: str) -> list[str]:
-    """Clipped titles, legends on axis titles or on the title, clipped tables on the page."""
-    measured = pg.evaluate(_MEASURE)
+#: Where the checks look: Streamlit's main area (an exported file: ``"body"``).
+MAIN = '[data-testid="stMain"]'
+
+
+def layout_problems(pg, where: str, scope: str = MAIN) -> list[str]:
+    """Clipped titles, legends on axis titles or on the title, titles on subplot titles,
+    annotations or colour bars, clipped tables on the page."""
+    measured = pg.evaluate(_MEASURE, scope)
     problems = []
     for i, chart in enumerate(measured["charts"]):
         name = f"{where}: chart {i + 1} {chart['wanted'][:70]!r}"
@@ -423,6 +439,8 @@ def layout_problems(pg, where: str) -> list[str]:
             problems.append(f"{name}: legend covers an axis title")
         if chart["legendOnTitle"]:
             problems.append(f"{name}: legend drawn over the title")
+        for other in chart["onTitle"]:
+            problems.append(f"{name}: title collides with {other}")
     for i, table in enumerate(measured["tables"]):
         if table["scrollWidth"] > table["clientWidth"] + 2:
             problems.append(
@@ -481,7 +499,7 @@ def shoot(pg, path: Path | None, *, full_page: bool = True, clip_sidebar: bool =
 # screen: the text's own box (getBBox, before its rotation) mapped through getScreenCTM, so a
 # label slanted at -60° is the slanted rectangle, not its axis-aligned hull. Labels are grouped
 # by the axis layer that draws them (one group per axis of each subplot).
-_TICKS = """() => {
+_TICKS = """(scope) => {
   const corners = t => {
     const b = t.getBBox(), m = t.getScreenCTM();
     // glyph boxes include the line's leading: 1 px in from each side
@@ -489,7 +507,7 @@ _TICKS = """() => {
                  [b.x + b.width - 1, b.y + b.height - 1], [b.x + 1, b.y + b.height - 1]];
     return pts.map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
   };
-  return Array.from(document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot'))
+  return Array.from(document.querySelectorAll(scope + ' .js-plotly-plot'))
     .map(p => {
       const svg = p.querySelector('.main-svg').getBoundingClientRect();
       const layoutTitle = p.layout && p.layout.title;
@@ -521,10 +539,10 @@ def _separated(a: list, b: list) -> bool:
     return False
 
 
-def tick_problems(pg, where: str) -> list[str]:
+def tick_problems(pg, where: str, scope: str = MAIN) -> list[str]:
     """Tick labels that overlap a neighbour on their axis, or stick out of their chart's SVG."""
     problems = []
-    for i, chart in enumerate(pg.evaluate(_TICKS)):
+    for i, chart in enumerate(pg.evaluate(_TICKS, scope)):
         name = f"{where}: chart {i + 1} {plain(chart['title'])[:60]!r}"
         left, top, right, bottom = chart["svg"]
         for ticks in chart["axes"]:

@@ -100,10 +100,69 @@ def test_lesson_reveals_formula_then_figure_then_notice():
         if number < len(STEPS) - 1:
             at.button(key="lesson_next").click().run()
     assert at.button(key="lesson_next").disabled  # the last part of the last step
+    # PageUp hides the last part shown, one at a time, then opens the previous step at its
+    # last part (issue 30 item 2)
+    shown = len(at.get("plotly_chart"))
     at.button(key="lesson_previous").click().run()
-    _clean(at, "previous")
+    _clean(at, "back from the notice")
+    assert at.session_state["lesson_step"] == "compare"
+    assert len(at.get("plotly_chart")) == shown and not _notices(at), "notice not hidden"
+    at.button(key="lesson_previous").click().run()
+    assert at.session_state["lesson_step"] == "compare"
+    assert len(at.get("plotly_chart")) == 0 and not _notices(at), "figure not hidden"
+    at.button(key="lesson_previous").click().run()
+    _clean(at, "previous step")
     assert at.session_state["lesson_step"] == "mlknn"
-    assert len(at.get("plotly_chart")) >= 1 and len(_notices(at)) == 1  # shown whole
+    assert len(at.get("plotly_chart")) >= 1 and len(_notices(at)) == 1  # its last part
+
+
+def test_back_at_the_first_part_of_the_first_step_is_disabled():
+    at = _app("lesson.py", presenting=True)
+    assert at.button(key="lesson_previous").disabled
+    at.button(key="lesson_next").click().run()
+    assert not at.button(key="lesson_previous").disabled
+
+
+@pytest.mark.parametrize("part", ["figure", "notice"])
+def test_a_link_reopens_the_step_at_the_part_revealed(part):
+    """The address written mid-lesson, opened in a new session, shows the same parts."""
+    at = _app("lesson.py", presenting=True)
+    at.radio(key="lesson_step").set_value("plst").run()
+    for _ in range(presentation.STAGES.index(part)):
+        at.button(key="lesson_next").click().run()
+    _clean(at, "presenting")
+    assert at.query_params[presentation.PART_PARAM] in (part, [part])
+    charts, notices = len(at.get("plotly_chart")), len(_notices(at))
+    link = {k: at.query_params[k] for k in at.query_params}
+    again = AppTest.from_file(str(REPO / "pages" / "lesson.py"), default_timeout=TIMEOUT)
+    dataset = datasets.load_source("sample:planted")
+    again.session_state["dataset"] = dataset
+    again.session_state["dataset_label"] = dataset.name
+    again.session_state[presentation.KEY] = True
+    for key, value in link.items():
+        again.query_params[key] = value
+    again.run()
+    _clean(again, "the link")
+    assert again.session_state["lesson_step"] == "plst"
+    assert (len(again.get("plotly_chart")), len(_notices(again))) == (charts, notices) != (0, 0)
+    assert not [w.value for w in again.warning], "the link gave a note"
+    # one more PageDown goes on from there
+    again.button(key="lesson_next").click().run()
+    expected = "groups" if part == "notice" else "plst"
+    assert again.session_state["lesson_step"] == expected
+
+
+def test_a_link_with_an_unknown_part_opens_the_formula_with_a_note():
+    at = AppTest.from_file(str(REPO / "pages" / "lesson.py"), default_timeout=TIMEOUT)
+    dataset = datasets.load_source("sample:planted")
+    at.session_state["dataset"] = dataset
+    at.session_state["dataset_label"] = dataset.name
+    at.session_state[presentation.KEY] = True
+    at.query_params[presentation.PART_PARAM] = "everything"
+    at.run()
+    _clean(at, "bad part")
+    assert len(at.get("plotly_chart")) == 0
+    assert any(presentation.PART_PARAM in w.value for w in at.warning), at.warning
 
 
 def test_lesson_outside_presentation_shows_every_part_at_once():
@@ -131,13 +190,28 @@ def test_export_this_lesson_records_every_step_into_one_offline_file():
         assert step.notice, f"{step.title}: nothing to notice recorded"
     page = state.lesson_document(record["steps"], "planted (sample)", "planted")
     assert "<script src" not in page.lower()
-    for step in steps:
-        assert f"<h2>{html.escape(step.title)}</h2>" in page, step.title
+    headings = re.findall(r"<h2>(.*?)</h2>", page)
+    assert len(headings) == len(steps)
+    for step, heading in zip(steps, headings, strict=True):
+        if "$" not in step.title:
+            assert heading == html.escape(step.title), step.title
     assert page.count('class="plotly-graph-div"') == sum(len(s.figures) for s in steps)
     assert "lesson-plst_decoding-planted" in page
-    # every formula of every step is MathML the browser draws offline, none left as source
-    assert page.count("<math ") == sum(len(s.formulas) for s in steps)
-    assert "could not be drawn offline" not in page
+    # every formula of every step is MathML the browser draws offline, none left as source:
+    # the display ones, and the inline ones of the text, headings and notices (issue 30)
+    assert len(re.findall(r'<math [^>]*display="block"', page)) == sum(
+        len(s.formulas) for s in steps
+    )
+    inline = sum(
+        len(re.findall(r"\$[^$]+\$", t)) for s in steps for t in [s.title, *s.text, *s.notice]
+    )
+    assert inline > 0 and len(re.findall(r'<math [^>]*display="inline"', page)) >= inline
+    assert "could not be drawn offline" not in page and "class='latex'" not in page
+    body = page[page.index("<body>") :]
+    visible = re.sub(
+        r"<script.*?</script>|<annotation.*?</annotation>|<[^>]+>", " ", body, flags=re.S
+    )
+    assert not re.findall(r"\$[^$\s][^$]*\$", visible)
 
 
 @pytest.mark.parametrize(("presenting", "image_format"), [(False, "png"), (True, "svg")])

@@ -169,5 +169,5 @@ def test_every_page_legible_at_1280x720(projector_page, server_url, dataset):
         # shoot waits until plotly has laid out titles and legends (after the run ends), and
         # leaves the window at its size, so the measurement below sees the same layout
         _browser.shoot(pg, folder / f"{dataset}-{number}-{path or 'data'}.png")
-        problems += _browser.layout_problems(pg, where)
+        problems += _browser.layout_problems(pg, where) + _browser.tick_problems(pg, where)
     assert not problems, "\n".join(problems)

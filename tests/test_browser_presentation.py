@@ -1,10 +1,13 @@
-"""Presentation mode in a real browser at the projector's 1280 × 720 (issue 23, item 1).
+"""Presentation mode in a real browser at the projector's 1280 × 720 (issues 23 and 30).
 
 On the planted sample and on medical (skipped when its file is absent): presentation mode is
 switched on by the sidebar toggle, the sidebar collapses, and on every page and every
 Lesson step the first chart of the main area starts within the first screen (its top edge
-above 720 px). The Lesson is walked with the keyboard (PageDown, the key a presenter's
-clicker sends): each step opens with its formula only, then its figure, then what to notice.
+above 720 px), with no title, legend or tick label out of place. The Lesson is presented as a
+class sees it: PageDown (the key a presenter's clicker sends) reveals formula, figure, what to
+notice, step after step at 1280 × 720, and PageUp hides them again one by one at 1366 × 768;
+after every press the part shown last lies whole in the window. A link copied mid-lesson
+reopens the same part, and the exported Lesson, opened offline, shows maths and figures whole.
 Debian's chromium through Playwright, as in ``tests/test_browser.py``.
 """
 
@@ -65,7 +68,8 @@ def _press(pg, key: str, done: str, arg=None) -> None:
     caches can flip the script state within one render, unseen (a clean-clone CI run timed out
     waiting for it after the first PageDown of the Lesson).
     """
-    pg.locator("[data-testid='stMain'] h1").first.click()  # focus on the page, not a widget
+    # focus on the page, not a widget, without scrolling it (a click on the title would)
+    pg.evaluate("() => document.activeElement && document.activeElement.blur()")
     pg.keyboard.press(key)
     pg.wait_for_function(done, arg=arg, timeout=180_000)
     _browser.wait_idle(pg)
@@ -121,8 +125,9 @@ def test_presentation_mode_puts_every_figure_on_the_first_screen(
                 _browser.click_and_wait(pg, pg.get_by_role("button", name="Run cross-validation"))
             tops[where] = _first_chart_top(pg, where)
             _browser.shoot(pg, shots / f"present-{dataset}-{path or 'data'}.png", full_page=False)
-            # the larger fonts cut no title, push no legend onto an axis title
-            legibility += _browser.layout_problems(pg, where)
+            # the larger fonts cut no title, push no legend onto an axis title, no tick label
+            # off its figure or onto another
+            legibility += _browser.layout_problems(pg, where) + _browser.tick_problems(pg, where)
         problems = legibility + [
             f"{where}: first chart starts at {top:.0f} px"
             for where, top in tops.items()
@@ -135,10 +140,13 @@ def test_presentation_mode_puts_every_figure_on_the_first_screen(
 
 
 def _lesson_tops(pg, dataset: str, legibility: list[str], shots: Path) -> dict[str, float]:
-    """Walk the Lesson with PageDown: formula, figure, notice per step; the figures' tops.
+    """Present the Lesson as a class would (issue 30): PageDown through every part of every
+    step at 1280 × 720, then PageUp back through every part at 1366 × 768; after each press
+    the part it shows last lies whole inside the window (:func:`_assert_part_in_view`).
 
-    Adds each step's layout problems (:func:`tests._browser.layout_problems`) to
-    ``legibility``; saves each step's first screen, figure revealed, into ``shots``.
+    On the sample, a link copied mid-lesson is opened in a new tab (a new session) and shows
+    the same parts. Adds each step's layout problems (:func:`tests._browser.layout_problems`)
+    to ``legibility``; saves each step's screens into ``shots``; returns the figures' tops.
     """
     tops = {}
     radio = "[data-testid='stMain'] [data-testid='stRadio'] input[type='radio']"
@@ -150,23 +158,112 @@ def _lesson_tops(pg, dataset: str, legibility: list[str], shots: Path) -> dict[s
         _browser.wait_settled(pg)
         assert pg.locator("[data-testid='stMain'] .katex").count() > 0, f"{where}: no formula"
         assert pg.evaluate(_FIRST_CHART_TOP) is None, f"{where}: figure shown before its reveal"
+        _assert_part_in_view(pg, "formula", where)
         _press(pg, "PageDown", _HAS_CHART)
+        _assert_part_in_view(pg, "figure", where)
         tops[where] = _first_chart_top(pg, where)
         _browser.shoot(pg, shots / f"present-{dataset}-lesson-{number}.png", full_page=False)
         notice = pg.locator(
             "[data-testid='stMain'] [data-testid='stAlert']", has_text="What to notice"
         )
         assert notice.count() == 0, f"{where}: what to notice shown before its reveal"
+        if number == 2 and dataset == "planted":
+            _assert_link_reopens(pg, where)
         _press(pg, "PageDown", _HAS_NOTICE)
         assert notice.count() == 1, f"{where}: what to notice not revealed"
+        _assert_part_in_view(pg, "notice", where)
+        _browser.shoot(pg, shots / f"present-{dataset}-lesson-{number}-notice.png", full_page=False)
         _browser.wait_settled(pg)
-        legibility += _browser.layout_problems(pg, where)
+        legibility += _browser.layout_problems(pg, where) + _browser.tick_problems(pg, where)
         if number < STEPS:
             _press(pg, "PageDown", _STEP_CHECKED, number)  # the next step (index number)
-    _press(pg, "PageUp", _STEP_CHECKED, STEPS - 2)  # back to step 6, shown whole
-    assert pg.locator(radio).nth(STEPS - 2).is_checked(), "PageUp did not open the previous step"
-    assert pg.evaluate(_FIRST_CHART_TOP) is not None, "the previous step opens without figure"
+    if dataset == "yeast":
+        return tops
+    # back through every part, one press each, on a 1366 x 768 screen
+    pg.set_viewport_size(WIDER)
+    _browser.wait_settled(pg)
+    for number in range(STEPS, 0, -1):
+        where = f"{dataset} / Lesson step {number}, PageUp at 1366 x 768"
+        _press(pg, "PageUp", f"() => !({_HAS_NOTICE})()")
+        assert pg.locator(radio).nth(number - 1).is_checked(), f"{where}: left the step"
+        _assert_part_in_view(pg, "figure", where)
+        _press(pg, "PageUp", f"() => !({_HAS_CHART})()")
+        _assert_part_in_view(pg, "formula", where)
+        if number > 1:  # the previous step, at its last part
+            _press(pg, "PageUp", _HAS_NOTICE)
+            assert pg.locator(radio).nth(number - 2).is_checked(), f"{where}: not the step before"
+            _assert_part_in_view(pg, "notice", where)
+    back = pg.get_by_role("button", name=re.compile(r"^← Back"))
+    assert back.is_disabled(), "Back is enabled at the first part of the first step"
+    # and on a full-HD screen, the first figure
+    pg.set_viewport_size(FULL_HD)
+    _press(pg, "PageDown", _HAS_CHART)
+    _assert_part_in_view(pg, "figure", f"{dataset} / Lesson step 1 at 1920 x 1080")
+    pg.set_viewport_size(_browser.PROJECTOR)
     return tops
+
+
+WIDER = {"width": 1366, "height": 768}
+FULL_HD = {"width": 1920, "height": 1080}
+
+# The box (top, bottom, px from the window's top) of a revealed part of the Lesson -- its
+# formulas, its figures or its "What to notice" box (the containers pages/_app/presentation.py
+# names lesson_part_*) -- and the lowest edge Streamlit's fixed header covers.
+_PART_BOX = """(part) => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const parts = part === 'formula'
+      ? Array.from(main.querySelectorAll('.katex-display'))
+      : Array.from(main.querySelectorAll('[class*="st-key-lesson_part_' + part + '"]'));
+  const header = document.querySelector('[data-testid="stHeader"]');
+  const boxes = parts.map(e => e.getBoundingClientRect()).filter(b => b.height > 0);
+  if (!boxes.length) return null;
+  return {top: Math.min(...boxes.map(b => b.top)), bottom: Math.max(...boxes.map(b => b.bottom)),
+          header: header ? header.getBoundingClientRect().bottom : 0,
+          window: window.innerHeight};
+}"""
+# Whole in the window under the header; a part taller than that room (a heatmap naming 45
+# labels keeps its height while presenting, pages/_app/presentation.py fit_height) shows its
+# top, title included, right under the header.
+_PART_IN_VIEW = (
+    "(part) => { const b = (" + _PART_BOX + ")(part);"
+    " if (!b || b.top < b.header - 1) return false;"
+    " if (b.bottom - b.top > b.window - b.header) return b.top <= b.header + 12;"
+    " return b.bottom <= b.window + 1; }"
+)
+
+
+def _assert_part_in_view(pg, part: str, where: str) -> None:
+    """The part lies whole in the window, under the header, once the page has scrolled (one
+    taller than the window: its top right under the header).
+
+    The page scrolls after the run (the charts are laid out first); the wait gives it 10 s,
+    then the assertion says where the part was.
+    """
+    _browser.wait_settled(pg)
+    try:
+        pg.wait_for_function(_PART_IN_VIEW, arg=part, timeout=10_000)
+    except Exception:  # the condition never held: say where the part is
+        box = pg.evaluate(_PART_BOX, part)
+        raise AssertionError(f"{where}: the {part} is not whole in the window: {box}") from None
+
+
+def _assert_link_reopens(pg, where: str) -> None:
+    """The address, opened in a new tab (a new session), shows the same step and parts."""
+    link = pg.url
+    assert "lesson_part=figure" in link, f"{where}: the link lost the part ({link})"
+    tab = pg.context.new_page()
+    try:
+        tab.goto(link)
+        _browser.wait_idle(tab)
+        tab.wait_for_function(_HAS_CHART, timeout=180_000)
+        _browser.wait_idle(tab)
+        _browser.assert_no_exception(tab, f"{where}, link")
+        radios = tab.locator("[data-testid='stMain'] [data-testid='stRadio'] input[type='radio']")
+        assert radios.nth(1).is_checked(), f"{where}: the link opens another step"
+        assert not tab.evaluate(_HAS_NOTICE), f"{where}: the link reveals the notice too"
+        _assert_part_in_view(tab, "figure", f"{where}, link")
+    finally:
+        tab.close()
 
 
 def test_the_exported_lesson_opens_offline_with_every_step(browser, server_url, tmp_path):
@@ -212,12 +309,26 @@ def test_the_exported_lesson_opens_offline_with_every_step(browser, server_url, 
         # every formula drawn as maths by the browser itself: MathML boxes of real size, none
         # left as LaTeX source
         assert doc.locator("pre.latex").count() == 0
-        boxes = doc.locator("math").evaluate_all(
+        boxes = doc.locator("math[display='block']").evaluate_all(
             "els => els.map(e => [e.getBoundingClientRect().width,"
             " e.getBoundingClientRect().height])"
         )
         assert len(boxes) >= STEPS and all(w > 40 and h > 12 for w, h in boxes), boxes
+        inline = doc.locator("math[display='inline']").evaluate_all(
+            "els => els.map(e => [e.getBoundingClientRect().width,"
+            " e.getBoundingClientRect().height])"
+        )
+        assert inline and all(w > 4 and h > 8 for w, h in inline), inline
         assert doc.locator(".notice").count() == STEPS
         assert not failed, f"the file asked the network for {failed}"
+        # the handout as students read it (issue 30): no formula left as $…$ anywhere in
+        # its text, headings included; every tick label inside its figure, no title on a
+        # subplot title, legend or colour bar
+        visible = doc.locator("body").inner_text()
+        assert not re.findall(r"\$[^$\s][^$]*\$", visible), re.findall(r"\$[^$]*\$", visible)
+        assert doc.locator("h2 math").count() >= 1, "the heading's formula is not MathML"
+        problems = _browser.tick_problems(doc, "export", scope="body")
+        problems += _browser.layout_problems(doc, "export", scope="body")
+        assert not problems, "\n".join(problems)
     finally:
         offline.close()

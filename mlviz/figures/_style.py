@@ -273,7 +273,7 @@ def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
             (saved["text"], saved["margin_t"]) if saved else (title, fig.layout.margin.t)
         )
         text = wrap_title(source, title_width)
-        top = max(title_height(text), base_top or 0)
+        top = max(title_height(text) + panel_title_band(fig), base_top or 0)
         meta = dict(fig.layout.meta) if isinstance(fig.layout.meta, dict) else {}
         meta[_TITLE_META] = {
             "text": source,
@@ -294,6 +294,39 @@ def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
             legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top", yref="paper")
         )
     return fig
+
+
+#: Pixels above a top row of subplots that their titles take (plotly's 16 px annotation font
+#: and a gap), under the figure's title.
+PANEL_TITLE_BAND = 30
+
+
+def panel_title_band(fig) -> int:
+    """Pixels of top margin the titles of the top row of subplots need under the title.
+
+    ``make_subplots`` draws subplot titles as annotations anchored by their bottom at the top
+    of the subplot (``yref="paper"``, ``y=1``), inside the top margin, where the figure's title
+    is too: without this band the title's last line is drawn over them. 0 without such titles.
+
+    Examples
+    --------
+    >>> from plotly.subplots import make_subplots
+    >>> from mlviz.figures._style import panel_title_band
+    >>> panel_title_band(make_subplots(rows=1, cols=2, subplot_titles=("a", "b")))
+    30
+    >>> panel_title_band(make_subplots(rows=1, cols=2))
+    0
+    """
+    shifts = [
+        a.yshift or 0
+        for a in fig.layout.annotations
+        if a.text
+        and a.yref == "paper"
+        and a.y is not None
+        and a.y >= 0.999
+        and a.yanchor == "bottom"
+    ]
+    return PANEL_TITLE_BAND + max(0, max(shifts)) if shifts else 0
 
 
 #: ``layout.meta`` key under which :func:`legible` keeps the title as written.
@@ -332,6 +365,36 @@ def widen_title(fig, title_width: int = WIDE_TITLE_CHARS):
     if _saved_title(fig) is None:
         return fig
     return legible(go.Figure(fig), title_width=title_width, legend=False)
+
+
+def standalone(fig):
+    """``fig`` for a file opened without the app: plotly's own template in place of
+    Streamlit's (a copy; any other figure comes back as it was).
+
+    Importing Streamlit makes its template plotly's default, so every figure built in the app
+    carries it: its colours are placeholders (``#000001``, ``#000002`` …) that only the app's
+    browser code replaces with the theme's, and it has no ``automargin``, so in an exported
+    file the axes' margins no longer grow to hold the tick labels (the label-groups heatmap
+    drew its names outside the figure).
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from mlviz.figures._style import standalone
+    >>> fig = go.Figure(layout_template=go.layout.Template(layout_colorway=["#000001"]))
+    >>> standalone(fig).layout.template.layout.xaxis.automargin
+    True
+    >>> plain = go.Figure(layout_template="simple_white")
+    >>> standalone(plain) is plain
+    True
+    """
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    colorway = fig.layout.template.layout.colorway or ()
+    if not (colorway and str(colorway[0]).lower() == "#000001"):
+        return fig
+    return go.Figure(fig).update_layout(template=pio.templates["plotly"])
 
 
 def number_axis(values) -> dict:
@@ -416,7 +479,7 @@ def for_projector(fig):
         # plotly places a title anchored at the container's top by its first baseline, with
         # the ascent of a 17 px font: a larger font needs that much more padding
         pad = 10 + round(2.5 * (sizes["title"] - _TITLE_SIZE))
-        title_px = title_height(text, sizes["title"]) + pad - 10
+        title_px = title_height(text, sizes["title"]) + pad - 10 + panel_title_band(big)
         margin_t = max(title_px, round((top or 0) / ratio))
         legend, height = big.layout.legend, big.layout.height
         if legend.yref == "container" and legend.yanchor == "top" and legend.y and height:

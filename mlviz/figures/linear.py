@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mlviz.figures._current import mark_current
-from mlviz.figures._style import TITLE_CHARS, legible, method_color, plain, title_height
+from mlviz.figures._style import TITLE_CHARS, legible, method_color, plain
 from mlviz.stats import labels_to_show
 
 #: Labels a per-label bar figure names; beyond it the figure shows a stated top-N (40 names
@@ -518,10 +518,10 @@ def decoding_figure(
         margin=dict(t=0, b=80),
         height=560 if many else 480,
     )
-    legible(fig, title_width=title_width, legend=False)
     if h is not None:
         # the panel titles stand clear of the top tick label (half of which rises above the
-        # plot) and in a band of their own under the title's lines
+        # plot); legible() puts them in a band of their own under the title's lines, and so
+        # does every later re-wrap (widen_title, for_projector)
         fig.update_annotations(yshift=_PANEL_TITLE_LIFT, selector=dict(yref="paper", y=1.0))
-        fig.update_layout(margin_t=title_height(fig.layout.title.text) + 40)
+    legible(fig, title_width=title_width, legend=False)
     return fig

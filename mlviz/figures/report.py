@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import plotly.graph_objects as go
 
+from mlviz.figures._style import standalone
 from mlviz.io.export import safe_filename
 
 __all__ = ["export_filename", "html_report"]
@@ -135,7 +136,9 @@ def html_report(
         parts.append(
             # plotly.js once, with the first figure (True: inline; "cdn": a <script src>);
             # the later figures use that copy
-            fig.to_html(full_html=False, include_plotlyjs=first_script if index == 0 else False)
+            standalone(fig).to_html(
+                full_html=False, include_plotlyjs=first_script if index == 0 else False
+            )
         )
     parts.append("</body></html>")
     return "\n".join(parts)

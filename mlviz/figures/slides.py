@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mlviz.figures._style import standalone
 from mlviz.figures.mathml import MathMLError, to_mathml
 from mlviz.io.export import safe_filename
 
@@ -27,6 +28,14 @@ SLIDE_SIZE = (1600, 900)
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 # a markdown escape: a backslash before ASCII punctuation (or an entity html.escape wrote)
 _ESCAPED = re.compile(r"\\(&(?:amp|lt|gt|quot|#x27);|[!-/:-@\[-`{-~])")
+# an inline formula as Streamlit's markdown reads one: ``$…$`` not touching a space inside,
+# not after a backslash (``\$`` is a dollar sign, as the app escapes user text), not followed
+# by a digit (``$5 and $6`` is money)
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\.|[^$\\])+?)(?<![\s\\])\$(?!\d)")
+# where an inline formula stands while the text around it is escaped (private-use characters,
+# which neither html.escape nor the markdown rules touch)
+_SLOT = "\ue000{}\ue001"
+_SLOTS = re.compile("\ue000(\\d+)\ue001")
 
 
 @dataclass
@@ -53,20 +62,39 @@ class Step:
 
 
 def _text(value: Any) -> str:
-    r"""Escaped text; ``**x**`` (the app's own emphasis) becomes bold.
+    r"""Escaped text; ``**x**`` (the app's own emphasis) becomes bold, ``$…$`` inline MathML.
 
     The app writes user text (label and data set names) into its markdown with every ASCII
-    punctuation mark backslash-escaped, so a name's own ``**`` never reads as emphasis; those
-    backslashes are dropped after the emphasis is converted, so the name reads as typed.
+    punctuation mark backslash-escaped, so a name's own ``**`` or ``$`` never reads as
+    emphasis or maths; those backslashes are dropped after the emphasis is converted, so the
+    name reads as typed. Inline formulas are taken out first (their backslashes are LaTeX's).
 
     Examples
     --------
     >>> from mlviz.figures.slides import _text
     >>> _text(r"on **yeast** and \*\*not bold\*\* \<b\>")
     'on <strong>yeast</strong> and **not bold** &lt;b&gt;'
+    >>> out = _text(r"the cube $\{0,1\}^L$ costs \$5")
+    >>> out.count("$"), 'display="inline"' in out, out.endswith("costs $5")
+    (1, True, True)
     """
-    bold = _BOLD.sub(r"<strong>\1</strong>", html.escape(str(value)))
-    return _ESCAPED.sub(r"\1", bold)
+    formulas: list[str] = []
+
+    def slot(match: re.Match) -> str:
+        formulas.append(_inline_formula(match.group(1)))
+        return _SLOT.format(len(formulas) - 1)
+
+    text = _INLINE_MATH.sub(slot, str(value))
+    bold = _BOLD.sub(r"<strong>\1</strong>", html.escape(text))
+    return _SLOTS.sub(lambda m: formulas[int(m.group(1))], _ESCAPED.sub(r"\1", bold))
+
+
+def _inline_formula(latex: str) -> str:
+    """An inline formula as MathML; one the converter cannot take as its source in code."""
+    try:
+        return to_mathml(latex, display=False)
+    except MathMLError as error:
+        return f"<code class='latex' title='{html.escape(str(error))}'>{html.escape(latex)}</code>"
 
 
 def _figure(fig: Any, div_id: str, filename: str) -> str:
@@ -81,7 +109,7 @@ def _figure(fig: Any, div_id: str, filename: str) -> str:
             "scale": 1,
         },
     }
-    body = fig.to_html(
+    body = standalone(fig).to_html(
         full_html=False,
         include_plotlyjs=False,
         include_mathjax=False,
@@ -171,11 +199,11 @@ def lesson_html(title: str, steps: Sequence[Step], *, intro: str = "", dataset: 
         parts.append(f"<p>{_text(intro)}</p>")
     parts.append(
         "<nav>"
-        + "".join(f"<a href='#step-{i}'>{html.escape(s.title)}</a>" for i, s in enumerate(steps))
+        + "".join(f"<a href='#step-{i}'>{_text(s.title)}</a>" for i, s in enumerate(steps))
         + "</nav>"
     )
     for i, step in enumerate(steps):
-        parts.append(f"<section id='step-{i}'><h2>{html.escape(step.title)}</h2>")
+        parts.append(f"<section id='step-{i}'><h2>{_text(step.title)}</h2>")
         parts += [_formula(f) for f in step.formulas]
         parts += [f"<p>{_text(t)}</p>" for t in step.text]
         if not step.figures:

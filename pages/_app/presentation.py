@@ -10,7 +10,10 @@ flag ``?present=1`` (``?present=0`` turns it off). While it is on
 * every figure drawn through :func:`pages._app.export.chart` gets larger fonts
   (:func:`mlviz.figures._style.for_projector`);
 * the Lesson reveals each step in parts: formula, then figure, then what to notice
-  (:func:`reveal_stage`; keyboard: PageDown / PageUp, the keys a presenter's clicker sends).
+  (:func:`reveal_stage`; keyboard: PageDown / PageUp, the keys a presenter's clicker sends,
+  one part at a time both ways). Each move scrolls the part it shows whole into the window
+  (:func:`scroll_to`), figures are at most :data:`PRESENT_MAX_HEIGHT` tall
+  (:func:`fit_height`), and the link records the part (``?lesson_part=``, :func:`stage_link`).
 
 The flag lives in the session state (Streamlit drops query parameters on a page change), and
 each run writes it back to the URL, so the address bar always holds a link that reopens the
@@ -189,7 +192,14 @@ def image_options(filename: str) -> dict[str, Any]:
 STAGES = ("formula", "figure", "notice")
 #: The "Reveal next" button's label for each stage it reveals.
 REVEAL_LABELS = {"figure": "Figure ↓", "notice": "Notice ↓"}
+#: URL parameter of the revealed part while presenting (``?lesson_part=figure``): a link copied
+#: mid-lesson reopens the step at that part.
+PART_PARAM = "lesson_part"
 _STAGE_KEY = "_lesson_reveal"
+_MOVES_KEY = "_lesson_reveal_moves"  # counts the clicker's moves: each one scrolls once
+#: Tallest figure (px) while presenting: what fits a 1280 × 720 window under Streamlit's header
+#: (3.75 rem) with a margin, so a revealed figure is seen whole on the smallest projector.
+PRESENT_MAX_HEIGHT = 600
 
 
 def reveal_stage(step: str) -> int:
@@ -209,8 +219,149 @@ def reveal_stage(step: str) -> int:
 def set_stage(step: str, stage: int) -> None:
     """Show ``stage`` + 1 parts of ``step`` from the next run on (a button callback)."""
     st.session_state[_STAGE_KEY] = (step, max(0, min(stage, len(STAGES) - 1)))
+    st.session_state[_MOVES_KEY] = st.session_state.get(_MOVES_KEY, 0) + 1
 
 
 def shows(step: str, part: str) -> bool:
     """True when ``part`` ("formula", "figure", "notice") of ``step`` is revealed."""
     return STAGES.index(part) <= reveal_stage(step)
+
+
+def previous_part(steps: list[str], step: str) -> tuple[str, int] | None:
+    """Where PageUp goes from ``step``: its previous part, or the previous step's last part.
+
+    None at the first part of the first step.
+    """
+    stage = reveal_stage(step)
+    if stage > 0:
+        return step, stage - 1
+    position = steps.index(step)
+    return (steps[position - 1], len(STAGES) - 1) if position > 0 else None
+
+
+def stage_link(step: str) -> int:
+    """The revealed stage of ``step``, read from the link when it holds a new value; written
+    back to the URL (:data:`PART_PARAM`), so the address always reopens this part.
+
+    Call it while presenting, after the step's own widget has read the link.
+    """
+    domain = links.Domain.choice(list(STAGES))
+    st.session_state[PART_PARAM] = STAGES[reveal_stage(step)]
+    part = links.setting(PART_PARAM, domain, STAGES[0])
+    if part != STAGES[reveal_stage(step)]:
+        set_stage(step, STAGES.index(part))
+    return reveal_stage(step)
+
+
+def part(name: str) -> Any:
+    """A container holding a revealed part ``name`` of a Lesson step (see :func:`scroll_to`)."""
+    return st.container(key=f"lesson_part_{name}")
+
+
+#: Fewest pixels per named row (a heatmap's or horizontal bar chart's label) for which
+#: :func:`fit_height` shrinks a figure: below it the names would overlap.
+MIN_ROW_PX = 12
+
+
+def _named_rows(fig: Any) -> int:
+    """The most rows any trace names along its y axis (heatmap rows, horizontal bars)."""
+    rows = 0
+    for trace in fig.data:
+        horizontal = trace.type == "heatmap" or getattr(trace, "orientation", None) == "h"
+        if horizontal and getattr(trace, "y", None) is not None:
+            rows = max(rows, len(trace.y))
+    return rows
+
+
+def fit_height(fig: Any) -> Any:
+    """``fig`` no taller than :data:`PRESENT_MAX_HEIGHT` while presenting (a copy if changed).
+
+    A figure naming more rows than fit at that height (:data:`MIN_ROW_PX` each: a heatmap
+    of medical's 45 labels) keeps its height: the clicker then shows its top, with the title,
+    and its names stay readable.
+    """
+    height = fig.layout.height  # None: plotly's 450 px, which fits
+    if not is_on() or height is None or height <= PRESENT_MAX_HEIGHT:
+        return fig
+    margin = fig.layout.margin
+    plot = PRESENT_MAX_HEIGHT - (margin.t if margin.t is not None else 100) - max(margin.b or 0, 80)
+    rows = _named_rows(fig)
+    if rows and plot / rows < MIN_ROW_PX:
+        return fig
+    import plotly.graph_objects as go
+
+    fig = go.Figure(fig)
+    fig.update_layout(height=PRESENT_MAX_HEIGHT)
+    return fig
+
+
+# Runs in the app's document (st.html's own script): brings the parts named ``part`` whole into
+# the window under Streamlit's fixed header, with the least scrolling, so what was on screen
+# above them stays when it fits; a part taller than the window shows its top. The formula
+# stage scrolls to the page's top. The parts may appear after the script runs (a link opened
+# in a new session draws the page in several runs), and charts and their containers resize
+# after the run ends (plotly lays out, Streamlit fits them to the width), so the script waits
+# up to 60 s for the parts, then corrects the scroll on every animation frame until the
+# layout has not moved for 20 frames, for at most 5 s. A rerun without a move (a slider
+# moved while presenting) leaves the scroll where the presenter put it.
+_SCROLL_JS = """
+<script>
+(() => {
+  const part = %(part)s, move = %(move)s;
+  const main = document.querySelector('[data-testid="stMain"]');
+  // Streamlit runs this script again on every rerun (a slider moved): scroll once per move
+  if (!main || window.__mlvizLessonMove === move) return;
+  window.__mlvizLessonMove = move;
+  const scroller = el => {
+    for (let e = el; e; e = e.parentElement) {
+      const style = getComputedStyle(e);
+      if (/(auto|scroll)/.test(style.overflowY) && e.scrollHeight > e.clientHeight) return e;
+    }
+    return document.scrollingElement;
+  };
+  const called = performance.now();
+  let started = null, last = '', still = 0;
+  const step = () => {
+    const parts = Array.from(main.querySelectorAll('[class*="st-key-lesson_part_' + part + '"]'));
+    if (part !== 'formula' && !parts.length) {
+      if (performance.now() - called < 60000) requestAnimationFrame(step);
+      return;
+    }
+    if (started === null) started = performance.now();
+    const header = document.querySelector('[data-testid="stHeader"]');
+    const head = header ? header.getBoundingClientRect().bottom : 0;
+    if (part === 'formula') {
+      const box = scroller(main.firstElementChild || main);
+      if (box.scrollTop > 0) box.scrollTop = 0;
+    } else if (parts.length) {
+      const top = Math.min(...parts.map(e => e.getBoundingClientRect().top));
+      const bottom = Math.max(...parts.map(e => e.getBoundingClientRect().bottom));
+      const room = window.innerHeight - head;
+      let delta = 0;
+      if (top < head + 4 || bottom - top > room - 12) delta = top - head - 6;
+      else if (bottom > window.innerHeight - 6) delta = bottom - window.innerHeight + 6;
+      if (Math.abs(delta) >= 1) scroller(parts[0]).scrollBy(0, delta);
+    }
+    const shape = parts.map(e => Math.round(e.getBoundingClientRect().top) + ':'
+        + Math.round(e.getBoundingClientRect().height)).join('|');
+    still = shape === last ? still + 1 : 0;
+    last = shape;
+    if (still < 20 && performance.now() - started < 5000) requestAnimationFrame(step);
+  };
+  requestAnimationFrame(step);
+})();
+</script>
+"""
+
+
+def scroll_to(stage: int) -> None:
+    """After the clicker's move: the Lesson's newly revealed part whole in the window."""
+    if not is_on():
+        return
+    import json
+
+    st.html(
+        _SCROLL_JS
+        % {"part": json.dumps(STAGES[stage]), "move": st.session_state.get(_MOVES_KEY, 0)},
+        unsafe_allow_javascript=True,
+    )

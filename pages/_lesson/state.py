@@ -65,6 +65,10 @@ STAGES = presentation.STAGES
 REVEAL_LABELS = presentation.REVEAL_LABELS
 reveal_stage = presentation.reveal_stage
 set_stage = presentation.set_stage
+stage_link = presentation.stage_link
+previous_part = presentation.previous_part
+scroll_to = presentation.scroll_to
+part = presentation.part
 
 
 def go_to(step: str, stage: int) -> None:
@@ -259,7 +263,11 @@ def chart(fig: Any, *, key: str, **kwargs: Any) -> None:
     if (entry := _entry()) is not None:
         entry["figures"].append((key, fig))
     if revealed("figure"):
-        export.chart(fig, key=key, **kwargs)
+        # a container spanning the page (wide), which the clicker scrolls into view
+        # (presentation.scroll_to)
+        with part(f"figure_{key}"):
+            wide = kwargs.pop("wide", True)
+            export.chart(presentation.fit_height(fig), key=key, wide=wide, **kwargs)
 
 
 def record_notice(points: list[str]) -> None:

@@ -29,7 +29,8 @@ def notice(points: list[str]) -> None:
     """The step's "what to notice" box (recorded for the export; revealed last)."""
     state.record_notice(points)
     if state.revealed("notice"):
-        st.info("**What to notice**\n\n" + "\n".join(f"- {p}" for p in points if p))
+        with state.part("notice"):
+            st.info("**What to notice**\n\n" + "\n".join(f"- {p}" for p in points if p))
 
 
 def listing(names: list[str], indices, limit: int = MAX_LISTED) -> str:
