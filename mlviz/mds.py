@@ -955,7 +955,14 @@ def out_of_sample_smacof(
     rank = int(np.sum(singular > 1e-10 * max(float(singular[0]) if singular.size else 0, 1e-300)))
     basis = vt[:rank].T  # (M, r)
     hull = (points - centre) @ basis  # landmark coordinates in the hull, (n_landmarks, r)
-    if init is None:
+    if init is None and rank == n_dims:
+        # The hull is the whole space (CLEMS at M = L and at the page's M alike): iterate in
+        # the landmarks' own coordinates, with the triangulation mapped to them once, which
+        # saves rotating every placed point back (a product as large as an update's).
+        to_centred = (hull / singular[:rank] ** 2) @ vt[:rank]  # (n_landmarks, M)
+        start = _triangulation_rhs(delta, points - centre) @ to_centred
+        work_points, to_full = points - centre, None
+    elif init is None:
         start = _triangulate(hull, delta, singular[:rank], vt[:rank], points - centre)
         work_points, to_full = hull, basis
     else:
@@ -998,14 +1005,22 @@ def _triangulate(
     centred: np.ndarray,
 ) -> np.ndarray:
     """Least-squares position from squared dissimilarities, in hull coordinates."""
-    squared_norms = np.einsum("ij,ij->i", centred, centred)
-    rhs = -0.5 * (delta**2 - (delta**2).mean(axis=1, keepdims=True))
-    rhs += 0.5 * (squared_norms - squared_norms.mean())[None, :]
     # centred = U S Vt, so in hull coordinates (centred @ Vt.T = U S) the pseudo-inverse is
     # S^-1 U^T = (U S)^T / S^2: z = rhs @ hull / S^2.
     if singular.size == 0:
         return np.zeros((delta.shape[0], 0))
-    return (rhs @ hull) / singular**2
+    return (_triangulation_rhs(delta, centred) @ hull) / singular**2
+
+
+def _triangulation_rhs(delta: np.ndarray, centred: np.ndarray) -> np.ndarray:
+    """``-1/2 (δ² - mean δ² - (|y|² - mean |y|²))`` per point, the right-hand side of the
+    least-squares triangulation (see out_of_sample_smacof, Start)."""
+    squared_norms = np.einsum("ij,ij->i", centred, centred)
+    rhs = delta**2
+    rhs -= rhs.mean(axis=1, keepdims=True)
+    rhs *= -0.5
+    rhs += 0.5 * (squared_norms - squared_norms.mean())[None, :]
+    return rhs
 
 
 def _place_chunk(
@@ -1034,7 +1049,6 @@ def _place_chunk(
             "landmark, so its position is undetermined."
         )
     weighted_delta = w * delta
-    weighted_points = w @ points  # Σ_j w_aj y_j
     scale = np.einsum("ij,ij->i", weighted_delta, delta)  # Σ_j w δ²: stress at zero distances
     landmark_norms = np.einsum("ij,ij->i", points, points)
 
@@ -1062,9 +1076,12 @@ def _place_chunk(
         current = z[active]
         ratio = np.zeros_like(dist)
         np.divide(weighted_delta[active], dist, out=ratio, where=dist > 0)
-        guttman = ratio.sum(axis=1, keepdims=True) * current
-        guttman += weighted_points[active]
-        guttman -= ratio @ points
+        # Γ = (Σ_j (w_aj - r_aj) y_j + (Σ_j r_aj) z) / Σ_j w_aj: one product with the
+        # landmarks (Σ_j w_aj y_j on its own was a second one, as large)
+        ratio_sum = ratio.sum(axis=1, keepdims=True)
+        np.subtract(w[active], ratio, out=ratio)
+        guttman = ratio @ points
+        guttman += ratio_sum * current
         guttman /= weight_sum[active, None]
         plain_inner = guttman @ points.T
         if relaxation:
