@@ -875,7 +875,10 @@ def out_of_sample_smacof(
     exact distances to some position in the landmarks' affine hull starts, and stays, there.
     Points are iterated in the landmarks' affine hull (an orthonormal basis of rank
     ``r <= min(M, n_landmarks - 1)``), where the update keeps any point that starts in it, so
-    the work is O(n n_landmarks r) per iteration even when M is large.
+    the work is O(n n_landmarks r) per iteration even when M is large (when r = M the
+    landmarks' own centred coordinates are used, so no point is rotated back at the end).
+    An update costs two products with the landmarks, one for the Guttman step and one for
+    the distances of both the plain and the relaxed step (see ``_place_chunk``).
 
     **Stopping.** Each point stops on its own, after the update in which its plain Guttman
     step Γ − z guaranteed a decrease :math:`\\sum_j w_{aj} \\lVert \\Gamma - z \\rVert^2` below
