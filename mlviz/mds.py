@@ -369,13 +369,28 @@ def euclidean_distances(first: np.ndarray, second: np.ndarray | None = None) -> 
     second_norms = (
         first_norms if second is None else np.einsum("ij,ij->i", second_points, second_points)
     )
+    return _distances_from_inner(
+        first @ second_points.T, first_norms, second_norms, first, second_points
+    )
+
+
+def _distances_from_inner(
+    inner: np.ndarray,
+    first_norms: np.ndarray,
+    second_norms: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+) -> np.ndarray:
+    """Distances from the inner products ``first @ second.T`` (overwritten) and squared norms,
+    with :func:`euclidean_distances`' direct recomputation where the subtraction cancels."""
     total = first_norms[:, None] + second_norms[None, :]
-    squared = first @ second_points.T
+    squared = inner
     squared *= -2.0
     squared += total
-    cancelled = np.nonzero(squared <= 1e-8 * total)
+    total *= 1e-8
+    cancelled = np.nonzero(squared <= total)
     if cancelled[0].size:
-        difference = first[cancelled[0]] - second_points[cancelled[1]]
+        difference = first[cancelled[0]] - second[cancelled[1]]
         squared[cancelled] = np.einsum("ij,ij->i", difference, difference)
     return np.sqrt(squared, out=squared)
 
@@ -860,7 +875,10 @@ def out_of_sample_smacof(
     exact distances to some position in the landmarks' affine hull starts, and stays, there.
     Points are iterated in the landmarks' affine hull (an orthonormal basis of rank
     ``r <= min(M, n_landmarks - 1)``), where the update keeps any point that starts in it, so
-    the work is O(n n_landmarks r) per iteration even when M is large.
+    the work is O(n n_landmarks r) per iteration even when M is large (when r = M the
+    landmarks' own centred coordinates are used, so no point is rotated back at the end).
+    An update costs two products with the landmarks, one for the Guttman step and one for
+    the distances of both the plain and the relaxed step (see ``_place_chunk``).
 
     **Stopping.** Each point stops on its own, after the update in which its plain Guttman
     step Γ − z guaranteed a decrease :math:`\\sum_j w_{aj} \\lVert \\Gamma - z \\rVert^2` below
@@ -940,7 +958,14 @@ def out_of_sample_smacof(
     rank = int(np.sum(singular > 1e-10 * max(float(singular[0]) if singular.size else 0, 1e-300)))
     basis = vt[:rank].T  # (M, r)
     hull = (points - centre) @ basis  # landmark coordinates in the hull, (n_landmarks, r)
-    if init is None:
+    if init is None and rank == n_dims:
+        # The hull is the whole space (CLEMS at M = L and at the page's M alike): iterate in
+        # the landmarks' own coordinates, with the triangulation mapped to them once, which
+        # saves rotating every placed point back (a product as large as an update's).
+        to_centred = (hull / singular[:rank] ** 2) @ vt[:rank]  # (n_landmarks, M)
+        start = _triangulation_rhs(delta, points - centre) @ to_centred
+        work_points, to_full = points - centre, None
+    elif init is None:
         start = _triangulate(hull, delta, singular[:rank], vt[:rank], points - centre)
         work_points, to_full = hull, basis
     else:
@@ -983,14 +1008,22 @@ def _triangulate(
     centred: np.ndarray,
 ) -> np.ndarray:
     """Least-squares position from squared dissimilarities, in hull coordinates."""
-    squared_norms = np.einsum("ij,ij->i", centred, centred)
-    rhs = -0.5 * (delta**2 - (delta**2).mean(axis=1, keepdims=True))
-    rhs += 0.5 * (squared_norms - squared_norms.mean())[None, :]
     # centred = U S Vt, so in hull coordinates (centred @ Vt.T = U S) the pseudo-inverse is
     # S^-1 U^T = (U S)^T / S^2: z = rhs @ hull / S^2.
     if singular.size == 0:
         return np.zeros((delta.shape[0], 0))
-    return (rhs @ hull) / singular**2
+    return (_triangulation_rhs(delta, centred) @ hull) / singular**2
+
+
+def _triangulation_rhs(delta: np.ndarray, centred: np.ndarray) -> np.ndarray:
+    """``-1/2 (δ² - mean δ² - (|y|² - mean |y|²))`` per point, the right-hand side of the
+    least-squares triangulation (see out_of_sample_smacof, Start)."""
+    squared_norms = np.einsum("ij,ij->i", centred, centred)
+    rhs = delta**2
+    rhs -= rhs.mean(axis=1, keepdims=True)
+    rhs *= -0.5
+    rhs += 0.5 * (squared_norms - squared_norms.mean())[None, :]
+    return rhs
 
 
 def _place_chunk(
@@ -1002,7 +1035,15 @@ def _place_chunk(
     tol: float,
     relaxation: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-point majorisation for one chunk; see out_of_sample_smacof."""
+    """Per-point majorisation for one chunk, every active point of it in each matrix product.
+
+    Per update this costs two products of the active points with the landmarks: the Guttman
+    step ``Γ`` (``ratio @ points``) and its inner products with the landmarks (``Γ @
+    points.T``), from which the distances of both the plain and the relaxed step follow (the
+    relaxed step's inner products are ``(1 + r) Γ·y - r z·y``, linear in those already
+    known). Recomputing the distances of each step from scratch took three products and was
+    two thirds of CLEMS' placement time on the delicious shape (``docs/CLEMS.md``).
+    """
     weight_sum = w.sum(axis=1)
     if np.any(weight_sum <= 0):
         i = int(np.flatnonzero(weight_sum <= 0)[0])
@@ -1011,47 +1052,68 @@ def _place_chunk(
             "landmark, so its position is undetermined."
         )
     weighted_delta = w * delta
-    weighted_points = w @ points  # Σ_j w_aj y_j
     scale = np.einsum("ij,ij->i", weighted_delta, delta)  # Σ_j w δ²: stress at zero distances
+    landmark_norms = np.einsum("ij,ij->i", points, points)
 
-    def point_stress(z: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        dist = euclidean_distances(z, points)
-        return np.einsum("ij,ij->i", w[rows], (delta[rows] - dist) ** 2), dist
+    def distances(z: np.ndarray, inner: np.ndarray) -> np.ndarray:
+        # inner = z @ points.T, consumed
+        return _distances_from_inner(inner, np.einsum("ij,ij->i", z, z), landmark_norms, z, points)
+
+    def stress_of(dist: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        residual = delta[rows] - dist
+        residual *= residual
+        residual *= w[rows]
+        return residual.sum(axis=1)
 
     z = start.copy()
     all_rows = np.arange(len(z))
-    stress, dist = point_stress(z, all_rows)
+    inner = z @ points.T
+    dist = distances(z, inner.copy())
+    stress = stress_of(dist, all_rows)
     n_iter = np.zeros(len(z), dtype=np.intp)
-    active = all_rows[stress > 1e-14 * scale]
-    dist = dist[stress > 1e-14 * scale]
+    going = stress > 1e-14 * scale
+    active, dist, inner = all_rows[going], dist[going], inner[going]
     for _ in range(max_iter):
         if active.size == 0:
             break
+        current = z[active]
         ratio = np.zeros_like(dist)
         np.divide(weighted_delta[active], dist, out=ratio, where=dist > 0)
-        guttman = (
-            weighted_points[active] + ratio.sum(axis=1, keepdims=True) * z[active] - ratio @ points
-        ) / weight_sum[active, None]
-        candidate = guttman + relaxation * (guttman - z[active]) if relaxation else guttman
-        new_stress, new_dist = point_stress(candidate, active)
+        # Γ = (Σ_j (w_aj - r_aj) y_j + (Σ_j r_aj) z) / Σ_j w_aj: one product with the
+        # landmarks (Σ_j w_aj y_j on its own was a second one, as large)
+        ratio_sum = ratio.sum(axis=1, keepdims=True)
+        np.subtract(w[active], ratio, out=ratio)
+        guttman = ratio @ points
+        guttman += ratio_sum * current
+        guttman /= weight_sum[active, None]
+        plain_inner = guttman @ points.T
         if relaxation:
+            candidate = guttman + relaxation * (guttman - current)
+            candidate_inner = plain_inner + relaxation * (plain_inner - inner)
+            new_dist = distances(candidate, candidate_inner.copy())
+            new_stress = stress_of(new_dist, active)
             # The majorisation guarantee holds for the plain Guttman step only, and a relaxed
             # step that lowers the stress less than the plain one can lead into a worse basin
             # (measured on rank-loss placements), so each point keeps the better of the two.
-            plain_stress, plain_dist = point_stress(guttman, active)
+            plain_dist = distances(guttman, plain_inner.copy())
+            plain_stress = stress_of(plain_dist, active)
             better = plain_stress <= new_stress
             candidate[better] = guttman[better]
+            candidate_inner[better] = plain_inner[better]
             new_stress[better], new_dist[better] = plain_stress[better], plain_dist[better]
+        else:
+            candidate, candidate_inner = guttman, plain_inner
+            new_dist = distances(candidate, candidate_inner.copy())
+            new_stress = stress_of(new_dist, active)
         # Stationarity, not the realised decrease: the plain Guttman step is the gradient step
         # Γ - z = -∇σ(z) / (2 Σw) and lowers σ by at least Σw |Γ - z|² (majorisation), so a
         # point stops once that guaranteed decrease is below tol * Σ w δ². A relaxed step's
         # own decrease can be small while the point is still far from stationary (it
         # overshoots), which stopped rank-loss placements early at 1.7x the stress.
-        guaranteed = weight_sum[active] * np.einsum(
-            "ij,ij->i", guttman - z[active], guttman - z[active]
-        )
+        step = guttman - current
+        guaranteed = weight_sum[active] * np.einsum("ij,ij->i", step, step)
         z[active], stress[active] = candidate, new_stress
         n_iter[active] += 1
         going = (guaranteed >= tol * scale[active]) & (new_stress > 1e-14 * scale[active])
-        active, dist = active[going], new_dist[going]
+        active, dist, inner = active[going], new_dist[going], candidate_inner[going]
     return z, stress, n_iter

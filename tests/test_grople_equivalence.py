@@ -248,3 +248,28 @@ def test_lipschitz_constant_of_degenerate_matrices_above_the_lanczos_size():
     alternating = np.where(np.arange(300) % 2, -1.0, 1.0)
     assert _largest_eigenvalue(np.outer(alternating, alternating)) == pytest.approx(300.0)
     assert _largest_eigenvalue(np.diag(np.r_[np.ones(299), 2.0])) == pytest.approx(2.0)
+
+
+@pytest.mark.slow
+def test_medical_fit_reaches_the_direct_algorithms_converged_objective():
+    # issue 33: at the paper's medical setting (d = 100, K = 5) Algorithm 1 runs ~460 outer
+    # iterations to its tolerance; the library's converged Eq. (4) must be the one the direct
+    # algorithm reaches from the same start (same stop, objective within 1e-6 relative)
+    from mlviz.io import load_arff
+    from mlviz.label_clustering import LabelClustering
+    from tests.conftest import mulan_path
+
+    data = load_arff(mulan_path("medical.arff"))
+    Y = np.asarray(data.Y, dtype=float)
+    # stage 1 as GroPLE(n_groups=5, random_state=0) runs it
+    groups = LabelClustering(n_groups=5, affinity="heat", n_neighbors=7, random_state=0)
+    groups = groups.fit(Y).labels_
+    _, _, history_ref = _reference_label_embedding(
+        2.0 * Y - 1.0, groups, 100, 1e-3, 1.0, init="random", max_iter=1000
+    )
+    _, _, history = fit_label_embedding(
+        2.0 * Y - 1.0, groups, 100, 1e-3, 1.0, init="random", max_iter=1000, random_state=0
+    )
+    assert 100 < len(history_ref) < 1000  # stopped by the tolerance, after many iterations
+    assert len(history) == len(history_ref)
+    assert history[-1] == pytest.approx(history_ref[-1], rel=1e-6)

@@ -572,3 +572,55 @@ def test_out_of_sample_rejects_a_point_without_weight():
         out_of_sample_smacof(np.eye(4), np.ones((3, 4)), weights=weights)
     with pytest.raises(ValueError, match=r"shape \(n_points, 4\)"):
         out_of_sample_smacof(np.eye(4), np.ones((3, 5)))
+
+
+def _reference_placement(landmarks, delta, weights, start, max_iter, tol, relaxation):
+    """The placement one point at a time with distances from scratch (cdist) at every step:
+    the algorithm before its steps shared matrix products (issue 33), as an oracle."""
+    z_all, stress_all, iters = start.copy(), np.empty(len(delta)), np.zeros(len(delta), int)
+    for a in range(len(delta)):
+        w, d_a, z = weights[a], delta[a], start[a].copy()
+
+        def stress_at(p, w=w, d_a=d_a):
+            return float(np.sum(w * (d_a - cdist(p[None], landmarks)[0]) ** 2))
+
+        stress, scale = stress_at(z), float(np.sum(w * d_a**2))
+        for _ in range(max_iter if stress > 1e-14 * scale else 0):
+            dist = cdist(z[None], landmarks)[0]
+            ratio = np.divide(w * d_a, dist, out=np.zeros_like(dist), where=dist > 0)
+            guttman = (w @ landmarks + ratio.sum() * z - ratio @ landmarks) / w.sum()
+            step = guttman
+            if relaxation:
+                relaxed = guttman + relaxation * (guttman - z)
+                step = guttman if stress_at(guttman) <= stress_at(relaxed) else relaxed
+            guaranteed = w.sum() * float(np.sum((guttman - z) ** 2))
+            z, stress = step, stress_at(step)
+            iters[a] += 1
+            if guaranteed < tol * scale or stress <= 1e-14 * scale:
+                break
+        z_all[a], stress_all[a] = z, stress
+    return z_all, stress_all, iters
+
+
+@pytest.mark.parametrize("relaxation", [0.0, 0.9])
+def test_out_of_sample_matches_the_one_point_at_a_time_reference(relaxation, monkeypatch):
+    # landmarks of rank 4 in 6 dimensions, one point exactly on a landmark (distance 0 at the
+    # start: the SMACOF convention for that term) and several chunks: same positions, stress
+    # and update counts as the per-point oracle
+    import mlviz.mds as mds
+
+    rng = np.random.default_rng(5)
+    landmarks = np.hstack([rng.normal(size=(30, 4)), np.zeros((30, 2))])
+    delta = rng.uniform(0.2, 3.0, size=(25, 30))
+    weights = rng.uniform(0.1, 2.0, size=delta.shape)
+    start = np.hstack([rng.normal(scale=2.0, size=(25, 4)), np.zeros((25, 2))])
+    start[3] = landmarks[7]
+    monkeypatch.setattr(mds, "_OOS_CHUNK", 8)
+    placed, stress, n_iter = mds.out_of_sample_smacof(
+        landmarks, delta, weights=weights, init=start, tol=1e-5, max_iter=60, relaxation=relaxation
+    )
+    expected = _reference_placement(landmarks, delta, weights, start, 60, 1e-5, relaxation)
+    np.testing.assert_allclose(placed, expected[0], atol=1e-9)
+    np.testing.assert_allclose(stress, expected[1], rtol=1e-9)
+    np.testing.assert_array_equal(n_iter, expected[2])
+    assert n_iter.min() >= 2 and n_iter.max() < 60  # the rule, not max_iter, stopped them
