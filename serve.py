@@ -71,7 +71,11 @@ def prepare(root: Path = ROOT, *, timeout: float = 300) -> list[str]:
     The fits and figures a page's first view computes are kept in process-wide caches shared
     by every session (``pages/_app/fitting.py``; keyed by the data set's digest), so the
     first students find them made: what the teacher's opening every page before the lesson
-    did (``benchmarks/bench_classroom.py --prepare``).
+    did (``benchmarks/bench_classroom.py --prepare``). The router's ``st.navigation`` also
+    ends Streamlit's legacy ``pages/`` mode for the process (``pages/_app/router.py``), so no
+    student's first run is a legacy run: ``tests/test_browser_first_visits.py`` finds no
+    legacy tab on such a server (its precondition; all tabs showed the right page), which
+    is why the tests' servers run with ``MLVIZ_PREPARE=0``.
     """
     import logging
 
