@@ -48,8 +48,11 @@ PAGES = ("", "lesson", "hypercube", "label_clusters", "plst", "grople", "clems",
 
 def _start_server(repo: Path) -> tuple[subprocess.Popen, str]:
     port = _browser.free_port()
+    command = _browser.streamlit_command(port)
+    if not (repo / command[1]).exists():  # a checkout before serve.py (issue 33): plain Streamlit
+        command[1:2] = ["-m", "streamlit", "run", "app.py"]
     proc = subprocess.Popen(
-        _browser.streamlit_command(port),
+        command,
         cwd=repo,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -176,6 +179,12 @@ def main() -> None:
         "(collapsed stacks); py-spy must be installed",
     )
     parser.add_argument(
+        "--gil",
+        action="store_true",
+        help="with --py-spy: sample only the thread holding the GIL (what the sessions queue "
+        "for), not threads waiting for it",
+    )
+    parser.add_argument(
         "--prepare",
         action="store_true",
         help="before the class: open every page once in one session and wait until the "
@@ -212,6 +221,7 @@ def main() -> None:
                     "--nonblocking",
                     "-r",
                     "50",
+                    *(["--gil"] if args.gil else []),
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

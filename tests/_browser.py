@@ -107,13 +107,12 @@ def free_port() -> int:
 
 
 def streamlit_command(port: int) -> list[str]:
-    """``streamlit run app.py`` headless on loopback at ``port``, without usage statistics."""
+    """The app's server (``python serve.py``: ``streamlit run app.py`` with the pages'
+    libraries imported before it serves) headless on loopback at ``port``, without usage
+    statistics."""
     return [
         sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
+        "serve.py",
         "--server.headless",
         "true",
         "--server.address",

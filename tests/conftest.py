@@ -14,6 +14,9 @@ REPO = Path(__file__).resolve().parents[1]
 # No background UMAP compilation in app tests (a minute of CPU per test process); the tests of
 # the warm-up itself turn it on where they need it. Servers started by tests inherit this.
 os.environ.setdefault("MLVIZ_UMAP_WARM_UP", "0")
+# Servers started by tests (`python serve.py`, tests/_browser.py) open no page before serving:
+# opening all nine is ~10 s of CPU per server; tests/test_serve.py checks that preparation.
+os.environ.setdefault("MLVIZ_PREPARE", "0")
 # The one resolver the app and `python -m mlviz reproduce` use: $MLVIZ_DATA_DIR, else
 # ../shared/data/mulan next to the repository (shown in skip reasons when absent).
 MULAN_DIR = default_data_dir() or REPO.parent / "shared" / "data" / "mulan"

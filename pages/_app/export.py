@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from mlviz.figures._style import widen_title
@@ -25,6 +26,23 @@ _FIGURES_KEY = "_view_figures"
 def start_run() -> None:
     """Forget the figures of the previous run (the router calls it first)."""
     st.session_state[_FIGURES_KEY] = {}
+
+
+class _DrawnFigure(go.Figure):
+    """A copy of a shared figure whose ``to_dict()`` is computed once.
+
+    ``st.plotly_chart`` turns a figure into its JSON through ``to_dict()`` on every draw: a
+    deep copy of every array and text list, 4/5 of the conversion's time (issue 33: every
+    session's every run redid it for the same shared figures). Only for drawing: the dict
+    comes back shared, and Streamlit only serialises it.
+    """
+
+    def __init__(self, fig: go.Figure) -> None:
+        super().__init__(fig)
+        self._drawn_dict = super().to_dict()
+
+    def to_dict(self) -> dict:
+        return self._drawn_dict
 
 
 def chart(fig: Any, *, key: str, wide: bool = True, **kwargs: Any) -> None:
@@ -40,7 +58,7 @@ def chart(fig: Any, *, key: str, wide: bool = True, **kwargs: Any) -> None:
     While presenting the chart gets larger fonts. The figure is also kept for
     :func:`report_button`.
     """
-    from pages._app import presentation, router
+    from pages._app import fitting, presentation, router
 
     # slide-sized PNG or SVG named page-figure-dataset; larger fonts while presenting
     stem = presentation.figure_name(key, router.current_page(), source.loaded_dataset().name)
@@ -49,8 +67,12 @@ def chart(fig: Any, *, key: str, wide: bool = True, **kwargs: Any) -> None:
         **kwargs.pop("config", {}),
     }
     if wide:
-        fig = widen_title(fig)
-    st.plotly_chart(presentation.restyle(fig), key=key, config=config, **kwargs)
+        fig = fitting.figure_variant(fig, "wide", widen_title)
+    shown = fig
+    if presentation.is_on():
+        shown = fitting.figure_variant(fig, "projector", presentation.restyle)
+    shown = fitting.figure_variant(shown, "drawn", _DrawnFigure, share_only=True)
+    st.plotly_chart(shown, key=key, config=config, **kwargs)
     st.session_state.setdefault(_FIGURES_KEY, {})[key] = fig
 
 

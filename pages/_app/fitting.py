@@ -153,6 +153,33 @@ class _OutcomeStore:
                 return key
             return None
 
+    def variant(
+        self, fig: Any, name: str, make: Callable[[Any], Any], *, share_only: bool = False
+    ) -> Any:
+        """``make(fig)``, made once per stored figure (or stored variant) and ``name``; a
+        figure this store does not hold (built per session) gets ``make(fig)`` each time, or
+        itself with ``share_only``."""
+        key = (name, id(fig))
+        with self._lock:
+            entry = self._variants.get(key)
+            if entry is not None and entry[0] is fig:
+                self._variants.move_to_end(key)
+                return entry[1]
+            shared = any(value is fig for value in self._entries.values()) or any(
+                value is fig for _, value in self._variants.values()
+            )
+        if not shared:
+            return fig if share_only else make(fig)
+        value = make(fig)
+        with self._lock:
+            entry = self._variants.get(key)
+            if entry is not None and entry[0] is fig:
+                return entry[1]
+            self._variants[key] = (fig, value)
+            while len(self._variants) > self.max_entries:
+                self._variants.popitem(last=False)
+        return value
+
     def __len__(self) -> int:
         return len(self._entries)
 
@@ -547,6 +574,9 @@ class _FigureStore:
 
     def __init__(self, max_entries: int = MAX_STORED_FIGURES) -> None:
         self._entries: OrderedDict[tuple, Any] = OrderedDict()
+        # (variant, id of the figure) -> (that figure, its variant); the entry holds the
+        # figure itself, so its id cannot be reused by another object while the entry lives
+        self._variants: OrderedDict[tuple[str, int], tuple[Any, Any]] = OrderedDict()
         self._lock = threading.Lock()
         self.max_entries = max_entries
 
@@ -560,6 +590,33 @@ class _FigureStore:
             value = self._entries.setdefault(key, value)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
+        return value
+
+    def variant(
+        self, fig: Any, name: str, make: Callable[[Any], Any], *, share_only: bool = False
+    ) -> Any:
+        """``make(fig)``, made once per stored figure (or stored variant) and ``name``; a
+        figure this store does not hold (built per session) gets ``make(fig)`` each time, or
+        itself with ``share_only``."""
+        key = (name, id(fig))
+        with self._lock:
+            entry = self._variants.get(key)
+            if entry is not None and entry[0] is fig:
+                self._variants.move_to_end(key)
+                return entry[1]
+            shared = any(value is fig for value in self._entries.values()) or any(
+                value is fig for _, value in self._variants.values()
+            )
+        if not shared:
+            return fig if share_only else make(fig)
+        value = make(fig)
+        with self._lock:
+            entry = self._variants.get(key)
+            if entry is not None and entry[0] is fig:
+                return entry[1]
+            self._variants[key] = (fig, value)
+            while len(self._variants) > self.max_entries:
+                self._variants.popitem(last=False)
         return value
 
     def __len__(self) -> int:
@@ -592,3 +649,15 @@ def figure(builder: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     except TypeError:
         return builder(*args, **kwargs)
     return _figures().get_or_build(key, lambda: builder(*args, **kwargs))
+
+
+def figure_variant(fig: T, name: str, make: Callable[[T], T], *, share_only: bool = False) -> T:
+    """``make(fig)`` (a changed copy: a wider title, projector fonts), made once and shared by
+    every session when ``fig`` came from :func:`figure` (or from this function); otherwise
+    made each time, or with ``share_only`` (a variant that only saves time) ``fig`` itself.
+    ``name`` names the variant: the same ``make`` for the same name.
+
+    With 30 sessions opening the same page, each re-made the same copies of the shared
+    figures before drawing them (issue 33: a copy validates every property in plotly).
+    """
+    return _figures().variant(fig, name, make, share_only=share_only)
