@@ -53,3 +53,25 @@ def test_too_many_labels_say_why_and_offer_no_button():
     assert not at.exception, [e.message for e in at.exception]
     assert not [b for b in at.button if b.key == "clusters_chance_fit"]
     assert any("with 600 labels (more than 500)" in c.value for c in at.caption)
+
+
+def test_grople_page_compares_its_fits_groups_with_random_groupings():
+    dataset = datasets.load_source("sample:planted")
+    at = AppTest.from_file(str(REPO / "pages" / "grople.py"), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = dataset
+    at.session_state["dataset_label"] = dataset.name
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("Szymański" in c.value for c in at.caption)
+    at.select_slider(key="grople_chance_n_random").set_value(5).run()
+    at.button(key="grople_chance_fit").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not [e.value for e in at.error], [e.value for e in at.error]
+    assert "grople_chance_figure" in " ".join(c.proto.id for c in at.get("plotly_chart"))
+    # the random groupings keep the sizes of the groups this fit used (its group table)
+    groups = next(d.value for d in at.dataframe if "n_labels" in d.value.columns)
+    sizes = ", ".join(str(n) for n in groups["n_labels"])
+    kept = "Random groupings keep the group sizes"
+    caption = next(c.value for c in at.caption if kept in c.value)
+    assert f"({sizes} labels)" in caption
+    assert "training rows of the split" in caption

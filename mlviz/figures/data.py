@@ -131,7 +131,7 @@ def cooccurrence_figure(
         tickmode="array",
         tickvals=names,
         ticktext=names,
-        tickfont=dict(size=11 if len(names) <= 30 else 10),
+        tickfont=dict(size=11 if len(names) <= 20 else 10),
     )
     fig.update_layout(
         title=title,

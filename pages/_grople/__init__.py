@@ -1,0 +1,1 @@
+"""The GroPLE page's parts (``pages/grople.py`` runs them in order)."""

@@ -1,0 +1,115 @@
+"""How a GroPLE fit predicts: against binary relevance and PLST, on tail labels, its objective."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from mlviz.figures import grople as figures
+from mlviz.figures import tail as tail_figures
+from mlviz.methods import METHODS
+from mlviz.metrics import METRICS, evaluate
+from mlviz.per_label import grople_label_table, tail_summary
+from mlviz.wording import percent_text
+from pages._app import experiment, export, fitting, tables
+from pages._grople.context import GroPLEPage
+
+
+def test_scores(models: dict) -> dict[str, dict[str, float]]:
+    """Bipartition metrics of every model on the test split (the table shows no ranking
+    metric; those cost seconds at ~1,000 labels)."""
+    split = experiment.current_split()
+    return {name: evaluate(split.Y_test, est.predict(split.X_test)) for name, est in models.items()}
+
+
+def baselines(page: GroPLEPage, model, verdict_slot) -> object | None:
+    """GroPLE beside BR and PLST at its d; the verdict against BR goes to ``verdict_slot``
+    (beside the figure). Returns the binary relevance fit, or None if a fit failed."""
+    # at the fitted model's d (the last press's, not the widgets'); fitted after the figures of
+    # GroPLE itself, so their warnings stand next to the table that uses them
+    m = min(model.n_components, page.n_labels)
+    binary_relevance = fitting.fit(METHODS["BR"].make(), label="Binary relevance")
+    plst = fitting.fit(METHODS["PLST"].make(M=m), label=f"PLST (M={m})")
+    models = {"GroPLE": model, "BR": binary_relevance, f"PLST (M={m})": plst}
+    if any(b is None for b in models.values()):
+        return None
+    scores = fitting.compute(test_scores, {"models": models}, label="Test-split metrics")
+    if scores is None:
+        return None
+    below, numbers = figures.versus_baseline(scores, method="GroPLE", baseline="BR")
+    with verdict_slot:
+        if below:
+            st.warning(
+                f"At these settings GroPLE scores below binary relevance on this test split on "
+                f"{len(below)} of {len(figures.VERSUS_METRICS)} scores "
+                f"({', '.join(METRICS[m].label for m in below)}): {numbers} (GroPLE vs BR). "
+                "The groups and V^k above are what this fit learned, not a better model; the "
+                "metrics table below has every score."
+            )
+        else:
+            st.caption(f"On this test split GroPLE is at or above binary relevance: {numbers}.")
+    table = pd.DataFrame(scores).T
+    shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]
+    table = table[shown].rename(
+        columns={m: f"{METRICS[m].label} {METRICS[m].arrow}" for m in shown}
+    )
+    tables.fitted_table(table, number_format="%.4f")
+    st.caption(
+        "Test-split metrics of GroPLE beside binary relevance and PLST on the same "
+        "split (the paper's Table 2 metrics)."
+    )
+    return binary_relevance
+
+
+def tail_labels(page: GroPLEPage, model, binary_relevance) -> None:
+    """Per-label F1 of GroPLE and BR, the tail marked, and what the tail gets."""
+    st.subheader("Tail labels: does sharing a group help or hurt rare labels?")
+    split = page.split
+    threshold = experiment.tail_threshold()
+    label_table = grople_label_table(
+        model,
+        binary_relevance,
+        split.X_test,
+        split.Y_test,
+        split.Y_train,
+        threshold,
+        label_names=page.ds.label_names,
+    )
+    export.chart(
+        fitting.figure(tail_figures.grople_tail_figure, label_table, threshold),
+        key="grople_tail",
+    )
+    tail = tail_summary(label_table)
+    percent = percent_text(threshold)
+    if tail["tail"]:
+        st.caption(
+            f"{tail['tail']} of {tail['labels']} labels are in the tail (in fewer than "
+            f"{percent} of the {split.n_train:,} training instances; "
+            f"{experiment.tail_rule_name()}, set in the sidebar's Experiment settings). "
+            f"On the test split GroPLE never predicts {tail['tail_never_predicted']} of them, "
+            f"binary relevance {tail['tail_never_predicted_baseline']}; of the "
+            f"{tail['tail_with_test_positive']} tail labels with a positive test instance, "
+            f"GroPLE finds at least one for {tail['tail_found']}, binary relevance for "
+            f"{tail['tail_found_baseline']}. A rare label shares its group's latent rows (the "
+            "axis names each label's group, · gK): compare its F1 with its group mates'."
+        )
+    else:
+        st.caption(
+            f"No label is in the tail: every label is in at least {percent} of the training "
+            f"instances ({experiment.tail_rule_name()}, set in the sidebar's Experiment "
+            "settings)."
+        )
+
+
+def objective(model) -> None:
+    """Eq. 4's objective per outer iteration, and Eq. 5's."""
+    export.chart(
+        fitting.figure(
+            figures.objective_figure, model.objective_history_, model.feature_objective_history_
+        ),
+        key="grople_objective",
+    )
+    st.caption(
+        "Objective of Eq. 4 per outer iteration (it must never increase) and of the "
+        "feature embedding (Eq. 5)."
+    )
