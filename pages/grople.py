@@ -11,7 +11,6 @@ import streamlit as st
 from pages._app import export, fitting, presentation
 from pages._grople import context, figure1, performance, settings, structure
 
-page = context.start()
 st.title("GroPLE: group-preserving label embedding")
 presentation.intro(
     "GroPLE (Kumar et al.) groups the labels, then factorises Y ≈ U V with an ℓ2,1 penalty on "
@@ -19,6 +18,7 @@ presentation.intro(
     "by none, so each group picks its own few latent dimensions. A sparse linear map Z then "
     "predicts U from the features (Eq. 5); scores are X Z V."
 )
+page = context.start()  # stops with the reason where GroPLE cannot run
 figure1.apply_pending()  # before the sliders exist
 chosen = settings.controls(page)
 figure1.button(page, chosen.params)

@@ -410,3 +410,23 @@ def test_a_warning_two_fits_raise_is_shown_once_per_run_and_again_next_run():
     assert [w.value for w in at.warning] == first
     at.button(key="again").click().run()  # a fragment's rerun shows its own warning again
     assert "in a fragment" in [w.value for w in at.warning]
+
+
+def test_a_process_wide_ignore_does_not_empty_a_fits_warnings():
+    """Fits are cached for every session: a warning an outer filter hid from the session that
+    computed the fit would be hidden from all (pyproject's pytest filter for constant labels
+    did that to the PLST page). A filter the fit itself sets still wins."""
+    import warnings
+
+    from pages._app import library_warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*constant", category=UserWarning)
+        filters = list(warnings.filters)
+        with library_warnings.recording_warnings() as messages:
+            warnings.warn("label 3 is constant", UserWarning, stacklevel=1)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*inside", category=UserWarning)
+                warnings.warn("inside the fit, ignored by the fit", UserWarning, stacklevel=1)
+        assert warnings.filters == filters
+    assert messages == ["label 3 is constant"]

@@ -20,8 +20,12 @@ the function that was installed before, unchanged. When the last recording ends,
 is put back, whatever happened meanwhile, and so are the filters: so pytest's capture, the
 server's logging and any other hook see every warning that is not a fit's, and outside fits the
 process runs with exactly its own hook and filters. While recording, an "always" filter for
-the shown categories is appended (after any more specific filter, e.g. pytest's) so that a
-warning repeated by a second fit is collected again rather than suppressed as already shown.
+the shown categories goes first in the list: a warning repeated by a second fit is collected
+again rather than suppressed as already shown, and a process-wide "ignore" (``PYTHONWARNINGS``,
+a test runner's configuration) cannot empty a fit's warnings: fits are cached for every
+session, so a warning lost by the session that computed one would be lost for all of them
+(it was, under pytest's filter for constant labels). A library's own filter set inside the fit
+still wins: ``warnings.filterwarnings`` puts it in front of ours.
 Python 3.14's context-aware warnings (``sys.flags.context_aware_warnings``) would make this a
 plain ``catch_warnings`` per thread.
 """
@@ -62,7 +66,7 @@ def _start() -> None:
             _state["filters"] = list(warnings.filters)
             warnings.showwarning = _route
             for category in SHOWN_WARNINGS:
-                warnings.filterwarnings("always", category=category, append=True)
+                warnings.filterwarnings("always", category=category)
         _state["recorders"] += 1
 
 
