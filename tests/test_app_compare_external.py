@@ -82,6 +82,19 @@ def test_an_uploaded_models_scores_join_every_per_label_view(planted):
     captions = " ".join(c.value for c in at.caption)
     assert "unknown for oracle, an external model" in captions or "oracle" in captions
     assert "not in the fold table" in captions  # where it is not shown, said
+    assert not any("another row or label order" in w.value for w in at.warning)
+
+
+def test_scores_in_another_row_order_are_called_out(planted):
+    """Scores whose rows do not line up with the data set rank worse than label frequency
+    alone: the page says so, and in which order the rows must come."""
+    scores = _oracle_scores(planted.Y)[np.random.default_rng(1).permutation(planted.n_samples)]
+    at = _run(planted, _npy(scores))
+    warning = " ".join(w.value for w in at.warning if "another row or label order" in w.value)
+    assert "no better than ranking the labels by their frequency" in warning, warning
+    assert "in the order of the data set" in warning
+    expander = " ".join(c.value for c in at.caption)
+    assert f"Scores for every one of the {planted.n_samples:,} rows, in the order" in expander
 
 
 def test_the_bins_of_an_uploaded_model_sum_to_its_precision_at_k(planted):
@@ -131,3 +144,19 @@ def test_an_external_models_hostile_name_is_shown_literally(planted):
     assert captions and "\\*\\*bold\\*\\*" in captions[0], captions
     spec = _bins_figure(at)
     assert any(t["name"] == "**bold** &lt;b&gt;x&lt;/b&gt; [a](http://e.x)" for t in spec["data"])
+
+
+def test_with_a_published_split_the_expected_row_order_is_the_apps(planted):
+    """With a published split the app holds the training file's rows, then the test file's:
+    the upload's instructions say so (a file in the original data file's order would not line
+    up)."""
+    from pages._app import source
+
+    at = AppTest.from_file(str(REPO / "pages" / "compare.py"), default_timeout=TIMEOUT)
+    at.session_state["dataset"] = planted
+    at.session_state["dataset_label"] = planted.name
+    at.session_state[source.OFFICIAL_TRAIN_KEY] = 400
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    expander = " ".join(c.value for c in at.caption)
+    assert "the published split's 400 training rows first" in expander, expander

@@ -17,7 +17,7 @@ import streamlit as st
 from mlviz.evaluation import external_predictions, per_label_comparison
 from mlviz.io import DataFormatError, load_scores
 from mlviz.methods import METHODS
-from mlviz.metrics import label_contributions
+from mlviz.metrics import label_contributions, precision_at_k
 from mlviz.per_label import loss_reasons
 from pages._app import budget, fitting, plain, source
 from pages._compare.bins import BIN_KS, BIN_METRICS
@@ -55,17 +55,30 @@ def _parse_name(text: str) -> tuple[str | None, str | None]:
     return name, None
 
 
+def row_order() -> str:
+    """The order of the loaded data set's rows, as the score file must follow it (with a
+    published split the app holds the training file's rows, then the test file's)."""
+    n_train = st.session_state.get(source.OFFICIAL_TRAIN_KEY)
+    if n_train is None:
+        return "in the order of the data set's file"
+    return (
+        f"in the order the app holds them: the published split's {n_train:,} training rows "
+        "first (the training file's order), then its test rows (the test file's order)"
+    )
+
+
 def read(page: Compare) -> External | None:
     """The expander where a user adds a model's scores; the parsed scores, or None."""
     ds = page.ds
     N, L = ds.n_samples, ds.n_labels
     with st.expander("Add a model trained elsewhere (its scores)"):
         st.caption(
-            f"Scores for every one of the {N:,} rows, each from a model that did not train on "
-            "that row (your model's own k-fold out-of-fold scores), as a top-k text file (one "
-            "line per row: label:score …, 0-based label indices, as napkinXC and pyxclib "
-            f"write), a CSV with one column per label (headed by the {L:,} label names) or "
-            "a .npy array. A label a top-k file leaves out ranks below every listed one."
+            f"Scores for every one of the {N:,} rows, {row_order()}, each from a model that "
+            "did not train on that row (your model's own k-fold out-of-fold scores), as a "
+            "top-k text file (one line per row: label:score …, 0-based label indices, as "
+            f"napkinXC and pyxclib write), a CSV with one column per label (headed by the "
+            f"{L:,} label names) or a .npy array. A label a top-k file leaves out ranks below "
+            "every listed one."
         )
         c1, c2 = st.columns([2, 1])
         typed = c1.text_input("Model name", value="external", key=NAME_KEY)
@@ -135,7 +148,17 @@ def external_views(name: str, threshold: float, scores: np.ndarray) -> dict:
         label_names=ds.label_names,
     )
     contributions = label_contributions(ds.Y, scores, Y_train=ds.Y, ks=BIN_KS, metrics=BIN_METRICS)
-    return {"predictions": predictions, "reasons": reasons, "contributions": contributions}
+    # a check that rows and labels line up: P@1 against ranking the labels by frequency for
+    # every row (no model); scores in another row order fall to about chance, below it
+    Y = np.asarray(ds.Y)
+    popularity = np.broadcast_to(Y.mean(axis=0), Y.shape)
+    return {
+        "predictions": predictions,
+        "reasons": reasons,
+        "contributions": contributions,
+        "p_at_1": float(contributions["P@1"].sum()),
+        "popularity_p_at_1": precision_at_k(Y, popularity, k=1),
+    }
 
 
 def merged(page: Compare, outcome: dict, external: External | None) -> dict:
@@ -162,6 +185,7 @@ def merged(page: Compare, outcome: dict, external: External | None) -> dict:
     )
     return {
         **outcome,
+        "alignment": (views["p_at_1"], views["popularity_p_at_1"]),
         "per_label": per_label,
         "reasons": reasons,
         "predictions": predictions,
@@ -176,9 +200,19 @@ def merged(page: Compare, outcome: dict, external: External | None) -> dict:
 
 
 def note(outcome: dict) -> None:
-    """Where the external model is and is not shown."""
+    """Where the external model is and is not shown; a warning when its scores rank worse than
+    label frequency alone (their rows or labels may be in another order)."""
     names = outcome.get("external", [])
     if names:
+        p_at_1, popularity = outcome["alignment"]
+        if p_at_1 <= popularity:
+            st.warning(
+                f"{plain.markdown(names[0])}'s P@1 over all rows is {p_at_1:.3f}, no better "
+                f"than ranking the labels by their frequency for every row ({popularity:.3f}, "
+                "no model at all). Its scores may be in another row or label order than the "
+                f"data set's: rows must come {row_order()}, labels in the data set's column "
+                "order. Check before reading its per-label views."
+            )
         st.caption(
             f"{plain.markdown(names[0])} (uploaded scores) is in every per-label view below, "
             "not in the fold table and chart above: its scores are one set over every row, "
