@@ -48,6 +48,7 @@ def baselines(page: GroPLEPage, model, verdict_slot) -> object | None:
             )
         else:
             st.caption(f"On this test split GroPLE is at or above binary relevance: {numbers}.")
+    st.subheader("GroPLE beside binary relevance and PLST")
     table = pd.DataFrame(scores).T
     shown = ["accuracy", "example_f1", "micro_f1", "macro_f1", "hamming_loss"]
     table = table[shown].rename(
