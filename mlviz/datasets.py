@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from mlviz.io import DataFormatError, Dataset, load_arff, load_xc
 from mlviz.io.arff import MissingPolicy
 from mlviz.io.labels import meka_label_count, xml_candidates
-from mlviz.io.xc import load_xc_split
+from mlviz.io.xc import load_xc_split, read_split_indices
 
 DATA_DIR_ENV = "MLVIZ_DATA_DIR"
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +84,9 @@ class DatasetSource:
         whole data set is the training rows followed by the test rows.
     description : str
     train_path, test_path : Path or None
-        The published split (``name-train.arff`` / ``name-test.arff``), when both exist.
+        The published split (``name-train.arff`` / ``name-test.arff``; XC's ``train.txt`` /
+        ``test.txt``, or the ``_trSplit.txt`` / ``_tstSplit.txt`` row-index files beside a
+        ``<name>_data.txt``, read by :func:`mlviz.io.xc.read_split_indices`), when both exist.
     format : {"arff", "xc"}
         How the files are read: :func:`mlviz.io.load_arff`, or :func:`mlviz.io.load_xc`
         (Extreme Classification Repository text: ``path`` a ``<name>_data.txt``, or
@@ -356,11 +358,16 @@ def _xc_sources(folder: Path) -> list[DatasetSource]:
                         "xc",
                     ),
                 )
+        # the repository names index files in lower case beside e.g. Bibtex_data.txt
+        by_lower = {p.name.lower(): p for p in where.iterdir() if p.is_file()}
         for path in sorted(where.glob("*_data.txt")):
             head = _xc_header(path)
             name = path.name[: -len("_data.txt")]
             if head is None or not name:
                 continue
+            train_index = by_lower.get(f"{name.lower()}_trsplit.txt")
+            test_index = by_lower.get(f"{name.lower()}_tstsplit.txt")
+            indexed = train_index is not None and test_index is not None
             sources.setdefault(
                 f"xc:{name}",
                 DatasetSource(
@@ -368,9 +375,16 @@ def _xc_sources(folder: Path) -> list[DatasetSource]:
                     name,
                     "folder",
                     path,
-                    f"{name}: {path.name}, Extreme Classification Repository text (its "
-                    "_trSplit/_tstSplit index files are not read: split at random).",
+                    f"{name}: {path.name}, Extreme Classification Repository text"
+                    + (
+                        f". Published split: the first column of {train_index.name} and "
+                        f"{test_index.name}."
+                        if indexed
+                        else " (no _trSplit/_tstSplit index files beside it: split at random)."
+                    ),
                     *head,
+                    train_path=train_index if indexed else None,
+                    test_path=test_index if indexed else None,
                     format="xc",
                 ),
             )
@@ -487,7 +501,14 @@ def load_official_split(
             f"{source.name} has no official train/test split (no {source.name}-train.arff and "
             f"{source.name}-test.arff); use a random split."
         )
-    if source.format == "xc":  # one reader for both files: the same shape and label names
+    if source.format == "xc" and source.path is not None:  # <name>_data.txt + index files
+        whole = load_xc(source.path, name=source.name)
+        train_rows, test_rows, notes = read_split_indices(
+            source.train_path, source.test_path, whole.n_samples
+        )
+        train = _take_rows(whole, train_rows, f"{source.name}-train", notes)
+        test = _take_rows(whole, test_rows, f"{source.name}-test", notes)
+    elif source.format == "xc":  # one reader for both files: the same shape and label names
         train, test = load_xc_split(source.train_path.parent)
         train = dataclasses.replace(train, name=f"{source.name}-train")
         test = dataclasses.replace(test, name=f"{source.name}-test")
@@ -516,6 +537,14 @@ def load_official_split(
             test.name, test.X, test.Y, test.feature_names, test.label_names, (*test.notes, note)
         )
     return train, test
+
+
+def _take_rows(ds: Dataset, rows: np.ndarray, name: str, notes: tuple[str, ...]) -> Dataset:
+    """The rows ``rows`` of ``ds``, in that order, as a data set of their own."""
+    X = ds.X[rows] if sp.issparse(ds.X) else np.asarray(ds.X)[rows]
+    return dataclasses.replace(
+        ds, name=name, X=X, Y=np.asarray(ds.Y)[rows], notes=(*ds.notes, *notes)
+    )
 
 
 def stack_split(train: Dataset, test: Dataset, *, name: str) -> Dataset:

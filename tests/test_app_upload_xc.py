@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from mlviz.io import load_xc
 from pages._app import budget
 
 REPO = Path(__file__).resolve().parents[1]
@@ -112,3 +113,33 @@ def test_the_picker_offers_an_xc_folder_with_its_published_split(xc_data_dir):
     assert shown == ["split 30 12"]
     ds = at.session_state["dataset"]
     assert ds.n_samples == 42 and ds.is_sparse and ds.label_names[0] == "tag 0"
+
+
+def test_the_picker_offers_a_data_file_with_index_files_with_its_published_split(
+    tmp_path, monkeypatch
+):
+    """``<name>_data.txt`` with the repository's ``_trSplit``/``_tstSplit`` files: the
+    published split (its first column) is the default, and the app holds its training rows
+    first."""
+    from mlviz.datasets import DATA_DIR_ENV
+    from pages._app import source
+
+    (tmp_path / "Toy_data.txt").write_bytes(_xc_text(20, seed=3))
+    (tmp_path / "toy_trSplit.txt").write_text("".join(f"{i} {i}\n" for i in range(6, 21)))
+    (tmp_path / "toy_tstSplit.txt").write_text("".join(f"{i} {i}\n" for i in range(1, 6)))
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
+    source._sources.clear()
+    try:
+        at = AppTest.from_function(_picker_and_split_script, default_timeout=TIMEOUT).run()
+        at.selectbox(key="source_choice").set_value("xc:Toy").run()
+        assert not at.exception, [e.message for e in at.exception]
+        assert not at.error, [e.value for e in at.error]
+        assert at.radio(key="split_mode").value == "official"
+        shown = [m.value for m in at.markdown if m.value.startswith("split ")]
+        assert shown == ["split 15 5"]
+        whole = load_xc(tmp_path / "Toy_data.txt")
+        held = at.session_state["dataset"]
+        # training rows 6-20 of the file first, then its test rows 1-5
+        np.testing.assert_array_equal(held.Y, np.vstack([whole.Y[5:], whole.Y[:5]]))
+    finally:
+        source._sources.clear()

@@ -320,3 +320,65 @@ def test_a_real_mulan_set_survives_the_xc_round_trip_and_napkinxc_reads_it_alike
     X_oracle, Y_oracle = _napkinxc(data_path, medical.n_features, medical.n_labels)
     np.testing.assert_array_equal(back.X.toarray().astype(np.float32), X_oracle)
     np.testing.assert_array_equal(back.Y, Y_oracle)
+
+
+def _write_split_files(folder, stem, train_columns, test_columns):
+    """Index files as the repository writes them: one line per row, one column per split."""
+    for suffix, columns in (("trSplit", train_columns), ("tstSplit", test_columns)):
+        lines = [" ".join(str(c[i]) for c in columns) for i in range(len(columns[0]))]
+        (folder / f"{stem}_{suffix}.txt").write_text("\n".join(lines) + "\n")
+
+
+def test_a_data_file_with_index_files_loads_the_first_published_split(tmp_path):
+    """Bibtex_data.txt with bibtex_trSplit.txt / bibtex_tstSplit.txt (lower case, as the
+    repository ships them): the first column, 1-based row indices among the data rows."""
+    from mlviz import datasets
+
+    rng = np.random.default_rng(3)
+    lines, X, Y = _random_rows(rng, 12, 6, 3)
+    (tmp_path / "Toy_data.txt").write_text("\n".join(["12 6 3", *lines]) + "\n")
+    order = rng.permutation(12)
+    first_train, first_test = order[:8], order[8:]
+    other = rng.permutation(12)
+    train_columns = [first_train + 1, other[:8] + 1]
+    _write_split_files(tmp_path, "toy", train_columns, [first_test + 1, other[8:] + 1])
+    source = {s.key: s for s in datasets.list_sources(tmp_path)}["xc:Toy"]
+    assert source.has_official_split
+    assert "Published split: the first column of toy_trSplit.txt" in source.description
+    train, test = datasets.load_official_split(source)
+    np.testing.assert_array_equal(train.Y, Y[first_train])
+    np.testing.assert_array_equal(test.Y, Y[first_test])
+    assert (train.X != sp.csr_matrix(X)[first_train]).nnz == 0
+    assert any("row indices read as 1-based" in note for note in train.notes)
+    assert datasets.load_source(source).n_samples == 12  # the whole file, in its order
+
+
+@pytest.mark.parametrize(
+    ("train", "test", "message"),
+    [
+        ("1 2\n3\n", "4 4\n", "a_trSplit.txt line 2: 1 column where line 1 has 2"),
+        ("1\n2\nx\n", "4\n", "line 3: 'x' is not a row index"),
+        ("1\n2\n3\n", "5\n", "row 5 is beyond the data file's 4 rows"),
+        ("1\n2\n2\n", "4\n", "lists row 2 2 times"),
+        ("1\n2\n3\n", "3\n", "1 row (first: 3) are in both"),
+    ],
+)
+def test_bad_index_files_name_the_file_and_line(tmp_path, train, test, message):
+    from mlviz.io.xc import read_split_indices
+
+    (tmp_path / "a_trSplit.txt").write_text(train)
+    (tmp_path / "a_tstSplit.txt").write_text(test)
+    with pytest.raises(DataFormatError, match=re.escape(message)):
+        read_split_indices(tmp_path / "a_trSplit.txt", tmp_path / "a_tstSplit.txt", 4)
+
+
+def test_index_files_counted_from_zero_are_read_as_such_and_gaps_are_counted(tmp_path):
+    from mlviz.io.xc import read_split_indices
+
+    (tmp_path / "a_trSplit.txt").write_text("0\n2\n")
+    (tmp_path / "a_tstSplit.txt").write_text("3\n")
+    train, test, notes = read_split_indices(
+        tmp_path / "a_trSplit.txt", tmp_path / "a_tstSplit.txt", 5
+    )
+    assert train.tolist() == [0, 2] and test.tolist() == [3]
+    assert "0-based" in notes[0] and notes[1] == "2 rows of the data file are in neither part."

@@ -32,7 +32,7 @@ from mlviz.io._source import Source, _read_source, _snippet, _Text
 from mlviz.io.labels import normalize_names
 from mlviz.wording import counted
 
-__all__ = ["load_xc", "load_xc_split", "looks_like_xc", "write_xc"]
+__all__ = ["load_xc", "load_xc_split", "looks_like_xc", "read_split_indices", "write_xc"]
 
 _HEADER = re.compile(r"^ *+(\d{1,15}) ++(\d{1,15}) ++(\d{1,15}) *+$")
 _NUMBER = r"[-+]?+(?:\d++\.?+\d*+|\.\d++)(?:[eE][-+]?+\d++)?+"
@@ -429,8 +429,8 @@ def load_xc(
         with a newline), UTF-8 bytes or a file object; or a folder holding ``train.txt`` and
         ``test.txt``: one data set, the training rows then the test rows, its notes stating the
         published split (:func:`load_xc_split` returns the two parts). Only the data file of
-        the ``<name>_data.txt`` layout is read: its ``_trSplit.txt``/``_tstSplit.txt`` index
-        files are not.
+        the ``<name>_data.txt`` layout is read here; its ``_trSplit.txt``/``_tstSplit.txt``
+        index files are read by :func:`read_split_indices` (and :mod:`mlviz.datasets`).
     header : {"auto", True, False}, default="auto"
         Whether line 1 is the ``N F L`` header. "auto": when it is three integers and nothing
         else. Without a header the shape comes from the largest indices (or ``n_features`` and
@@ -683,3 +683,118 @@ def write_xc(
     names_path = _label_map_candidates(target)[0]
     names_path.write_text("".join(n + "\n" for n in names), encoding="utf-8")
     return target, names_path
+
+
+def read_split_indices(
+    train_index: str | os.PathLike,
+    test_index: str | os.PathLike,
+    n_samples: int,
+    *,
+    split: int = 0,
+) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """The rows of one published split from the repository's ``_trSplit.txt``/``_tstSplit.txt``.
+
+    The Extreme Classification Repository ships, beside a ``<name>_data.txt``, two index files
+    with one column per random split (10 for Bibtex, Delicious, Mediamill) and one row index a
+    line, counted from 1 (MATLAB's). Rows are counted among the data rows, the header line not
+    being a row. The base is read from the files, not assumed: 1 unless some index is 0 (then
+    0), and stated in the notes; a 0-based file that never lists row 0 would read as 1-based,
+    which only an index equal to ``n_samples`` (out of range for 0-based) can rule in.
+
+    Parameters
+    ----------
+    train_index, test_index : path
+        The two index files.
+    n_samples : int
+        The data file's row count (its header's N).
+    split : int, default=0
+        Which column (0-based): the first is the split papers call "the" published one.
+
+    Returns
+    -------
+    train_rows, test_rows : ndarray of int
+        0-based row indices into the data file's rows, in the files' order.
+    notes : tuple of str
+        The split used, the base read, and how many rows are in neither part.
+
+    Raises
+    ------
+    DataFormatError
+        Naming the file and line: a token that is not an integer, a line with another number
+        of columns than the first, a split beyond the columns, an index out of range, a row
+        listed twice in one part or in both parts.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from mlviz.io.xc import read_split_indices
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     tr, te = Path(folder, "toy_trSplit.txt"), Path(folder, "toy_tstSplit.txt")
+    ...     _ = tr.write_text("1 2\\n3 4\\n4 1\\n")
+    ...     _ = te.write_text("2 3\\n")
+    ...     train, test, notes = read_split_indices(tr, te, 4)
+    >>> train.tolist(), test.tolist()
+    ([0, 2, 3], [1])
+    """
+    if isinstance(split, bool) or not isinstance(split, int | np.integer) or split < 0:
+        raise ValueError(f"split must be a non-negative integer; got {split!r}.")
+    parts = []
+    for path in (Path(train_index), Path(test_index)):
+        lines = [(i, line.split()) for i, line in enumerate(path.read_text().splitlines(), 1)]
+        lines = [(i, tokens) for i, tokens in lines if tokens]
+        if not lines:
+            raise DataFormatError(f"{path.name} holds no row index.")
+        width = len(lines[0][1])
+        for i, tokens in lines:
+            if len(tokens) != width:
+                raise DataFormatError(
+                    f"{path.name} line {i}: {counted(len(tokens), 'column')} where line "
+                    f"{lines[0][0]} has {width} (one column per split)."
+                )
+            bad = next((t for t in tokens if not re.fullmatch(r"[+]?\d+", t)), None)
+            if bad is not None:
+                raise DataFormatError(
+                    f"{path.name} line {i}: {_snippet(bad)!r} is not a row index (a "
+                    "non-negative integer)."
+                )
+        if split >= width:
+            raise DataFormatError(
+                f"{path.name} has {counted(width, 'split')} (columns); split {split} (0-based) "
+                "does not exist."
+            )
+        parts.append((path, [i for i, _ in lines], np.array([int(t[split]) for _, t in lines])))
+    base = 0 if min(rows.min() for _, _, rows in parts) == 0 else 1
+    result = []
+    for path, line_numbers, rows in parts:
+        rows = rows - base
+        out = np.flatnonzero(rows >= n_samples)
+        if out.size:
+            raise DataFormatError(
+                f"{path.name} line {line_numbers[out[0]]}: row {rows[out[0]] + base} is beyond "
+                f"the data file's {n_samples:,} rows (indices read as {base}-based)."
+            )
+        values, counts = np.unique(rows, return_counts=True)
+        if (counts > 1).any():
+            twice = values[counts > 1][0]
+            raise DataFormatError(
+                f"{path.name} lists row {twice + base} {counts[counts > 1][0]} times in split "
+                f"{split}."
+            )
+        result.append(rows)
+    train_rows, test_rows = result
+    both = np.intersect1d(train_rows, test_rows)
+    if both.size:
+        raise DataFormatError(
+            f"{counted(both.size, 'row')} (first: {both[0] + base}) are in both "
+            f"{parts[0][0].name} and {parts[1][0].name} in split {split}."
+        )
+    neither = n_samples - train_rows.size - test_rows.size
+    notes = [
+        f"The published split is column {split + 1} of {parts[0][0].name} and "
+        f"{parts[1][0].name} ({train_rows.size:,} training rows, {test_rows.size:,} test rows; "
+        f"row indices read as {base}-based{', as the repository writes them' if base else ''})."
+    ]
+    if neither:
+        notes.append(f"{counted(neither, 'row')} of the data file are in neither part.")
+    return train_rows, test_rows, tuple(notes)
