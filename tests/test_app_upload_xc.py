@@ -143,3 +143,40 @@ def test_the_picker_offers_a_data_file_with_index_files_with_its_published_split
         np.testing.assert_array_equal(held.Y, np.vstack([whole.Y[5:], whole.Y[:5]]))
     finally:
         source._sources.clear()
+
+
+def _upload_with_names(name: str, payload: bytes, names_file: str, names: bytes) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
+    at.file_uploader(key="upload_xml").upload(names_file, names, "text/plain")
+    at.file_uploader(key="upload_file").upload(name, payload, "text/plain")
+    return at.run()
+
+
+def test_an_xc_upload_takes_its_label_map():
+    names = "".join(f"<b>tag</b> {j}\n" for j in range(5)).encode()  # user text, kept literal
+    at = _upload_with_names("toy_data.txt", _xc_text(), "Yf.txt", names)
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert at.session_state["dataset"].label_names == tuple(f"<b>tag</b> {j}" for j in range(5))
+
+
+@pytest.mark.parametrize(
+    ("names_file", "names", "message"),
+    [
+        ("Yf.txt", b"a\nb\n", "upload 'Yf.txt': the label map has 2 lines, the data 5 labels"),
+        ("toy.xml", b"<labels/>", "toy.xml is a MULAN .xml, which names the labels of an ARFF"),
+    ],
+)
+def test_a_label_file_that_does_not_fit_is_a_specific_error(names_file, names, message):
+    at = _upload_with_names("toy_data.txt", _xc_text(), names_file, names)
+    assert not at.exception, [e.message for e in at.exception]
+    errors = " ".join(e.value.replace("\\", "") for e in at.main.error)
+    assert message in errors, errors
+    assert at.session_state["dataset"].name == "planted"  # the data set in use is kept
+
+
+def test_a_label_map_with_an_arff_upload_is_refused_with_what_to_give():
+    arff = b"@relation r\n@attribute f numeric\n@attribute a {0,1}\n@data\n0.5,1\n"
+    at = _upload_with_names("t.arff", arff, "Yf.txt", b"a\n")
+    errors = " ".join(e.value.replace("\\", "") for e in at.main.error)
+    assert "Yf.txt is a label map .txt, which names the labels of an XC text file" in errors

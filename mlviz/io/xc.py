@@ -81,7 +81,7 @@ def _label_map_candidates(path: Path) -> list[Path]:
     return [path.with_name(pattern.format(base=stem)) for pattern in LABEL_MAP_FILES]
 
 
-def _read_label_map(path: Path, n_labels: int) -> list[str]:
+def _read_label_map(path: Source, n_labels: int) -> list[str]:
     text = _read_source(path, "label map", lambda s: False)
     lines = text.text.replace("\r\n", "\n").split("\n")
     if lines and lines[-1] == "":
@@ -124,6 +124,8 @@ def _label_names(
         return tuple(_read_label_map(found, n_labels))
     if isinstance(label_names, str | os.PathLike):
         return tuple(_read_label_map(Path(label_names), n_labels))
+    if isinstance(label_names, bytes | bytearray) or hasattr(label_names, "read"):
+        return tuple(_read_label_map(label_names, n_labels))  # an upload's label map
     names = [str(n) for n in label_names]
     if len(names) != n_labels:
         raise ValueError(f"{len(names)} label names for {n_labels} labels.")
@@ -441,8 +443,9 @@ def load_xc(
     n_features, n_labels : int, optional
         The shape of a header-less file (e.g. to give a test file its training file's); with
         a header they must agree with it.
-    label_names : "auto", sequence of str, path or None, default="auto"
-        Label names; a path: a label map, one name per line (line i names label i - 1).
+    label_names : "auto", sequence of str, path, bytes, file object or None, default="auto"
+        Label names; a path (or the bytes or file object of an upload): a label map, one
+        name per line (line i names label i - 1).
         "auto": the first of :data:`LABEL_MAP_FILES` beside the data file (``<base>_labels
         .txt``, ``<base>_Yf.txt``, ``Yf.txt``, ``labels.txt``, ``<base>`` the stem without
         ``_data``), if any; else (and with None) ``label_0, label_1, ...``. Names are

@@ -7,6 +7,7 @@ Caches are keyed by the data set's content digest, never by Streamlit's hashing 
 from __future__ import annotations
 
 import hashlib
+import io
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -64,17 +65,40 @@ def _load_source(key: str, official_split: bool) -> tuple[Dataset, int | None]:
 # them stay within ~1.6 GB in the worst case; typical uploads are a few MB.
 @st.cache_resource(show_spinner="Reading upload…", max_entries=4)
 def _load_upload(
-    digest: str, name: str, _payload: bytes, _xml: bytes | None, label_spec: str
+    digest: str,
+    name: str,
+    _payload: bytes,
+    _xml: bytes | None,
+    xml_name: str | None,
+    label_spec: str,
 ) -> Dataset:
-    """Parse an uploaded file; ``digest`` (of all inputs) is the cache key (the leading
+    """Parse an uploaded file and its optional label-name file (a MULAN .xml for ARFF, a
+    label map .txt for XC text); ``digest`` (of all inputs) is the cache key (the leading
     underscores keep Streamlit from hashing the file's bytes again)."""
     del digest  # only the cache key
     payload, xml = _payload, _xml
     stem = name.rsplit(".", 1)[0]
+    label_map = xml is not None and str(xml_name).lower().endswith(".txt")
     if name.lower().endswith(".txt") and looks_like_xc(payload[:4096]):
         # an Extreme Classification Repository / LIBSVM file (any other .txt is a table)
         stem = stem.removesuffix("_data")
-        return load_xc(payload, name=stem, label_names=None, **budget.loader_budgets("xc"))
+        if xml is not None and not label_map:
+            raise DataFormatError(
+                f"{xml_name} is a MULAN .xml, which names the labels of an ARFF file; an XC "
+                "text file's labels are named by a label map .txt (one name a line, line i "
+                "naming label i - 1). Remove the .xml or give the label map."
+            )
+        names = None
+        if label_map:
+            names = io.BytesIO(xml)
+            names.name = str(xml_name)  # its errors name the upload
+        return load_xc(payload, name=stem, label_names=names, **budget.loader_budgets("xc"))
+    if label_map:
+        raise DataFormatError(
+            f"{xml_name} is a label map .txt, which names the labels of an XC text file; "
+            f"{name} is not one. For ARFF give the MULAN .xml; a CSV names its labels in its "
+            "header."
+        )
     if name.lower().endswith((".csv", ".tsv", ".txt")):
         label_columns: Any = [c.strip() for c in label_spec.split(",") if c.strip()]
         if len(label_columns) == 1 and label_columns[0].isdigit():
@@ -102,9 +126,9 @@ def _load_upload(
 XC_UPLOAD_HELP = (
     "A .txt file is read as an Extreme Classification Repository file when its first line is "
     "the header 'N F L' (instances, features, labels) or a row 'labels index:value ...' "
-    "(LIBSVM, features counted from 1); its labels are named label_0, label_1, ... (a data "
-    "folder's label map is read, an upload's cannot be). Any other .txt is read as a CSV/TSV "
-    "table."
+    "(LIBSVM, features counted from 1); its labels are named by a label map when one is "
+    "given (as the label-name file below; in a data folder, one beside the data), else "
+    "label_0, label_1, ... Any other .txt is read as a CSV/TSV table."
 )
 
 #: Widget key of the label count asked for in the main area when an upload does not say which
@@ -259,7 +283,10 @@ def dataset_picker() -> None:
             help=XC_UPLOAD_HELP,
         )
         upload_xml = st.file_uploader(
-            "MULAN label file (.xml), optional", type=["xml"], key="upload_xml"
+            "Label names, optional: MULAN .xml (ARFF), or a label map .txt (XC text: one "
+            "name a line)",
+            type=["xml", "txt"],
+            key="upload_xml",
         )
         label_spec = st.text_input(
             "Labels (CSV: column names or a count of last columns; ARFF without XML: count)",
@@ -271,8 +298,15 @@ def dataset_picker() -> None:
         st.session_state[HAS_OFFICIAL_SPLIT_KEY] = False
         payload = upload.getvalue()
         xml = upload_xml.getvalue() if upload_xml is not None else None
+        xml_name = upload_xml.name if upload_xml is not None else None
         digest = hashlib.sha256(
-            payload + b"\0" + (xml or b"") + b"\0" + label_spec.encode()
+            payload
+            + b"\0"
+            + (xml or b"")
+            + b"\0"
+            + (xml_name or "").encode()
+            + b"\0"
+            + label_spec.encode()
         ).hexdigest()
         failed = st.session_state.get(UPLOAD_FAILED_KEY)
         if failed is not None and failed[0] == digest:  # parsed once already: same message
@@ -280,7 +314,7 @@ def dataset_picker() -> None:
         elif st.session_state.get(UPLOAD_DIGEST_KEY) != digest:
             needs_labels = False
             try:
-                dataset = _load_upload(digest, upload.name, payload, xml, label_spec)
+                dataset = _load_upload(digest, upload.name, payload, xml, xml_name, label_spec)
             except LabelsUnknownError as err:
                 needs_labels = True
                 message = (
