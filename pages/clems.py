@@ -118,8 +118,9 @@ if candidate_costs is None:
     st.stop()
 
 
-def fitted_clems(m: int, label: str, spinner: str):
-    """CLEMS at M = m with the page's settings, on the candidates above (a cached fit)."""
+def fitted_clems(m: int, label: str, spinner: str, **button):
+    """CLEMS at M = m with the page's settings, on the candidates above (a cached fit);
+    ``button``: :func:`pages._app.fitting.fit`'s ``on``, ``key``, ``first_fit_automatic``."""
     regressor = None
     if regressor_name.startswith("random forest"):
         regressor = RandomForestRegressor(n_estimators=50, max_depth=10, random_state=0, n_jobs=1)
@@ -128,6 +129,7 @@ def fitted_clems(m: int, label: str, spinner: str):
         fit_params={"candidate_costs": candidate_costs},
         label=label,
         spinner=spinner,
+        **button,
     )
 
 
@@ -161,10 +163,28 @@ if M_max < L:
         "(a budget per session; at 10,000 labels M = L took 41 s and 5.4 GB)."
     )
 elif M != L:
-    # the paper embeds in M = L dimensions: its metrics beside the 2-D teaching view
-    full_model = fitted_clems(
-        L, f"CLEMS at M = L = {L}", f"Fitting CLEMS at M = L = {L} for comparison…"
-    )
+    # the paper embeds in M = L dimensions: its metrics beside the 2-D teaching view; with
+    # many label sets that second fit takes seconds, so it waits for a press
+    if model.n_label_sets_ <= budget.CLEMS_AUTO_FULL_LABEL_SETS:
+        full_model = fitted_clems(
+            L, f"CLEMS at M = L = {L}", f"Fitting CLEMS at M = L = {L} for comparison…"
+        )
+    else:
+        st.caption(
+            f"The paper embeds in M = L = {L:,} dimensions. With "
+            f"{model.n_label_sets_:,} distinct training label sets (more than "
+            f"{budget.CLEMS_AUTO_FULL_LABEL_SETS:,}) that second fit takes as long as the one "
+            "above, so it waits for the button: its test metrics then stand beside this "
+            "fit's."
+        )
+        full_model = fitted_clems(
+            L,
+            f"Fit CLEMS at M = L = {L} for comparison",
+            f"Fitting CLEMS at M = L = {L} for comparison…",
+            on="button",
+            key="clems_full",
+            first_fit_automatic=False,
+        )
     if full_model is not None:
         full = fitting.compute(test_scores, {"model": full_model}, label="Test-split metrics")
 

@@ -85,6 +85,11 @@ SAMPLE_SEED = 0
 #: (issue 31). Above it (e.g. a 10,000-label upload) the reasons say "no scores" and the page
 #: draws no conclusion over those labels.
 OOF_SCORES_CELLS = 20_000_000
+#: The CLEMS page fits the paper's M = L beside its chosen M without a press up to this many
+#: distinct training label sets (the candidates, whose embedding is most of a fit); above it
+#: the comparison waits for a button: at delicious's shape (~12k training label sets) each
+#: fit takes seconds and the page fitted CLEMS twice on every visit (issue 33).
+CLEMS_AUTO_FULL_LABEL_SETS = 2_000
 #: CPLST's and GroPLE's label space is measured by one more fit on all rows (as long as a
 #: fold's); Compare does it while the whole run stays within this many cells over all methods.
 REFIT_CELLS = 20_000_000
