@@ -36,6 +36,7 @@ import dataclasses
 import numpy as np
 import scipy.sparse as sp
 
+from mlviz.clems import EXACT_MAX_CANDIDATES
 from mlviz.io import Dataset
 from mlviz.methods import MAX_LABELS_SQUARE
 
@@ -86,10 +87,12 @@ SAMPLE_SEED = 0
 #: draws no conclusion over those labels.
 OOF_SCORES_CELLS = 20_000_000
 #: The CLEMS page fits the paper's M = L beside its chosen M without a press up to this many
-#: distinct training label sets (the candidates, whose embedding is most of a fit); above it
-#: the comparison waits for a button: at delicious's shape (~12k training label sets) each
-#: fit takes seconds and the page fitted CLEMS twice on every visit (issue 33).
-CLEMS_AUTO_FULL_LABEL_SETS = 2_000
+#: distinct training label sets (the candidates, whose embedding is most of a fit): as many
+#: as CLEMS embeds exactly (:data:`mlviz.clems.EXACT_MAX_CANDIDATES`; the MULAN sets and
+#: bibtex's shape stay automatic). Beyond, CLEMS embeds landmarks and places the rest, seconds
+#: a fit: at delicious's shape (~11k training label sets) the page fitted CLEMS twice on every
+#: visit (issue 33), so there the comparison waits for a button.
+CLEMS_AUTO_FULL_LABEL_SETS = EXACT_MAX_CANDIDATES
 #: CPLST's and GroPLE's label space is measured by one more fit on all rows (as long as a
 #: fold's); Compare does it while the whole run stays within this many cells over all methods.
 REFIT_CELLS = 20_000_000
