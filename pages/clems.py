@@ -173,9 +173,9 @@ elif M != L:
         st.caption(
             f"The paper embeds in M = L = {L:,} dimensions. With "
             f"{model.n_label_sets_:,} distinct training label sets (more than "
-            f"{budget.CLEMS_AUTO_FULL_LABEL_SETS:,}) that second fit takes as long as the one "
-            "above, so it waits for the button: its test metrics then stand beside this "
-            "fit's."
+            f"{budget.CLEMS_AUTO_FULL_LABEL_SETS:,}) that second fit takes seconds, longer than "
+            "the one above, so it waits for the button: its test metrics then stand beside "
+            "this fit's."
         )
         full_model = fitted_clems(
             L,
