@@ -153,33 +153,6 @@ class _OutcomeStore:
                 return key
             return None
 
-    def variant(
-        self, fig: Any, name: str, make: Callable[[Any], Any], *, share_only: bool = False
-    ) -> Any:
-        """``make(fig)``, made once per stored figure (or stored variant) and ``name``; a
-        figure this store does not hold (built per session) gets ``make(fig)`` each time, or
-        itself with ``share_only``."""
-        key = (name, id(fig))
-        with self._lock:
-            entry = self._variants.get(key)
-            if entry is not None and entry[0] is fig:
-                self._variants.move_to_end(key)
-                return entry[1]
-            shared = any(value is fig for value in self._entries.values()) or any(
-                value is fig for _, value in self._variants.values()
-            )
-        if not shared:
-            return fig if share_only else make(fig)
-        value = make(fig)
-        with self._lock:
-            entry = self._variants.get(key)
-            if entry is not None and entry[0] is fig:
-                return entry[1]
-            self._variants[key] = (fig, value)
-            while len(self._variants) > self.max_entries:
-                self._variants.popitem(last=False)
-        return value
-
     def __len__(self) -> int:
         return len(self._entries)
 
