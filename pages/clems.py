@@ -272,7 +272,7 @@ if tail["tail"]:
         f"{'is' if tail['tail'] == 1 else 'are'} in the tail (in fewer than {percent} of "
         f"the {split.n_train:,} training instances; {experiment.tail_rule_name()}, "
         "set in the sidebar's Experiment settings). CLEMS "
-        f"predicts only its {len(model.candidates_)} candidate label sets (the "
+        f"predicts only its {len(model.candidates_):,} candidate label sets (the "
         + ("most frequent " if model.n_dropped_candidates_ else "")
         + "distinct training label sets): "
         f"{counted(tail['tail_in_no_candidate'], 'tail label is', plural='tail labels are')} in "

@@ -336,5 +336,5 @@ def labelset_upset_figure(
     fig.update_yaxes(title_text="instances", row=1, col=1)
     fig.update_yaxes(automargin=True, tickfont=dict(size=12), dtick=1, row=2, col=1)
     fig.update_xaxes(title_text="label set", row=2, col=1)
-    fig.update_xaxes(title_text="label size", row=2, col=2)
+    fig.update_xaxes(title_text="instances per label", row=2, col=2)
     return legible(fig, legend=False)
