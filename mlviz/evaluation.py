@@ -66,6 +66,7 @@ __all__ = [
     "external_predictions",
     "friedman_nemenyi",
     "grid_search_cv",
+    "holdout_predictions",
     "nemenyi_critical_difference",
     "nemenyi_groups",
     "nemenyi_q_alpha",
@@ -294,6 +295,59 @@ def external_predictions(
         np.put_along_axis(Y_pred, top, 1, axis=1)
         Y_pred[np.isneginf(raw)] = 0
     return OutOfFoldPredictions(Y_pred=Y_pred, Y_score=finite)
+
+
+def holdout_predictions(
+    estimators: Mapping[str, Any], X_train, Y_train, X_test
+) -> tuple[dict[str, OutOfFoldPredictions], dict[str, str]]:
+    """Every estimator fitted once on a split's training rows, predicting its test rows.
+
+    The counterpart of :func:`cross_validate`'s out-of-fold predictions for one train/test
+    split: an external model's scores for the test rows only (:func:`external_predictions`)
+    go beside these in :func:`per_label_comparison` and
+    :func:`mlviz.per_label.loss_reasons`. Each estimator is cloned; the order is kept.
+
+    Parameters
+    ----------
+    estimators : mapping of str to estimator
+    X_train, Y_train, X_test : array-like or sparse matrix
+
+    Returns
+    -------
+    predictions : dict of str to OutOfFoldPredictions
+        Hard predictions and scores (``decision_function``, else ``predict_proba``; None when
+        the estimator has neither) of each estimator that fitted and predicted.
+    failures : dict of str to str
+        For each estimator that raised, ``"during fit: <error>"`` or ``"during predict: ..."``
+        (it is then absent from ``predictions``; nothing is dropped silently).
+
+    Examples
+    --------
+    >>> from mlviz.evaluation import holdout_predictions
+    >>> from mlviz.linear import BinaryRelevance
+    >>> from mlviz.synthetic import make_cube
+    >>> ds = make_cube(n_samples=60, random_state=0)
+    >>> predictions, failures = holdout_predictions(
+    ...     {"BR": BinaryRelevance()}, ds.X[:40], ds.Y[:40], ds.X[40:]
+    ... )
+    >>> predictions["BR"].Y_pred.shape, failures
+    ((20, 3), {})
+    """
+    predictions: dict[str, OutOfFoldPredictions] = {}
+    failures: dict[str, str] = {}
+    for name, estimator in estimators.items():
+        stage = "fit"
+        try:
+            model = clone(estimator).fit(X_train, Y_train)
+            stage = "predict"
+            Y_pred, Y_score = _predict_with_scores(model, X_test)
+        except Exception as err:  # reported per estimator, as cross_validate's "collect"
+            failures[name] = f"during {stage}: {type(err).__name__}: {err}"
+            continue
+        predictions[name] = OutOfFoldPredictions(
+            Y_pred=np.asarray(Y_pred, dtype=np.int8), Y_score=Y_score
+        )
+    return predictions, failures
 
 
 @dataclass(frozen=True)

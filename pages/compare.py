@@ -2,6 +2,7 @@
 
 The page's parts live in ``pages/_compare/`` (one module per concern: the settings, the runs,
 an external model's scores, the metrics, the per-label view, the contribution by frequency bin,
+an external model's test-split scores beside the methods fitted on that split,
 the per-label thresholds, the dimension sweep); this script runs them in order.
 """
 
@@ -19,6 +20,7 @@ from pages._compare import (
     runs,
     settings,
     sweep,
+    test_split,
     thresholds,
 )
 
@@ -69,6 +71,7 @@ outcome = external.merged(page, outcome, uploaded)
 external.note(outcome)
 per_label.show(page, outcome)
 bins.show(page, outcome)
+test_split.show(page, outcome["params"], uploaded)
 thresholds.show(page, outcome)
 sweep.show(page, params)
 

@@ -94,7 +94,7 @@ def test_scores_in_another_row_order_are_called_out(planted):
     assert "no better than ranking the labels by their frequency" in warning, warning
     assert "in the order of the data set" in warning
     expander = " ".join(c.value for c in at.caption)
-    assert f"Scores for every one of the {planted.n_samples:,} rows, in the order" in expander
+    assert f"scores for every one of the {planted.n_samples:,} rows, in the order" in expander
 
 
 def test_the_bins_of_an_uploaded_model_sum_to_its_precision_at_k(planted):
@@ -160,3 +160,50 @@ def test_with_a_published_split_the_expected_row_order_is_the_apps(planted):
     assert not at.exception, [e.message for e in at.exception]
     expander = " ".join(c.value for c in at.caption)
     assert "the published split's 400 training rows first" in expander, expander
+
+
+def _test_rows(dataset) -> np.ndarray:
+    """The sidebar's default random split's test rows (30 %, seed 0), as the app makes them."""
+    from sklearn.model_selection import train_test_split
+
+    return train_test_split(np.arange(dataset.n_samples), test_size=0.3, random_state=0)[1]
+
+
+def _test_split_charts(at: AppTest) -> dict[str, dict]:
+    return {
+        c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if "compare_test_" in c.proto.id
+    }
+
+
+def test_scores_for_the_splits_test_rows_get_their_own_section(planted):
+    """A model scored on the split's test rows only: every chosen method is fitted on the
+    training rows and judged with it on the same test rows; the oracle finds every label."""
+    test = _test_rows(planted)
+    scores = _oracle_scores(np.asarray(planted.Y)[test])
+    at = _run(planted, _npy(scores))
+    assert not at.error, [e.value for e in at.error]
+    assert not any("no better than ranking" in w.value for w in at.warning)
+    charts = _test_split_charts(at)
+    assert set(charts) == {
+        "compare_test_per_label",
+        "compare_test_loss_reasons",
+        "compare_test_bins",
+    }
+    bars = {t["name"]: values(t["y"]).astype(float) for t in charts["compare_test_bins"]["data"]}
+    Y_test = np.asarray(planted.Y)[test]
+    assert bars["oracle"][-1] == pytest.approx(precision_at_k(Y_test, scores, k=5))
+    assert {"BR", "PLST", "oracle"} <= set(bars)
+    # the out-of-fold views above do not mix it in: it has no column there
+    assert "F1 oracle" not in at.dataframe[1].value.columns
+    captions = " ".join(c.value for c in at.caption)
+    assert f"all judged on the same {len(test):,} test rows" in captions
+
+
+def test_test_row_scores_out_of_order_are_called_out(planted):
+    test = _test_rows(planted)
+    scores = _oracle_scores(np.asarray(planted.Y)[np.sort(test)])  # data order, not the list's
+    at = _run(planted, _npy(scores))
+    warning = " ".join(w.value for w in at.warning if "no better than ranking" in w.value)
+    assert "another row order than the test-row list" in warning, warning

@@ -750,3 +750,26 @@ def test_clustering_stability_gives_the_same_numbers_on_every_call_by_default():
     a = clustering_stability(ds.Y, [2, 3], n_resamples=3)
     b = clustering_stability(ds.Y, [2, 3], n_resamples=3)
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_holdout_predictions_are_a_plain_fit_and_report_failures():
+    from sklearn.base import BaseEstimator
+
+    from mlviz.evaluation import holdout_predictions
+    from mlviz.mlknn import MLkNN
+    from mlviz.synthetic import make_planted
+
+    class Broken(BaseEstimator):
+        def fit(self, X, Y):
+            raise ValueError("cannot fit this")
+
+    ds, _ = make_planted(n_samples=120, random_state=0)
+    X_train, Y_train, X_test = ds.X[:80], ds.Y[:80], ds.X[80:]
+    predictions, failures = holdout_predictions(
+        {"ML-KNN": MLkNN(k=5), "broken": Broken()}, X_train, Y_train, X_test
+    )
+    direct = MLkNN(k=5).fit(X_train, Y_train)
+    np.testing.assert_array_equal(predictions["ML-KNN"].Y_pred, direct.predict(X_test))
+    np.testing.assert_allclose(predictions["ML-KNN"].Y_score, direct.decision_function(X_test))
+    assert list(predictions) == ["ML-KNN"]
+    assert failures == {"broken": "during fit: ValueError: cannot fit this"}

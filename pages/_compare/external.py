@@ -4,7 +4,9 @@ Compare's per-label views are out of fold over every row, so an external model j
 with its own out-of-fold scores for every row (a k-fold run of napkinXC, a deep model, ...):
 the per-label table, the loss reasons (those that need the model's internals, "not
 represented", are unknown for it) and the contribution by frequency bin. Scores for the
-split's test rows only are refused with what to do: nothing of Compare is computed on them.
+sidebar split's test rows only go to a section of their own (:mod:`pages._compare.test_split`):
+there each chosen method is fitted once on the split's training rows, so that every model
+is judged on the same rows.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from mlviz.evaluation import external_predictions, per_label_comparison
@@ -19,7 +22,7 @@ from mlviz.io import DataFormatError, load_scores
 from mlviz.methods import METHODS
 from mlviz.metrics import label_contributions, precision_at_k
 from mlviz.per_label import loss_reasons
-from pages._app import budget, fitting, plain, source
+from pages._app import budget, experiment, export, fitting, plain, source
 from pages._compare.bins import BIN_KS, BIN_METRICS
 from pages._compare.context import Compare
 
@@ -37,7 +40,9 @@ class External:
 
     name: str
     threshold: float
-    scores: np.ndarray  # (N, L), -inf for a label the model did not score
+    scores: np.ndarray  # (rows, L), -inf for a label the model did not score
+    #: "all": out-of-fold scores for every row; "test": the sidebar split's test rows
+    rows: str = "all"
 
 
 def _parse_name(text: str) -> tuple[str | None, str | None]:
@@ -71,14 +76,25 @@ def read(page: Compare) -> External | None:
     """The expander where a user adds a model's scores; the parsed scores, or None."""
     ds = page.ds
     N, L = ds.n_samples, ds.n_labels
+    split = experiment.current_split()
+    n_test = len(split.test_index)
     with st.expander("Add a model trained elsewhere (its scores)"):
         st.caption(
-            f"Scores for every one of the {N:,} rows, {row_order()}, each from a model that "
-            "did not train on that row (your model's own k-fold out-of-fold scores), as a "
+            f"Either scores for every one of the {N:,} rows, {row_order()}, each from a "
+            "model that did not train on that row (your model's own k-fold out-of-fold "
+            f"scores), or scores for the {n_test:,} test rows of the sidebar's split, in the "
+            "order of the test-row list below (a model trained on its training rows). As a "
             "top-k text file (one line per row: label:score …, 0-based label indices, as "
             f"napkinXC and pyxclib write), a CSV with one column per label (headed by the "
             f"{L:,} label names) or a .npy array. A label a top-k file leaves out ranks below "
             "every listed one."
+        )
+        export.csv_button(
+            "Download the split's test rows (CSV)",
+            pd.DataFrame({"row": split.test_index + 1}),
+            name=(ds.name, "test_rows"),
+            help="The data set's row numbers (from 1, in the order above) of the test rows, "
+            "in the order the scores for them must follow.",
         )
         c1, c2 = st.columns([2, 1])
         typed = c1.text_input("Model name", value="external", key=NAME_KEY)
@@ -123,16 +139,21 @@ def read(page: Compare) -> External | None:
                 f"{plain.markdown(error)}"
             )
             return None
-        if scores.shape[0] != N:
+        if scores.shape[0] not in (N, n_test):
             st.error(
                 f"{plain.markdown(upload.name)} has scores for {scores.shape[0]:,} rows; "
-                f"Compare's views are out of fold over all {N:,} rows of "
-                f"{plain.markdown(ds.name)}, so it needs one score row per data row, in the "
-                "data set's order (your model's own k-fold out-of-fold scores). Scores for a "
-                "split's test rows only cannot be put beside the cross-validated methods."
+                f"{plain.markdown(ds.name)} has {N:,} rows and the sidebar's split "
+                f"{n_test:,} test rows. Give one score row per data row ({row_order()}) or "
+                "per test row (in the order of the test-row list), or change the split to the "
+                "one your model was tested on."
             )
             return None
-        return External(name=name, threshold=float(threshold), scores=scores)
+        return External(
+            name=name,
+            threshold=float(threshold),
+            scores=scores,
+            rows="all" if scores.shape[0] == N else "test",
+        )
 
 
 def external_views(name: str, threshold: float, scores: np.ndarray) -> dict:
@@ -163,7 +184,12 @@ def external_views(name: str, threshold: float, scores: np.ndarray) -> dict:
 
 def merged(page: Compare, outcome: dict, external: External | None) -> dict:
     """``outcome`` with the external model added to every per-label view, or as it was."""
-    if external is None or outcome["per_label"] is None or external.name in outcome["methods"]:
+    if (
+        external is None
+        or external.rows != "all"
+        or outcome["per_label"] is None
+        or external.name in outcome["methods"]
+    ):
         return outcome
     views = fitting.compute(
         external_views,
