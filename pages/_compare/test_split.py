@@ -93,6 +93,7 @@ def show(page: Compare, params: dict, external: External | None) -> None:
         },
         label=f"Test-split views with {name}",
         spinner="Fitting each chosen method on the split's training rows…",
+        label_names=page.ds.label_names,  # library warnings name the label columns
     )
     if views is None:
         return
