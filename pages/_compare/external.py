@@ -76,26 +76,35 @@ def read(page: Compare) -> External | None:
     """The expander where a user adds a model's scores; the parsed scores, or None."""
     ds = page.ds
     N, L = ds.n_samples, ds.n_labels
-    split = experiment.current_split()
-    n_test = len(split.test_index)
+    try:
+        test_index = experiment.current_split().test_index
+    except ValueError:  # too few rows for the sidebar's split: all-row scores only
+        test_index = None
+    n_test = -1 if test_index is None else len(test_index)
     with st.expander("Add a model trained elsewhere (its scores)"):
         st.caption(
             f"Either scores for every one of the {N:,} rows, {row_order()}, each from a "
             "model that did not train on that row (your model's own k-fold out-of-fold "
-            f"scores), or scores for the {n_test:,} test rows of the sidebar's split, in the "
-            "order of the test-row list below (a model trained on its training rows). As a "
-            "top-k text file (one line per row: label:score …, 0-based label indices, as "
-            f"napkinXC and pyxclib write), a CSV with one column per label (headed by the "
+            "scores)"
+            + (
+                ""
+                if test_index is None
+                else f", or scores for the {n_test:,} test rows of the sidebar's split, in the "
+                "order of the test-row list below (a model trained on its training rows)"
+            )
+            + ". As a top-k text file (one line per row: label:score …, 0-based label indices, "
+            "as napkinXC and pyxclib write), a CSV with one column per label (headed by the "
             f"{L:,} label names) or a .npy array. A label a top-k file leaves out ranks below "
             "every listed one."
         )
-        export.csv_button(
-            "Download the split's test rows (CSV)",
-            pd.DataFrame({"row": split.test_index + 1}),
-            name=(ds.name, "test_rows"),
-            help="The data set's row numbers (from 1, in the order above) of the test rows, "
-            "in the order the scores for them must follow.",
-        )
+        if test_index is not None:
+            export.csv_button(
+                "Download the split's test rows (CSV)",
+                pd.DataFrame({"row": test_index + 1}),
+                name=(ds.name, "test_rows"),
+                help="The data set's row numbers (from 1, in the order above) of the test "
+                "rows, in the order the scores for them must follow.",
+            )
         c1, c2 = st.columns([2, 1])
         typed = c1.text_input("Model name", value="external", key=NAME_KEY)
         threshold = c2.number_input(
@@ -142,10 +151,16 @@ def read(page: Compare) -> External | None:
         if scores.shape[0] not in (N, n_test):
             st.error(
                 f"{plain.markdown(upload.name)} has scores for {scores.shape[0]:,} rows; "
-                f"{plain.markdown(ds.name)} has {N:,} rows and the sidebar's split "
-                f"{n_test:,} test rows. Give one score row per data row ({row_order()}) or "
-                "per test row (in the order of the test-row list), or change the split to the "
-                "one your model was tested on."
+                f"{plain.markdown(ds.name)} has {N:,} rows"
+                + ("" if test_index is None else f" and the sidebar's split {n_test:,} test rows")
+                + f". Give one score row per data row ({row_order()})"
+                + (
+                    ""
+                    if test_index is None
+                    else " or per test row (in the order of the test-row list), or change the "
+                    "split to the one your model was tested on"
+                )
+                + "."
             )
             return None
         return External(
