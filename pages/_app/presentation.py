@@ -301,9 +301,12 @@ def fit_height(fig: Any) -> Any:
 # stage scrolls to the page's top. The parts may appear after the script runs (a link opened
 # in a new session draws the page in several runs), and charts and their containers resize
 # after the run ends (plotly lays out, Streamlit fits them to the width), so the script waits
-# up to 60 s for the parts, then corrects the scroll on every animation frame until the
-# layout has not moved for 20 frames, for at most 5 s. A rerun without a move (a slider
-# moved while presenting) leaves the scroll where the presenter put it.
+# up to 60 s for the parts, then corrects the scroll on every animation frame for 15 s after
+# they appear: a quiet spell between two runs of a new session is no end (a full suite saw a
+# link's figure pushed 21 px below the window after 20 still frames had ended the
+# corrections). It stops at once when the presenter scrolls, clicks or presses a key, or the
+# next move takes over. A rerun without a move (a slider moved while presenting) leaves the
+# scroll where the presenter put it.
 _SCROLL_JS = """
 <script>
 (() => {
@@ -320,8 +323,13 @@ _SCROLL_JS = """
     return document.scrollingElement;
   };
   const called = performance.now();
-  let started = null, last = '', still = 0;
+  let started = null, userMoved = false;
+  const stop = () => { userMoved = true; };
+  for (const kind of ['wheel', 'touchmove', 'mousedown', 'keydown']) {
+    window.addEventListener(kind, stop, {once: true, capture: true, passive: true});
+  }
   const step = () => {
+    if (userMoved || window.__mlvizLessonMove !== move) return;
     const parts = Array.from(main.querySelectorAll('[class*="st-key-lesson_part_' + part + '"]'));
     if (part !== 'formula' && !parts.length) {
       if (performance.now() - called < 60000) requestAnimationFrame(step);
@@ -342,11 +350,7 @@ _SCROLL_JS = """
       else if (bottom > window.innerHeight - 6) delta = bottom - window.innerHeight + 6;
       if (Math.abs(delta) >= 1) scroller(parts[0]).scrollBy(0, delta);
     }
-    const shape = parts.map(e => Math.round(e.getBoundingClientRect().top) + ':'
-        + Math.round(e.getBoundingClientRect().height)).join('|');
-    still = shape === last ? still + 1 : 0;
-    last = shape;
-    if (still < 20 && performance.now() - started < 5000) requestAnimationFrame(step);
+    if (performance.now() - started < 15000) requestAnimationFrame(step);
   };
   requestAnimationFrame(step);
 })();
