@@ -64,7 +64,13 @@ def test_split_views(params: dict, name: str, threshold: float, scores: np.ndarr
     }
     # rows out of order fall to chance: P@1 against ranking labels by training frequency
     popularity = np.broadcast_to(np.asarray(split.Y_train).mean(axis=0), split.Y_test.shape)
+    tail = params["tail"]
     return {
+        # the labels the loss reasons count (tail by the test rows' frequency, as the table)
+        "reason_rows": np.arange(ds.n_labels)
+        if tail is None
+        else np.flatnonzero(is_tail(label_frequencies(split.Y_test, relative=True), tail)),
+        "train_counts": np.asarray(label_frequencies(split.Y_train, relative=False), float),
         "p_at_1": precision_at_k(split.Y_test, predictions[name].Y_score, k=1),
         "popularity_p_at_1": precision_at_k(split.Y_test, popularity, k=1),
         "methods": list(predictions),
@@ -123,12 +129,7 @@ def show(page: Compare, params: dict, external: External | None) -> None:
         ),
         key="compare_test_per_label",
     )
-    Y_test = np.asarray(page.ds.Y)[experiment.current_split().test_index]
-    rows = (
-        np.arange(page.n_labels)
-        if tail is None
-        else np.flatnonzero(is_tail(label_frequencies(Y_test, relative=True), tail))
-    )
+    rows = views["reason_rows"]
     if len(rows):
         export.chart(
             fitting.figure(
@@ -150,12 +151,7 @@ def show(page: Compare, params: dict, external: External | None) -> None:
         )
     contributions = views["contributions"]
     if contributions:
-        train_counts = np.asarray(
-            label_frequencies(
-                np.asarray(page.ds.Y)[experiment.current_split().train_index], relative=False
-            ),
-            dtype=float,
-        )
+        train_counts = views["train_counts"]
         k = max(BIN_KS)
         tables = {
             method: bin_by_frequency(values[f"P@{k}"].to_numpy(), train_counts, n_bins=10)
