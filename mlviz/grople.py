@@ -1404,7 +1404,7 @@ class GroPLE(MultiLabelEstimator):
                 affinity=self.label_affinity,
                 n_neighbors=self.n_neighbors,
                 random_state=seed,
-            ).fit(Y)
+            ).fit(Y.astype(np.uint8))  # Y is checked 0/1: spare stage 1 the float checks
             self.groups_ = self.label_clustering_.labels_
         else:
             self.label_clustering_ = None
