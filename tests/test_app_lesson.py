@@ -284,3 +284,31 @@ def test_grople_step_opens_lambda1_below_its_bound_where_the_preset_is_above_it(
     assert model.lambda2 == 10.0 and model.lambda1 == max(options[:-1]) < bound
     at_one = GroPLE(**{**model.get_params(), "lambda1": 1.0, "groups": model.groups_})
     assert not at_one.fit(data.X[train], Y).V_.any()
+
+
+def test_a_second_session_draws_step_one_from_the_shared_figure(monkeypatch):
+    """A class opens step 1 together: its biplot is built once for every session (issue 33,
+    the rerun goal: building it per session was 15 % of a classroom's rerun samples)."""
+    import functools
+
+    from pages._app import fitting
+    from pages._lesson import hypercube as step
+
+    built = []
+    original = step._projection_figure
+
+    @functools.wraps(original)
+    def counting(*args):
+        built.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(step, "_projection_figure", counting)
+    fitting._figures.clear()
+    dataset = _load("sample:planted")
+    first, second = _app(dataset), _app(dataset)
+    for at in (first, second):
+        _assert_clean(at, "step 1")
+        assert _charts(at) == 1
+    assert len(built) == 1, f"the biplot was built {len(built)} times for two sessions"
+    # the same figure, with the same title, in both sessions
+    assert first.get("plotly_chart")[0].proto.spec == second.get("plotly_chart")[0].proto.spec

@@ -14,6 +14,7 @@ from pages._lesson.state import (
     explain,
     figure_text,
     formula,
+    shared_figure,
     try_this,
     user_text,
 )
@@ -107,6 +108,19 @@ def _corners(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: list[s
     notice(points)
 
 
+def _projection_figure(coords, vertices, counts, edges, names, arrows, arrow_names, title):
+    """The biplot of :func:`_projection`, built once per data set and settings for every
+    session (:func:`pages._lesson.state.shared_figure`): a class opens this step together."""
+    fig = cube_figures.hypercube_figure(
+        coords, vertices, counts, edges, names, loadings=arrows, title=title
+    )
+    if arrows is not None:
+        # the builder names the arrows after label_names in order: name the drawn ones
+        fig.update_traces(text=arrow_names, selector=dict(mode="text"))
+    fig.update_layout(xaxis_title="principal direction 1", yaxis_title="principal direction 2")
+    return legend_at_bottom(fig)
+
+
 def _projection(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: list[str]) -> None:
     """More labels: the occupied label sets along PLST's first two directions (a biplot)."""
     L, names, n_sets = c.L, c.names, len(vertices)
@@ -155,20 +169,18 @@ def _projection(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: lis
             f"{user_text(names[top])}**: the two directions follow it most. Short "
             "axes are labels this 2-D view (PLST with M = 2) hardly sees."
         )
-    fig = cube_figures.hypercube_figure(
+    fig = shared_figure(
+        _projection_figure,
         coords[:shown],
         vertices[:shown],
         counts[:shown],
         edges,
         names,
-        loadings=arrows,
-        title=title,
+        arrows,
+        arrow_names,
+        title,
     )
-    if arrows is not None:
-        # the builder names the arrows after label_names in order: name the drawn ones
-        fig.update_traces(text=arrow_names, selector=dict(mode="text"))
-    fig.update_layout(xaxis_title="principal direction 1", yaxis_title="principal direction 2")
-    chart(legend_at_bottom(fig), key="lesson_hypercube")
+    chart(fig, key="lesson_hypercube")
     points.append(
         (
             count(len(edges), "pair of the drawn sets is", "pairs of the drawn sets are")

@@ -28,6 +28,7 @@ from mlviz.methods import MAX_LABELS_SQUARE, METHODS
 from pages._app import (
     experiment,
     export,
+    fitting,
     grouping,
     links,
     plain,
@@ -259,7 +260,8 @@ def chart(fig: Any, *, key: str, **kwargs: Any) -> None:
     A step's figure spans the page: its title is wrapped to the page's width (builders wrap
     for a half-width column by default), one line more for the figure on a projector.
     """
-    fig = widen_title(fig)
+    # shared by every session when fig is (pages._app.fitting.figure); made here otherwise
+    fig = fitting.figure_variant(fig, "lesson_wide_title", widen_title)
     if (entry := _entry()) is not None:
         entry["figures"].append((key, fig))
     if revealed("figure"):
@@ -268,6 +270,13 @@ def chart(fig: Any, *, key: str, **kwargs: Any) -> None:
         with part(f"figure_{key}"):
             wide = kwargs.pop("wide", True)
             export.chart(presentation.fit_height(fig), key=key, wide=wide, **kwargs)
+
+
+def shared_figure(builder: Callable[..., Any], /, *args: Any) -> Any:
+    """``builder(*args)``, built once per data set and arguments and shared by every session
+    (:func:`pages._app.fitting.figure`; a class opens a step together). Never change it in
+    place: :func:`chart` and the export do not."""
+    return fitting.figure(builder, *args)
 
 
 def record_notice(points: list[str]) -> None:
