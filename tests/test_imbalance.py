@@ -121,3 +121,14 @@ def test_published_values_on_mulan_data(name, mean_ir, scumble):
     numbers = stats.summary(load_arff(mulan_path(f"{name}.arff")))
     assert numbers["mean_ir"] == pytest.approx(mean_ir, abs=0.005)
     assert numbers["scumble"] == pytest.approx(scumble, abs=0.0005)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int64, np.float64, bool])
+def test_statistics_read_labels_of_every_dtype_alike_and_refuse_non_binary_uint8(dtype):
+    # uint8 (a data set's own labels) takes a range check instead of the float64 validation
+    Y = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 0, 0]]).astype(dtype)
+    assert stats.distinct_labelsets(Y) == 3
+    assert stats.label_cardinality(Y) == pytest.approx(6 / 4)
+    bad = np.array([[0, 1], [2, 0]], dtype=np.uint8)
+    with pytest.raises(ValueError, match="found 2 at row 1, label column 0"):
+        stats.label_cardinality(bad)
