@@ -109,6 +109,7 @@ def _stage_times(X, Y, model: GroPLE) -> dict[str, float]:
         warm_start=True,
         random_state=model.random_state,
         use_gram=None,
+        solver=model.solver,
     )
     t_labels = time.process_time()
     _, _, feature_history = fit_feature_embedding(

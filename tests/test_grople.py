@@ -123,14 +123,86 @@ def test_outer_objective_never_increases_and_is_recorded_correctly():
         assert history[-1] == pytest.approx(label_embedding_objective(Ys, U, V, groups, 1e-3, 1.0))
 
 
-def test_group_sparsity_grows_with_lambda2_and_differs_between_groups():
+def test_the_gradient_of_eq4_with_u_eliminated_is_the_v_gradient_at_the_best_u():
+    """Variable projection's gradient: F(V) = min_U ||S - U V||^2 + lambda1 ||U||^2 has
+    grad F(V) = 2 (U^T U V - U^T S) at U = S V^T (V V^T + lambda1 I)^{-1} (the U term's own
+    gradient vanishes there). Checked against central differences of F."""
+    rng = np.random.default_rng(3)
+    S = np.where(rng.random((30, 5)) < 0.4, 1.0, -1.0)
+    V = rng.standard_normal((3, 5))
+    lambda1 = 0.7
+
+    def best_u(V):
+        return S @ V.T @ np.linalg.inv(V @ V.T + lambda1 * np.eye(3))
+
+    def F(V):
+        U = best_u(V)
+        return ((S - U @ V) ** 2).sum() + lambda1 * (U**2).sum()
+
+    U = best_u(V)
+    gradient = 2.0 * (U.T @ U @ V - U.T @ S)
+    step = 1e-6
+    numeric = np.zeros_like(V)
+    for index in np.ndindex(V.shape):
+        E = np.zeros_like(V)
+        E[index] = step
+        numeric[index] = (F(V + E) - F(V - E)) / (2 * step)
+    np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("use_gram", [True, False])
+def test_varpro_records_a_decreasing_eq4_and_stops_where_algorithm_1_stops(use_gram):
+    from mlviz.grople import _fit_label_embedding, _SignedLabels
+    from mlviz.synthetic import make_planted
+
+    data, planted = make_planted(n_samples=300, random_state=0)
+    Ys = 2.0 * data.Y - 1.0
+    runs = {}
+    for solver in ("alternating", "varpro"):
+        U, V, history = _fit_label_embedding(
+            _SignedLabels(data.Y, signed=False),
+            planted,
+            12,
+            1e-3,
+            1.0,
+            init="random",
+            gamma=0.1,
+            max_iter=1000,
+            tol=1e-4,
+            apg_max_iter=100,
+            apg_tol=1e-4,
+            balance=True,
+            warm_start=True,
+            random_state=0,
+            use_gram=use_gram,
+            solver=solver,
+        )
+        assert np.all(np.diff(history) <= 1e-9 * abs(history[0])), solver
+        value = label_embedding_objective(Ys, U, V, planted, 1e-3, 1.0)
+        assert history[-1] == pytest.approx(value, rel=1e-9), solver
+        # the last step is Algorithm 1's, stopped by its own rule
+        assert history[-2] - history[-1] <= 1e-4 * abs(history[-2]) and len(history) < 1000
+        runs[solver] = history
+    # the same first two iterations (they define lambda2_max and lambda1_max)
+    np.testing.assert_allclose(runs["varpro"][:2], runs["alternating"][:2], rtol=1e-12)
+    # and a lower Eq. (4), in fewer iterations, on the planted sample (docs/GROPLE.md)
+    assert runs["varpro"][-1] < runs["alternating"][-1]
+    assert len(runs["varpro"]) < len(runs["alternating"])
+
+
+@pytest.mark.parametrize("solver", ["varpro", "alternating"])
+def test_group_sparsity_grows_with_lambda2_and_differs_between_groups(solver):
+    # Each group has 3 labels, so 3 of the 10 latent rows can carry it whole: the solver
+    # that gets closer to the minimum (varpro) keeps only those from λ2 = 0.01 on, the
+    # alternation after 60 iterations still uses all of them there.
     X, Y = _grouped_sample()
     zero_rows = []
-    for lambda2 in (0.01, 10.0, 30.0):
+    for lambda2 in (1e-4, 0.01, 10.0, 30.0):
         model = GroPLE(
             n_components=10,
             groups=[0, 0, 0, 1, 1, 1],
             lambda2=lambda2,
+            solver=solver,
             max_iter=60,
             feature_max_iter=20,
             random_state=0,
@@ -145,7 +217,7 @@ def test_group_sparsity_grows_with_lambda2_and_differs_between_groups():
             # each group keeps its own latent rows: the two supports differ
             assert model.row_support_.any(axis=1).all()
             assert not np.array_equal(model.row_support_[0], model.row_support_[1])
-    assert zero_rows[0] < zero_rows[1] <= zero_rows[2]
+    assert zero_rows == sorted(zero_rows) and zero_rows[0] < zero_rows[2] < zero_rows[3]
 
 
 def test_planted_groups_recovered_and_supports_differ():
