@@ -1378,13 +1378,15 @@ class GroPLE(MultiLabelEstimator):
     intercept_ : ndarray (n_components,)
         Latent intercept (zeros without ``fit_intercept``).
     objective_history_ : list of float
-        Eq. (4) after every outer iteration (non-increasing).
+        Eq. (4) after every iteration of its solver (non-increasing): Algorithm 1's outer
+        iterations, and with ``solver="varpro"`` the proximal gradient steps between its
+        first two and its last ones.
     feature_objective_history_ : list of float
         Eq. (5) per APG iteration (centred data when fit_intercept).
     n_iter_ : int
-        Outer iterations of Algorithm 1.
+        Iterations of Eq. (4)'s solver (the length of ``objective_history_``).
     converged_ : bool
-        Whether Algorithm 1 stopped by ``tol`` rather than at ``max_iter`` (if not, a
+        Whether Algorithm 1 (last) stopped by ``tol`` rather than at ``max_iter`` (if not, a
         :class:`~sklearn.exceptions.ConvergenceWarning` is issued).
     feature_n_iter_ : int
         APG steps of Eq. (5).

@@ -332,3 +332,16 @@ def test_the_page_says_beside_the_figure_whether_grople_beats_binary_relevance(s
             assert f"{METRICS[m].label} {g:.3f} vs {b:.3f}" in warned[0]
     else:
         assert len(said) == 1 and not warned
+
+
+def test_the_objective_caption_names_the_solver_the_fit_used():
+    """Eq. 4's history mixes Algorithm 1's iterations and variable projection's steps
+    (issue 33): the caption under the objective says which solver drew it, and the history
+    it draws never increases."""
+    at = _open("sample:planted")
+    assert not at.exception and not at.error
+    model = _fitted_model(at)
+    assert model.solver == "varpro"
+    caption = next(c.value for c in at.caption if c.value.startswith("Objective of Eq. 4"))
+    assert "variable projection" in caption and "outer iteration" not in caption
+    assert np.all(np.diff(model.objective_history_) <= 1e-9 * abs(model.objective_history_[0]))

@@ -272,13 +272,13 @@ def objective_figure(
     history: Sequence[float] | np.ndarray,
     feature_history: Sequence[float] | np.ndarray | None = None,
 ) -> go.Figure:
-    """Convergence: Eq. (4) per outer iteration [and Eq. (5) per APG iteration].
+    """Convergence: Eq. (4) per iteration of its solver [and Eq. (5) per APG iteration].
 
     Parameters
     ----------
     history : sequence of float
-        Objective of the label embedding, Eq. (4), after each outer iteration of
-        Algorithm 1 (``GroPLE.objective_history_``), drawn at iterations 1..n.
+        Objective of the label embedding, Eq. (4), after each iteration of its solver
+        (``GroPLE.objective_history_``), drawn at iterations 1..n.
     feature_history : sequence of float, optional
         Objective of the feature embedding, Eq. (5), per APG iteration
         (``GroPLE.feature_objective_history_``); drawn in a second panel.
@@ -296,7 +296,7 @@ def objective_figure(
     >>> len(fig.data)
     2
     """
-    series = [("label embedding, Eq. (4)", "outer iteration", history)]
+    series = [("label embedding, Eq. (4)", "iteration", history)]
     if feature_history is not None:
         series.append(("feature embedding, Eq. (5)", "APG iteration", feature_history))
     fig = make_subplots(

@@ -103,7 +103,7 @@ def tail_labels(page: GroPLEPage, model, binary_relevance) -> None:
 
 
 def objective(model) -> None:
-    """Eq. 4's objective per outer iteration, and Eq. 5's."""
+    """Eq. 4's objective per iteration of its solver, and Eq. 5's."""
     export.chart(
         fitting.figure(
             figures.objective_figure, model.objective_history_, model.feature_objective_history_
@@ -111,6 +111,12 @@ def objective(model) -> None:
         key="grople_objective",
     )
     st.caption(
-        "Objective of Eq. 4 per outer iteration (it must never increase) and of the "
-        "feature embedding (Eq. 5)."
+        "Objective of Eq. 4 per iteration of its solver (it must never increase) and of the "
+        "feature embedding (Eq. 5). "
+        + (
+            "Eq. 4 is solved by variable projection (proximal gradient steps with U "
+            "eliminated) between Algorithm 1's first two and last iterations."
+            if model.solver == "varpro"
+            else "Eq. 4 is solved by the paper's Algorithm 1 (alternating V and U steps)."
+        )
     )
