@@ -222,9 +222,13 @@ def test_compare_runs_on_the_dask_scheduler_named_by_the_environment(monkeypatch
 
 
 def test_an_unreachable_dask_scheduler_is_an_error_not_a_traceback(monkeypatch):
+    dask = pytest.importorskip("dask")
     monkeypatch.setenv("MLVIZ_DASK_SCHEDULER", "tcp://127.0.0.1:1")
+    # dask reads DASK_* variables when it is imported: in a process that imported it before
+    # (an earlier test) the variable alone left the 30 s default, the whole of this test's time
     monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")
-    at = _compare(datasets.load_source("sample:planted"), ["BR"])
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        at = _compare(datasets.load_source("sample:planted"), ["BR"])
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "tcp://127.0.0.1:1" in errors[0]
     assert "MLVIZ_DASK_SCHEDULER" in errors[0]
