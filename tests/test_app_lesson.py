@@ -312,3 +312,28 @@ def test_a_second_session_draws_step_one_from_the_shared_figure(monkeypatch):
     assert len(built) == 1, f"the biplot was built {len(built)} times for two sessions"
     # the same figure, with the same title, in both sessions
     assert first.get("plotly_chart")[0].proto.spec == second.get("plotly_chart")[0].proto.spec
+
+
+def test_step_one_never_rounds_the_most_frequent_set_to_zero_percent():
+    """Seen in the browser on a generated 983-label set where every label set occurs once:
+    "holds 0% of the instances" (1 of 1,500)."""
+    from pages._lesson.hypercube import _share
+
+    assert _share(1, 1_500) == "0.067%"
+    assert _share(1, 3) == "33%" and _share(15, 1_500) == "1%"
+    rng = np.random.default_rng(0)
+    Y = np.zeros((300, 40), dtype=np.uint8)
+    for i in range(300):  # 300 distinct sets: the most frequent holds 1 of 300
+        Y[i, rng.choice(40, 3, replace=False)] = 1
+        Y[i, i % 40] = 1
+    data = Dataset(
+        name="distinct",
+        X=rng.standard_normal((300, 3)),
+        Y=Y,
+        feature_names=("a", "b", "c"),
+        label_names=tuple(f"l{j}" for j in range(40)),
+    )
+    notice = _notice(_app(data))
+    assert "holds 0% of" not in notice
+    share = re.search(r"holds ([\d.]+)% of the instances", notice)
+    assert share and float(share.group(1)) > 0, notice

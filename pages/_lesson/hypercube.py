@@ -51,7 +51,7 @@ def show(c: Lesson) -> None:
         f"**{n_sets:,}** of the {possible} possible label sets occur in the "
         f"{ds.n_samples:,} instances.",
         f"The most frequent set, {labelset(vertices[0], c.names)}, holds "
-        f"{counts[0] / counts.sum():.0%} of the instances; "
+        f"{_share(int(counts[0]), int(counts.sum()))} of the instances; "
         + (
             count(int((counts == 1).sum()), "set occurs", "sets occur") + " only once."
             if (counts == 1).any()
@@ -62,6 +62,13 @@ def show(c: Lesson) -> None:
         _corners(c, vertices, counts, points)
     else:
         _projection(c, vertices, counts, points)
+
+
+def _share(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a percentage that is never rounded to 0 % (one set of 1,500
+    instances is 0.067 %, not "0%")."""
+    share = part / whole
+    return f"{share:.0%}" if share >= 0.01 else f"{100 * share:.2g}%"
 
 
 def _corners(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: list[str]) -> None:
