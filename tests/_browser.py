@@ -568,3 +568,22 @@ def tick_problems(pg, where: str, scope: str = MAIN) -> list[str]:
                     f"{name}: {len(clashes)} pairs of tick labels overlap, e.g. {clashes[:3]}"
                 )
     return problems
+
+
+def fewest_folds(pg) -> None:
+    """Compare's "Folds" slider to its minimum (2), before a browser test runs the
+    cross-validation to look at its charts: they draw the same label names and methods at any
+    number of folds, and the default folds' run was half of test_browser_labels' time (28 s of
+    55 s on the 983-label set)."""
+    slider = (
+        pg.locator("[data-testid='stMain'] [data-testid='stSlider']")
+        .filter(has_text="Folds")
+        .locator("input[type='range']")
+    )
+    if slider.count() == 0 or slider.input_value() == "2":
+        return  # no slider (2 folds fixed) or already at 2
+    slider.focus()
+    since = runs_so_far(pg)
+    pg.keyboard.press("Home")
+    wait_idle(pg, since, url=True)
+    assert slider.input_value() == "2", f"Compare's folds at {slider.input_value()}, not 2"

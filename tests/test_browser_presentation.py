@@ -121,7 +121,8 @@ def test_presentation_mode_puts_every_figure_on_the_first_screen(
             if path == "lesson":
                 tops.update(_lesson_tops(pg, dataset, legibility, shots))
                 continue
-            if path == "compare":  # its charts appear after a run
+            if path == "compare":  # its charts appear after a run (test_browser: default folds)
+                _browser.fewest_folds(pg)
                 _browser.click_and_wait(pg, pg.get_by_role("button", name="Run cross-validation"))
             tops[where] = _first_chart_top(pg, where)
             _browser.shoot(pg, shots / f"present-{dataset}-{path or 'data'}.png", full_page=False)
