@@ -105,17 +105,21 @@ def test_every_page_renders_and_a_slider_redraws(page, server_url, path):
         return
     before = page.evaluate(_PLOTS_SIGNATURE)
     slider = sliders.first
-    value = slider.get_attribute("aria-valuenow")
+    # the range input's value and min (Streamlit's slider input carries no aria-valuenow: a
+    # wait on it held at once, whether or not the slider had moved)
+    value, minimum = slider.input_value(), slider.get_attribute("min")
     slider.focus()
     since = _browser.runs_so_far(page)
     page.keyboard.press("Home")  # to the slider's minimum: M = 1, k = 1, K = 1, ...
     # a slider already at its minimum does not move, and then starts no run
-    page.wait_for_function(
-        "([el, value]) => el.getAttribute('aria-valuenow') !== value || "
-        "el.getAttribute('aria-valuemin') === value",
-        arg=[slider.element_handle(), value],
-    )
-    _wait_idle(page, since if slider.get_attribute("aria-valuenow") != value else None)
+    moves = value != minimum
+    if moves:
+        page.wait_for_function(
+            "([selector, value]) => { const el = document.querySelector(selector);"
+            " return !!el && el.value !== value; }",
+            arg=[MAIN_SLIDER, value],
+        )
+    _wait_idle(page, since if moves else None)
     fit = page.get_by_role("button", name="Fit GroPLE")
     if fit.count():
         # a press that lands while the page redraws the button after the slider's run can be
