@@ -621,3 +621,20 @@ def test_recommend_n_groups_disqualifies_a_bucket_and_a_k_without_coherent_group
     assert advice.candidates["why"].str.contains("coherent groups").all()
     with pytest.raises(ValueError, match="label columns"):
         recommend_n_groups(spectrum, Y[:, :5])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int64, bool])
+def test_integer_labels_are_clustered_as_their_float_copy_and_checked_alike(dtype):
+    # integer 0/1 labels are no longer copied to float64 first (a tenth of the GroPLE page's
+    # first run at delicious's shape): the same counts, affinity and groups
+    rng = np.random.default_rng(4)
+    Y = (rng.random((120, 30)) < 0.15).astype(np.uint8)
+    ours = LabelClustering(n_groups=4, random_state=0).fit(Y.astype(dtype))
+    reference = LabelClustering(n_groups=4, random_state=0).fit(Y.astype(np.float64))
+    np.testing.assert_array_equal(ours.affinity_, reference.affinity_)
+    np.testing.assert_array_equal(ours.labels_, reference.labels_)
+    if dtype is not bool:
+        bad = Y.astype(dtype)
+        bad[3, 5] = 2
+        with pytest.raises(ValueError, match="found 2 at row 3, label column 5"):
+            LabelClustering(n_groups=4).fit(bad)
