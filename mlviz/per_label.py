@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 from mlviz._validation import check_label_matrix
 from mlviz.clems import CLEMS, decoded_label_frequencies
 from mlviz.metrics import _check_scores, _per_label_auc, per_label_scores
-from mlviz.stats import label_frequencies, tail_labels
+from mlviz.stats import _labels, label_frequencies, tail_labels
 
 __all__ = [
     "LOSS_REASONS",
@@ -79,7 +79,9 @@ def label_frequency_table(
     >>> table["train_count"].tolist(), table["tail"].tolist()
     ([3, 1], [False, True])
     """
-    Y_train = check_label_matrix(Y_train, name="Y_train")
+    # uint8, range-checked (a float64 copy, validated again by every statistic below, was a
+    # fifth of a PLST slider move at delicious's shape)
+    Y_train = _labels(Y_train, name="Y_train")
     n_labels = Y_train.shape[1]
     if label_names is None:
         label_names = [str(k) for k in range(n_labels)]

@@ -56,19 +56,20 @@ __all__ = [
 ]
 
 
-def _labels(Y) -> np.ndarray:
-    """The label matrix as uint8 (N, L), validated; accepts a Dataset."""
+def _labels(Y, name: str = "Y") -> np.ndarray:
+    """The label matrix as uint8 (N, L), validated; accepts a Dataset. ``name`` names it in
+    errors."""
     if isinstance(Y, Dataset):
         Y = Y.Y
     if isinstance(Y, np.ndarray) and Y.dtype == np.uint8 and Y.ndim == 2 and Y.shape[1]:
         # a data set's own labels (uint8): a range check, not check_label_matrix's float64
         # copy and back (0.1 s at 16,105 x 983, and pages ask for several statistics a run)
         if Y.size and Y.max() > 1:
-            Y = check_label_matrix(Y)  # raises, naming the first value that is not 0/1
+            Y = check_label_matrix(Y, name=name)  # raises, naming the first value not 0/1
     else:
-        Y = check_label_matrix(Y)
+        Y = check_label_matrix(Y, name=name)
     if Y.shape[0] == 0:
-        raise ValueError("Y has no rows: statistics need at least one instance.")
+        raise ValueError(f"{name} has no rows: statistics need at least one instance.")
     return Y.astype(np.uint8, copy=False)
 
 

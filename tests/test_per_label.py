@@ -218,3 +218,16 @@ def test_tail_summary_by_hand():
     summary = per_label.tail_summary(with_shares)
     assert summary["tail_unrepresented_median"] == pytest.approx(0.7)
     assert summary["head_unrepresented_median"] == pytest.approx(0.1)
+
+
+def test_label_frequency_table_reads_uint8_labels_as_their_float_copy_and_names_bad_ones():
+    from mlviz.per_label import label_frequency_table
+
+    rng = np.random.default_rng(2)
+    Y = (rng.random((50, 6)) < 0.3).astype(np.uint8)
+    ours = label_frequency_table(Y, 0.2)
+    reference = label_frequency_table(Y.astype(np.float64), 0.2)
+    pd.testing.assert_frame_equal(ours, reference)
+    Y[4, 2] = 3
+    with pytest.raises(ValueError, match="Y_train must contain only 0 and 1; found 3 at row 4"):
+        label_frequency_table(Y, 0.2)
