@@ -35,20 +35,25 @@ class Settings:
     shared: grouping.Grouping | None
 
 
-def lambda2_bound(d: int, K: int, affinity: str) -> float:
-    """λ2_max of the training labels at the page's label groups (seed 0, as the page's GroPLE
-    fits: the same U_0)."""
+def training_groups(K: int, affinity: str):
+    """The label groups of the page's GroPLE fits: stage 1 on the training labels (seed 0).
+    Computed once per K and affinity for both λ bounds (each refitted it on every d)."""
     Y_train = experiment.current_split().Y_train
     groups = LabelClustering(n_groups=min(K, Y_train.shape[1]), affinity=affinity, random_state=0)
-    return lambda2_max(Y_train, groups.fit(Y_train).labels_, d, random_state=0)
+    return groups.fit(Y_train).labels_
 
 
-def lambda1_bound(d: int, K: int, affinity: str, lambda2: float) -> float:
+def lambda2_bound(d: int, groups) -> float:
+    """λ2_max of the training labels at the page's label groups (seed 0, as the page's GroPLE
+    fits: the same U_0)."""
+    return lambda2_max(experiment.current_split().Y_train, groups, d, random_state=0)
+
+
+def lambda1_bound(d: int, groups, lambda2: float) -> float:
     """λ1_max of the training labels at the page's label groups and λ2 (seed 0, as the page's
     GroPLE fits): above it Algorithm 1's second V step is zero (:func:`lambda1_max`)."""
     Y_train = experiment.current_split().Y_train
-    groups = LabelClustering(n_groups=min(K, Y_train.shape[1]), affinity=affinity, random_state=0)
-    return lambda1_max(Y_train, groups.fit(Y_train).labels_, d, lambda2, random_state=0)
+    return lambda1_max(Y_train, groups, d, lambda2, random_state=0)
 
 
 def controls(page: GroPLEPage) -> Settings:
@@ -103,9 +108,12 @@ def controls(page: GroPLEPage) -> Settings:
         # drawn above λ2 but filled after it: λ1's range depends on the chosen λ2 (λ1_max)
         lambda1_slot = c2.container()
         # every V^k is zero from λ2_max on (first V step, Eq. A.3): the slider ends there
-        bound = fitting.compute(
-            lambda2_bound, {"d": d, "K": n_groups, "affinity": affinity}, label="λ2 range"
+        groups = fitting.compute(
+            training_groups, {"K": n_groups, "affinity": affinity}, label="Label groups"
         )
+        bound = bound1 = None  # without groups: the grids, unbounded
+        if groups is not None:
+            bound = fitting.compute(lambda2_bound, {"d": d, "groups": groups}, label="λ2 range")
         lambda2_grid = figures.lambda_options(LOG_GRID, bound)
         lambda2_default = figures.lambda2_opening(lambda2_grid, bound, opening["lambda2"])
         if st.session_state.get("grople_lambda2", lambda2_default) not in lambda2_grid:
@@ -125,11 +133,12 @@ def controls(page: GroPLEPage) -> Settings:
                 f"{max(lambda2_grid):g}, the first of its values where V is zero."
             )
         # every V^k is zero above λ1_max at this λ2 (second V step, Eq. A.2-A.3): λ1 ends there
-        bound1 = fitting.compute(
-            lambda1_bound,
-            {"d": d, "K": n_groups, "affinity": affinity, "lambda2": float(lambda2)},
-            label="λ1 range",
-        )
+        if groups is not None:
+            bound1 = fitting.compute(
+                lambda1_bound,
+                {"d": d, "groups": groups, "lambda2": float(lambda2)},
+                label="λ1 range",
+            )
         # None (failed) or inf (λ2 = 0: no λ1 makes V zero): the grid
         lambda1_grid = figures.lambda_options(POSITIVE_GRID, bound1)
         # opens at the preset's λ1, or the largest option below the bound (the last option, at
