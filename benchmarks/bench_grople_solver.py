@@ -76,16 +76,7 @@ def run(names: list[str]) -> pd.DataFrame:
                         100,
                         lambda1,
                         lambda2,
-                        init="random",
-                        gamma=0.1,
-                        max_iter=1000,
-                        tol=1e-4,
-                        apg_max_iter=100,
-                        apg_tol=1e-4,
-                        balance=True,
-                        warm_start=True,
-                        random_state=0,
-                        use_gram=None,
+                        random_state=0,  # GroPLE's other defaults
                         solver=solver,
                     )
                     row = {

@@ -750,18 +750,19 @@ def _fit_label_embedding(
     lambda1: float,
     lambda2: float,
     *,
-    init: str,
-    gamma: float,
-    max_iter: int,
-    tol: float,
-    apg_max_iter: int,
-    apg_tol: float,
-    balance: bool,
-    warm_start: bool,
-    random_state,
-    use_gram: bool | None,
+    init: str = "random",
+    gamma: float = 0.1,
+    max_iter: int = 1000,
+    tol: float = 1e-4,
+    apg_max_iter: int = 100,
+    apg_tol: float = 1e-4,
+    balance: bool = True,
+    warm_start: bool = True,
+    random_state=None,
+    use_gram: bool | None = None,
     solver: str = "alternating",
 ) -> tuple[np.ndarray, np.ndarray, list[float]]:
+    # the defaults are GroPLE's, except the solver (Algorithm 1, as fit_label_embedding)
     groups = np.asarray(groups)
     n_samples, n_labels = labels.shape
     if use_gram is None:
