@@ -188,10 +188,11 @@ def prox_group_l21(V: np.ndarray, threshold: float, groups: np.ndarray) -> np.nd
 def _prox_group_l21(V, threshold: float, groups: np.ndarray, indicator: np.ndarray) -> np.ndarray:
     norms = np.sqrt((V * V) @ indicator)  # (d, G): ||row i of V^k||
     # A zero row would give 1 - t/0 = -inf (NaN when t = 0); dividing by the smallest normal
-    # number instead gives a scale <= 0 (1 when t = 0), and the row stays 0 either way. No
-    # errstate context: this runs ~10,000 times a fit, where the context cost as much as the
+    # number (times t when t > 1, so that t / floor = 1 / tiny does not overflow) instead
+    # gives a scale <= 0 (1 when t = 0), and the row stays 0 either way. No errstate
+    # context: this runs ~10,000 times a fit, where the context cost as much as the
     # arithmetic.
-    np.maximum(norms, _TINY, out=norms)
+    np.maximum(norms, _TINY * max(threshold, 1.0), out=norms)
     scale = np.divide(threshold, norms, out=norms)
     np.subtract(1.0, scale, out=scale)
     np.maximum(scale, 0.0, out=scale)

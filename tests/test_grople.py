@@ -74,6 +74,22 @@ def test_prox_group_l21_equals_prox_l21_per_block():
         np.testing.assert_allclose(out[:, groups == k], prox_l21(V[:, groups == k], 0.9))
 
 
+@pytest.mark.parametrize("threshold", [0.0, 0.5, 100.0, 1e300])
+def test_prox_group_l21_keeps_zero_rows_zero_without_overflow(threshold):
+    # a zero row of V^k: 1 - t / 0 must become a zero row, not NaN, and a large t (lambda2 =
+    # 100 in the Figure 1 grid) must not overflow the division (a RuntimeWarning on screen)
+    V = np.array([[0.0, 0.0, 3.0], [1.0, 2.0, 0.0], [0.0, 0.0, 0.0]])
+    groups = np.array([0, 0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = prox_group_l21(V, threshold, groups)
+    assert np.all(np.isfinite(out))
+    np.testing.assert_array_equal(out[2], 0.0)
+    np.testing.assert_array_equal(out[0, :2], 0.0)
+    expected = max(0.0, 1.0 - threshold / np.sqrt(5.0)) * V[1, :2]
+    np.testing.assert_allclose(out[1, :2], expected)
+
+
 def test_prox_l1_closed_form_and_brute_force():
     Z = np.array([[2.0, -0.5], [-3.0, 0.1]])
     np.testing.assert_allclose(prox_l1(Z, 1.0), [[1.0, 0.0], [-2.0, 0.0]])
