@@ -121,6 +121,7 @@ def _stage_times(X, Y, model: GroPLE) -> dict[str, float]:
         gamma=model.gamma,
         max_iter=model.feature_max_iter,
         tol=model.feature_tol,
+        step=model.feature_step,
     )
     t_features = time.process_time()
     return {

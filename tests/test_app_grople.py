@@ -336,12 +336,15 @@ def test_the_page_says_beside_the_figure_whether_grople_beats_binary_relevance(s
 
 def test_the_objective_caption_names_the_solver_the_fit_used():
     """Eq. 4's history mixes Algorithm 1's iterations and variable projection's steps
-    (issue 33): the caption under the objective says which solver drew it, and the history
-    it draws never increases."""
+    (issue 33): the caption under the objective says which solver drew it (and which step
+    Eq. 5's APG took), and the history it draws never increases."""
     at = _open("sample:planted")
     assert not at.exception and not at.error
     model = _fitted_model(at)
     assert model.solver == "varpro"
     caption = next(c.value for c in at.caption if c.value.startswith("Objective of Eq. 4"))
     assert "variable projection" in caption and "outer iteration" not in caption
+    # and how Eq. 5 was solved: the default diagonal step, not LLSF's single step
+    assert model.feature_step == "diagonal"
+    assert "a step per entry of Z" in caption and "LLSF's one step for every" not in caption
     assert np.all(np.diff(model.objective_history_) <= 1e-9 * abs(model.objective_history_[0]))

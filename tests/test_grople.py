@@ -16,6 +16,7 @@ from sklearn.metrics import adjusted_rand_score
 from mlviz.grople import (
     GroPLE,
     _CentredDesign,
+    _diagonal_majoriser,
     feature_embedding_objective,
     fit_feature_embedding,
     fit_label_embedding,
@@ -286,22 +287,24 @@ def test_correlation_penalty_treats_rounding_noise_around_a_constant_as_constant
     assert np.isfinite(R).all()
 
 
+@pytest.mark.parametrize("step", ["uniform", "diagonal"])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_feature_embedding_alpha_zero_matches_sklearn_lasso(sparse):
+def test_feature_embedding_alpha_zero_matches_sklearn_lasso(sparse, step):
     rng = np.random.default_rng(4)
     X = rng.standard_normal((80, 6)) * (rng.random((80, 6)) < 0.6)
     U = X[:, :3] @ rng.standard_normal((3, 4)) + 0.1 * rng.standard_normal((80, 4)) + 2.0
     beta = 3.0
     Xin = sp.csr_matrix(X) if sparse else X
-    Z, intercept, _ = fit_feature_embedding(Xin, U, 0.0, beta, max_iter=20000, tol=1e-15)
+    Z, intercept, _ = fit_feature_embedding(Xin, U, 0.0, beta, max_iter=20000, tol=1e-15, step=step)
     # Lasso: (1 / 2N) ||U - X Z - b||^2 + a ||Z||_1  ==  ours / 2N with a = beta / 2N
     reference = Lasso(alpha=beta / (2 * len(X)), tol=1e-14, max_iter=200000).fit(X, U)
     np.testing.assert_allclose(Z, reference.coef_.T, atol=1e-6)
     np.testing.assert_allclose(intercept, reference.intercept_, atol=1e-6)
 
 
+@pytest.mark.parametrize("step", ["uniform", "diagonal"])
 @pytest.mark.parametrize("use_gram", [True, False])
-def test_feature_embedding_with_correlation_term_reaches_the_optimum(use_gram):
+def test_feature_embedding_with_correlation_term_reaches_the_optimum(use_gram, step):
     rng = np.random.default_rng(5)
     X = rng.standard_normal((100, 5))
     U = np.column_stack([X[:, 0] + X[:, 1], X[:, 0] - 0.5 * X[:, 2], X[:, 3]]) + 0.2 * (
@@ -313,7 +316,7 @@ def test_feature_embedding_with_correlation_term_reaches_the_optimum(use_gram):
     # precondition: the problem is convex (Hessian X_c^T X_c (x) I + alpha I (x) R is PD)
     assert np.linalg.eigvalsh(Xc.T @ Xc).min() + alpha * np.linalg.eigvalsh(R).min() > 0
     Z, intercept, history = fit_feature_embedding(
-        X, U, alpha, beta, max_iter=20000, tol=1e-15, use_gram=use_gram
+        X, U, alpha, beta, max_iter=20000, tol=1e-15, use_gram=use_gram, step=step
     )
 
     # independent solver: Z = P - N with P, N >= 0 makes the l1 term linear (L-BFGS-B)
@@ -341,6 +344,57 @@ def test_feature_embedding_with_correlation_term_reaches_the_optimum(use_gram):
     assert min(history) == pytest.approx(result.fun, rel=1e-8)
 
 
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("store", ["dense_gram", "dense", "csr", "csr_bound", "dense_bound"])
+def test_gram_row_sums_are_exact_or_an_upper_bound(store, fit_intercept, monkeypatch):
+    # a few rows of X^T X at a time (the block size is forced down), exact; the bound is >=
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((40, 30)) * (rng.random((40, 30)) < 0.3) + 0.5 * (
+        rng.random((40, 30)) < 0.1
+    )
+    monkeypatch.setattr("mlviz.grople._GRAM_BLOCK_ENTRIES", 7 * 30)
+    Xin = X if store.startswith("dense") else sp.csr_matrix(X)
+    design = _CentredDesign(Xin, fit_intercept, use_gram=store == "dense_gram")
+    Xc = X - X.mean(axis=0) if fit_intercept else X
+    exact = np.abs(Xc.T @ Xc).sum(axis=1)
+    sums = design.gram_abs_row_sums(max_work=0 if store.endswith("bound") else np.inf)
+    if store.endswith("bound"):
+        assert np.all(sums >= exact * (1 - 1e-12))
+        assert not np.allclose(sums, exact)  # a real bound here, not the exact sums by luck
+    else:
+        np.testing.assert_allclose(sums, exact, rtol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_diagonal_step_majorises_the_hessian_of_eq5(sparse):
+    # Hessian of the smooth part of Eq. (5) in vec(Z) (row-major): 2 (G (x) I_d + alpha I_D (x) R)
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((25, 8)) * (rng.random((25, 8)) < 0.5)
+    U = rng.standard_normal((25, 4))
+    R, alpha = label_correlation_penalty(U), 0.7
+    design = _CentredDesign(sp.csr_matrix(X) if sparse else X, True)
+    majoriser = _diagonal_majoriser(design, R, alpha, lipschitz=1.0)
+    Xc = X - X.mean(axis=0)
+    hessian = 2.0 * (np.kron(Xc.T @ Xc, np.eye(4)) + alpha * np.kron(np.eye(8), R))
+    assert np.linalg.eigvalsh(np.diag(majoriser.ravel()) - hessian).min() >= -1e-9
+    # and no looser than Gershgorin's row sums (what the docstring promises)
+    rows = np.abs(Xc.T @ Xc).sum(axis=1)[:, None] + alpha * np.abs(R).sum(axis=1)[None, :]
+    np.testing.assert_allclose(majoriser, 2.0 * rows, rtol=1e-8)
+
+
+def test_diagonal_step_on_a_constant_feature_stays_at_zero():
+    # a constant feature has a zero row in X_c^T X_c; with alpha = 0 its entries' majoriser
+    # would be 0: the step falls back to the Lipschitz constant and Z's row stays 0
+    rng = np.random.default_rng(13)
+    X = np.column_stack([rng.standard_normal((30, 3)), np.full(30, 2.0)])
+    U = X[:, :2] @ rng.standard_normal((2, 3))
+    Z, _, history = fit_feature_embedding(X, U, 0.0, 0.1, max_iter=200)
+    assert np.all(np.isfinite(history))
+    np.testing.assert_array_equal(Z[3], 0.0)
+    with pytest.raises(ValueError, match="step must be 'diagonal' or 'uniform'"):
+        fit_feature_embedding(X, U, 0.0, 0.1, step="newton")
+
+
 @pytest.mark.parametrize("n_features", [15, 60])  # D < N (primal system) and D > N (dual)
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("use_gram", [True, False])
@@ -366,8 +420,12 @@ def test_feature_embedding_history_is_the_objective_and_paths_agree(sparse):
     X = rng.standard_normal((30, 50)) * (rng.random((30, 50)) < 0.2)
     U = rng.standard_normal((30, 6))
     Xin = sp.csr_matrix(X) if sparse else X
+    # LLSF's uniform step: the diagonal one descends the unbounded direction so fast that
+    # after 60 steps Z ~ 1e12 and rounding alone separates the two paths
     runs = [
-        fit_feature_embedding(Xin, U, 0.5, 0.3, max_iter=60, tol=0.0, use_gram=use_gram)
+        fit_feature_embedding(
+            Xin, U, 0.5, 0.3, max_iter=60, tol=0.0, use_gram=use_gram, step="uniform"
+        )
         for use_gram in (True, False)
     ]
     (Z_gram, b_gram, h_gram), (Z_prod, b_prod, h_prod) = runs

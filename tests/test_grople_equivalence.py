@@ -22,7 +22,6 @@ from mlviz.grople import (
     fit_label_embedding,
     label_correlation_penalty,
     prox_group_l21,
-    prox_l1,
 )
 from mlviz.synthetic import make_long_tailed
 
@@ -95,8 +94,15 @@ def _reference_label_embedding(Y, groups, d, lambda1, lambda2, *, init, max_iter
     return U, V, history
 
 
-def _reference_feature_embedding(X, U, alpha, beta, *, max_iter, tol=1e-6, gamma=0.1):
-    """The Eq. (5) APG the direct way, on dense centred X and U (fit_intercept=True)."""
+def _reference_feature_embedding(
+    X, U, alpha, beta, *, max_iter, tol=1e-6, gamma=0.1, step="uniform"
+):
+    """The Eq. (5) APG the direct way, on dense centred X and U (fit_intercept=True).
+
+    ``step="diagonal"``: entry (j, c) steps by 1 / P_jc with
+    P_jc = 2 (sum_k |G_jk| + alpha sum_k |R_ck|) (G = X_c^T X_c formed densely); the
+    library's P is the same up to the last bits of the sums, hence rtol=1e-9 below.
+    """
     Xc, Uc = X - X.mean(axis=0), U - U.mean(axis=0)
     R = label_correlation_penalty(U)
 
@@ -104,8 +110,14 @@ def _reference_feature_embedding(X, U, alpha, beta, *, max_iter, tol=1e-6, gamma
         return ((Xc @ Z - Uc) ** 2).sum() + alpha * np.sum(Z * (Z @ R)) + beta * np.abs(Z).sum()
 
     gram = Xc.T @ Xc
-    lipschitz = 2.0 * (eigh(gram, eigvals_only=True)[-1] + alpha * np.abs(eigh(R)[0]).max())
-    lipschitz *= 1.0 + 1e-9
+    if step == "diagonal":  # one curvature per entry of Z
+        rows, columns = np.abs(gram).sum(axis=1), alpha * np.abs(R).sum(axis=1)
+        curvature = 2.0 * (rows[:, None] + columns[None, :])
+        # a constant feature with alpha = 0: no curvature, a zero gradient; any step will do
+        curvature[curvature <= 0] = 1.0
+    else:  # the Lipschitz constant
+        curvature = 2.0 * (eigh(gram, eigvals_only=True)[-1] + alpha * np.abs(eigh(R)[0]).max())
+    curvature *= 1.0 + 1e-9
     Z = solve(gram + gamma * np.eye(X.shape[1]), Xc.T @ Uc)
     history, best = [objective(Z)], Z
     Z_previous, momentum = Z, 1.0
@@ -113,7 +125,8 @@ def _reference_feature_embedding(X, U, alpha, beta, *, max_iter, tol=1e-6, gamma
         momentum_next = (1.0 + np.sqrt(1.0 + 4.0 * momentum**2)) / 2.0
         search = Z + (momentum - 1.0) / momentum_next * (Z - Z_previous)
         half_gradient = Xc.T @ (Xc @ search - Uc) + alpha * search @ R
-        Z_previous, Z = Z, prox_l1(search - 2.0 / lipschitz * half_gradient, beta / lipschitz)
+        moved = search - 2.0 / curvature * half_gradient
+        Z_previous, Z = Z, np.sign(moved) * np.maximum(np.abs(moved) - beta / curvature, 0.0)
         momentum = momentum_next
         history.append(objective(Z))
         if history[-1] < min(history[:-1]):
@@ -198,17 +211,20 @@ def test_binary_labels_give_the_signed_products_and_fit(store):
     np.testing.assert_allclose(U, U_signed, atol=1e-8)
 
 
+@pytest.mark.parametrize("step", ["uniform", "diagonal"])
 @pytest.mark.parametrize("alpha", [0.0, 0.5])
 @pytest.mark.parametrize("use_gram", [True, False])
-def test_feature_embedding_follows_the_direct_apg(alpha, use_gram):
+def test_feature_embedding_follows_the_direct_apg(alpha, use_gram, step):
     X, Y = _labels()
     U, _, _ = fit_label_embedding(
         2.0 * Y - 1.0, np.arange(Y.shape[1]) % 3, 6, 1e-3, 1.0, random_state=0
     )
-    Z_ref, intercept_ref, history_ref = _reference_feature_embedding(X, U, alpha, 0.3, max_iter=80)
+    Z_ref, intercept_ref, history_ref = _reference_feature_embedding(
+        X, U, alpha, 0.3, max_iter=80, step=step
+    )
     for X_in in (X, sp.csr_matrix(X)):
         Z, intercept, history = fit_feature_embedding(
-            X_in, U, alpha, 0.3, max_iter=80, use_gram=use_gram
+            X_in, U, alpha, 0.3, max_iter=80, use_gram=use_gram, step=step
         )
         np.testing.assert_allclose(history, history_ref, rtol=1e-9)
         np.testing.assert_allclose(Z, Z_ref, atol=1e-9)
@@ -224,6 +240,7 @@ def test_estimator_scores_equal_the_direct_pipeline():
         solver="alternating",  # the paper's Algorithm 1, which the reference writes out
         max_iter=30,
         feature_max_iter=60,
+        feature_step="uniform",  # LLSF's step, which the reference writes out
         random_state=0,
     ).fit(X, Y)
     U, V, history = _reference_label_embedding(

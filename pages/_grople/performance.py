@@ -119,4 +119,10 @@ def objective(model) -> None:
             if model.solver == "varpro"
             else "Eq. 4 is solved by the paper's Algorithm 1 (alternating V and U steps)."
         )
+        + (
+            " Eq. 5's accelerated gradient takes a step per entry of Z (rare features move "
+            "further), not LLSF's one step for all."
+            if model.feature_step == "diagonal"
+            else " Eq. 5's accelerated gradient takes LLSF's one step for every entry of Z."
+        )
     )
