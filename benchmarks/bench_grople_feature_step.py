@@ -69,8 +69,11 @@ def _data(name: str):
     return data.X, data.Y
 
 
-def run(names: list[str]) -> pd.DataFrame:
+def run(repeats: int = 1, names: list[str] | None = None) -> pd.DataFrame:
+    """One fit per data set and step (``repeats`` is ``run_all.py``'s argument; the CPU
+    columns are single runs)."""
     rows = []
+    names = names or list(GROUPS)
     with threadpool_limits(1, "blas"):
         for name in names:
             data = _data(name)
@@ -121,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--datasets", nargs="+", default=list(GROUPS), choices=list(GROUPS))
     args = parser.parse_args(argv)
     print(machine_description(), f"load average {os.getloadavg()[0]:.2f}", flush=True)
-    print(markdown_table(run(args.datasets), floatfmt=".7g"))
+    print(markdown_table(run(names=args.datasets), floatfmt=".7g"))
 
 
 if __name__ == "__main__":

@@ -39,7 +39,8 @@ def _slider(at, key: str):
     return next(s for s in at.select_slider if s.key == key)
 
 
-def run(source: str) -> list[dict]:
+def run(repeats: int = 1, source: str = "mulan:medical") -> pd.DataFrame:
+    """One pass of the moves (``repeats`` is ``run_all.py``'s argument)."""
     from streamlit.testing.v1 import AppTest
 
     from mlviz import datasets
@@ -76,7 +77,7 @@ def run(source: str) -> list[dict]:
             }
         )
         print(rows[-1], flush=True)
-    return rows
+    return pd.DataFrame(rows)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("the MULAN folder is absent: pass --source sample:planted")
     warnings.simplefilter("ignore")
     print(machine_description(), f"load average {os.getloadavg()[0]:.2f}", flush=True)
-    print(markdown_table(pd.DataFrame(run(args.source))))
+    print(markdown_table(run(source=args.source)))
 
 
 if __name__ == "__main__":

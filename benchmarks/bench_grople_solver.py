@@ -57,8 +57,11 @@ def _labels(name: str) -> np.ndarray | None:
     return load_arff(folder / f"{name}.arff").Y
 
 
-def run(names: list[str]) -> pd.DataFrame:
+def run(repeats: int = 1, names: list[str] | None = None) -> pd.DataFrame:
+    """One fit per setting (``repeats`` is ``run_all.py``'s argument; CPU columns are
+    single runs)."""
     rows = []
+    names = names or list(GROUPS)
     with threadpool_limits(1, "blas"):
         for name in names:
             Y = _labels(name)
@@ -99,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--datasets", nargs="+", default=list(GROUPS), choices=list(GROUPS))
     args = parser.parse_args(argv)
     print(machine_description(), f"load average {os.getloadavg()[0]:.2f}", flush=True)
-    print(markdown_table(run(args.datasets), floatfmt=".7g"))
+    print(markdown_table(run(names=args.datasets), floatfmt=".7g"))
 
 
 if __name__ == "__main__":
