@@ -38,11 +38,15 @@ def check_features(X, *, name: str = "X", allow_sparse: bool = True, allow_nan: 
         ) from err
 
 
-def check_label_matrix(Y, *, n_samples: int | None = None, name: str = "Y") -> np.ndarray:
-    """Return Y as a dense float64 (N, L) array of 0/1 values.
+def check_label_matrix(
+    Y, *, n_samples: int | None = None, name: str = "Y", dtype=np.float64
+) -> np.ndarray:
+    """Return Y as a dense (N, L) array of 0/1 values, float64 unless ``dtype`` says otherwise.
 
     Accepts dense arrays, scipy sparse matrices, boolean arrays and {-1, 1} is *not*
-    accepted (that would be a silent re-interpretation): labels must be 0/1.
+    accepted (that would be a silent re-interpretation): labels must be 0/1. ``dtype``
+    (e.g. int8 for the metrics, which count) is the type of the returned copy; integer and
+    boolean input is converted to it directly, without a float64 copy in between.
     """
     if sp.issparse(Y):
         Y = Y.toarray()
@@ -63,9 +67,9 @@ def check_label_matrix(Y, *, n_samples: int | None = None, name: str = "Y") -> n
     ):
         # 0/1 by type or by range: the float checks below cost ~5 passes over a float64 copy
         # (0.1 s on a 16,105 x 983 matrix, and pages call this ~20 times a run)
-        Yf = Y.astype(np.float64)
+        Yf = Y.astype(dtype)
     else:
-        Yf = _checked_float_labels(Y, name)
+        Yf = _checked_float_labels(Y, name).astype(dtype, copy=False)
     if n_samples is not None and Yf.shape[0] != n_samples:
         raise ValueError(
             f"X and {name} have different numbers of rows: {n_samples} and {Yf.shape[0]}."

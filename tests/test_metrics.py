@@ -702,3 +702,56 @@ def test_evaluator_ranking_metrics_when_nothing_is_defined():
     full = M.Evaluator(np.ones((2, 3), dtype=int)).score(np.ones((2, 3)), np.ones((2, 3)))
     assert math.isnan(full["ranking_loss"]) and math.isnan(full["macro_auc"])
     assert full["average_precision"] == 1.0 and full["coverage"] == 2.0
+
+
+@pytest.mark.parametrize("zero_division", [0, 1, np.nan])
+def test_set_wise_scores_equal_scikit_learns_on_the_dense_matrices(zero_division):
+    # the label matrices go to scikit-learn as CSR (its checks then skip sorting all N x L
+    # entries); every score must equal scikit-learn's on the dense 0/1 matrices, including a
+    # label never present, one never predicted and a row with no label at all
+    from sklearn import metrics as skm
+
+    rng = np.random.default_rng(3)
+    Y_true = (rng.random((60, 9)) < 0.25).astype(np.uint8)
+    Y_pred = (rng.random((60, 9)) < 0.25).astype(np.uint8)
+    Y_true[:, 2] = 0
+    Y_pred[:, 5] = 0
+    Y_true[7] = Y_pred[7] = 0
+    assert M.hamming_loss(Y_true, Y_pred) == skm.hamming_loss(Y_true, Y_pred)
+    assert M.subset_accuracy(Y_true, Y_pred) == skm.accuracy_score(Y_true, Y_pred)
+    assert M.micro_f1(Y_true, Y_pred) == skm.f1_score(Y_true, Y_pred, average="micro")
+    expected = skm.precision_recall_fscore_support(
+        Y_true, Y_pred, average=None, zero_division=zero_division
+    )
+    table = M.per_label_scores(Y_true, Y_pred, zero_division=zero_division)
+    for column, values in zip(["precision", "recall", "f1"], expected[:3], strict=False):
+        np.testing.assert_array_equal(table[column].to_numpy(), values)
+    np.testing.assert_array_equal(
+        M.per_label_f1(Y_true, Y_pred, zero_division=zero_division), expected[2]
+    )
+    macro = skm.f1_score(Y_true, Y_pred, average="macro", zero_division=zero_division)
+    assert M.macro_f1(Y_true, Y_pred, zero_division=zero_division) == pytest.approx(
+        macro, nan_ok=True
+    )
+
+
+def test_evaluator_only_returns_the_asked_metrics_equal_to_the_full_evaluation():
+    rng = np.random.default_rng(4)
+    Y_true = (rng.random((80, 12)) < 0.3).astype(np.uint8)
+    Y_true[3] = 0  # a row without a relevant label (excluded by the ranking metrics)
+    Y_score = rng.random((80, 12))
+    Y_score[5, :4] = 0.5  # ties
+    Y_pred = (Y_score > 0.6).astype(np.uint8)
+    evaluator = M.Evaluator(Y_true)
+    full = evaluator.score(Y_pred, Y_score)
+    five = ("hamming_loss", "one_error", "coverage", "ranking_loss", "average_precision")
+    subset = M.Evaluator(Y_true).score(Y_pred, Y_score, only=five)
+    assert list(subset) == list(five)
+    assert subset == {name: full[name] for name in five}
+    # the single-metric functions are the reference
+    assert subset["ranking_loss"] == pytest.approx(M.ranking_loss(Y_true, Y_score), rel=1e-12)
+    assert subset["coverage"] == pytest.approx(M.coverage(Y_true, Y_score), rel=1e-12)
+    with pytest.raises(ValueError, match="unknown metric"):
+        evaluator.score(Y_pred, Y_score, only=("hamming", "coverage"))
+    with pytest.raises(ValueError, match="need scores"):
+        evaluator.score(Y_pred, only=("coverage",))

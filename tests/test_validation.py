@@ -32,3 +32,27 @@ def test_an_empty_integer_matrix_and_nan_labels():
     assert check_label_matrix(np.zeros((0, 3), dtype=np.int64)).shape == (0, 3)
     with pytest.raises(ValueError, match="NaN or infinite"):
         check_label_matrix(np.array([[0.0, np.nan]]))
+
+
+@pytest.mark.parametrize(
+    "Y",
+    [np.array([[1, 0], [0, 1]], dtype=np.uint8), np.array([[True, False], [False, True]])]
+    + [np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[1, 0], [0, 1]], dtype=np.int64)],
+)
+def test_check_label_matrix_returns_the_asked_dtype_with_the_same_values(Y):
+    # the metrics ask for int8 (they count): no float64 copy in between, the same 0/1 values
+    out = check_label_matrix(Y, dtype=np.int8)
+    assert out.dtype == np.int8
+    np.testing.assert_array_equal(out, [[1, 0], [0, 1]])
+    assert check_label_matrix(Y).dtype == np.float64
+
+
+@pytest.mark.parametrize("bad", [0.5, 2.0, -1.0, np.nan])
+def test_check_label_matrix_int8_still_refuses_what_is_not_0_1(bad):
+    # a cast to int8 would turn 0.5 into 0 and 2 into a count: the checks come first
+    Y = np.array([[1.0, 0.0], [0.0, bad]])
+    with pytest.raises(ValueError, match="Y"):
+        check_label_matrix(Y, dtype=np.int8)
+    if bad in (2.0, -1.0):  # the same values stored as integers take the range check
+        with pytest.raises(ValueError, match="only 0 and 1"):
+            check_label_matrix(Y.astype(np.int64), dtype=np.int8)
