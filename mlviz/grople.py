@@ -1011,6 +1011,9 @@ def label_correlation_penalty(U: np.ndarray) -> np.ndarray:
     return 1.0 - correlation
 
 
+# Scores formed at once by GroPLE's check for a fit that predicts nothing (~8 MB).
+_SCORE_BLOCK_ENTRIES = 1 << 20
+
 # Below this share of non-zero entries a dense X is handled as CSR (see _CentredDesign).
 _SPARSE_DENSITY = 0.1
 # The exact row sums of |X^T X| for Eq. (5)'s diagonal step are worth this many APG steps
@@ -1755,8 +1758,7 @@ class GroPLE(MultiLabelEstimator):
                 f"{self.lambda2_max_:.3g} always gives V = 0 (lambda2_max), and Eq. (4) can "
                 "also end at V = 0 below it. Lower λ2 (or λ1)."
             )
-        n_predicted = int(np.count_nonzero(self._scores(X) > 0))
-        if n_predicted == 0:
+        if not self._predicts_some_label(X):
             advice = " Lower λ2, λ1 or β."
             z_note = ""
             spread = X.max(axis=0) - X.min(axis=0)
@@ -1774,6 +1776,17 @@ class GroPLE(MultiLabelEstimator):
                 f"training instances (every score is at most 0).{z_note}{advice}"
             )
         return ""
+
+    def _predicts_some_label(self, X) -> bool:
+        """Whether any training score is positive, a block of rows at a time: a fit that
+        predicts stops at the first block with a positive score instead of forming all
+        N x L scores (11,273 x 983 on the delicious shape: ~0.1 s and 89 MB per fit)."""
+        latent = self.transform(X)
+        block = max(1, _SCORE_BLOCK_ENTRIES // max(self.V_.shape[1], 1))
+        return any(
+            bool(np.any(latent[start : start + block] @ self.V_ > 0))
+            for start in range(0, latent.shape[0], block)
+        )
 
     def group_coefficients(self, k: int) -> np.ndarray:
         """V^k: the (n_components, L_k) columns of ``V_`` of the labels in group k."""

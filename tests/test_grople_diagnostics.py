@@ -202,6 +202,21 @@ def test_a_fit_that_predicts_no_label_is_flagged(planted):
     assert "Z is all zero" in model.degenerate_
 
 
+@pytest.mark.parametrize("block_rows", [1, 7, 10_000])
+def test_the_no_label_check_reads_every_block_of_rows(planted, monkeypatch, block_rows):
+    # the check stops at the first block with a positive score; it must still see a positive
+    # score in the last row, and say False where no row has one
+    X, Y = planted
+    model = GroPLE(n_components=11, n_groups=4, random_state=0).fit(X, Y)
+    monkeypatch.setattr("mlviz.grople._SCORE_BLOCK_ENTRIES", block_rows * Y.shape[1])
+    positive = (model.decision_function(X) > 0).any(axis=1)
+    assert positive.any() and not positive.all()
+    silent = X[~positive]
+    assert not model._predicts_some_label(silent)
+    with_last = np.concatenate([silent, X[positive][:1]])  # the only positive score last
+    assert model._predicts_some_label(with_last)
+
+
 # --------------------------------------------------------------------------- iteration caps
 
 
