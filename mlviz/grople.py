@@ -515,7 +515,11 @@ def lambda2_max(
     if Y.ndim == 1:
         Y = Y[:, None]
     groups = check_groups(groups, Y.shape[1])
-    labels = _SignedLabels(Y, signed=False)
+    return _lambda2_max(_SignedLabels(Y, signed=False), groups, n_components, init, random_state)
+
+
+def _lambda2_max(labels: _SignedLabels, groups: np.ndarray, n_components, init, random_state):
+    """:func:`lambda2_max` of labels already wrapped (``GroPLE.fit`` reuses its own)."""
     U0 = _initial_basis(labels, int(n_components), init, random_state)
     UtS = labels.rmatmul(U0)  # (d, L): U_0^T Y in the {-1, 1} coding
     row_norms = np.sqrt((UtS * UtS) @ _group_indicator(groups))  # (d, K)
@@ -1667,8 +1671,9 @@ class GroPLE(MultiLabelEstimator):
         self.n_groups_ = int(self.groups_.max()) + 1
 
         # labels in {-1, 1} (the paper's), used through products with the 0/1 matrix Y
+        labels = _SignedLabels(Y, signed=False)
         self.U_, self.V_, self.objective_history_ = _fit_label_embedding(
-            _SignedLabels(Y, signed=False),
+            labels,
             self.groups_,
             n_components,
             float(self.lambda1),
@@ -1689,9 +1694,7 @@ class GroPLE(MultiLabelEstimator):
         self.converged_ = _stopped_by_tol(
             self.objective_history_, float(self.tol), no_steps_converged=False
         )
-        self.lambda2_max_ = lambda2_max(
-            Y, self.groups_, n_components, init=self.init, random_state=seed
-        )
+        self.lambda2_max_ = _lambda2_max(labels, self.groups_, n_components, self.init, seed)
         self.row_support_ = np.stack(
             [np.linalg.norm(self.group_coefficients(k), axis=1) > 0 for k in range(self.n_groups_)]
         )
