@@ -151,15 +151,17 @@ def test_lambda1_max_hand_worked_one_dimension(planted):
         assert bound == pytest.approx(closed_form, rel=1e-8)
 
 
+@pytest.mark.parametrize("d", [3, 11])  # K d below L (per-group d x d Grams) and above it
 @pytest.mark.parametrize("lambda2", [1.0, 10.0])
-def test_second_v_step_is_zero_exactly_above_the_lambda1_bound(planted, lambda2):
+def test_second_v_step_is_zero_exactly_above_the_lambda1_bound(planted, lambda2, d):
     _, Y = planted
     groups = np.arange(Y.shape[1]) % 4
-    bound = lambda1_max(Y, groups, 11, lambda2, random_state=0)
+    assert (4 * d < Y.shape[1]) == (d == 3)
+    bound = lambda1_max(Y, groups, d, lambda2, random_state=0)
     assert 0.0 < bound < np.inf
-    assert np.any(_second_v_step(Y, groups, 11, 0.99 * bound, lambda2))  # a row survives
-    assert not np.any(_second_v_step(Y, groups, 11, 1.01 * bound, lambda2))
-    assert not np.any(_second_v_step(Y, groups, 11, 3.0 * bound, lambda2))
+    assert np.any(_second_v_step(Y, groups, d, 0.99 * bound, lambda2))  # a row survives
+    assert not np.any(_second_v_step(Y, groups, d, 1.01 * bound, lambda2))
+    assert not np.any(_second_v_step(Y, groups, d, 3.0 * bound, lambda2))
 
 
 def test_fit_above_the_lambda1_bound_is_all_zero_and_below_it_is_not(planted):
