@@ -50,6 +50,7 @@ from sklearn.utils import TransformerTags
 from threadpoolctl import threadpool_limits
 
 from mlviz._compat import Interval, StrOptions, _fit_context
+from mlviz._validation import csr_labels
 from mlviz.base import MultiLabelEstimator
 from mlviz.label_clustering import LabelClustering, _label_counts, check_groups
 
@@ -385,7 +386,7 @@ class _SignedLabels:
             return
         self.signed = None
         if sp.issparse(Y) or np.count_nonzero(Y) <= _LABEL_SPARSE_DENSITY * np.size(Y):
-            self.binary = sp.csr_matrix(Y, dtype=np.float64)
+            self.binary = csr_labels(Y)
         else:
             self.binary = np.asarray(Y, dtype=np.float64)
         self.shape = self.binary.shape

@@ -38,7 +38,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mlviz import metrics as _metrics
 from mlviz._compat import Interval, StrOptions, validate_params
-from mlviz._validation import check_features, check_label_matrix
+from mlviz._validation import check_features, check_label_matrix, csr_labels
 from mlviz.stats import is_tail
 
 __all__ = [
@@ -203,7 +203,7 @@ def _label_counts(Y, weights: np.ndarray | None = None) -> tuple[float, np.ndarr
     n_rows = Y.shape[0]
     w = np.ones(n_rows) if weights is None else np.asarray(weights, dtype=np.float64)
     if sp.issparse(Y) or np.count_nonzero(Y) <= _SPARSE_DENSITY * Y.size:
-        Ys = sp.csr_matrix(Y, dtype=np.float64)
+        Ys = csr_labels(Y)
         weighted = Ys if weights is None else sp.diags(w) @ Ys
         cooc = np.asarray((Ys.T @ weighted).toarray())
         counts = np.asarray(weighted.sum(axis=0)).ravel()

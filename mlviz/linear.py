@@ -32,7 +32,7 @@ from sklearn.utils.extmath import svd_flip
 from sklearn.utils.validation import check_is_fitted
 
 from mlviz._compat import HasMethods, Interval, StrOptions, _fit_context
-from mlviz._validation import check_label_matrix
+from mlviz._validation import check_label_matrix, csr_labels
 from mlviz.base import MultiLabelEstimator
 from mlviz.sparse_recovery import cosamp
 
@@ -703,7 +703,7 @@ def _right_singular_basis(Y: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray
     accuracy only in the directions with singular values below ~1e-8 times the largest, which
     carry no label energy.
     """
-    labels = sp.csr_matrix(Y, dtype=np.float64)
+    labels = csr_labels(Y)
     counts = (labels.T @ labels).toarray()
     gram = counts - Y.shape[0] * np.outer(offset, offset)
     eigenvalues, eigenvectors = la.eigh(0.5 * (gram + gram.T))

@@ -51,7 +51,7 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn import metrics as skm
 
-from mlviz._validation import check_label_matrix
+from mlviz._validation import check_label_matrix, csr_labels
 from mlviz.costs import _cost_from_counts, paired_costs
 from mlviz.stats import tail_labels
 
@@ -229,7 +229,7 @@ def _as_sklearn_target(Y_true: np.ndarray, Y_pred: np.ndarray) -> tuple[Any, Any
     """
     if Y_true.shape[1] == 1:
         return Y_true[:, 0], Y_pred[:, 0], [1]
-    return sp.csr_matrix(Y_true), sp.csr_matrix(Y_pred), None
+    return csr_labels(Y_true, np.int8), csr_labels(Y_pred, np.int8), None
 
 
 def _check_zero_division(zero_division: float) -> float:

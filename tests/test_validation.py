@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
-from mlviz._validation import check_label_matrix
+from mlviz._validation import check_label_matrix, csr_labels
 
 
 @pytest.mark.parametrize("dtype", [bool, np.uint8, np.int8, np.int64, np.float32, np.float64])
@@ -56,3 +57,22 @@ def test_check_label_matrix_int8_still_refuses_what_is_not_0_1(bad):
     if bad in (2.0, -1.0):  # the same values stored as integers take the range check
         with pytest.raises(ValueError, match="only 0 and 1"):
             check_label_matrix(Y.astype(np.int64), dtype=np.int8)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float64, bool, np.int64])
+@pytest.mark.parametrize("shape", [(7, 5), (0, 3), (4, 1), (3, 0)])
+def test_csr_labels_equals_scipys_conversion(dtype, shape):
+    rng = np.random.default_rng(9)
+    Y = (rng.random(shape) < 0.3).astype(dtype)
+    if Y.size:
+        Y[-1] = 0  # an empty last row: its indptr entry must still be written
+    for data_dtype in (np.float64, np.int8):
+        ours = csr_labels(Y, data_dtype)
+        reference = sp.csr_matrix(Y, dtype=data_dtype)
+        assert ours.shape == reference.shape and ours.dtype == data_dtype
+        np.testing.assert_array_equal(ours.toarray(), reference.toarray())
+        assert ours.has_canonical_format
+    # F-ordered and sliced arrays too
+    if Y.size:
+        view = np.asfortranarray(Y)[:, ::-1]
+        np.testing.assert_array_equal(csr_labels(view).toarray(), view.astype(float))
