@@ -120,16 +120,30 @@ frequencies = fitting.compute(  # independent of k and s: once per split and thr
 )
 if frequencies is None:
     st.stop()
-label_table = mlknn_label_table(
-    model,
-    graph_test,
-    split.Y_test,
-    split.Y_train,
-    threshold,
-    label_names=ds.label_names,
-    Y_pred=predicted,
-    frequencies=frequencies,
+
+
+def label_table_of(model, predicted, frequencies, threshold: float):
+    """The per-label table of this k and s, cached: every rerun recomputed it (the page's
+    instance box and the sidebar rerun the page too)."""
+    return mlknn_label_table(
+        model,
+        graph_test,
+        split.Y_test,
+        split.Y_train,
+        threshold,
+        label_names=ds.label_names,
+        Y_pred=predicted,
+        frequencies=frequencies,
+    )
+
+
+label_table = fitting.compute(
+    label_table_of,
+    {"model": model, "predicted": predicted, "frequencies": frequencies, "threshold": threshold},
+    label="Per-label table",
 )
+if label_table is None:
+    st.stop()
 export.chart(
     fitting.figure(tail_figures.mlknn_tail_figure, label_table, threshold), key="mlknn_tail"
 )
