@@ -83,3 +83,17 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
     rule = "|" + "|".join("---" for _ in df.columns) + "|"
     rows = ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.itertuples(index=False)]
     return "\n".join([header, rule, *rows])
+
+
+def datasets_main(
+    doc: str, run: Callable[..., pd.DataFrame], names: list[str], argv: list[str] | None = None
+) -> None:
+    """The command line of a benchmark over named data sets: ``--datasets`` (default all of
+    ``names``), then the machine, the load and ``run(names=...)``'s table."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=list(names), choices=list(names))
+    args = parser.parse_args(argv)
+    print(machine_description(), f"load average {os.getloadavg()[0]:.2f}", flush=True)
+    print(markdown_table(run(names=args.datasets), floatfmt=".7g"))

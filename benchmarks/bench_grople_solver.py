@@ -16,8 +16,6 @@ medical planted`` for a subset). Results: docs/GROPLE.md, "Variable projection".
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -29,7 +27,7 @@ from threadpoolctl import threadpool_limits
 _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE.parent), str(_HERE)]
 
-from _common import machine_description, markdown_table, mulan_dir  # noqa: E402
+from _common import datasets_main, mulan_dir  # noqa: E402
 
 from mlviz.grople import _fit_label_embedding, _SignedLabels  # noqa: E402
 from mlviz.label_clustering import LabelClustering  # noqa: E402
@@ -98,11 +96,7 @@ def run(repeats: int = 1, names: list[str] | None = None) -> pd.DataFrame:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=list(GROUPS), choices=list(GROUPS))
-    args = parser.parse_args(argv)
-    print(machine_description(), f"load average {os.getloadavg()[0]:.2f}", flush=True)
-    print(markdown_table(run(names=args.datasets), floatfmt=".7g"))
+    datasets_main(__doc__, run, list(GROUPS), argv)
 
 
 if __name__ == "__main__":
