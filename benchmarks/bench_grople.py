@@ -79,6 +79,22 @@ def _datasets(names=None):
             yield name, data.X[:n_train], data.Y[:n_train], d, n_groups
 
 
+def feature_stage(X, U, model: GroPLE) -> list[float]:
+    """Stage 3 (Eq. 5) as ``GroPLE.fit`` runs it on U with ``model``'s settings; its
+    objective history."""
+    return fit_feature_embedding(
+        X,
+        U,
+        model.alpha,
+        model.beta,
+        fit_intercept=model.fit_intercept,
+        gamma=model.gamma,
+        max_iter=model.feature_max_iter,
+        tol=model.feature_tol,
+        step=model.feature_step,
+    )[2]
+
+
 def _stage_times(X, Y, model: GroPLE) -> dict[str, float]:
     """The three stages as ``GroPLE._fit_stages`` runs them, in CPU seconds."""
     start = time.process_time()
@@ -112,17 +128,7 @@ def _stage_times(X, Y, model: GroPLE) -> dict[str, float]:
         solver=model.solver,
     )
     t_labels = time.process_time()
-    _, _, feature_history = fit_feature_embedding(
-        X,
-        U,
-        model.alpha,
-        model.beta,
-        fit_intercept=model.fit_intercept,
-        gamma=model.gamma,
-        max_iter=model.feature_max_iter,
-        tol=model.feature_tol,
-        step=model.feature_step,
-    )
+    feature_history = feature_stage(X, U, model)
     t_features = time.process_time()
     return {
         "groups_cpu_s": t_groups - start,

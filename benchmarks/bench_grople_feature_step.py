@@ -33,8 +33,9 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE.parent), str(_HERE)]
 
 from _common import datasets_main, mulan_dir  # noqa: E402
+from bench_grople import feature_stage  # noqa: E402
 
-from mlviz.grople import GroPLE, fit_feature_embedding  # noqa: E402
+from mlviz.grople import GroPLE  # noqa: E402
 
 GROUPS = {
     "medical": 5,
@@ -87,16 +88,7 @@ def run(repeats: int = 1, names: list[str] | None = None) -> pd.DataFrame:
                 model.fit(X_train, Y_train)
                 fit_cpu = time.process_time() - started
                 started = time.process_time()
-                _, _, history = fit_feature_embedding(
-                    X_train,
-                    model.U_,
-                    model.alpha,
-                    model.beta,
-                    gamma=model.gamma,
-                    max_iter=model.feature_max_iter,
-                    tol=model.feature_tol,
-                    step=step,
-                )
+                history = feature_stage(X_train, model.U_, model)
                 stage3_cpu = time.process_time() - started
                 predicted = model.predict(X_test)
                 row = {
