@@ -24,7 +24,7 @@ chosen = settings.controls(page)
 figure1.button(page, chosen.params)
 
 model = fitting.fit(
-    context.GROPLE.make(**chosen.params),
+    chosen.estimator(),
     on="button",
     key="grople",
     label="Fit GroPLE",

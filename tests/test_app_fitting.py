@@ -430,3 +430,12 @@ def test_a_process_wide_ignore_does_not_empty_a_fits_warnings():
                 warnings.warn("inside the fit, ignored by the fit", UserWarning, stacklevel=1)
         assert warnings.filters == filters
     assert messages == ["label 3 is constant"]
+
+
+def test_settings_in_words_give_an_array_setting_by_its_size():
+    # "Showing the last settings that worked: …" names GroPLE's page groups (one per label)
+    # by their number, not by a repr of 983 integers
+    from pages._app.fitting import _describe
+
+    described = _describe({"n_groups": 5, "groups": np.zeros(983, dtype=np.intp)})
+    assert described == "n_groups = 5, groups = an array of 983 values"

@@ -348,3 +348,25 @@ def test_the_objective_caption_names_the_solver_the_fit_used():
     assert model.feature_step == "diagonal"
     assert "a step per entry of Z" in caption and "LLSF's one step for every" not in caption
     assert np.all(np.diff(model.objective_history_) <= 1e-9 * abs(model.objective_history_[0]))
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"grople_d": "8", "groups_affinity": "cooccurrence", "groups_k": "3"}]
+)
+def test_the_fit_shown_is_the_model_that_runs_stage_1_itself(params):
+    # the page hands the fit the groups its λ bounds already computed (stage 1 ran twice at
+    # every first view): the model shown must be the one GroPLE fits from K and the affinity
+    at = _open("sample:planted", params)
+    assert not at.exception and not at.error
+    model = _fitted_model(at)
+    assert model.groups is not None  # the page's groups were passed, stage 1 not rerun
+    if params:
+        assert (model.label_affinity, model.n_groups, model.n_components) == ("cooccurrence", 3, 8)
+    dataset = at.session_state["dataset"]
+    train, _ = train_test_split(np.arange(dataset.n_samples), test_size=0.3, random_state=0)
+    own = GroPLE(**{**model.get_params(), "groups": None})
+    own.fit(dataset.X[train], dataset.Y[train])
+    np.testing.assert_array_equal(model.groups_, own.groups_)
+    np.testing.assert_array_equal(model.U_, own.U_)
+    np.testing.assert_array_equal(model.V_, own.V_)
+    np.testing.assert_array_equal(model.Z_, own.Z_)

@@ -334,7 +334,11 @@ def _slot(kind: Any, data_key: tuple, columns: Any) -> tuple:
 
 
 def _describe(settings: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k} = {v}" for k, v in settings.items())
+    """Settings in words; an array setting (e.g. GroPLE's groups) by its size, not its repr."""
+    return ", ".join(
+        f"{k} = an array of {np.size(v):,} values" if isinstance(v, np.ndarray) else f"{k} = {v}"
+        for k, v in settings.items()
+    )
 
 
 def fit(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
 from mlviz.figures import grople as figures
@@ -33,6 +34,18 @@ class Settings:
     params: dict[str, Any]
     #: the app's shared grouping (None when fewer than 3 labels occur: one group)
     shared: grouping.Grouping | None
+    #: stage 1's label groups on the training split at these K and affinity (None when it
+    #: failed: the fit then runs stage 1 itself and says why)
+    groups: np.ndarray | None = None
+
+    def estimator(self):
+        """The page's GroPLE at these settings. Stage 1 already ran for the λ bounds on the
+        same training labels, K, affinity and seed (0) as the fit's own stage 1, so the fit is
+        given its groups instead of computing them a second time (the same model: tested)."""
+        estimator = GROPLE.make(**self.params)
+        if self.groups is not None:
+            estimator.set_params(groups=self.groups)
+        return estimator
 
 
 def training_groups(K: int, affinity: str):
@@ -190,4 +203,4 @@ def controls(page: GroPLEPage) -> Settings:
     }
     # which preset of the registry the page runs, and what the user changed of it
     st.caption(GROPLE.caption(params, PRESET))
-    return Settings(params=params, shared=shared)
+    return Settings(params=params, shared=shared, groups=groups)
