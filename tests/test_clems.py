@@ -13,6 +13,7 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.neighbors import KNeighborsRegressor
 
 from mlviz import CLEMS, CPLST, PLST, cost_matrix, load_arff
+from mlviz.costs import COSTS
 from tests.conftest import mulan_path
 
 
@@ -329,6 +330,61 @@ def test_uncapped_clems_equals_the_plain_implementation(monkeypatch, cost, n_com
         np.abs(fast.embedding_pred_), np.abs(plain.embedding_pred_), atol=1e-8
     )
     np.testing.assert_array_equal(fast.predict(X[300:]), plain.predict(X[300:]))
+
+
+@pytest.mark.parametrize("cost", COSTS)
+def test_sparse_candidate_costs_equal_the_dense_product(cost):
+    # every mix of CSR and dense operands gives the dense product's costs exactly (the counts
+    # are integers in float32 either way), including an empty label set
+    from mlviz.clems import _candidate_cost_matrix
+
+    rng = np.random.default_rng(7)
+    A = (rng.random((60, 90)) < 0.03).astype(np.float32)
+    B = (rng.random((25, 90)) < 0.03).astype(np.float32)
+    A[0] = 0.0
+    B[3] = A[5]
+    for truth, prediction in [(A, B), (B, A)]:
+        expected = _candidate_cost_matrix(truth, prediction, cost)
+        assert expected.shape == (len(truth), len(prediction))
+        for t in (truth, sp.csr_matrix(truth)):
+            for p in (prediction, sp.csr_matrix(prediction)):
+                np.testing.assert_array_equal(_candidate_cost_matrix(t, p, cost), expected)
+        np.testing.assert_allclose(expected, cost_matrix(truth, prediction, cost), atol=1e-12)
+
+
+def test_candidates_are_sparse_for_named_costs_at_low_density_only():
+    from mlviz.clems import _SPARSE_CANDIDATE_DENSITY, _cost_input
+
+    rng = np.random.default_rng(8)
+    sparse = (rng.random((200, 100)) < _SPARSE_CANDIDATE_DENSITY / 2).astype(np.uint8)
+    dense = (rng.random((200, 100)) < 2 * _SPARSE_CANDIDATE_DENSITY).astype(np.uint8)
+    assert sp.issparse(_cost_input(sparse, "f1")) and _cost_input(sparse, "f1").dtype == np.float32
+    assert isinstance(_cost_input(dense, "f1"), np.ndarray)
+    # a callable cost receives float64 0/1 arrays, as documented
+    assert _cost_input(sparse, lambda a, b: a @ b.T).dtype == np.float64
+    assert not sp.issparse(_cost_input(sparse, lambda a, b: a @ b.T))
+
+
+@pytest.mark.parametrize("cost", ["f1", "rank_loss"])
+@pytest.mark.parametrize("n_landmarks", [None, 60])
+def test_clems_on_sparse_candidates_is_the_dense_fit(monkeypatch, cost, n_landmarks):
+    import mlviz.clems
+
+    rng = np.random.default_rng(9)
+    Y = (rng.random((500, 150)) < np.geomspace(0.1, 0.005, 150)).astype(np.uint8)
+    X = Y @ rng.normal(size=(150, 10)) + rng.normal(size=(500, 10))
+    model = CLEMS(cost=cost, n_landmarks=n_landmarks, random_state=0)
+    fast = clone(model).fit(X[:400], Y[:400])
+    assert sp.issparse(mlviz.clems._cost_input(fast.candidates_, cost))  # the sparse path ran
+    assert fast.embedding_method_ == ("exact" if n_landmarks is None else "landmark")
+    monkeypatch.setattr(mlviz.clems, "_SPARSE_CANDIDATE_DENSITY", -1.0)  # dense candidates
+    dense = clone(model).fit(X[:400], Y[:400])
+    assert not sp.issparse(mlviz.clems._cost_input(fast.candidates_, cost))
+    np.testing.assert_array_equal(fast.landmark_indices_, dense.landmark_indices_)
+    np.testing.assert_array_equal(fast.cost_matrix_, dense.cost_matrix_)
+    np.testing.assert_array_equal(fast.embedding_pred_, dense.embedding_pred_)
+    assert fast.stress_ == dense.stress_
+    np.testing.assert_array_equal(fast.predict(X[400:]), dense.predict(X[400:]))
 
 
 def test_no_cap_and_a_cap_above_the_label_sets_agree_and_the_cap_is_visible():
