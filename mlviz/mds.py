@@ -395,6 +395,20 @@ def _distances_from_inner(
     return np.sqrt(squared, out=squared)
 
 
+class _Combinations:
+    """The rows of ``coefficients @ points``, formed only for the rows asked for: the distances
+    of points carried as combinations of the landmarks need their coordinates only where the
+    subtraction cancels (:func:`_distances_from_inner`)."""
+
+    def __init__(self, coefficients: np.ndarray, points: np.ndarray) -> None:
+        self.coefficients = coefficients
+        self.points = points
+
+    def __getitem__(self, rows: np.ndarray) -> np.ndarray:
+        unique, inverse = np.unique(rows, return_inverse=True)
+        return (self.coefficients[unique] @ self.points)[inverse]
+
+
 @validate_params(
     {
         "dissimilarities": ["array-like"],
@@ -878,7 +892,11 @@ def out_of_sample_smacof(
     the work is O(n n_landmarks r) per iteration even when M is large (when r = M the
     landmarks' own centred coordinates are used, so no point is rotated back at the end).
     An update costs two products with the landmarks, one for the Guttman step and one for
-    the distances of both the plain and the relaxed step (see ``_place_chunk``).
+    the distances of both the plain and the relaxed step (see ``_place_chunk``). When r = M
+    and M is more than half the number of landmarks (CLEMS at M = L on ~1,000 labels), the
+    points are carried instead as combinations of the landmarks, ``z = a Y_c`` (the Guttman
+    update maps such a combination to another one), and an update costs one product with the
+    landmarks' n_landmarks x n_landmarks Gram matrix (``_place_chunk``'s ``gram``).
 
     **Stopping.** Each point stops on its own, after the update in which its plain Guttman
     step Γ − z guaranteed a decrease :math:`\\sum_j w_{aj} \\lVert \\Gamma - z \\rVert^2` below
@@ -954,11 +972,21 @@ def out_of_sample_smacof(
     centre = points.mean(axis=0)
     # Orthonormal basis of the landmarks' affine hull: the Guttman update of a point inside it
     # is a combination of landmark positions and the point itself, so it never leaves it.
-    _, singular, vt = np.linalg.svd(points - centre, full_matrices=False)
+    left, singular, vt = np.linalg.svd(points - centre, full_matrices=False)
     rank = int(np.sum(singular > 1e-10 * max(float(singular[0]) if singular.size else 0, 1e-300)))
     basis = vt[:rank].T  # (M, r)
     hull = (points - centre) @ basis  # landmark coordinates in the hull, (n_landmarks, r)
-    if init is None and rank == n_dims:
+    gram = None
+    if init is None and rank == n_dims and 2 * n_dims > n_landmarks:
+        # Combinations of the landmarks (see Start): the triangulation z = rhs Y_c^+ is
+        # a = rhs U S^-2 U^T (Y_c = U S V^T), and one update costs one product with the Gram
+        # matrix instead of two with the M-column landmarks (2 M > n_landmarks)
+        work_points = points - centre
+        gram = work_points @ work_points.T
+        to_coefficients = (left[:, :rank] / singular[:rank] ** 2) @ left[:, :rank].T
+        start = _triangulation_rhs(delta, work_points) @ to_coefficients
+        to_full = None
+    elif init is None and rank == n_dims:
         # The hull is the whole space (CLEMS at M = L and at the page's M alike): iterate in
         # the landmarks' own coordinates, with the triangulation mapped to them once, which
         # saves rotating every placed point back (a product as large as an update's).
@@ -987,7 +1015,7 @@ def out_of_sample_smacof(
     n_iter = np.zeros(n_points, dtype=np.intp)
     for lo in range(0, n_points, _OOS_CHUNK):
         hi = min(lo + _OOS_CHUNK, n_points)
-        placed[lo:hi], stress[lo:hi], n_iter[lo:hi] = _place_chunk(
+        placed_chunk, stress[lo:hi], n_iter[lo:hi] = _place_chunk(
             work_points,
             delta[lo:hi],
             np.array(w[lo:hi]),
@@ -995,7 +1023,9 @@ def out_of_sample_smacof(
             max_iter,
             tol,
             relaxation,
+            gram=gram,
         )
+        placed[lo:hi] = placed_chunk if gram is None else placed_chunk @ work_points
     embedding = (placed @ to_full.T if to_full is not None else placed) + centre
     return embedding, stress, n_iter
 
@@ -1034,6 +1064,7 @@ def _place_chunk(
     max_iter: int,
     tol: float,
     relaxation: float,
+    gram: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-point majorisation for one chunk, every active point of it in each matrix product.
 
@@ -1043,6 +1074,15 @@ def _place_chunk(
     relaxed step's inner products are ``(1 + r) Γ·y - r z·y``, linear in those already
     known). Recomputing the distances of each step from scratch took three products and was
     two thirds of CLEMS' placement time on the delicious shape (``docs/CLEMS.md``).
+
+    With ``gram`` (``points @ points.T``), ``start`` and the returned rows are coefficients
+    ``a`` of the points ``z = a @ points``. The Guttman step of a combination is the
+    combination ``(w - r + (Σ r) a) / Σ w`` (no product), and its inner products with the
+    landmarks are ``((w - r) @ gram + (Σ r) a @ gram) / Σ w``: one product with the
+    n_landmarks x n_landmarks Gram matrix per update, in place of the two with the M columns
+    of the landmarks. ``|z|²`` is ``a · (a @ gram)`` and the stopping rule's ``|Γ - z|²``
+    comes from the same inner products. Only the distances whose subtraction cancels (a
+    point next to a landmark) need ``z`` itself.
     """
     weight_sum = w.sum(axis=1)
     if np.any(weight_sum <= 0):
@@ -1055,9 +1095,18 @@ def _place_chunk(
     scale = np.einsum("ij,ij->i", weighted_delta, delta)  # Σ_j w δ²: stress at zero distances
     landmark_norms = np.einsum("ij,ij->i", points, points)
 
+    if gram is not None:
+        landmark_norms = np.diagonal(gram).copy()
+
     def distances(z: np.ndarray, inner: np.ndarray) -> np.ndarray:
-        # inner = z @ points.T, consumed
-        return _distances_from_inner(inner, np.einsum("ij,ij->i", z, z), landmark_norms, z, points)
+        # inner = z @ points.T (coefficients: a @ gram), consumed
+        if gram is None:
+            return _distances_from_inner(
+                inner, np.einsum("ij,ij->i", z, z), landmark_norms, z, points
+            )
+        return _distances_from_inner(
+            inner, np.einsum("ij,ij->i", z, inner), landmark_norms, _Combinations(z, points), points
+        )
 
     def stress_of(dist: np.ndarray, rows: np.ndarray) -> np.ndarray:
         residual = delta[rows] - dist
@@ -1067,7 +1116,7 @@ def _place_chunk(
 
     z = start.copy()
     all_rows = np.arange(len(z))
-    inner = z @ points.T
+    inner = z @ (points.T if gram is None else gram)
     dist = distances(z, inner.copy())
     stress = stress_of(dist, all_rows)
     n_iter = np.zeros(len(z), dtype=np.intp)
@@ -1083,10 +1132,18 @@ def _place_chunk(
         # landmarks (Σ_j w_aj y_j on its own was a second one, as large)
         ratio_sum = ratio.sum(axis=1, keepdims=True)
         np.subtract(w[active], ratio, out=ratio)
-        guttman = ratio @ points
-        guttman += ratio_sum * current
-        guttman /= weight_sum[active, None]
-        plain_inner = guttman @ points.T
+        if gram is None:
+            guttman = ratio @ points
+            guttman += ratio_sum * current
+            guttman /= weight_sum[active, None]
+            plain_inner = guttman @ points.T
+        else:
+            plain_inner = ratio @ gram
+            plain_inner += ratio_sum * inner
+            plain_inner /= weight_sum[active, None]
+            guttman = ratio
+            guttman += ratio_sum * current
+            guttman /= weight_sum[active, None]
         if relaxation:
             candidate = guttman + relaxation * (guttman - current)
             candidate_inner = plain_inner + relaxation * (plain_inner - inner)
@@ -1111,7 +1168,9 @@ def _place_chunk(
         # own decrease can be small while the point is still far from stationary (it
         # overshoots), which stopped rank-loss placements early at 1.7x the stress.
         step = guttman - current
-        guaranteed = weight_sum[active] * np.einsum("ij,ij->i", step, step)
+        # |Γ - z|²; of combinations, from their inner products with the landmarks
+        step_image = step if gram is None else plain_inner - inner
+        guaranteed = weight_sum[active] * np.einsum("ij,ij->i", step, step_image)
         z[active], stress[active] = candidate, new_stress
         n_iter[active] += 1
         going = (guaranteed >= tol * scale[active]) & (new_stress > 1e-14 * scale[active])

@@ -458,6 +458,58 @@ def test_out_of_sample_hand_worked_two_landmarks_on_a_line():
     assert 1 <= n_iter[0] <= 500
 
 
+@pytest.mark.parametrize("relaxation", [0.0, 0.9])
+def test_out_of_sample_as_combinations_of_landmarks_is_the_direct_iteration(
+    monkeypatch, relaxation
+):
+    # with M > n_landmarks / 2 (full rank, no init) the points are carried as combinations of
+    # the landmarks and updated through their Gram matrix: the same iterates as the direct
+    # update from the same triangulated start (given as init, which takes the direct path),
+    # including a point that lands on a landmark (the distances' cancellation fallback)
+    import mlviz.mds as mds
+
+    rng = np.random.default_rng(3)
+    landmarks = rng.normal(size=(30, 20)) + 5.0  # off-centre: the centring is exercised
+    truth = np.vstack([rng.normal(size=(40, 20)) + 5.0, landmarks[[7]]])
+    delta = np.abs(cdist(truth, landmarks) + rng.normal(scale=0.3, size=(41, 30)))
+    delta[-1] = cdist(landmarks[[7]], landmarks)[0]  # exactly landmark 7's distances
+    weights = rng.uniform(0.5, 2.0, size=(41, 1))
+    gram_calls = []
+    place = mds._place_chunk
+
+    def spy(*args, **kwargs):
+        gram_calls.append(kwargs.get("gram") is not None)
+        return place(*args, **kwargs)
+
+    monkeypatch.setattr(mds, "_place_chunk", spy)
+    combined, stress, n_iter = mds.out_of_sample_smacof(
+        landmarks, delta, weights=weights, relaxation=relaxation, tol=1e-9
+    )
+    centred = landmarks - landmarks.mean(axis=0)
+    start = mds._triangulation_rhs(delta, centred) @ np.linalg.pinv(centred).T
+    direct, direct_stress, direct_iter = mds.out_of_sample_smacof(
+        landmarks,
+        delta,
+        weights=weights,
+        init=start + landmarks.mean(axis=0),
+        relaxation=relaxation,
+        tol=1e-9,
+    )
+    assert gram_calls == [True, False]
+    np.testing.assert_allclose(combined, direct, atol=1e-7)
+    np.testing.assert_allclose(stress, direct_stress, rtol=1e-7, atol=1e-12)
+    assert np.mean(n_iter == direct_iter) >= 0.9  # a point may stop one update apart
+    np.testing.assert_allclose(combined[-1], landmarks[7], atol=1e-6)
+    assert stress[-1] < 1e-10 and np.all(n_iter[:-1] > 1)
+    # the stopping rule (|Γ - z|² from the inner products) stops every point where the
+    # direct one does, at a tolerance that stops them early
+    early = [
+        mds.out_of_sample_smacof(landmarks, delta, weights=weights, init=init, tol=1e-3)[2]
+        for init in (None, start + landmarks.mean(axis=0))
+    ]
+    assert np.mean(early[0] == early[1]) >= 0.9 and early[0][:-1].max() > 1
+
+
 @pytest.mark.parametrize("padded_dims", [0, 4])
 def test_out_of_sample_places_realisable_points_at_their_true_position(padded_dims):
     # dissimilarities that are exact distances to a position in the landmarks' span: the
