@@ -331,6 +331,19 @@ def _leading_eigenpairs(matrix: np.ndarray, n_pairs: int) -> tuple[np.ndarray, n
     return values[::-1], vectors[:, ::-1]
 
 
+def _n_distinct_rows(rows: np.ndarray) -> int:
+    """``np.unique(rows, axis=0).shape[0]`` for a 2-D float array, by hashing each row's bytes.
+
+    ``np.unique`` with ``axis=0`` sorts the rows as structured records: 9.6 ms against 0.4 ms
+    at 1,845 x 30, and the stability sweep counts the distinct rows of every resample at every
+    K (12 % of a sweep on 20 rows x 1,845 labels). ``-0.0`` is made ``0.0`` first, since the
+    two compare equal (as in ``np.unique``) but differ in their bytes.
+    """
+    rows = np.ascontiguousarray(rows + 0.0, dtype=np.float64)
+    records = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    return len(set(records.tolist()))
+
+
 def _cluster_embedding(
     eigenvectors: np.ndarray, n_groups: int, n_init: int, random_state, init: str = "k-means++"
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -344,7 +357,7 @@ def _cluster_embedding(
     elif n_groups == n_labels:
         ids = np.arange(n_labels)
     else:
-        n_distinct = np.unique(np.round(embedding, 12), axis=0).shape[0]
+        n_distinct = _n_distinct_rows(np.round(embedding, 12))
         with warnings.catch_warnings():
             # fewer distinct points than K is handled here (fewer groups), not an error
             warnings.filterwarnings("ignore", message="Number of distinct clusters")

@@ -109,6 +109,20 @@ def test_k_equal_one_and_k_larger_than_labels():
     assert many.n_groups_ == 4
 
 
+def test_distinct_rows_are_counted_as_numpy_counts_them():
+    from mlviz.label_clustering import _n_distinct_rows
+
+    rng = np.random.default_rng(0)
+    rows = np.round(rng.normal(size=(300, 7)), 2)
+    rows[50:120] = rows[3]
+    rows[200:210, :] = 0.0
+    rows[205:210, 2] = -0.0  # equal to 0.0, other bytes
+    rows[:, 6] = 0.0
+    for block in (rows, rows[:, :1], np.asfortranarray(rows), rows[::-1]):
+        assert _n_distinct_rows(block) == np.unique(block, axis=0).shape[0]
+    assert _n_distinct_rows(np.zeros((5, 3))) == 1
+
+
 def test_duplicate_and_empty_columns_share_a_group():
     Y, _ = _block_labels(sizes=(3, 3))
     Y = np.column_stack([Y, Y[:, 0], np.zeros(len(Y)), np.zeros(len(Y))]).astype(np.uint8)
