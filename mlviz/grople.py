@@ -726,8 +726,7 @@ def fit_label_embedding(
     ``U = Y P^T`` with ``P = (V V^T + lambda1 I)^{-1} V``, so both follow from the (L, L)
     Gram matrix ``Y^T Y``: ``U^T Y = P Y^T Y``, ``U^T U = P Y^T Y P^T``, and U itself is
     formed once, at the end. ``use_gram`` forces (True) or forbids (False) this form; by
-    default it is used when it costs fewer multiply-adds per outer iteration (``d L (L +
-    d)``) than the products with the (N, d) matrix U (``N d^2`` plus two products with Y),
+    default it is used when it is expected to be faster (:func:`_gram_form_is_cheaper`),
     i.e. nearly always (L < N). Both forms give the same iterates up to rounding.
 
     Returns
@@ -766,6 +765,26 @@ def fit_label_embedding(
     )
 
 
+#: How much slower the form with the (N, d) matrix U runs per multiply-add than the Gram form:
+#: its Cholesky solve has N right-hand sides (a triangular solve, slower than a product) and
+#: its products with Y are sparse. With this weight the rule picks the faster form on 10 of
+#: the 11 shapes of ``benchmarks/bench_grople_gram.py`` (N = 150-5,200, L = 14-983,
+#: d = 7-100, one BLAS thread); the exception (N = 300 < L = 374) costs 1.2x.
+_DIRECT_FORM_SLOWDOWN = 2.5
+
+
+def _gram_form_is_cheaper(n_samples: int, n_labels: int, n_components: int, product_cost: int):
+    """Whether the U step's Gram form (a solve with L right-hand sides, ``P Y^T Y`` and ``P Y^T
+    Y P^T``: ``d L (L + 2 d)`` multiply-adds) is expected to beat the form with U itself (a
+    solve with N right-hand sides and ``U^T U``: ``2 N d^2``, and two sparse products with Y),
+    weighted by :data:`_DIRECT_FORM_SLOWDOWN`. Counting multiply-adds alone picked the slower
+    form on small training folds (2x slower at N = 373, L = 159, d = 80: the chance panel's
+    folds of a 159-label set) and on ~1,000 labels (1.4x at N = 3,000, L = 983, d = 100)."""
+    gram_cost = n_components * n_labels * (n_labels + 2 * n_components)
+    direct_cost = 2 * n_samples * n_components**2 + 2 * n_components * product_cost
+    return gram_cost <= _DIRECT_FORM_SLOWDOWN * direct_cost
+
+
 def _fit_label_embedding(
     labels: _SignedLabels,
     groups,
@@ -789,9 +808,7 @@ def _fit_label_embedding(
     groups = np.asarray(groups)
     n_samples, n_labels = labels.shape
     if use_gram is None:
-        gram_cost = n_components * n_labels * (n_labels + n_components)
-        direct_cost = n_samples * n_components**2 + 2 * n_components * labels.product_cost()
-        use_gram = gram_cost <= direct_cost
+        use_gram = _gram_form_is_cheaper(n_samples, n_labels, n_components, labels.product_cost())
     gram = labels.gram() if use_gram else None
     indicator = _group_indicator(groups)
     Y_sq_by_group = labels.column_sq_norms() @ indicator

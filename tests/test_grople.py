@@ -549,3 +549,18 @@ def test_fit_limits_blas_threads_only_while_fitting():
     GroPLE(n_components=2, n_groups=2, random_state=0).fit(X, Y)
     after = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
     assert after == before
+
+
+def test_the_u_step_form_is_chosen_by_weighted_cost():
+    # benchmarks/bench_grople_gram.py: the Gram form was faster on every shape measured, by
+    # 1.6x on the chance panel's folds of a 159-label set (N = 373), which counting
+    # multiply-adds alone gave to the direct form; many labels on few rows stay direct
+    from mlviz.grople import _gram_form_is_cheaper
+
+    assert _gram_form_is_cheaper(373, 159, 80, product_cost=900)
+    assert _gram_form_is_cheaper(3000, 983, 100, product_cost=57_000)
+    assert _gram_form_is_cheaper(1500, 14, 7, product_cost=6_300)
+    assert not _gram_form_is_cheaper(20, 1845, 30, product_cost=370)
+    # the former count (d L (L + d) against N d^2 + 2 d pc) gave the first case to the direct
+    # form
+    assert 80 * 159 * (159 + 80) > 373 * 80**2 + 2 * 80 * 900
