@@ -24,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 from mlviz import datasets
 from mlviz.clems import CLEMS
 from mlviz.grople import GroPLE, lambda1_max, lambda2_max
+from mlviz.label_clustering import LabelClustering
 from mlviz.linear import PLST
 from mlviz.methods import METHODS
 from mlviz.mlknn import MLkNN
@@ -107,7 +108,23 @@ def _page_params(name: str, at: AppTest) -> dict[str, Any]:
     if name == "CLEMS":  # its M = L comparison fit is the last CLEMS fitted: the widgets
         cost = at.selectbox(key="clems_cost").value
         return _params(name, {"M": at.slider(key="clems_m").value, "cost": cost})
-    return _model_params(_fitted(at, GroPLE))
+    model = _fitted(at, GroPLE)
+    params = _model_params(model)
+    if model.groups is not None:
+        # the page hands its fit the label groups its λ bounds computed: they must be stage
+        # 1's own (the model's K, affinity and seed on the training rows), so that the page
+        # shows the model every other view fits from K and the affinity
+        ds = at.session_state["dataset"]
+        train, _ = train_test_split(np.arange(ds.n_samples), test_size=0.3, random_state=0)
+        own = LabelClustering(
+            n_groups=model.n_groups,
+            affinity=model.label_affinity,
+            n_neighbors=model.n_neighbors,
+            random_state=model.random_state,
+        ).fit(ds.Y[train])
+        np.testing.assert_array_equal(model.groups, own.labels_)
+        params["groups"] = repr(None)
+    return params
 
 
 def _lesson_params(name: str, at: AppTest) -> dict[str, Any]:
