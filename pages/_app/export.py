@@ -13,8 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 import streamlit as st
 
 from mlviz.figures._style import widen_title
@@ -29,20 +31,42 @@ def start_run() -> None:
 
 
 class _DrawnFigure(go.Figure):
-    """A copy of a shared figure whose ``to_dict()`` is computed once.
+    """A copy of a shared figure whose ``to_dict()`` is computed once, ready for orjson.
 
     ``st.plotly_chart`` turns a figure into its JSON through ``to_dict()`` on every draw: a
     deep copy of every array and text list, 4/5 of the conversion's time (issue 33: every
     session's every run redid it for the same shared figures). Only for drawing: the dict
-    comes back shared, and Streamlit only serialises it.
+    comes back shared, and Streamlit only serialises it (``plotly.io.to_json``), the same
+    JSON as the figure's own (:func:`_json_ready`).
     """
 
     def __init__(self, fig: go.Figure) -> None:
         super().__init__(fig)
-        self._drawn_dict = super().to_dict()
+        self._drawn_dict = _json_ready(super().to_dict())
 
     def to_dict(self) -> dict:
         return self._drawn_dict
+
+
+_ORJSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS  # plotly.io's own
+
+
+def _json_ready(spec: dict) -> dict:
+    """``spec``, or the same figure as plain JSON values when orjson cannot write it as it is.
+
+    ``plotly.io.to_json`` first tries ``orjson.dumps`` on the whole figure; one value orjson
+    cannot write (a NumPy array of strings, of objects, or not contiguous) makes plotly clean
+    *every* value of the figure in Python instead: the CLEMS page's Shepard diagram (20,000
+    hover texts) took 28-32 ms per draw, 9-11 ms once converted
+    (``benchmarks/bench_figure_json.py``). Converted once here, through plotly's own JSON,
+    every later draw takes orjson's direct path and writes the same text
+    (``tests/test_serve.py``).
+    """
+    try:
+        orjson.dumps(spec, option=_ORJSON_OPTIONS)
+    except TypeError:
+        return orjson.loads(pio.to_json(spec, validate=False))
+    return spec
 
 
 def chart(fig: Any, *, key: str, wide: bool = True, **kwargs: Any) -> None:

@@ -1,0 +1,84 @@
+"""What one draw of a shared figure costs the server: ``plotly.io.to_json`` of its dict.
+
+``st.plotly_chart`` writes every figure as JSON on every run of every session. A figure the
+caches share is drawn through ``pages._app.export._DrawnFigure``, whose dict is computed once.
+This measures, per draw, the JSON of that dict as it was before stop 39 (the dict as
+``to_dict()`` gives it) and as it is now (converted once so that orjson writes it directly,
+``_json_ready``), on figures the pages draw: the CLEMS page's Shepard diagram at its cap of
+20,000 pairs with hover texts (one NumPy string array makes plotly clean every value of the
+figure in Python) and a plain scatter of 20,000 points (already on orjson's direct path).
+
+Run: ``python benchmarks/bench_figure_json.py`` (``--repeats 30``); ``run()`` for
+``benchmarks/run_all.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+_HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(_HERE.parent), str(_HERE)]
+
+import plotly.graph_objects as go  # noqa: E402
+import plotly.io as pio  # noqa: E402
+from _common import machine_description, markdown_table  # noqa: E402
+
+from mlviz.figures.clems import shepard_figure  # noqa: E402
+from pages._app.export import _DrawnFigure  # noqa: E402
+
+
+def _figures() -> dict[str, go.Figure]:
+    rng = np.random.default_rng(0)
+    n_sets = 300  # 44,850 pairs of label sets: the diagram keeps its cap of 20,000
+    cost = rng.random((n_sets, n_sets))
+    cost = (cost + cost.T) / 2
+    np.fill_diagonal(cost, 0.0)
+    names = [f"{{tag_{i % 37}, tag_{i % 11}, tag_{i % 5}}}" for i in range(n_sets)]
+    shepard = shepard_figure(cost, np.sqrt(cost), stress=0.1, labelset_text=names)
+    points = go.Figure(go.Scattergl(x=rng.random(20_000), y=rng.random(20_000), mode="markers"))
+    return {
+        "CLEMS Shepard diagram, 20,000 pairs with hover texts": shepard,
+        "scatter, 20,000 points, no texts": points,
+    }
+
+
+def _draw_ms(spec: dict, repeats: int) -> tuple[float, float]:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        pio.to_json(spec, validate=False)
+        times.append(time.perf_counter() - start)
+    return 1e3 * float(np.median(times)), 1e3 * min(times)
+
+
+def run(repeats: int = 30) -> pd.DataFrame:
+    rows = []
+    for name, fig in _figures().items():
+        before = _draw_ms(go.Figure(fig).to_dict(), repeats)
+        after = _draw_ms(_DrawnFigure(fig).to_dict(), repeats)
+        rows.append(
+            {
+                "figure": name,
+                "before: median / min (ms)": f"{before[0]:.1f} / {before[1]:.1f}",
+                "now: median / min (ms)": f"{after[0]:.1f} / {after[1]:.1f}",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=30)
+    args = parser.parse_args()
+    print(machine_description(), "\n")
+    print(markdown_table(run(args.repeats)))
+
+
+if __name__ == "__main__":
+    main()
