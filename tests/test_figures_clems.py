@@ -128,6 +128,19 @@ def test_embedding_symmetric_positions_sizes_and_colours():
     assert "4 training instances" in trace.text[1]
 
 
+@pytest.mark.parametrize(
+    ("low", "high", "ticks"),
+    [(0, 3, [0, 1, 2, 3]), (1, 9, list(range(1, 10))), (6, 37, [6, 10, 14, 18, 22, 26, 30, 34])],
+)
+def test_embedding_colour_bar_ticks_whole_numbers_few_enough_to_read(low, high, ticks):
+    # a 983-label set's candidates hold 6 to 37 labels: one tick per integer overlapped
+    sizes = np.array([low, high, (low + high) // 2])
+    fig = embedding_figure(np.eye(3), None, np.ones(3), sizes, ["a", "b", "c"], symmetric=True)
+    bar = fig.data[0].marker.colorbar
+    shown = [v for v in np.arange(bar.tick0, high + 1, bar.dtick) if v >= low]
+    assert shown == ticks
+
+
 def test_embedding_asymmetric_two_roles_and_decoding(data):
     X, Y = data
     model = CLEMS(cost="rank_loss", n_components=3, random_state=0).fit(X, Y)

@@ -56,6 +56,18 @@ def _points(array, n: int, name: str) -> np.ndarray:
     return array
 
 
+#: Most ticks a colour bar of counts shows (a 720 px projector screen's colour bar holds about
+#: ten legibly; one per integer from 6 to 37 overlapped on a 983-label set).
+_MAX_COLORBAR_TICKS = 8
+
+
+def _integer_ticks(low, high) -> dict:
+    """Colour-bar ticks on whole numbers from ``low``: every integer while ``high - low`` is at
+    most ``_MAX_COLORBAR_TICKS``, else every n-th (at most ``_MAX_COLORBAR_TICKS + 1`` ticks)."""
+    step = max(1, int(np.ceil((float(high) - float(low)) / _MAX_COLORBAR_TICKS)))
+    return {"tick0": int(low), "dtick": step}
+
+
 def embedding_figure(
     embedding_truth: np.ndarray,
     embedding_pred: np.ndarray | None,
@@ -145,7 +157,7 @@ def embedding_figure(
         colorscale="Viridis",
         cmin=sizes.min(),
         cmax=max(sizes.max(), sizes.min() + 1),
-        colorbar=dict(title="labels in set", dtick=1),
+        colorbar=dict(title="labels in set", **_integer_ticks(sizes.min(), sizes.max())),
     )
     fig = go.Figure()
     x, y = _xy(truth)
