@@ -499,7 +499,7 @@ def shoot(pg, path: Path | None, *, full_page: bool = True, clip_sidebar: bool =
 # Every tick label of every plotly chart of the main area, as the quadrilateral it covers on the
 # screen: the text's own box (getBBox, before its rotation) mapped through getScreenCTM, so a
 # label slanted at -60° is the slanted rectangle, not its axis-aligned hull. Labels are grouped
-# by the axis layer that draws them (one group per axis of each subplot).
+# by the axis layer that draws them (one group per axis of each subplot, one per colour bar).
 _TICKS = """(scope) => {
   const corners = t => {
     const b = t.getBBox(), m = t.getScreenCTM();
@@ -515,7 +515,8 @@ _TICKS = """(scope) => {
       const title = typeof layoutTitle === 'string' ? layoutTitle
           : (layoutTitle && layoutTitle.text) || '';
       const groups = new Map();
-      p.querySelectorAll('.xtick text, .ytick text').forEach(t => {
+      // axis ticks, and the colour bars' own (a 'cbaxis' layer per bar)
+      p.querySelectorAll('.xtick text, .ytick text, .cbaxis text').forEach(t => {
         if (!t.textContent.trim() || t.getAttribute('display') === 'none') return;
         const layer = t.parentNode.parentNode;
         if (!groups.has(layer)) groups.set(layer, []);
