@@ -43,3 +43,30 @@ def test_above_the_budget_the_comparison_waits_for_its_button(monkeypatch):
     at.button(key="clems_full_fit").click().run()
     assert not at.exception, [e.message for e in at.exception]
     assert all(" at M = L = 22" in delta for delta in _deltas(at)), _deltas(at)
+
+
+def test_moving_the_test_instance_does_not_write_every_candidate_again(monkeypatch):
+    """The candidates' texts are written once per fit (0.35 s for 16,105 sets of 983 labels),
+    not on every move of the test instance; the figures still name every candidate."""
+    from mlviz.figures import hypercube
+    from pages._app import fitting
+
+    fitting._outcomes.clear()  # the texts of an earlier test's identical fit
+    calls = []
+    original = hypercube.labelset_text
+
+    def counted(Y, names, *args, **kwargs):
+        calls.append(len(Y))
+        return original(Y, names, *args, **kwargs)
+
+    monkeypatch.setattr(hypercube, "labelset_text", counted)
+    at = _clems_page()
+    assert not at.exception, [e.message for e in at.exception]
+    n_candidates = max(calls)
+    assert n_candidates > 1
+    calls.clear()
+    at.number_input(key="clems_instance").set_value(1).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert calls and max(calls) == 1, calls  # only the instance's truth and decoded sets
+    embedding = next(c for c in at.get("plotly_chart") if "candidate label sets" in c.proto.spec)
+    assert embedding.proto.spec.count("training instances") >= n_candidates
