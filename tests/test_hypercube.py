@@ -237,3 +237,18 @@ def test_hypercube_biplot_scales_the_arrows_to_the_cloud():
     tips_x = np.asarray(arrows.x, dtype=float)[1::3]  # origin, tip, gap per arrow
     np.testing.assert_allclose(tips_x, [3.6, 0.0, 0.72])  # × 0.9 · 4 / 0.5 = 7.2
     assert arrows.name == "label axes (× 7.2)"
+
+
+@pytest.mark.parametrize(("largest", "most_ticks"), [(3, 3), (11, 6), (30, 6)])
+def test_hypercube_colour_bar_ticks_whole_counts_few_enough_to_read(largest, most_ticks):
+    # yeast's sets hold 1 to 11 labels: one tick per count overlapped on the 0.6-high bar
+    # while presenting at 1280 x 720 (the real-browser presentation test)
+    n_labels = largest
+    vertices = np.tril(np.ones((largest, n_labels), dtype=int))  # 1, 2, ..., largest labels
+    coords = np.random.default_rng(0).normal(size=(largest, 2))
+    names = [f"l{j}" for j in range(n_labels)]
+    fig = hypercube_figure(coords, vertices, np.ones(largest), np.empty((0, 2)), names)
+    bar = next(t for t in fig.data if t.mode == "markers").marker.colorbar
+    ticks = np.arange(bar.tick0, largest + 1, bar.dtick)
+    assert ticks[0] == 1 and np.all(ticks == np.round(ticks))
+    assert len(ticks) <= most_ticks

@@ -420,6 +420,24 @@ def number_axis(values) -> dict:
     return dict(type="linear", exponentformat="none", separatethousands=True)
 
 
+def integer_ticks(low, high, max_ticks: int = 8) -> dict:
+    """Ticks on whole numbers from ``low`` (counts: "1.5 labels" reads wrong), few enough to
+    read: every integer while ``high - low`` is at most ``max_ticks``, else every n-th, so at
+    most ``max_ticks + 1`` ticks. For a colour bar (one tick per integer from 6 to 37
+    overlapped on a 983-label set) or an axis.
+
+    Examples
+    --------
+    >>> from mlviz.figures._style import integer_ticks
+    >>> integer_ticks(1, 3), integer_ticks(6, 37)
+    ({'tick0': 1, 'dtick': 1}, {'tick0': 6, 'dtick': 4})
+    """
+    import math
+
+    step = max(1, math.ceil((float(high) - float(low)) / max_ticks))
+    return {"tick0": int(low), "dtick": step}
+
+
 def for_projector(fig):
     """A copy of ``fig`` with projector-sized fonts (:data:`PROJECTOR_FONT`).
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from mlviz.figures._style import legible, plain_all
+from mlviz.figures._style import integer_ticks, legible, plain_all
 
 __all__ = [
     "MAX_SHEPARD_POINTS",
@@ -54,18 +54,6 @@ def _points(array, n: int, name: str) -> np.ndarray:
             f"embedding_figure: {name} must have shape (n_candidates={n}, M); got {array.shape}."
         )
     return array
-
-
-#: Most ticks a colour bar of counts shows (a 720 px projector screen's colour bar holds about
-#: ten legibly; one per integer from 6 to 37 overlapped on a 983-label set).
-_MAX_COLORBAR_TICKS = 8
-
-
-def _integer_ticks(low, high) -> dict:
-    """Colour-bar ticks on whole numbers from ``low``: every integer while ``high - low`` is at
-    most ``_MAX_COLORBAR_TICKS``, else every n-th (at most ``_MAX_COLORBAR_TICKS + 1`` ticks)."""
-    step = max(1, int(np.ceil((float(high) - float(low)) / _MAX_COLORBAR_TICKS)))
-    return {"tick0": int(low), "dtick": step}
 
 
 def embedding_figure(
@@ -157,7 +145,7 @@ def embedding_figure(
         colorscale="Viridis",
         cmin=sizes.min(),
         cmax=max(sizes.max(), sizes.min() + 1),
-        colorbar=dict(title="labels in set", **_integer_ticks(sizes.min(), sizes.max())),
+        colorbar=dict(title="labels in set", **integer_ticks(sizes.min(), sizes.max())),
     )
     fig = go.Figure()
     x, y = _xy(truth)
