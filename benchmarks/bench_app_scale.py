@@ -57,6 +57,7 @@ CHANGES: dict[str, tuple[str, object, str]] = {
 # Further changes after the first one, where a second widget has its own cost.
 MORE_CHANGES: dict[str, list[tuple[str, object, str]]] = {
     "mlknn.py": [("mlknn_s", 0.1, "slider s (tables only)")],
+    "clems.py": [("clems_instance", 1, "test instance (no refit: the instance view only)")],
 }
 
 # Buttons not pressed here, with the reason (the table says so). Compare's button is pressed:
@@ -81,7 +82,7 @@ def _change(at, page: str, change: tuple | None = None) -> tuple[str, float, flo
     key, value, what = change or CHANGES.get(page, (None, None, None))
     widget = None
     if key is not None:
-        for kind in ("slider", "radio", "select_slider", "selectbox"):
+        for kind in ("slider", "radio", "select_slider", "selectbox", "number_input"):
             matches = [w for w in getattr(at, kind) if w.key == key]
             if matches:
                 widget = matches[0]
