@@ -48,6 +48,44 @@ def _single_threaded_blas():
         yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _one_component_scan():
+    """Every AppTest of a test process shares one registry of Streamlit's v2 components.
+
+    ``AppTest.run`` scans the metadata of every installed distribution for component manifests
+    the first time each AppTest runs: 0.3-0.7 s of CPU per AppTest, paid again by each of the
+    suite's AppTests. A server scans once at start-up; this gives the tests the same, and
+    ``tests/test_app.py::test_apptests_share_one_component_registry`` checks that the shared
+    registry is what a fresh scan finds.
+    """
+    from streamlit.testing.v1 import AppTest
+
+    shared = shared_component_registry()
+    original = AppTest.__init__
+
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        # Streamlit's own attribute: a new AppTest scans when it is None (app_test.py).
+        self._bidi_component_manager = shared
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(AppTest, "__init__", __init__)
+        yield
+
+
+def shared_component_registry():
+    """The process's one scan of installed v2 components (see ``_one_component_scan``)."""
+    global _COMPONENT_REGISTRY
+    if _COMPONENT_REGISTRY is None:
+        from streamlit.components.v2.component_manager import BidiComponentManager
+
+        _COMPONENT_REGISTRY = BidiComponentManager()
+        _COMPONENT_REGISTRY.discover_and_register_components(start_file_watching=False)
+    return _COMPONENT_REGISTRY
+
+
+_COMPONENT_REGISTRY = None
+
 #: pytest-timeout's limit (s) for the long tests: the paper reproductions (``slow``) and the
 #: real-browser tests (``browser``); every other test has ``timeout`` in pyproject.toml.
 LONG_TEST_TIMEOUT = 1200

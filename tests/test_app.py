@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import mulan_path
+from conftest import mulan_path, shared_component_registry
 from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
@@ -86,6 +86,23 @@ def test_router_opens_on_the_embedded_sample():
     assert dataset.name == "planted"
     assert at.title[0].value == "Data: planted"
     assert at.metric[2].value == str(dataset.n_labels)
+
+
+def test_apptests_share_one_component_registry():
+    """The suite's AppTests share one scan of installed components (tests/conftest.py):
+    every AppTest runs with it, and it holds what a fresh scan finds (a Streamlit upgrade
+    that renames the attribute or scans differently fails here, not silently)."""
+    from streamlit.components.v2.component_manager import BidiComponentManager
+
+    first = AppTest.from_string("import streamlit as st\nst.write('one')").run()
+    second = AppTest.from_string("import streamlit as st\nst.write('two')").run()
+    assert not first.exception and not second.exception
+    shared = shared_component_registry()
+    assert first._bidi_component_manager is shared
+    assert second._bidi_component_manager is shared
+    fresh = BidiComponentManager()
+    fresh.discover_and_register_components(start_file_watching=False)
+    assert sorted(shared._registry._components) == sorted(fresh._registry._components)
 
 
 def test_router_opens_on_a_mulan_set():
