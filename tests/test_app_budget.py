@@ -52,6 +52,7 @@ def test_the_upload_limit_of_the_server_config_is_the_budgets():
     # the classroom settings found by profiling 30 sessions (docs/BENCHMARKS.md)
     assert config["server"]["fileWatcherType"] == "none"
     assert config["runner"]["postScriptGC"] is False
+    assert config["browser"]["gatherUsageStats"] is False
 
 
 def test_an_upload_with_too_many_labels_is_refused_with_the_limit_and_what_to_do(monkeypatch):
