@@ -126,6 +126,36 @@ def test_compute_refuses_a_lambda_and_an_argument_it_cannot_key():
     assert repr(a) == repr(b) and fitting.key_of(a) != fitting.key_of(b)
 
 
+def test_a_cached_table_or_array_is_keyed_by_its_computation_without_hashing_it(monkeypatch):
+    """A result of the cache passed on to a figure or a computation (a per-label table, the
+    predictions) is keyed by identity on every rerun; an equal object that the cache did not
+    make is still keyed by its content."""
+    import pandas as pd
+
+    from pages._app import fitting
+
+    table = pd.DataFrame({"F1": [0.5, 0.25]}, index=["a", "b"])
+    predicted = np.eye(3)
+    store = fitting._outcomes()
+    store.get_or_compute(("keyed by origin", "table"), lambda: fitting.FitOutcome(value=table))
+    store.get_or_compute(("keyed by origin", "Y"), lambda: fitting.FitOutcome(value=predicted))
+
+    def no_hashing(*args, **kwargs):
+        raise AssertionError("a cached result was hashed again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pd.util, "hash_pandas_object", no_hashing)
+        patch.setattr(fitting, "_array_key", no_hashing)
+        assert fitting.key_of(table) == ("result", ("keyed by origin", "table"))
+        assert fitting.key_of({"Y": predicted}) == (
+            "dict",
+            (("Y", ("result", ("keyed by origin", "Y"))),),
+        )
+    assert fitting.key_of(table.copy())[0] == "frame"
+    assert fitting.key_of(table.copy()) == fitting.key_of(table.copy())
+    assert fitting.key_of(predicted.copy()) == fitting.key_of(np.eye(3))
+
+
 # ------------------------------------------------------------------ estimators by what they are
 def _clustering_script():
     """The Hypercube page's clustering (all label columns) and the Label clusters page's (the
