@@ -567,18 +567,20 @@ def _raw(key: str) -> list[str]:
     return st.query_params.get_all(key) if key in st.query_params else []
 
 
-def read(key: str, domain: Domain) -> Parsed | None:
-    """The link's value for ``key`` when the URL holds one this session did not write."""
-    raw = _raw(key)
+def read(key: str, domain: Domain, raw: list[str] | None = None) -> Parsed | None:
+    """The link's value for ``key`` when the URL holds one this session did not write
+    (``raw``: the URL's values for ``key``, when the caller has just read them)."""
+    raw = _raw(key) if raw is None else raw
     if not raw or st.session_state.get(_WRITTEN_KEY, {}).get(key) == raw:
         return None
     return domain.parse(raw)
 
 
-def write(key: str, domain: Domain, value: Any) -> None:
-    """Put ``value`` in the URL under ``key`` (by its stable key) and keep it this run."""
+def write(key: str, domain: Domain, value: Any, raw: list[str] | None = None) -> None:
+    """Put ``value`` in the URL under ``key`` (by its stable key) and keep it this run
+    (``raw``: the URL's values for ``key``, when the caller has just read them)."""
     tokens = domain.tokens(value)
-    if _raw(key) != tokens:
+    if (_raw(key) if raw is None else raw) != tokens:
         st.query_params[key] = tokens if len(tokens) > 1 else tokens[0]
     st.session_state.setdefault(_WRITTEN_KEY, {})[key] = tokens
     keep(key)
@@ -682,8 +684,11 @@ def bound(widget: Callable[..., T], *args: Any, key: str, **kwargs: Any) -> T:
     arguments.pop(_DEFAULT_ARGUMENT[getattr(widget, "__name__", "")], None)
 
     state = st.session_state
+    # the URL is read once per widget (each read of st.query_params takes its lock and the
+    # run's context; three reads per widget were ~2 % of a rerun): nothing between here and
+    # write() below changes this key in the URL
     raw = _raw(key)
-    parsed = read(key, domain)
+    parsed = read(key, domain, raw)
     # the data set and default the widget opened at last run: after another data set was
     # loaded, a value still at the old default opens at the new one (a value set on purpose
     # to the old default on the same data, e.g. by a button, stays)
@@ -713,7 +718,7 @@ def bound(widget: Callable[..., T], *args: Any, key: str, **kwargs: Any) -> T:
     state.setdefault(VIEW_PARAMS_KEY, {})[key] = value
     if parsed is not None:
         _note(key, raw, parsed, value)
-    write(key, domain, value)
+    write(key, domain, value, raw)
     return value
 
 
