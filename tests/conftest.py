@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -73,18 +74,15 @@ def _one_component_scan():
         yield
 
 
+@functools.cache
 def shared_component_registry():
     """The process's one scan of installed v2 components (see ``_one_component_scan``)."""
-    global _COMPONENT_REGISTRY
-    if _COMPONENT_REGISTRY is None:
-        from streamlit.components.v2.component_manager import BidiComponentManager
+    from streamlit.components.v2.component_manager import BidiComponentManager
 
-        _COMPONENT_REGISTRY = BidiComponentManager()
-        _COMPONENT_REGISTRY.discover_and_register_components(start_file_watching=False)
-    return _COMPONENT_REGISTRY
+    registry = BidiComponentManager()
+    registry.discover_and_register_components(start_file_watching=False)
+    return registry
 
-
-_COMPONENT_REGISTRY = None
 
 #: pytest-timeout's limit (s) for the long tests: the paper reproductions (``slow``) and the
 #: real-browser tests (``browser``); every other test has ``timeout`` in pyproject.toml.
