@@ -190,21 +190,27 @@ def _check_pair(Y_true, Y_pred) -> tuple[np.ndarray, np.ndarray]:
 
 def _check_scores(Y_true, Y_score) -> tuple[np.ndarray, np.ndarray]:
     Y_true = check_label_matrix(Y_true, name="Y_true", dtype=np.int8)
+    Y_score = _score_matrix(Y_score, Y_true.shape)
+    if Y_true.shape[0] == 0:
+        raise ValueError("Y_true has no rows: there is nothing to evaluate.")
+    return Y_true, Y_score
+
+
+def _score_matrix(Y_score, shape: tuple[int, int]) -> np.ndarray:
+    """Y_score as finite float64 of the truth's ``shape`` (no copy when it already is)."""
     Y_score = np.asarray(Y_score, dtype=np.float64)
-    if Y_score.shape != Y_true.shape:
+    if Y_score.shape != shape:
         raise ValueError(
             f"Y_score must have the same shape as Y_true; got {Y_score.shape} and "
-            f"{Y_true.shape}. Pass decision_function(X) (one column per label)."
+            f"{shape}. Pass decision_function(X) (one column per label)."
         )
-    if not np.all(np.isfinite(Y_score)):
+    if not np.isfinite(Y_score).all():
         raise ValueError(
             "Y_score contains NaN or infinite values; scores must be finite. A score file's "
             "-inf (a label the model did not list) becomes finite, still below every listed "
             "score, with mlviz.metrics.finite_scores."
         )
-    if Y_true.shape[0] == 0:
-        raise ValueError("Y_true has no rows: there is nothing to evaluate.")
-    return Y_true, Y_score
+    return Y_score
 
 
 # --------------------------------------------------------------------------- bipartition
@@ -661,45 +667,82 @@ def _row_ranks(relevant: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, ..
 
     For a relevant label k of row i, ``rank = |{j : s_ij >= s_ik}|`` (tied scores share the
     worst rank, scikit-learn's rule) and ``relevant_at_or_above = |{j relevant : s_ij >=
-    s_ik}|``. Each row is sorted once (unstable sort: only values matter), the relevant scores
-    of each row once more, and both counts come from a binary search of every relevant score
-    in its own row, all rows at once (:func:`_count_below`).
+    s_ik}|`` (see :class:`_RelevantPairs`).
 
     Returns
     -------
     rows, rank, relevant_at_or_above : ndarrays of shape (n_relevant_pairs,)
     """
-    n_rows, n_labels = scores.shape
-    rows, columns = np.nonzero(relevant)
-    values = scores[rows, columns]
-    ordered = np.sort(scores, axis=1)
-    # the relevant scores of each row, padded with -inf (below every finite score)
-    sizes = np.bincount(rows, minlength=n_rows)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    ordered_relevant = np.full((n_rows, max(1, int(sizes.max()))), -np.inf)
-    ordered_relevant[rows, np.arange(rows.size) - starts[rows]] = values
-    ordered_relevant.sort(axis=1)
-    rank = n_labels - _count_below(ordered, rows, values)
-    relevant_at_or_above = ordered_relevant.shape[1] - _count_below(ordered_relevant, rows, values)
-    return rows, rank, relevant_at_or_above
+    pairs = _RelevantPairs(relevant)
+    _, _, rank, relevant_at_or_above = pairs.ranks(scores)
+    return pairs.rows, rank, relevant_at_or_above
+
+
+class _RelevantPairs:
+    """The relevant (row, label) pairs of a truth matrix, and each pair's slot in its row.
+
+    What every ranking of scores against the same truth reuses, so an :class:`Evaluator`
+    finds them once rather than once per scored model (``np.nonzero`` of an N x L matrix
+    costs about as much as sorting its scores).
+    """
+
+    def __init__(self, relevant: np.ndarray) -> None:
+        n_rows, self.n_labels = relevant.shape
+        self.rows, self.columns = np.nonzero(relevant)
+        self.sizes = np.bincount(self.rows, minlength=n_rows)
+        starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
+        self.slots = np.arange(self.rows.size) - starts[self.rows]
+        self.width = max(1, int(self.sizes.max(initial=0)))
+
+    def ranks(self, scores: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Each pair's score, the sorted score rows, its rank and relevant labels at or above.
+
+        Each row is sorted once (unstable sort: only values matter), the relevant scores of
+        each row once more, and both counts come from a binary search of every relevant score
+        in its own row, all rows at once (:func:`_count_below`).
+
+        Returns
+        -------
+        values : ndarray of shape (n_relevant_pairs,)
+        ordered : ndarray of shape (n_rows, n_labels)
+            Each row of ``scores`` in ascending order.
+        rank, relevant_at_or_above : ndarrays of shape (n_relevant_pairs,)
+        """
+        values = scores[self.rows, self.columns]
+        ordered = np.sort(scores, axis=1)
+        # the relevant scores of each row, padded with -inf (below every finite score)
+        ordered_relevant = np.full((len(self.sizes), self.width), -np.inf)
+        ordered_relevant[self.rows, self.slots] = values
+        ordered_relevant.sort(axis=1)
+        rank = self.n_labels - _count_below(ordered, self.rows, values)
+        relevant_at_or_above = self.width - _count_below(ordered_relevant, self.rows, values)
+        return values, ordered, rank, relevant_at_or_above
 
 
 def _count_below(ordered: np.ndarray, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``|{j : ordered[r, j] < v}|`` for each (r, v) in zip(rows, values); rows sorted.
 
-    ``np.searchsorted(ordered[r], v)`` for every pair at once: a binary search run on all
-    pairs together, ~log2(n_columns) vectorised steps instead of one call per row.
+    ``np.searchsorted(ordered[r], v)`` for every pair at once: a branch-free binary search
+    run on all pairs together, ~log2(n_columns) vectorised steps instead of one call per row
+    (NumPy has no row-wise searchsorted). Each step tries to advance every pair by the same
+    power of two, so no pair needs its own bounds and no step checks which pairs are done.
     """
-    low = np.zeros(rows.size, dtype=np.intp)
-    high = np.full(rows.size, ordered.shape[1], dtype=np.intp)
-    while True:
-        searching = low < high
-        if not searching.any():
-            return low
-        middle = (low + high) // 2
-        below = ordered[rows, np.minimum(middle, ordered.shape[1] - 1)] < values
-        low = np.where(searching & below, middle + 1, low)
-        high = np.where(searching & ~below, middle, high)
+    n_columns = ordered.shape[1]
+    if n_columns == 0:
+        return np.zeros(rows.size, dtype=np.intp)
+    flat = ordered.reshape(-1)
+    start = rows.astype(np.intp) * n_columns - 1  # flat index of column "count - 1"
+    count = np.zeros(rows.size, dtype=np.intp)
+    step = 1 << max(n_columns.bit_length() - 1, 0)  # the largest power of two <= n_columns
+    while step:
+        candidate = count + step
+        # advance where the candidate count's last element is still below the value (a
+        # candidate past the row's end reads the row's last element and is then refused)
+        advance = flat[start + np.minimum(candidate, n_columns)] < values
+        advance &= candidate <= n_columns
+        count += step * advance
+        step >>= 1
+    return count
 
 
 def ranking_loss(Y_true, Y_score) -> float:
@@ -1491,9 +1534,10 @@ class Evaluator:
     :func:`subset_accuracy`) stay scikit-learn's and are the reference:
     ``tests/test_metrics.py`` checks that both agree with scikit-learn on random and
     degenerate data. Of the ranking metrics, coverage, ranking loss and average precision
-    come from one sort of each score row (:func:`_row_ranks`) instead of scikit-learn's
-    per-instance loops, checked against the functions of the same name, ties included;
-    one-error and macro AUC are those functions.
+    and one-error come from one sort of each score row (:class:`_RelevantPairs`, whose
+    relevant pairs are found once per truth) instead of scikit-learn's per-instance loops,
+    checked against the functions of the same name, ties included; macro AUC is that
+    function.
 
     Parameters
     ----------
@@ -1544,6 +1588,7 @@ class Evaluator:
         self._Y_true_checked = checked
         self._Y_train = Y_train
         self._inverse_propensities: np.ndarray | None = None
+        self._pairs: _RelevantPairs | None = None  # the ranking metrics' pairs, on first use
         self.Y_true = checked.astype(bool)
         self.positives = np.count_nonzero(self.Y_true, axis=0)
         self.set_sizes = np.count_nonzero(self.Y_true, axis=1)
@@ -1640,24 +1685,33 @@ class Evaluator:
         return {name: results[name] for name in only}
 
     def _ranking(self, Y_score, only: Sequence[str] | None = None) -> dict[str, float]:
-        """The ranking metrics from one sort of each row of the scores (see :func:`_row_ranks`).
+        """The ranking metrics from one sort of each row of the scores (:class:`_RelevantPairs`).
 
         Equal to :func:`one_error`, :func:`coverage`, :func:`ranking_loss`,
-        :func:`average_precision` and :func:`macro_auc` (same exclusions, ties at the worst
-        rank); scikit-learn's ranking loss and average precision loop over the rows in Python.
+        :func:`average_precision` and :func:`macro_auc` (same exclusions, same tie rules);
+        scikit-learn's ranking loss and average precision loop over the rows in Python. The
+        truth was checked once, in ``__init__``: only the scores are checked here.
         """
-        truth, scores = _check_scores(self._Y_true_checked, Y_score)
-        relevant = self.Y_true
-        n_labels = relevant.shape[1]
+        scores = _score_matrix(Y_score, self.Y_true.shape)
+        n_labels = self.Y_true.shape[1]
         has_relevant = self.set_sizes > 0
-        results = {"one_error": one_error(truth, scores)}
         if not has_relevant.any():
-            results.update(coverage=math.nan, ranking_loss=math.nan, average_precision=math.nan)
+            names = ("one_error", "coverage", "ranking_loss", "average_precision")
+            results = dict.fromkeys(names, math.nan)
         else:
-            kept = relevant[has_relevant]
-            rows, rank, relevant_at_or_above = _row_ranks(kept, scores[has_relevant])
+            if self._pairs is None:  # once per truth
+                self._pairs = _RelevantPairs(self.Y_true[has_relevant])
+            rows = self._pairs.rows
+            kept = scores if has_relevant.all() else scores[has_relevant]
+            values, ordered, rank, relevant_at_or_above = self._pairs.ranks(kept)
             sizes = self.set_sizes[has_relevant]
             n_kept = len(sizes)
+            # one-error: the share of each row's top-scoring labels that are irrelevant (the
+            # tie rule of one_error), the top being the last of each sorted row
+            top_score = ordered[:, -1]
+            n_top = n_labels - _count_below(ordered, np.arange(n_kept), top_score)
+            relevant_top = np.bincount(rows, weights=values == top_score[rows], minlength=n_kept)
+            results = {"one_error": float(np.mean((n_top - relevant_top) / n_top))}
             # coverage: the worst rank of a relevant label, minus 1 (rank 1 is the top)
             worst = np.zeros(n_kept, dtype=np.intp)
             np.maximum.at(worst, rows, rank)
@@ -1678,6 +1732,7 @@ class Evaluator:
                 rows, weights=relevant_at_or_above / rank, minlength=n_kept
             )
             results["average_precision"] = float(np.mean(precision_sums / sizes))
+        truth = self._Y_true_checked
         if only is None or "macro_auc" in only:
             results["macro_auc"] = macro_auc(truth, scores)
         if only is not None and not set(only) & set(AT_K_METRICS):

@@ -55,12 +55,13 @@ s = links.bound(
 st.caption(METHODS["ML-KNN"].caption({**OPENING, "k": k, "s": s}))
 
 
-def neighbour_search(k_max: int) -> tuple[MLkNNPath, object]:
-    """The k_max nearest training rows of every training and test row and the count tables
-    of every k, once per split."""
+def neighbour_search(k_max: int) -> tuple[MLkNNPath, object, Evaluator]:
+    """The k_max nearest training rows of every training and test row, the count tables of
+    every k and the test split's evaluator, once per split (the evaluator checks the truth
+    and finds its relevant pairs once, not once per k and s)."""
     graph_train = neighbors_graph(split.X_train, split.X_train, k_max, exclude_self=True)
     path = MLkNNPath(k_max=k_max, metric="precomputed").fit(graph_train, split.Y_train)
-    return path, neighbors_graph(split.X_test, split.X_train, k_max)
+    return path, neighbors_graph(split.X_test, split.X_train, k_max), Evaluator(split.Y_test)
 
 
 search = fitting.compute(
@@ -72,7 +73,7 @@ search = fitting.compute(
 )
 if search is None:
     st.stop()
-path, graph_test = search
+path, graph_test, evaluator = search
 
 
 #: Table 1 of the ML-KNN paper, in its order
@@ -87,7 +88,7 @@ def mlknn_on_the_path(k: int, s: float, k_max: int) -> tuple[MLkNN, dict, np.nda
     # ranking ones share one sort of the scores
     Y_score = model.predict_proba(graph_test)
     predicted = model.predict(graph_test)
-    scores = Evaluator(split.Y_test).score(predicted, Y_score, only=PAPER_METRICS)
+    scores = evaluator.score(predicted, Y_score, only=PAPER_METRICS)
     return model, scores, predicted
 
 

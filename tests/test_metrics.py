@@ -692,6 +692,20 @@ def test_evaluator_ranking_metrics_equal_the_reference_with_ties_empty_and_full_
         assert got[metric] == pytest.approx(value), metric
 
 
+def test_one_evaluator_scores_every_model_as_a_fresh_one_would():
+    # the relevant pairs are found on the first scored model and reused: a second model's
+    # scores (other ties, another top label) must still get its own metrics
+    rng = np.random.default_rng(5)
+    T = (rng.random((40, 9)) < 0.3).astype(int)
+    T[:3] = 0
+    evaluator = M.Evaluator(T)
+    for seed in range(3):
+        S = np.round(np.random.default_rng(seed).normal(size=T.shape), 1)
+        assert evaluator.score(T, S) == M.Evaluator(T).score(T, S)
+        for metric in ("one_error", "coverage", "ranking_loss", "average_precision"):
+            assert evaluator.score(T, S)[metric] == pytest.approx(_single(metric)(T, S))
+
+
 def test_evaluator_ranking_metrics_when_nothing_is_defined():
     empty = M.Evaluator(np.zeros((2, 3), dtype=int)).score(np.zeros((2, 3)), np.ones((2, 3)))
     for name in M.EVALUATE_KEYS[6:]:
