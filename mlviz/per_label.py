@@ -286,6 +286,8 @@ def grople_label_table(
     tail_threshold: float,
     *,
     label_names: Sequence[str] | None = None,
+    Y_pred=None,
+    baseline_pred=None,
 ) -> pd.DataFrame:
     """GroPLE's test F1 of every label with the label's group, beside a baseline's.
 
@@ -294,6 +296,9 @@ def grople_label_table(
     model : GroPLE, fitted on the training split
     baseline : a multi-label classifier fitted on the same split (binary relevance on the
         GroPLE page)
+    Y_pred, baseline_pred : array-like of shape (n_test, n_labels), optional
+        ``model.predict(X_test)`` and ``baseline.predict(X_test)`` when already computed
+        (the GroPLE page scores both models' test predictions for its metrics table first).
 
     Returns
     -------
@@ -320,8 +325,10 @@ def grople_label_table(
     """
     table = _base(model, Y_train, tail_threshold, label_names)
     table["group"] = np.asarray(model.groups_, dtype=np.int64)
-    own = _test_scores(Y_test, model.predict(X_test))
-    other = _test_scores(Y_test, baseline.predict(X_test))
+    own = _test_scores(Y_test, model.predict(X_test) if Y_pred is None else Y_pred)
+    other = _test_scores(
+        Y_test, baseline.predict(X_test) if baseline_pred is None else baseline_pred
+    )
     other = other[["predicted", "recall", "f1"]].add_prefix("baseline_")
     return pd.concat([table, own, other], axis=1)
 

@@ -49,10 +49,11 @@ structure.label_groups(page, chosen, model)
 structure.absent_labels(page, model)
 structure.against_chance(chosen, model)
 
-binary_relevance = performance.baselines(page, model, versus_br)
-if binary_relevance is None:
+compared = performance.baselines(page, model, versus_br)
+if compared is None:
     st.stop()
-performance.tail_labels(page, model, binary_relevance)
+binary_relevance, predictions = compared
+performance.tail_labels(page, model, binary_relevance, predictions)
 performance.objective(model)
 
 export.report_button("GroPLE")

@@ -190,6 +190,12 @@ def test_grople_table_beside_the_baseline():
     other = per_label._test_scores(Y[90:], baseline.predict(X[90:]))
     np.testing.assert_allclose(table["f1"], own["f1"])
     np.testing.assert_allclose(table["baseline_f1"], other["f1"])
+    # predictions passed in are used instead of predicting again: all-zero ones give F1 0
+    zero = np.zeros_like(Y[90:])
+    given = per_label.grople_label_table(
+        model, baseline, X[90:], Y[90:], Y[:90], 0.2, Y_pred=zero, baseline_pred=Y[90:]
+    )
+    assert (given["predicted"] == 0).all() and (given["baseline_recall"].dropna() == 1).all()
     with pytest.raises(ValueError, match="fitted with 8 labels"):
         per_label.grople_label_table(model, baseline, X[90:], Y[90:], Y[:90, :5], 0.2)
 

@@ -15,16 +15,23 @@ from pages._app import experiment, export, fitting, source, tables
 from pages._grople.context import GroPLEPage
 
 
-def test_scores(models: dict) -> dict[str, dict[str, float]]:
-    """Bipartition metrics of every model on the test split (the table shows no ranking
+def test_prediction(model):
+    """One fitted model's predictions of the test split, cached per fit: the metrics table
+    and the per-label table both use GroPLE's and binary relevance's."""
+    return model.predict(experiment.current_split().X_test)
+
+
+def test_scores(predictions: dict) -> dict[str, dict[str, float]]:
+    """Bipartition metrics of every model's test predictions (the table shows no ranking
     metric; those cost seconds at ~1,000 labels)."""
-    split = experiment.current_split()
-    return {name: evaluate(split.Y_test, est.predict(split.X_test)) for name, est in models.items()}
+    Y_test = experiment.current_split().Y_test
+    return {name: evaluate(Y_test, Y_pred) for name, Y_pred in predictions.items()}
 
 
-def baselines(page: GroPLEPage, model, verdict_slot) -> object | None:
+def baselines(page: GroPLEPage, model, verdict_slot) -> tuple[object, dict] | None:
     """GroPLE beside BR and PLST at its d; the verdict against BR goes to ``verdict_slot``
-    (beside the figure). Returns the binary relevance fit, or None if a fit failed."""
+    (beside the figure). Returns the binary relevance fit and every model's test predictions
+    (by the table's names), or None if a fit failed."""
     # at the fitted model's d (the last press's, not the widgets'); fitted after the figures of
     # GroPLE itself, so their warnings stand next to the table that uses them
     m = min(model.n_components, page.n_labels)
@@ -33,7 +40,13 @@ def baselines(page: GroPLEPage, model, verdict_slot) -> object | None:
     models = {"GroPLE": model, "BR": binary_relevance, f"PLST (M={m})": plst}
     if any(b is None for b in models.values()):
         return None
-    scores = fitting.compute(test_scores, {"models": models}, label="Test-split metrics")
+    predictions = {
+        name: fitting.compute(test_prediction, {"model": est}, label=f"{name}: test predictions")
+        for name, est in models.items()
+    }
+    if any(p is None for p in predictions.values()):
+        return None
+    scores = fitting.compute(test_scores, {"predictions": predictions}, label="Test-split metrics")
     if scores is None:
         return None
     below, numbers = figures.versus_baseline(scores, method="GroPLE", baseline="BR")
@@ -59,13 +72,13 @@ def baselines(page: GroPLEPage, model, verdict_slot) -> object | None:
         "Test-split metrics of GroPLE beside binary relevance and PLST on the same "
         "split (the paper's Table 2 metrics)."
     )
-    return binary_relevance
+    return binary_relevance, predictions
 
 
-def per_label_table(model, baseline, threshold):
-    """:func:`grople_label_table` on the test split, cached per fit, baseline and tail rule:
-    the page recomputed it (both models' test predictions) on every rerun (~0.3 s at 983
-    labels)."""
+def per_label_table(model, baseline, threshold, Y_pred, baseline_pred):
+    """:func:`grople_label_table` on the test split from both models' test predictions,
+    cached per fit, baseline and tail rule: the page recomputed it on every rerun (~0.3 s at
+    983 labels)."""
     split = experiment.current_split()
     return grople_label_table(
         model,
@@ -75,17 +88,26 @@ def per_label_table(model, baseline, threshold):
         split.Y_train,
         threshold,
         label_names=source.current_dataset().label_names,
+        Y_pred=Y_pred,
+        baseline_pred=baseline_pred,
     )
 
 
-def tail_labels(page: GroPLEPage, model, binary_relevance) -> None:
-    """Per-label F1 of GroPLE and BR, the tail marked, and what the tail gets."""
+def tail_labels(page: GroPLEPage, model, binary_relevance, predictions: dict) -> None:
+    """Per-label F1 of GroPLE and BR, the tail marked, and what the tail gets
+    (``predictions``: :func:`baselines`'s test predictions)."""
     st.subheader("Tail labels: does sharing a group help or hurt rare labels?")
     split = page.split
     threshold = experiment.tail_threshold()
     label_table = fitting.compute(
         per_label_table,
-        {"model": model, "baseline": binary_relevance, "threshold": threshold},
+        {
+            "model": model,
+            "baseline": binary_relevance,
+            "threshold": threshold,
+            "Y_pred": predictions["GroPLE"],
+            "baseline_pred": predictions["BR"],
+        },
         label="Per-label scores",
     )
     if label_table is None:
