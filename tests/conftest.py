@@ -74,6 +74,52 @@ def _one_component_scan():
         yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _one_compilation_per_script():
+    """Every AppTest of a test process shares one cache of compiled scripts.
+
+    ``AppTest.run`` makes a new ``ScriptCache`` on every run (app_test.py, and
+    local_script_runner.py for its runner), so the router and the page were parsed and
+    compiled again on every run of every test: 1-28 ms of CPU per run (the Label clusters
+    page 28 ms), about a fifth of a rerun of the nine pages on the sample (py-spy). A server
+    keeps one cache for its lifetime. ``tests/test_app.py::test_apptests_compile_each_script_once``
+    checks the sharing and that a script rewritten on disk is compiled again.
+    """
+    from streamlit.testing.v1 import app_test, local_script_runner
+
+    scripts = shared_script_cache()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(app_test, "ScriptCache", lambda: scripts)
+        patch.setattr(local_script_runner, "ScriptCache", lambda: scripts)
+        yield
+
+
+@functools.cache
+def shared_script_cache():
+    """The process's one cache of compiled scripts (see ``_one_compilation_per_script``)."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+
+    class CompiledScripts(ScriptCache):
+        """A ``ScriptCache`` that compiles a script again when its file changed (a server
+        would restart; a test may write the same path twice)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.stamps: dict[str, tuple[int, int]] = {}
+
+        def get_bytecode(self, script_path: str):
+            path = os.path.abspath(script_path)
+            status = os.stat(path)
+            stamp = (status.st_mtime_ns, status.st_size)
+            with self._lock:
+                if self.stamps.get(path) != stamp:
+                    self._cache.pop(path, None)
+                    self.stamps[path] = stamp
+            return super().get_bytecode(path)
+
+    return CompiledScripts()
+
+
 @functools.cache
 def shared_component_registry():
     """The process's one scan of installed v2 components (see ``_one_component_scan``)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import mulan_path, shared_component_registry
+from conftest import mulan_path, shared_component_registry, shared_script_cache
 from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
@@ -103,6 +103,23 @@ def test_apptests_share_one_component_registry():
     fresh = BidiComponentManager()
     fresh.discover_and_register_components(start_file_watching=False)
     assert sorted(shared._registry._components) == sorted(fresh._registry._components)
+
+
+def test_apptests_compile_each_script_once(tmp_path):
+    """The suite's AppTests share one cache of compiled scripts (tests/conftest.py), as a
+    server does; a script rewritten on disk is compiled again, not served stale."""
+    script = tmp_path / "probe.py"
+    script.write_text("import streamlit as st\nst.write('one')\n")
+    first = AppTest.from_file(str(script)).run()
+    scripts = shared_script_cache()
+    compiled = scripts._cache[str(script)]
+    again = AppTest.from_file(str(script)).run()
+    assert [m.value for m in first.markdown] == [m.value for m in again.markdown] == ["one"]
+    assert scripts._cache[str(script)] is compiled
+    script.write_text("import streamlit as st\nst.write('two, rewritten')\n")
+    rewritten = AppTest.from_file(str(script)).run()
+    assert [m.value for m in rewritten.markdown] == ["two, rewritten"]
+    assert scripts._cache[str(script)] is not compiled
 
 
 def test_router_opens_on_a_mulan_set():

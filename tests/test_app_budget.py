@@ -53,6 +53,25 @@ def test_the_upload_limit_of_the_server_config_is_the_budgets():
     assert config["server"]["fileWatcherType"] == "none"
     assert config["runner"]["postScriptGC"] is False
     assert config["browser"]["gatherUsageStats"] is False
+    assert config["runner"]["magicEnabled"] is False
+
+
+def test_no_script_the_router_runs_relies_on_streamlit_magic():
+    # magic is off in the server's config: a page that relied on it (a bare expression meant to
+    # be shown) would lose that element. Streamlit's own magic pass must add nothing to any of
+    # them (it wraps a displayable bare expression in a call of __streamlitmagic__).
+    import ast
+
+    from streamlit.runtime.scriptrunner.magic import MAGIC_MODULE_NAME, add_magic
+
+    scripts = [REPO / "app.py", *sorted((REPO / "pages").glob("*.py"))]
+    assert len(scripts) >= 10
+    for script in scripts:
+        tree = add_magic(script.read_text(), str(script))
+        names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        assert MAGIC_MODULE_NAME not in names, f"{script.name} writes by magic"
+    shown = add_magic("import streamlit as st\nx = 1\nx\n", "probe.py")
+    assert MAGIC_MODULE_NAME in {n.id for n in ast.walk(shown) if isinstance(n, ast.Name)}
 
 
 def test_an_upload_with_too_many_labels_is_refused_with_the_limit_and_what_to_do(monkeypatch):
