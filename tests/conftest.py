@@ -94,6 +94,37 @@ def _one_compilation_per_script():
         yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _wait_for_runs_without_polling():
+    """``AppTest.run`` waits for the script thread by joining it, not by polling.
+
+    Streamlit's ``require_widgets_deltas`` checks every millisecond whether the run has ended:
+    the test's main thread woke a thousand times a second, took the interpreter lock from the
+    script thread each time, and was busy in 11 % of the samples of an AppTest file (py-spy).
+    The script thread returns right after its SHUTDOWN event (local_script_runner.py), so
+    joining it waits for the same moment; a run past ``timeout`` fails as before
+    (``tests/test_app.py::test_an_apptest_run_past_its_timeout_still_fails``).
+    """
+    from streamlit.testing.v1 import local_script_runner
+
+    original = local_script_runner.require_widgets_deltas
+
+    def require_widgets_deltas(runner, timeout: float = 3) -> None:
+        thread = runner._script_thread
+        if thread is None:  # not started: Streamlit's own wait
+            return original(runner, timeout)
+        thread.join(timeout)
+        if runner.script_stopped():
+            return None
+        runner.request_stop()
+        runner.join()
+        raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(local_script_runner, "require_widgets_deltas", require_widgets_deltas)
+        yield
+
+
 @functools.cache
 def shared_script_cache():
     """The process's one cache of compiled scripts (see ``_one_compilation_per_script``)."""

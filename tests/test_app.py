@@ -122,6 +122,16 @@ def test_apptests_compile_each_script_once(tmp_path):
     assert scripts._cache[str(script)] is not compiled
 
 
+def test_an_apptest_run_past_its_timeout_still_fails():
+    # tests/conftest.py waits for a run by joining its thread: a run longer than the timeout
+    # must still fail with Streamlit's message, and a short one must still return its elements
+    slow = AppTest.from_string("import time\ntime.sleep(1.5)\n", default_timeout=0.3)
+    with pytest.raises(RuntimeError, match="timed out after 0.3"):
+        slow.run()
+    quick = AppTest.from_string("import streamlit as st\nst.write('done')\n").run()
+    assert [m.value for m in quick.markdown] == ["done"]
+
+
 def test_router_opens_on_a_mulan_set():
     mulan_path("emotions.arff")
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
