@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from degenerate import degenerate_corpus
@@ -356,6 +357,17 @@ def test_group_diagnostics_flags_a_never_cooccurring_group():
     assert table["tail_share"].tolist() == [0.0, 1.0, 1.0]
     indices = group_diagnostics(Y, [0, 0, 1, 1, 2])
     assert indices["labels"].tolist() == [[0, 1], [2, 3], [4]]
+    # the same table from float, boolean, sparse and column-selected (non-contiguous) labels,
+    # which are counted through one 0/1 byte copy; a value other than 0/1 is still refused
+    wide = np.zeros((5, 7), dtype=np.uint8)
+    wide[:, [5, 0, 3, 1, 6]] = Y
+    for same in (Y.astype(float), Y.astype(bool), sp.csr_matrix(Y), wide[:, [5, 0, 3, 1, 6]]):
+        other = group_diagnostics(
+            same, [0, 0, 1, 1, 2], label_names=list("abcde"), tail_threshold=0.3
+        )
+        pd.testing.assert_frame_equal(other, table)
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        group_diagnostics(Y * 2.0, [0, 0, 1, 1, 2])
 
 
 def test_group_diagnostics_rejects_bad_input():
