@@ -272,9 +272,21 @@ if model.embedding_method_ == "landmark":
 
 st.subheader("Tail labels: how often CLEMS decodes each label, against the truth")
 threshold = experiment.tail_threshold()
-label_table = clems_label_table(
-    model, split.X_test, split.Y_test, split.Y_train, threshold, label_names=ds.label_names
+
+
+def label_table_of(model, threshold: float):
+    """The per-label table of this fit and tail rule, cached as the other pages' are: every
+    rerun of the page (a sidebar setting, a widget elsewhere) decoded the test split again."""
+    return clems_label_table(
+        model, split.X_test, split.Y_test, split.Y_train, threshold, label_names=ds.label_names
+    )
+
+
+label_table = fitting.compute(
+    label_table_of, {"model": model, "threshold": threshold}, label="Per-label table"
 )
+if label_table is None:
+    st.stop()
 export.chart(
     fitting.figure(tail_figures.clems_tail_figure, label_table, threshold), key="clems_tail"
 )

@@ -7,8 +7,10 @@ session (see tests/test_app.py for why). The split is the pages' default random 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -239,3 +241,45 @@ def test_one_tail_cut_off_one_rounding_and_every_count_names_its_rows(source):
             f"fewer than {percent_text(cutoff)} of the {len(Y_train):,} training instances"
             in caption
         ), title
+
+
+@pytest.mark.parametrize(
+    ("page", "table"),
+    [
+        ("clems.py", "clems_label_table"),
+        ("mlknn.py", "mlknn_label_table"),
+        ("plst.py", "plst_label_table"),
+        ("grople.py", "grople_label_table"),
+    ],
+)
+def test_a_rerun_with_the_same_settings_does_not_rebuild_the_per_label_table(
+    page, table, monkeypatch
+):
+    # each per-label table predicts the whole test split; a rerun with nothing changed (a
+    # sidebar widget, the test instance box) must take it from the cache (the CLEMS page
+    # rebuilt it on every rerun)
+    from mlviz import per_label
+
+    calls = []
+    original = getattr(per_label, table)
+
+    def counted_table(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(per_label, table, counted_table)
+    for name, module in list(sys.modules.items()):  # page packages imported by earlier tests
+        if name.startswith("pages.") and getattr(module, table, None) is original:
+            monkeypatch.setattr(module, table, counted_table)
+    at = _app(page, "sample:planted")
+    # a data set no other test loads: the page caches are shared by every session (and test)
+    # of the process, and this table must be computed here once
+    sample = at.session_state["dataset"]
+    renamed = [f"{name} (rerun)" for name in sample.label_names]
+    at.session_state["dataset"] = dataclasses.replace(sample, label_names=renamed)
+    at.run()
+    _assert_clean(at, page)
+    assert len(calls) == 1
+    at.run()
+    _assert_clean(at, page)
+    assert len(calls) == 1, f"{page} rebuilt its per-label table on a rerun"
