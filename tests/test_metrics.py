@@ -769,3 +769,21 @@ def test_evaluator_only_returns_the_asked_metrics_equal_to_the_full_evaluation()
         evaluator.score(Y_pred, Y_score, only=("hamming", "coverage"))
     with pytest.raises(ValueError, match="need scores"):
         evaluator.score(Y_pred, only=("coverage",))
+
+
+@pytest.mark.parametrize("n_columns", [1, 2, 3, 7, 8, 9, 64, 983])
+def test_the_row_wise_binary_search_is_searchsorted_in_each_row(n_columns):
+    # _count_below serves every ranking metric: each (row, value) must get exactly
+    # np.searchsorted(row, value) ("left"), ties, values outside the row and -inf/inf included
+    rng = np.random.default_rng(n_columns)
+    ordered = np.sort(np.round(rng.normal(size=(30, n_columns)), 1), axis=1)
+    rows = np.sort(rng.integers(0, 30, 400))
+    values = np.concatenate(
+        [
+            ordered[rows[:200], rng.integers(0, n_columns, 200)],  # values in the row: ties
+            np.round(rng.normal(size=196) * 3, 1),
+            [-np.inf, np.inf, -1e300, 1e300],
+        ]
+    )
+    expected = [np.searchsorted(ordered[r], v) for r, v in zip(rows, values, strict=True)]
+    np.testing.assert_array_equal(M._count_below(ordered, rows, values), expected)
