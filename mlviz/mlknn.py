@@ -350,8 +350,11 @@ class MLkNN(MultiLabelEstimator):
 
         Positive where the label is predicted, as scikit-learn expects of a decision function
         (exactly 0 is a tie, predicted positive). Subtracting 1/2 is exact for posteriors
-        >= 1/4 and monotone below, so every ranking metric (ML-KNN's ranking function is the
-        posterior) is the same as with :meth:`predict_proba`.
+        >= 1/4 and monotone below, so the ranking (ML-KNN's ranking function is the
+        posterior) is that of :meth:`predict_proba`, with one exception: two posteriors below
+        1/4 that differ by less than ~5.6e-17 (half a unit in the last place of the result)
+        can become equal, and a tie counts at its worst rank in the ranking metrics. The app
+        scores ML-KNN with :meth:`predict_proba`.
 
         Returns
         -------
