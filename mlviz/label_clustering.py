@@ -666,6 +666,61 @@ class LabelClustering(BaseEstimator):
             self.eigenvectors_, n_groups, int(self.n_init), self.random_state
         )[1]
 
+    def with_n_groups(self, n_groups: int) -> LabelClustering:
+        """This fit at ``n_groups`` groups: the estimator :meth:`fit` with ``n_groups`` gives.
+
+        ``fit`` at another K recomputes the co-occurrence counts, the affinity and the
+        eigendecomposition, none of which depend on K; this keeps them (shared with ``self``,
+        not copied) and runs only the k-means of :meth:`partition_at`. Every fitted
+        attribute equals a fresh fit's (tested), which holds when the fresh fit would keep
+        as many eigenpairs as this one: always with at most ``FULL_SPECTRUM_MAX_LABELS``
+        labels (all are kept), and above that for ``n_groups`` up to
+        ``max(self.n_groups, 30)`` when this fit was at ``n_groups <= 30``
+        (``MIN_LEADING_EIGENVALUES``, 31 pairs kept either way). Otherwise it raises.
+
+        Parameters
+        ----------
+        n_groups : int
+            K, from 1 to the number of labels.
+
+        Returns
+        -------
+        LabelClustering
+            A new fitted estimator with ``n_groups`` set; ``self`` is unchanged.
+
+        Examples
+        --------
+        >>> from mlviz.label_clustering import LabelClustering
+        >>> from mlviz.synthetic import make_planted
+        >>> ds, planted = make_planted(n_samples=300, random_state=0)
+        >>> spectrum = LabelClustering(n_groups=10, random_state=0).fit(ds.Y)
+        >>> at4 = spectrum.with_n_groups(4)
+        >>> fresh = LabelClustering(n_groups=4, random_state=0).fit(ds.Y)
+        >>> bool((at4.labels_ == fresh.labels_).all()), at4.n_groups_
+        (True, 4)
+        """
+        check_is_fitted(self)
+        n_groups = int(n_groups)
+        n_labels, kept = self.eigenvectors_.shape
+        if not 1 <= n_groups <= n_labels:
+            raise ValueError(f"n_groups={n_groups} is outside 1..{n_labels} (the labels).")
+        if _n_eigenpairs(n_labels, n_groups) != kept:
+            raise ValueError(
+                f"a fit at n_groups={n_groups} keeps {_n_eigenpairs(n_labels, n_groups)} "
+                f"eigenpairs of the {n_labels} labels, this one {kept}: fit at "
+                f"n_groups={n_groups} instead."
+            )
+        other = clone(self).set_params(n_groups=n_groups)
+        # the K-independent attributes (input width and names included) are this fit's
+        other.__dict__.update(
+            {name: value for name, value in vars(self).items() if name.endswith("_")}
+        )
+        other.embedding_, other.labels_ = _cluster_embedding(
+            self.eigenvectors_, n_groups, int(self.n_init), self.random_state
+        )
+        other.n_groups_ = int(other.labels_.max()) + 1
+        return other
+
     def default_n_groups(
         self,
         max_groups: int | None = None,

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from degenerate import degenerate_corpus
+from sklearn.exceptions import NotFittedError
 from sklearn.metrics import adjusted_rand_score
 
 from mlviz._compat import InvalidParameterError
@@ -291,6 +292,46 @@ def test_large_label_sets_compute_only_the_leading_eigenvalues():
     assert model.suggest_n_groups() <= 30
     wide = LabelClustering(n_groups=40, affinity="cooccurrence", random_state=0).fit(Y)
     assert wide.eigenvalues_.shape == (41,)
+
+
+def _fitted_attributes(model) -> dict:
+    return {name: value for name, value in vars(model).items() if name.endswith("_")}
+
+
+@pytest.mark.parametrize(
+    ("n_labels", "affinity", "spectrum_k", "ks"),
+    [
+        (40, "heat", 30, [1, 2, 7, 30, 40]),  # every eigenpair kept: any K
+        (400, "heat", 30, [2, 9, 30]),  # 31 leading pairs at every K <= 30
+        (400, "cooccurrence", 12, [2, 25, 30]),
+    ],
+)
+def test_with_n_groups_is_the_fit_at_that_k(n_labels, affinity, spectrum_k, ks):
+    rng = np.random.default_rng(1)
+    Y = (rng.random((500, n_labels)) < np.geomspace(0.3, 0.01, n_labels)).astype(np.uint8)
+    spectrum = LabelClustering(n_groups=spectrum_k, affinity=affinity, random_state=0).fit(Y)
+    before = {name: np.copy(value) for name, value in _fitted_attributes(spectrum).items()}
+    for k in ks:
+        derived = spectrum.with_n_groups(k)
+        fresh = LabelClustering(n_groups=k, affinity=affinity, random_state=0).fit(Y)
+        assert derived.get_params() == fresh.get_params()
+        assert _fitted_attributes(derived).keys() == _fitted_attributes(fresh).keys()
+        for name, value in _fitted_attributes(fresh).items():
+            np.testing.assert_array_equal(getattr(derived, name), value, err_msg=name)
+    for name, value in before.items():  # the spectrum fit is unchanged
+        np.testing.assert_array_equal(getattr(spectrum, name), value, err_msg=name)
+
+
+def test_with_n_groups_refuses_a_k_whose_fit_keeps_other_eigenpairs():
+    rng = np.random.default_rng(1)
+    Y = (rng.random((300, 320)) < 0.05).astype(np.uint8)
+    spectrum = LabelClustering(n_groups=5, random_state=0).fit(Y)  # 31 pairs of 320 labels
+    with pytest.raises(ValueError, match="keeps 41 eigenpairs of the 320 labels, this one 31"):
+        spectrum.with_n_groups(40)
+    with pytest.raises(ValueError, match="outside 1..320"):
+        spectrum.with_n_groups(0)
+    with pytest.raises(NotFittedError):
+        LabelClustering().with_n_groups(3)
 
 
 def test_many_identical_empty_labels_on_few_rows_fit():
