@@ -199,7 +199,10 @@ def _prox_group_l21(V, threshold: float, groups: np.ndarray, indicator: np.ndarr
     scale = np.divide(threshold, norms, out=norms)
     np.subtract(1.0, scale, out=scale)
     np.maximum(scale, 0.0, out=scale)
-    return V * scale[:, groups]
+    # each label's scale as (d, G) @ (G, L): exactly scale[:, groups] (one 1 per indicator
+    # row, the other terms are exact zeros), but C-ordered; the fancy index's result is
+    # Fortran-ordered, and multiplying V by it took 2-3x as long as the product and multiply
+    return V * (scale @ indicator.T)
 
 
 def _group_objectives(UtU_V, UtY, Y_sq_by_group, V, lambda2, indicator) -> np.ndarray:
