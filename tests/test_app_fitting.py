@@ -469,3 +469,65 @@ def test_settings_in_words_give_an_array_setting_by_its_size():
 
     described = _describe({"n_groups": 5, "groups": np.zeros(983, dtype=np.intp)})
     assert described == "n_groups = 5, groups = an array of 983 values"
+
+
+# ---------------------------------------------------------------------------- alongside
+def _alongside_script():
+    import threading
+    import time
+    import warnings
+
+    import streamlit as st
+    from sklearn.base import BaseEstimator
+
+    from pages._app import fitting
+
+    class Recorder(BaseEstimator):
+        """Records the thread it was fitted in and when; 'bad' fails, 'second' warns."""
+
+        def __init__(self, role="main"):
+            self.role = role
+
+        def fit(self, X, Y):
+            self.thread_ = threading.current_thread().name
+            self.start_ = time.perf_counter()
+            time.sleep(0.4)
+            if self.role == "bad":
+                raise ValueError("the bad baseline cannot be fitted")
+            if self.role == "second":
+                warnings.warn("the second fit warned", UserWarning, stacklevel=2)
+            self.end_ = time.perf_counter()
+            return self
+
+    class Failing(Recorder):
+        """Another class: a failed fit falls back to the last good fit of its own class."""
+
+    def baselines(main):
+        assert main.role == "main"  # given the estimator being fitted
+        return [Recorder("second"), Failing("bad")]
+
+    main = fitting.fit(Recorder("main"), label="Main", alongside=baselines)
+    second = fitting.fit(Recorder("second"), label="Second")
+    bad = fitting.fit(Failing("bad"), label="Bad")
+    overlap = second.start_ < main.end_ and main.start_ < second.end_
+    st.session_state.setdefault("fits", []).append((main, second))
+    st.text(f"{main.thread_} | {second.thread_} | overlap {overlap} | bad {bad}")
+
+
+def test_alongside_fits_start_in_a_worker_thread_and_the_pages_own_calls_read_them():
+    import threading
+
+    at = _app(CORPUS["two_labels"], _alongside_script, _current_page="plst").run()
+    main_thread, second_thread, overlap, bad = _result(at).split(" | ")
+    assert main_thread == threading.main_thread().name or not main_thread.startswith("mlviz")
+    # the page's own fit call got the worker's model (fitted while the main one fitted)
+    assert second_thread == "mlviz-fit-Recorder"
+    assert overlap == "overlap True"
+    # its warning and the other worker's error are shown by the page's calls, as usual
+    assert [w.value for w in at.warning] == ["the second fit warned"]
+    assert [e.value for e in at.error] == ["Bad failed: the bad baseline cannot be fitted"]
+    assert bad == "bad None"
+    at.run()  # a rerun: every outcome is cached, nothing starts again
+    (main, second), (main_again, second_again) = at.session_state["fits"]
+    assert main_again is main and second_again is second
+    assert not [t for t in threading.enumerate() if t.name.startswith("mlviz-fit")]

@@ -130,6 +130,11 @@ class _OutcomeStore:
         with self._lock:
             return len(self._computing)
 
+    def is_computing(self, key: tuple) -> bool:
+        """Whether a session or worker thread is computing ``key`` now."""
+        with self._lock:
+            return key in self._computing
+
     def get(self, key: tuple) -> FitOutcome | None:
         with self._lock:
             if key in self._entries:
@@ -253,8 +258,14 @@ def _columns_key(columns) -> Any:
 
 
 # ----------------------------------------------------------------------------- running
-def _cached_outcome(cache_key: tuple, call: Callable[[], Any]) -> FitOutcome:
-    """Run ``call`` once per ``cache_key``; errors and warnings are cached with the result."""
+def _cached_outcome(
+    cache_key: tuple, call: Callable[[], Any], store: _OutcomeStore | None = None
+) -> FitOutcome:
+    """Run ``call`` once per ``cache_key``; errors and warnings are cached with the result.
+
+    ``store``: the outcome store, passed by a worker thread (which has no Streamlit context
+    to look it up).
+    """
 
     def run() -> FitOutcome:
         with library_warnings.recording_warnings() as messages:
@@ -264,7 +275,7 @@ def _cached_outcome(cache_key: tuple, call: Callable[[], Any]) -> FitOutcome:
                 return FitOutcome(error=_error_message(err), warnings=tuple(messages))
             return FitOutcome(value=value, warnings=tuple(messages))
 
-    return _outcomes().get_or_compute(cache_key, run)
+    return (store or _outcomes()).get_or_compute(cache_key, run)
 
 
 def _requested(
@@ -359,6 +370,7 @@ def fit(
     on: Literal["change", "button"] = "change",
     key: str | None = None,
     first_fit_automatic: bool = True,
+    alongside: Callable[[E], Sequence[Any]] | None = None,
 ) -> E | None:
     """``estimator`` fitted on the loaded data, cached by what it is; None if there is none.
 
@@ -379,6 +391,14 @@ def fit(
         last press; the first fit for a data set happens without a press when
         ``first_fit_automatic``. Until the button is pressed again, the result of the last
         pressed settings is returned, with a note when the widgets now say otherwise.
+    alongside : callable, optional
+        Given the estimator this call fits (the widgets' or the last press's), the estimators
+        the page fits next on the same rows and columns (e.g. GroPLE's baselines): those not
+        cached yet start fitting in a worker thread while this one fits, each under the key
+        its own :func:`fit` call will look up, which then waits for it (or reads it). A fit
+        keeps one core busy, most of it in BLAS with one thread (:class:`mlviz.grople.GroPLE`
+        limits it to one), so on the 2-core server the two run side by side: the GroPLE
+        page's first run at delicious's shape waited ~1 s less (docs/BENCHMARKS.md).
 
     Returns
     -------
@@ -395,10 +415,7 @@ def fit(
 
     cls = type(estimator)
     label = label or cls.__name__
-    if columns is not None:
-        columns = np.asarray(columns).ravel()
-        if np.array_equal(columns, np.arange(source.loaded_dataset().n_labels)):
-            columns = None  # every label column, in order: the same fit as no subset
+    columns = _fitted_columns(columns)
     data_key = _data_key(rows)
     columns_key = _columns_key(columns)
     params_key = key_of(estimator.get_params(deep=True))
@@ -407,31 +424,14 @@ def fit(
     )
     if not go:
         return None
-    params_key = key_of(requested.get_params(deep=True))
     fit_kwargs = dict(fit_params or {})
-    cache_key = (
-        "estimator",
-        _class_name(cls),
-        params_key,
-        data_key,
-        columns_key,
-        key_of(fit_kwargs),
-    )
+    cache_key = _fit_key(requested, data_key, columns_key, fit_kwargs)
+    for other in alongside(requested) if alongside is not None else ():
+        _start_fit(other, rows, columns, fit_kwargs={})
 
     def call(report) -> Any:
         del report  # an estimator's fit reports no progress
-        ds = source.loaded_dataset()
-        if rows == "all":
-            X, Y = ds.X, ds.Y
-        else:
-            part = experiment.current_split()
-            X, Y = part.X_train, part.Y_train
-        if columns is not None:
-            Y = Y[:, np.asarray(columns)]
-        model = clone(requested)
-        if _fits_labels_only(model):
-            return model.fit(Y, **fit_kwargs)
-        return model.fit(X, Y, **fit_kwargs)
+        return _fitted(requested, *_fit_data(rows, columns), fit_kwargs)
 
     described = _describe(_changed_params(requested))
     # the fitted columns' names, so that a warning about label columns can name them
@@ -447,6 +447,75 @@ def fit(
         described,
         label_names=names,
     )
+
+
+def _fitted_columns(columns) -> np.ndarray | None:
+    """The label columns to fit on; None for every column in order (the same fit)."""
+    if columns is None:
+        return None
+    columns = np.asarray(columns).ravel()
+    if np.array_equal(columns, np.arange(source.loaded_dataset().n_labels)):
+        return None
+    return columns
+
+
+def _fit_key(estimator, data_key: tuple, columns_key: Any, fit_kwargs: Mapping) -> tuple:
+    return (
+        "estimator",
+        _class_name(type(estimator)),
+        key_of(estimator.get_params(deep=True)),
+        data_key,
+        columns_key,
+        key_of(fit_kwargs),
+    )
+
+
+def _fit_data(rows: Literal["train", "all"], columns: np.ndarray | None) -> tuple[Any, Any]:
+    """(X, Y) a fit on ``rows`` and label ``columns`` is given (read in the script thread)."""
+    ds = source.loaded_dataset()
+    if rows == "all":
+        X, Y = ds.X, ds.Y
+    else:
+        part = experiment.current_split()
+        X, Y = part.X_train, part.Y_train
+    if columns is not None:
+        Y = Y[:, np.asarray(columns)]
+    return X, Y
+
+
+def _fitted(estimator, X, Y, fit_kwargs: Mapping) -> Any:
+    """A clone of ``estimator`` fitted on (X, Y), or on Y for a ``fit(Y)`` estimator."""
+    from sklearn.base import clone
+
+    model = clone(estimator)
+    if _fits_labels_only(model):
+        return model.fit(Y, **fit_kwargs)
+    return model.fit(X, Y, **fit_kwargs)
+
+
+def _start_fit(estimator, rows, columns, fit_kwargs: Mapping) -> threading.Thread | None:
+    """Fit ``estimator`` in a worker thread under the key :func:`fit` gives it (see its
+    ``alongside``); None when it is cached or being computed already.
+
+    The thread reads nothing of the session: the data, the key and the store are taken here,
+    in the script thread. Its outcome (value or error, and the warnings, recorded per thread)
+    is stored like any other, so the page's own :func:`fit` call shows them. An error outside
+    ``FIT_ERRORS`` ends the thread with its traceback in the server log, and the page's call
+    then fits in the script thread and raises it there.
+    """
+    store = _outcomes()
+    cache_key = _fit_key(estimator, _data_key(rows), _columns_key(columns), fit_kwargs)
+    if store.get(cache_key) is not None or store.is_computing(cache_key):
+        return None
+    X, Y = _fit_data(rows, columns)
+    thread = threading.Thread(
+        target=_cached_outcome,
+        args=(cache_key, lambda: _fitted(estimator, X, Y, fit_kwargs), store),
+        name=f"mlviz-fit-{type(estimator).__name__}",
+        daemon=True,
+    )
+    thread.start()
+    return thread
 
 
 def _fits_labels_only(estimator) -> bool:
