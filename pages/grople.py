@@ -29,6 +29,8 @@ model = fitting.fit(
     key="grople",
     label="Fit GroPLE",
     spinner="Fitting GroPLE: label groups, then U and V^k, then Z…",
+    # BR and PLST, compared with GroPLE below, fit on the other core meanwhile
+    alongside=lambda grople: list(performance.baseline_estimators(grople, page.n_labels).values()),
 )
 st.caption(
     "GroPLE is fitted at the opening settings when a data set is loaded, and again each time "

@@ -28,16 +28,26 @@ def test_scores(predictions: dict) -> dict[str, dict[str, float]]:
     return {name: evaluate(Y_test, Y_pred) for name, Y_pred in predictions.items()}
 
 
+def baseline_estimators(grople, n_labels: int) -> dict[str, object]:
+    """The baselines of a GroPLE estimator (fitted or not), by the table's names: binary
+    relevance, and PLST at its d (at most L). The page starts fitting them while GroPLE fits
+    (:func:`pages._app.fitting.fit`'s ``alongside``) and reads them in :func:`baselines`."""
+    m = min(int(grople.n_components), n_labels)
+    return {"BR": METHODS["BR"].make(), f"PLST (M={m})": METHODS["PLST"].make(M=m)}
+
+
 def baselines(page: GroPLEPage, model, verdict_slot) -> tuple[object, dict] | None:
     """GroPLE beside BR and PLST at its d; the verdict against BR goes to ``verdict_slot``
     (beside the figure). Returns the binary relevance fit and every model's test predictions
     (by the table's names), or None if a fit failed."""
     # at the fitted model's d (the last press's, not the widgets'); fitted after the figures of
     # GroPLE itself, so their warnings stand next to the table that uses them
-    m = min(model.n_components, page.n_labels)
-    binary_relevance = fitting.fit(METHODS["BR"].make(), label="Binary relevance")
-    plst = fitting.fit(METHODS["PLST"].make(M=m), label=f"PLST (M={m})")
-    models = {"GroPLE": model, "BR": binary_relevance, f"PLST (M={m})": plst}
+    labels = {"BR": "Binary relevance"}
+    models = {"GroPLE": model} | {
+        name: fitting.fit(estimator, label=labels.get(name, name))
+        for name, estimator in baseline_estimators(model, page.n_labels).items()
+    }
+    binary_relevance = models["BR"]
     if any(b is None for b in models.values()):
         return None
     predictions = {
