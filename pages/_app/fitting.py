@@ -315,10 +315,16 @@ def _show(
     call: Callable[[Any], Any],
     label: str,
     spinner: str | None,
-    described: str,
+    described: Callable[[], str],
     label_names: Sequence[str] | None = None,
 ) -> Any:
-    """Compute (or fetch) ``cache_key``, show its warnings or error; the value or None."""
+    """Compute (or fetch) ``cache_key``, show its warnings or error; the value or None.
+
+    ``described`` gives the settings in words, for the note over a last good result shown in
+    place of a failed one; it is kept with each good result and called only then (describing
+    them on every rerun was sklearn's pretty-printer on every estimator argument: ~5 % of
+    a cached rerun of the GroPLE page).
+    """
     outcome = _outcomes().get(cache_key)
     if outcome is None:  # a spinner (a timer thread) and a progress slot only when computing
         placeholder = st.empty()
@@ -338,7 +344,7 @@ def _show(
     st.error(f"{label} failed: {outcome.error}")
     last = last_good.get(slot)
     if last is not None:
-        st.info(f"Showing the last settings that worked: {last[0]}.")
+        st.info(f"Showing the last settings that worked: {last[0]()}.")
         return last[1]
     return None
 
@@ -433,7 +439,9 @@ def fit(
         del report  # an estimator's fit reports no progress
         return _fitted(requested, *_fit_data(rows, columns), fit_kwargs)
 
-    described = _describe(_changed_params(requested))
+    def described() -> str:
+        return _describe(_changed_params(requested))
+
     # the fitted columns' names, so that a warning about label columns can name them
     names = list(source.loaded_dataset().label_names)
     if columns is not None:
@@ -610,7 +618,7 @@ def compute(
         call,
         label,
         spinner,
-        _describe(requested),
+        lambda: _describe(requested),
         label_names=label_names,
     )
 
