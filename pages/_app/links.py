@@ -669,6 +669,15 @@ def domain_of(widget: Callable[..., Any], arguments: dict[str, Any]) -> tuple[Do
     raise TypeError(f"links.bound: {kind or widget!r} is not a supported widget")
 
 
+@functools.cache
+def _method_signature(function: Callable[..., Any]) -> inspect.Signature:
+    """The signature of a widget method bound to any container, without ``self``: what
+    ``inspect.signature`` gives for the bound method, computed once per method (it unwraps
+    Streamlit's decorators on every call: ~1 % of a cached rerun with a dozen widgets)."""
+    signature = inspect.signature(function)
+    return signature.replace(parameters=list(signature.parameters.values())[1:])
+
+
 def bound(widget: Callable[..., T], *args: Any, key: str, **kwargs: Any) -> T:
     """``widget(*args, key=key, **kwargs)`` with its value read from and written to the URL.
 
@@ -678,7 +687,10 @@ def bound(widget: Callable[..., T], *args: Any, key: str, **kwargs: Any) -> T:
     raises for a bad link; see the module docstring for what a link value may be.
     """
     kwargs.pop("bind", None)
-    signature = inspect.signature(widget)
+    if inspect.ismethod(widget):
+        signature = _method_signature(widget.__func__)
+    else:
+        signature = inspect.signature(widget)
     arguments = dict(signature.bind_partial(*args, key=key, **kwargs).arguments)
     domain, default = domain_of(widget, arguments)
     arguments.pop(_DEFAULT_ARGUMENT[getattr(widget, "__name__", "")], None)
