@@ -521,7 +521,7 @@ def test_alongside_fits_start_in_a_worker_thread_and_the_pages_own_calls_read_th
     main_thread, second_thread, overlap, bad = _result(at).split(" | ")
     assert main_thread == threading.main_thread().name or not main_thread.startswith("mlviz")
     # the page's own fit call got the worker's model (fitted while the main one fitted)
-    assert second_thread == "mlviz-fit-Recorder"
+    assert second_thread == "mlviz-fit-alongside"
     assert overlap == "overlap True"
     # its warning and the other worker's error are shown by the page's calls, as usual
     assert [w.value for w in at.warning] == ["the second fit warned"]

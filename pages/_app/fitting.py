@@ -400,8 +400,9 @@ def fit(
     alongside : callable, optional
         Given the estimator this call fits (the widgets' or the last press's), the estimators
         the page fits next on the same rows and columns (e.g. GroPLE's baselines): those not
-        cached yet start fitting in a worker thread while this one fits, each under the key
-        its own :func:`fit` call will look up, which then waits for it (or reads it). A fit
+        cached yet are fitted in order in one worker thread while this one fits, each under
+        the key its own :func:`fit` call will look up, which then waits for it (or reads it).
+        A fit
         keeps one core busy, most of it in BLAS with one thread (:class:`mlviz.grople.GroPLE`
         limits it to one), so on the 2-core server the two run side by side: the GroPLE
         page's first run at delicious's shape waited ~1 s less (docs/BENCHMARKS.md).
@@ -432,8 +433,8 @@ def fit(
         return None
     fit_kwargs = dict(fit_params or {})
     cache_key = _fit_key(requested, data_key, columns_key, fit_kwargs)
-    for other in alongside(requested) if alongside is not None else ():
-        _start_fit(other, rows, columns, fit_kwargs={})
+    if alongside is not None:
+        _start_fits(alongside(requested), rows, columns)
 
     def call(report) -> Any:
         del report  # an estimator's fit reports no progress
@@ -501,27 +502,34 @@ def _fitted(estimator, X, Y, fit_kwargs: Mapping) -> Any:
     return model.fit(X, Y, **fit_kwargs)
 
 
-def _start_fit(estimator, rows, columns, fit_kwargs: Mapping) -> threading.Thread | None:
-    """Fit ``estimator`` in a worker thread under the key :func:`fit` gives it (see its
-    ``alongside``); None when it is cached or being computed already.
+def _start_fits(estimators: Sequence[Any], rows, columns) -> threading.Thread | None:
+    """Fit ``estimators`` one after the other in one worker thread, each under the key
+    :func:`fit` gives it (see its ``alongside``); those cached or being computed already are
+    left out. None when none is left.
 
-    The thread reads nothing of the session: the data, the key and the store are taken here,
-    in the script thread. Its outcome (value or error, and the warnings, recorded per thread)
-    is stored like any other, so the page's own :func:`fit` call shows them. An error outside
-    ``FIT_ERRORS`` ends the thread with its traceback in the server log, and the page's call
-    then fits in the script thread and raises it there.
+    One thread, not one per estimator: the page's own fit keeps the other core, and two
+    fits of the delicious shape at once already raise the process's peak memory (~+0.35 GB
+    on the GroPLE page). The thread reads nothing of the session: the data, the keys and
+    the store are taken here, in the script thread. Each outcome (value or error, and the
+    warnings, recorded per thread) is stored like any other, so the page's own :func:`fit`
+    calls show them; a call that comes before the thread reached its estimator fits it
+    itself, and the thread then finds it stored. An error outside ``FIT_ERRORS`` ends the
+    thread with its traceback in the server log, and the page's call then fits in the script
+    thread and raises it there.
     """
     store = _outcomes()
-    cache_key = _fit_key(estimator, _data_key(rows), _columns_key(columns), fit_kwargs)
-    if store.get(cache_key) is not None or store.is_computing(cache_key):
+    data_key, columns_key = _data_key(rows), _columns_key(columns)
+    jobs = [(estimator, _fit_key(estimator, data_key, columns_key, {})) for estimator in estimators]
+    jobs = [(e, k) for e, k in jobs if store.get(k) is None and not store.is_computing(k)]
+    if not jobs:
         return None
     X, Y = _fit_data(rows, columns)
-    thread = threading.Thread(
-        target=_cached_outcome,
-        args=(cache_key, lambda: _fitted(estimator, X, Y, fit_kwargs), store),
-        name=f"mlviz-fit-{type(estimator).__name__}",
-        daemon=True,
-    )
+
+    def fit_all() -> None:
+        for estimator, cache_key in jobs:
+            _cached_outcome(cache_key, lambda e=estimator: _fitted(e, X, Y, {}), store)
+
+    thread = threading.Thread(target=fit_all, name="mlviz-fit-alongside", daemon=True)
     thread.start()
     return thread
 
