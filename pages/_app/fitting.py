@@ -402,10 +402,10 @@ def fit(
         the page fits next on the same rows and columns (e.g. GroPLE's baselines): those not
         cached yet are fitted in order in one worker thread while this one fits, each under
         the key its own :func:`fit` call will look up, which then waits for it (or reads it).
-        A fit
-        keeps one core busy, most of it in BLAS with one thread (:class:`mlviz.grople.GroPLE`
-        limits it to one), so on the 2-core server the two run side by side: the GroPLE
-        page's first run at delicious's shape waited ~1 s less (docs/BENCHMARKS.md).
+        A fit keeps one core busy, most of it in BLAS with one thread
+        (:class:`mlviz.grople.GroPLE` limits it to one), so on the 2-core server the two run
+        side by side: the GroPLE page's first run at delicious's shape waits ~0.5-1 s less
+        (docs/BENCHMARKS.md).
 
     Returns
     -------
