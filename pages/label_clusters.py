@@ -56,8 +56,10 @@ presentation.intro(
 # A label that never occurs carries no evidence about groups: every such column is the same
 # all-zero column (the heat kernel sees them as identical, co-occurrence and correlation as
 # unconnected), so grouping them would only report the data's gaps. The page groups the rest.
-occurring = np.flatnonzero(np.asarray(ds.Y.sum(axis=0)).ravel() > 0)
-Y = ds.Y[:, occurring]
+occurring = grouping.occurring_columns()
+Y = grouping.occurring_labels()
+if Y is None:
+    st.stop()
 L = occurring.size
 names = [ds.label_names[j] for j in occurring]
 never_occurring = [ds.label_names[j] for j in np.setdiff1d(np.arange(ds.n_labels), occurring)]

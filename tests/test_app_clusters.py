@@ -252,3 +252,28 @@ def test_group_tables_are_tall_enough_for_every_row_and_the_scroll_bar(monkeypat
         assert height >= tables.HEADER_PX + shown * row_px + tables.SCROLLBAR_PX
     assert tables.table_height(3) == 35 + 3 * 35 + 20 + 2
     assert tables.table_height(50) == tables.table_height(10)
+
+
+def test_a_rerun_of_label_clusters_hashes_no_label_matrix(monkeypatch):
+    """The occurring labels are a cached result, keyed by origin: a fresh ``Y[:, occurring]``
+    on every run was hashed (16 MB at delicious's shape) for the suggested K's cache key on
+    every rerun and every move of the K slider."""
+    from pages._app import fitting
+
+    ds, _ = make_planted(n_samples=400, random_state=3)
+    at = _app("label_clusters.py", ds).run()
+    _assert_clean(at, "first run")
+    hashed: list[tuple[int, ...]] = []
+    original = fitting._array_key
+
+    def recording(a):
+        hashed.append(np.shape(a))
+        return original(a)
+
+    monkeypatch.setattr(fitting, "_array_key", recording)
+    at.run()
+    _assert_clean(at, "rerun")
+    at.slider(key="groups_k").set_value(3).run()
+    _assert_clean(at, "K = 3")
+    assert ds.Y.shape not in hashed and (ds.n_samples, ds.n_labels - 1) not in hashed
+    assert all(len(shape) < 2 or shape[0] < ds.n_samples for shape in hashed), hashed

@@ -16,6 +16,7 @@ from pages._lesson.state import (
     explain,
     formula,
     grouping_controls,
+    occurring_labels,
     record_grouping,
     tail_threshold,
     try_this,
@@ -69,7 +70,7 @@ def show(c: Lesson) -> None:
         {GROUPS_AFFINITY_KEY: "cooccurrence"},
         why_disabled="The affinity is co-occurrence already." if affinity == "cooccurrence" else "",
     )
-    Y = c.ds.Y[:, shared.columns]
+    Y = occurring_labels()
     frequencies = stats.label_frequencies(Y, relative=True)
     if shared.columns.size <= MAX_BARS:
         fig = cluster_figures.affinity_heatmap(

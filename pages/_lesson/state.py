@@ -50,6 +50,7 @@ report_button = export.report_button
 SOURCE_LABEL_KEY = source.SOURCE_LABEL_KEY
 grouping_controls = grouping.controls  # the app's one label grouping (step 3 draws it)
 record_grouping = grouping.record
+occurring_labels = grouping.occurring_labels  # the labels step 3 groups
 training_agreement = grouping.training_agreement  # ARI of training-rows groups with step 3's
 GROUPS_AFFINITY_KEY = grouping.AFFINITY_KEY
 user_text = plain.markdown  # label and file names inside markdown: escaped, cut to 80 chars
