@@ -57,6 +57,7 @@ CHANGES: dict[str, tuple[str, object, str]] = {
     "mlknn.py": ("mlknn_k", 5, "slider k (neighbours and count tables reused, MLkNNPath)"),
     "hypercube.py": ("cube_dim", 3, "2-D -> 3-D (projection of the drawn vertices)"),
     "compare.py": ("compare_k", 5, "slider k of ML-KNN (nothing runs until the button)"),
+    "label_clusters.py": ("groups_k", 12, "slider K (k-means on the fitted spectrum, no refit)"),
 }
 # Further changes after the first one, where a second widget has its own cost.
 MORE_CHANGES: dict[str, list[tuple[str, object, str]]] = {
