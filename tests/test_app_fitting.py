@@ -531,3 +531,28 @@ def test_alongside_fits_start_in_a_worker_thread_and_the_pages_own_calls_read_th
     (main, second), (main_again, second_again) = at.session_state["fits"]
     assert main_again is main and second_again is second
     assert not [t for t in threading.enumerate() if t.name.startswith("mlviz-fit")]
+
+
+def _dataset_key_script():
+    import numpy as np
+    import streamlit as st
+
+    from pages._app import fitting
+
+    ds = st.session_state["dataset"]
+    keys = (fitting.key_of(ds.Y), fitting.key_of([ds.X]), fitting.key_of(np.array(ds.Y))[0])
+    st.text(repr(keys))
+
+
+def test_the_loaded_data_sets_own_arrays_are_keyed_by_name_not_hashed():
+    """Every key of the cache holds the data set's digest, so its X and Y themselves need no
+    hash (a figure of ``ds.Y`` hashed 16 MB on every rerun at delicious's shape); a copy is
+    keyed by its content, and so is any array outside a script run."""
+    from pages._app import fitting
+
+    ds = CORPUS["two_labels"]
+    at = _app(ds, _dataset_key_script).run()
+    assert _result(at) == repr(
+        (("loaded data set", "Y"), ("list", (("loaded data set", "X"),)), "ndarray")
+    )
+    assert fitting.key_of(ds.Y)[0] == "ndarray"

@@ -196,6 +196,12 @@ def key_of(value: Any, *, strict: bool = False) -> Any:
             tuple(sorted((str(k), key_of(v, strict=strict)) for k, v in value.items())),
         )
     if isinstance(value, (np.ndarray, pd.DataFrame, pd.Series)) or sp.issparse(value):
+        # the loaded data set's own X or Y, found by identity: every key of this cache holds
+        # the data set's digest already (hashing Y again took ~30 ms per rerun of the Data
+        # page at 16,105 x 983)
+        name = _dataset_array(value)
+        if name is not None:
+            return ("loaded data set", name)
         # a result of this cache (a per-label table, predictions) is keyed by the computation
         # that made it, found by identity: hashing its content again on every rerun took 1-2 ms
         # per table on the sample and grows with the data (tens of ms at 16k x 983)
@@ -230,6 +236,17 @@ def key_of(value: Any, *, strict: bool = False) -> Any:
         f"cannot key a {type(value).__name__} for the fit cache: pass plain values, arrays, "
         "estimators or results of this cache"
     )
+
+
+def _dataset_array(value: Any) -> str | None:
+    """``"X"`` or ``"Y"`` when ``value`` is that array of the loaded data set itself (not a
+    copy), else None; None outside a script run."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return None
+    ds = st.session_state.get(source.DATASET_KEY)
+    return next((name for name in ("X", "Y") if getattr(ds, name, None) is value), None)
 
 
 def _class_name(cls: type) -> str:
