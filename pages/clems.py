@@ -154,6 +154,22 @@ def embedded_distances(model) -> np.ndarray:
     )
 
 
+def shepard(model, distances: np.ndarray, landmark_texts: list[str]):
+    """The Shepard diagram of a fit, built from the model (a cached result, keyed by where it
+    came from) rather than from its cost matrix, which a figure's key would hash on every move
+    of the test instance (8 MB at 1,000 landmarks)."""
+    landmarks_only = model.embedding_method_ == "landmark"
+    return figures.shepard_figure(
+        model.cost_matrix_,
+        distances,
+        model.landmark_stress1_ if landmarks_only else model.stress1_,
+        dissimilarity=model.dissimilarity,
+        mirrored=model.mirrored_,
+        labelset_text=landmark_texts,
+        stress_name="stress-1",
+    )
+
+
 def candidate_texts(model) -> tuple[list[str], list[str]]:
     """Every candidate label set as text, and the landmarks' (once per fit, not on every move
     of the test instance: 0.35 s for 16,105 sets of 983 labels)."""
@@ -356,16 +372,7 @@ def instance_view() -> None:
     with right:
         landmarks_only = model.embedding_method_ == "landmark"
         export.chart(
-            fitting.figure(
-                figures.shepard_figure,
-                model.cost_matrix_,
-                distances,
-                model.landmark_stress1_ if landmarks_only else model.stress1_,
-                dissimilarity=model.dissimilarity,
-                mirrored=model.mirrored_,
-                labelset_text=landmark_texts,
-                stress_name="stress-1",
-            ),
+            fitting.figure(shepard, model, distances, landmark_texts),
             key="clems_shepard",
             wide=False,
         )
