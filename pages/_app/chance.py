@@ -45,14 +45,7 @@ def _compare(
     progress,
 ):
     # reads the loaded data set (and split): both are in compute's key
-    if rows == "train":
-        split = experiment.current_split()
-        X, Y = split.X_train, split.Y_train
-    else:
-        ds = source.current_dataset()
-        X, Y = ds.X, ds.Y
-    if columns is not None:
-        Y = Y[:, np.asarray(columns)]
+    X, Y = fitting.fit_data(rows, columns)
     return grouping_vs_random(
         estimator,
         X,

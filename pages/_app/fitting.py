@@ -455,7 +455,7 @@ def fit(
 
     def call(report) -> Any:
         del report  # an estimator's fit reports no progress
-        return _fitted(requested, *_fit_data(rows, columns), fit_kwargs)
+        return _fitted(requested, *fit_data(rows, columns), fit_kwargs)
 
     def described() -> str:
         return _describe(_changed_params(requested))
@@ -496,8 +496,9 @@ def _fit_key(estimator, data_key: tuple, columns_key: Any, fit_kwargs: Mapping) 
     )
 
 
-def _fit_data(rows: Literal["train", "all"], columns: np.ndarray | None) -> tuple[Any, Any]:
-    """(X, Y) a fit on ``rows`` and label ``columns`` is given (read in the script thread)."""
+def fit_data(rows: Literal["train", "all"], columns: np.ndarray | None) -> tuple[Any, Any]:
+    """(X, Y) that a fit on ``rows`` ("train": the split's training rows, or "all") and the
+    label ``columns`` (None: all) is given; read in the script thread."""
     ds = source.loaded_dataset()
     if rows == "all":
         X, Y = ds.X, ds.Y
@@ -540,7 +541,7 @@ def _start_fits(estimators: Sequence[Any], rows, columns) -> threading.Thread | 
     jobs = [(e, k) for e, k in jobs if store.get(k) is None and not store.is_computing(k)]
     if not jobs:
         return None
-    X, Y = _fit_data(rows, columns)
+    X, Y = fit_data(rows, columns)
 
     def fit_all() -> None:
         for estimator, cache_key in jobs:
