@@ -248,6 +248,21 @@ def test_eigenvalue_figure_marks_the_chosen_k_and_says_when_truncated():
     assert "of" not in untruncated.layout.title.text.split("affinity")[1]
 
 
+@pytest.mark.parametrize(
+    ("suggested", "chosen", "side"),
+    [(2, 3, "left"), (3, 3, "left"), (5, 3, "right"), (None, 3, "left"), (2, 29, "right")],
+)
+def test_the_chosen_k_note_stays_off_the_suggestions_line(suggested, chosen, side):
+    """Its text runs away from the suggestion's line (it crossed it one K away, on a 983-label
+    set), and leftwards near the axis' right end. ``side`` is the text's anchor."""
+    fig = eigenvalue_figure(np.linspace(1.0, 0.0, 31), suggested, chosen_k=chosen)
+    note = next(a for a in fig.layout.annotations if a.text.startswith("chosen K"))
+    assert note.xanchor == side
+    if suggested is not None and 0 < abs(suggested - chosen) <= 3:  # within the text's width
+        line = suggested + 0.5
+        assert (line < note.x) == (side == "left")  # the text extends away from the line
+
+
 def test_eigenvalue_figure_title_wraps_by_the_width_it_gets():
     values = np.linspace(1.0, 0.0, 50)
     # subtitle "largest 31 of 50 shown; the eigengap suggests K = 3 groups": 58 characters

@@ -506,12 +506,15 @@ def eigenvalue_figure(
                 f"eigenvalue_figure: chosen_k={chosen_k} must lie in 1..{values.size} (the "
                 "eigenvalues shown)."
             )
+        # the note on the side away from the suggestion's line, which it would cross one K
+        # away (seen on a 983-label set); to the left near the right edge of the axis
+        right = (suggested_k is None or k >= int(suggested_k)) and k + 4 <= values.size
         fig.add_vline(
             x=k + 0.5,
             line_color="#555555",
             line_width=2,
             annotation_text=f"chosen K = {k}",
-            annotation_position="bottom left" if k != suggested_k else "bottom right",
+            annotation_position="bottom right" if right else "bottom left",
         )
     if notes:
         title += "<br><sub>" + "; ".join(notes) + "</sub>"
