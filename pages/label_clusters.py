@@ -57,9 +57,6 @@ presentation.intro(
 # all-zero column (the heat kernel sees them as identical, co-occurrence and correlation as
 # unconnected), so grouping them would only report the data's gaps. The page groups the rest.
 occurring = grouping.occurring_columns()
-Y = grouping.occurring_labels()
-if Y is None:
-    st.stop()
 L = occurring.size
 names = [ds.label_names[j] for j in occurring]
 never_occurring = [ds.label_names[j] for j in np.setdiff1d(np.arange(ds.n_labels), occurring)]
@@ -81,7 +78,8 @@ if L < MIN_LABELS:
         + (" that occur" if never_occurring else "")
         + ". With fewer there is no choice of groups to make (and no eigengap to read)."
     )
-    if L == 2:
+    Y = grouping.occurring_labels()
+    if L == 2 and Y is not None:
         both = int((Y[:, 0].astype(bool) & Y[:, 1].astype(bool)).sum())
         jaccard = stats.cooccurrence(Y, normalize="jaccard")[0, 1]
         st.markdown(
@@ -93,6 +91,10 @@ if L < MIN_LABELS:
 too_many = budget.labels_refusal(L, "Label clusters")
 if too_many is not None:  # the affinity, its eigenvectors and the K sweep are all L x L
     st.warning(too_many)
+    st.stop()
+# after the refusal: a copy of the labels that occur (none when all do) is kept by the cache
+Y = grouping.occurring_labels()
+if Y is None:
     st.stop()
 
 with st.container(border=True):
