@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -239,3 +240,41 @@ def test_every_table_header_fits_its_column(page):
             if len(header) * LABEL_CHAR_PX > widths[column] * stretch:
                 problems.append(f"{header!r} in {widths[column] * stretch:.0f} px")
     assert not problems, f"{page}: " + "; ".join(problems)
+
+
+def _wrapped_lines(text: str, capacity: int) -> int:
+    """Lines the table's greedy wrap gives ``text`` (a token longer than a line takes several)."""
+    used, line = 0, 0
+    for token in text.split(" "):
+        if line and line + 1 + len(token) <= capacity:
+            line += 1 + len(token)
+            continue
+        used += max(1, -(-len(token) // capacity))
+        line = len(token) % capacity or capacity
+    return used
+
+
+@pytest.mark.parametrize("n_names", [3, 40, 2000])
+def test_fit_lines_shows_the_most_names_that_fit(n_names):
+    """Maximal, not only within the lines: one more name with its count would not fit. With
+    2,000 names (a GroPLE group at 983+ labels) the search starts near the answer rather than
+    at the whole list (it was quadratic in the group's size)."""
+    from pages._app.tables import LABEL_CHAR_PX, fit_lines
+
+    rng = np.random.default_rng(n_names)
+    names = [f"n{i}" + "y" * int(rng.integers(0, 30)) for i in range(n_names)]
+    for width in (100, 260, 590):
+        capacity = width // LABEL_CHAR_PX - 3
+        for lines in (1, 2, 4):
+            text = fit_lines(names, width, lines=lines)
+            shown = sum(1 for token in text.split(" ") if token.startswith("n"))
+            assert _wrapped_lines(text, capacity) <= lines or shown == 0
+            if shown < n_names:
+                rest = n_names - shown - 1
+                one_more = " ".join(
+                    [name + "," for name in names[: shown + 1]]
+                    + ([f"…\u00a0(+{rest}\u00a0more)"] if rest else [])
+                )
+                if rest == 0:  # all names: joined by ", " without a count
+                    one_more = ", ".join(names)
+                assert _wrapped_lines(one_more, capacity) > lines, (width, lines, shown)

@@ -181,7 +181,12 @@ def fit_lines(items, width_px: int, *, lines: int = WRAP_LINES, empty: str = "âˆ
     tokens = [name + "," for name in names[:-1]] + [names[-1]]
     if fits(tokens):
         return ", ".join(names)
-    for shown in range(len(names) - 1, -1, -1):
+    # A prefix whose characters alone exceed the lines' cannot fit, so the search starts at
+    # the longest one that might: a group of 950 labels tried every prefix from the longest
+    # down (quadratic, ~0.3 s of every GroPLE rerun at 983 labels), for the same answer.
+    budget = lines * capacity
+    longest = int(np.searchsorted(np.cumsum([len(token) for token in tokens]), budget, "right"))
+    for shown in range(min(len(names) - 1, longest), -1, -1):
         more = "â€¦\u00a0(+" + str(len(names) - shown) + "\u00a0more)"
         kept = [name + "," for name in names[:shown]]
         if fits(kept + [more]):
