@@ -106,6 +106,43 @@ def test_figures_draw_every_vertex_and_edge():
     assert sum(t.name.startswith("principal direction") for t in cube.data) == 2
 
 
+def _labelset_text_by_row(vertices, names, max_chars):
+    """The rule of labelset_text written row by row: names in label order while the text stays
+    within max_chars (each name counted with its ", "), at least one, long names cut."""
+    texts = []
+    for row in np.asarray(vertices):
+        on = np.flatnonzero(row)
+        if on.size == 0:
+            texts.append("∅")
+            continue
+        listed, length = [], 0
+        for j in on:
+            name = str(names[j])
+            if len(name) > max_chars:
+                name = name[: max(1, max_chars - 1)] + "…"
+            if listed and length + len(name) > max_chars:
+                break
+            listed.append(name)
+            length += len(name) + 2
+        rest = on.size - len(listed)
+        texts.append("{" + ", ".join(listed) + (f", … +{rest:,} more" if rest else "") + "}")
+    return texts
+
+
+def test_labelset_text_follows_its_rule_row_by_row_on_random_sets():
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n_labels = int(rng.integers(1, 15))
+        sets = (rng.random((int(rng.integers(0, 7)), n_labels)) < rng.random()).astype(int)
+        names = ["n" * int(rng.integers(0, 25)) + str(j) for j in range(n_labels)]
+        max_chars = int(rng.integers(1, 40))
+        expected = _labelset_text_by_row(sets, names, max_chars)
+        assert labelset_text(sets, names, max_chars=max_chars) == expected
+        assert labelset_text(sp.csr_matrix(sets), names, max_chars=max_chars) == expected
+
+
 def test_dominant_group_by_hand():
     from mlviz.hypercube import dominant_group
 
