@@ -126,8 +126,10 @@ st.caption(
 
 # most frequent first (ties: lower index), the order the title states
 shown = np.argsort(-frequencies, kind="stable")[:MAX_COOCCURRENCE_LABELS]
-# beyond ~25 names a half-width heatmap cannot name every row and column legibly
-left, right = st.columns(2) if len(shown) <= 25 else (st.container(), st.container())
+# beyond ~25 names a half-width heatmap cannot name every row and column legibly: both
+# charts then span the page, and their titles are wrapped to its width, not a column's
+side_by_side = len(shown) <= 25
+left, right = st.columns(2) if side_by_side else (st.container(), st.container())
 with left:
     normalize = links.bound(
         st.radio,
@@ -148,7 +150,7 @@ with left:
     export.chart(
         fitting.figure(figures.cooccurrence_figure, matrix, names, title=title),
         key="cooc_chart",
-        wide=False,
+        wide=not side_by_side,
     )
     off_diagonal = np.where(np.eye(len(shown), dtype=bool), -np.inf, matrix.astype(float))
     if len(shown) < 2:
@@ -165,7 +167,9 @@ with left:
         )
 with right:
     export.chart(
-        fitting.figure(figures.cardinality_figure, ds.Y), key="cardinality_chart", wide=False
+        fitting.figure(figures.cardinality_figure, ds.Y),
+        key="cardinality_chart",
+        wide=not side_by_side,
     )
     st.caption(
         f"How many labels an instance carries; their mean, the label cardinality, is "

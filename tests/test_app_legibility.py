@@ -63,6 +63,32 @@ def test_cooccurrence_top_50_are_ordered_by_frequency():
     assert names != sorted(names, key=index.get)
 
 
+@pytest.mark.parametrize("n_labels", [12, 120])
+def test_data_page_titles_are_wrapped_to_the_width_their_charts_take(n_labels):
+    """Up to 25 labels the co-occurrence heatmap and the cardinality chart share a row, each a
+    half-width title; above, each spans the page and its title uses the page's width (at
+    983 labels it wrapped in half the figure, noted since stop 35)."""
+    from mlviz.figures._style import TITLE_CHARS, WIDE_TITLE_CHARS
+
+    data = make_long_tailed(
+        n_samples=600, n_features=50, n_labels=n_labels, cardinality=2.0, random_state=0
+    )
+    at = _page("data.py", data)
+    width = TITLE_CHARS if n_labels <= 25 else WIDE_TITLE_CHARS
+    figures = {
+        name: next(f for f in _figures(at) if name in _title(f).lower())
+        for name in ("co-occurrence", "labels per instance")
+    }
+    for name, fig in figures.items():
+        lines = _title(fig).split("<br>")
+        # the first lines are filled to the width the chart takes (a title wrapped to half
+        # the page has no line longer than TITLE_CHARS)
+        longest = max(len(re.sub(r"<[^>]+>", "", line)) for line in lines)
+        assert longest <= width, (name, lines)
+        if n_labels > 25 and len(lines) > 1:
+            assert longest > TITLE_CHARS, (name, lines)
+
+
 # pyproject ignores this warning for the suite; here it is what is tested
 @pytest.mark.filterwarnings("always:.*are constant in the training labels:UserWarning")
 def test_constant_label_warning_names_the_labels_as_plain_text():
