@@ -889,6 +889,7 @@ _SHARE = Interval(numbers.Real, 0, 1, closed="both")
         "label_names": ["array-like", None],
         "tail_threshold": [_SHARE],
         "coassignment": ["array-like", None],
+        "cooccurrence": ["array-like", None],
         "min_pair_share": [_SHARE],
         "min_jaccard": [_SHARE],
         "tail_bucket_share": [_SHARE],
@@ -903,6 +904,7 @@ def group_diagnostics(
     label_names: Sequence[str] | None = None,
     tail_threshold: float = 0.05,
     coassignment=None,
+    cooccurrence=None,
     min_pair_share: float = VERDICT_THRESHOLDS["min_pair_share"],
     min_jaccard: float = VERDICT_THRESHOLDS["min_jaccard"],
     tail_bucket_share: float = VERDICT_THRESHOLDS["tail_bucket_share"],
@@ -926,6 +928,11 @@ def group_diagnostics(
         Per-label bootstrap co-assignment (:func:`label_coassignment` of this partition);
         its mean over a group is the group's ``stability``. Without it the stability is NaN
         and the verdicts use the co-occurrence rules only.
+    cooccurrence : array-like of shape (n_labels, n_labels), optional
+        ``Yᵀ Y``, the instances shared by each pair of labels (:func:`mlviz.stats.cooccurrence`
+        of Y), counted from Y when omitted. Pass it to judge several partitions of the same
+        labels: the count is about half of a call at ~1,000 labels (the Label clusters
+        page's K slider, :func:`recommend_n_groups`). Its diagonal must be Y's label counts.
     min_pair_share, min_jaccard, tail_bucket_share, min_stability : float
         Thresholds of the verdict rules, see :func:`group_verdict`.
 
@@ -983,7 +990,18 @@ def group_diagnostics(
                 f"coassignment has {together.size} values but Y has {n_labels} label columns."
             )
     labels = csr_labels(Y)
-    _, counts, cooc = _label_counts(labels)
+    if cooccurrence is None:
+        _, counts, cooc = _label_counts(labels)
+    else:
+        cooc = np.asarray(cooccurrence, dtype=np.float64)
+        counts = np.asarray(labels.sum(axis=0)).ravel()
+        if cooc.shape != (n_labels, n_labels) or not np.array_equal(np.diagonal(cooc), counts):
+            raise ValueError(
+                f"cooccurrence must be Y^T Y for this Y: a ({n_labels}, {n_labels}) matrix "
+                f"whose diagonal is each label's count; got shape {cooc.shape}"
+                + ("" if cooc.shape != (n_labels, n_labels) else " and another diagonal")
+                + ". Compute it with mlviz.stats.cooccurrence(Y), or leave it out."
+            )
     tail = is_tail(counts / n_samples, tail_threshold)
     indicator = sp.csr_matrix(
         (np.ones(n_labels), (np.arange(n_labels), ids)), shape=(n_labels, ids.max() + 1)
@@ -1502,10 +1520,12 @@ def recommend_n_groups(
         if stable <= spectrum.eigenvectors_.shape[1]:
             proposed.setdefault(stable, []).append("stability")
     gaps = spectrum.eigenvalues_[:-1] - spectrum.eigenvalues_[1:]
+    # the pair counts do not depend on K: counted once for every candidate
+    cooc = _label_counts(csr_labels(check_label_matrix(Y, dtype=np.uint8)))[2]
     rows = []
     for k in sorted(proposed):
         ids = spectrum.partition_at(k)
-        table = group_diagnostics(Y, ids, tail_threshold=tail_threshold)
+        table = group_diagnostics(Y, ids, tail_threshold=tail_threshold, cooccurrence=cooc)
         coherent = float(table.loc[table["verdict"] == "coherent", "n_labels"].sum() / n_labels)
         largest = float(np.bincount(ids).max() / n_labels)
         stability = (

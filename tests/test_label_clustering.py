@@ -420,6 +420,23 @@ def test_group_diagnostics_rejects_bad_input():
         group_diagnostics(HAND_Y, [0, 0, 1], tail_threshold=2.0)
 
 
+def test_group_diagnostics_reads_given_pair_counts_as_its_own():
+    from mlviz.stats import cooccurrence
+    from mlviz.synthetic import make_long_tailed
+
+    Y = make_long_tailed(n_samples=300, n_features=5, n_labels=40, random_state=0).Y
+    counts = cooccurrence(Y)
+    for groups in (np.arange(40) % 3, np.arange(40) % 7, np.zeros(40, dtype=int)):
+        own = group_diagnostics(Y, groups, tail_threshold=0.05)
+        given = group_diagnostics(Y, groups, tail_threshold=0.05, cooccurrence=counts)
+        pd.testing.assert_frame_equal(given, own)
+    # counts of other labels are refused, not read as these (a wrong table would follow)
+    with pytest.raises(ValueError, match="diagonal"):
+        group_diagnostics(Y, np.arange(40) % 3, cooccurrence=cooccurrence(Y[::2]))
+    with pytest.raises(ValueError, match=r"\(40, 40\)"):
+        group_diagnostics(Y, np.arange(40) % 3, cooccurrence=counts[:39, :39])
+
+
 # ----------------------------------------------------------------------- stability
 def _separated_blocks(n_per_block=40, sizes=(3, 2, 4)):
     """Blocks of identical label columns on disjoint instances: nothing to be unsure about."""
