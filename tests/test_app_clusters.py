@@ -277,3 +277,28 @@ def test_a_rerun_of_label_clusters_hashes_no_label_matrix(monkeypatch):
     _assert_clean(at, "K = 3")
     assert ds.Y.shape not in hashed and (ds.n_samples, ds.n_labels - 1) not in hashed
     assert all(len(shape) < 2 or shape[0] < ds.n_samples for shape in hashed), hashed
+
+
+def test_a_move_of_k_counts_no_label_pairs(monkeypatch):
+    """The pairs' counts Yᵀ Y do not depend on K: the page counts them once per data set and
+    every K's group diagnostics read them (they were counted again on every move)."""
+    import mlviz.label_clustering as label_clustering
+    from mlviz import stats
+
+    ds, _ = make_planted(n_samples=400, random_state=3)
+    at = _app("label_clusters.py", ds).run()
+    _assert_clean(at, "first run")
+    counted: list[str] = []
+    for module, name in ((label_clustering, "_label_counts"), (stats, "cooccurrence")):
+        original = getattr(module, name)
+
+        def recording(*args, _original=original, _name=name, **kwargs):
+            if kwargs.get("weights") is None and len(args) < 2:  # not a bootstrap resample
+                counted.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, recording)
+    at.slider(key="groups_k").set_value(3).run()
+    _assert_clean(at, "K = 3")
+    assert "Group diagnostics" not in str(at.error)
+    assert counted == [], counted
