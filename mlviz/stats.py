@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from mlviz._validation import check_label_matrix
+from mlviz._validation import check_label_matrix, csr_labels
 from mlviz.io import Dataset
 from mlviz.wording import percent_text
 
@@ -413,7 +413,7 @@ def cooccurrence(Y, normalize: Literal["jaccard", "conditional"] | None = None) 
         raise ValueError(f"normalize must be None, 'jaccard' or 'conditional'; got {normalize!r}.")
     # numpy's integer matrix product does not use BLAS (minutes with ~1,000 labels); a sparse
     # product of the 0/1 matrix gives the same exact counts in a fraction of a second
-    labels = sp.csr_matrix(_labels(Y), dtype=np.int64)
+    labels = csr_labels(_labels(Y), dtype=np.int64)  # one nonzero pass, no COO copy
     counts = (labels.T @ labels).toarray()
     if normalize is None:
         return counts
