@@ -44,6 +44,34 @@ def test_deep_link_on_a_fresh_server_gets_the_router(page, server_url):
     assert "Label clusters" in nav and "shared" not in nav, nav
 
 
+def test_a_csv_download_is_written_when_pressed(browser, server_url, tmp_path):
+    """The CSV buttons write their file when pressed (a deferred download), not on every
+    run: the file still arrives, named and neutralised, with the table's rows."""
+    import csv
+
+    context = browser.new_context(viewport=_browser.PROJECTOR, accept_downloads=True)
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    try:
+        pg.goto(server_url)
+        _wait_idle(pg)
+        button = pg.get_by_role("button", name="Download the label table (CSV)")
+        button.scroll_into_view_if_needed()
+        with pg.expect_download() as info:
+            button.click()
+        download = info.value
+        assert download.suggested_filename.endswith("_labels.csv"), download.suggested_filename
+        path = tmp_path / download.suggested_filename
+        download.save_as(path)
+        rows = list(csv.reader(path.open(encoding="utf-8")))
+        assert rows[0][:3] == ["label", "count", "frequency"], rows[0]
+        text = pg.locator("[data-testid='stSidebar']").inner_text()
+        assert f"{len(rows) - 1} labels" in text.replace(",", ""), (len(rows), text[:300])
+        _assert_no_exception(pg, "after the CSV download")
+    finally:
+        context.close()
+
+
 def test_sidebar_tail_threshold_redraws_the_data_page_chart(page, server_url):
     page.goto(server_url)
     _wait_idle(page)

@@ -44,8 +44,9 @@ HARMLESS = ["yeast", "a+b", "x=1", "label 1", "'=already quoted"]
 SAFE_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
-def _read(text: str) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(text)))
+def _read(text) -> list[list[str]]:
+    """A CSV's rows; a download button's data may be the function that writes it."""
+    return list(csv.reader(io.StringIO(text() if callable(text) else text)))
 
 
 def _is_formula(cell: str) -> bool:
@@ -227,3 +228,15 @@ def test_the_pages_html_report_is_self_contained_and_safely_named(downloads):
     assert page.count('class="plotly-graph-div"') >= 2
     # the data set's hostile name is escaped text in the report, never markup
     assert "<h1>=cmd|&#x27; /C calc&#x27;!A0 ../../x — Data</h1>" in page
+
+
+def test_csv_button_writes_the_table_as_it_was_when_drawn(downloads):
+    """The CSV is written when pressed (after the run), from a copy taken when drawn."""
+    from pages._app import export
+
+    table = pd.DataFrame({"label": ["=cmd", "plain"], "count": [3, 1]})
+    export.csv_button("Download it", table, name=("data", "table"))
+    table.loc[0, "label"] = "changed after the button was drawn"
+    ((rows, name),) = _csvs(downloads).values()
+    assert name == "data_table.csv"
+    assert rows == [["label", "count"], ["'=cmd", "3"], ["plain", "1"]]

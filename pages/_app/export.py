@@ -170,12 +170,19 @@ def csv_button(
     starts with ``=``, ``+``, ``-``, ``@``, tab or CR gets a leading ``'``; numbers are
     untouched) and the file name is :func:`mlviz.io.export.safe_filename` of ``name`` (e.g.
     ``(ds.name, "per_label")``: an upload's stem may hold any character).
+
+    The CSV is written when the button is pressed, not on every run (the Data page wrote its
+    two tables on every rerun, ~10 % of a rerun on the sample): Streamlit calls the
+    function outside the run, on a copy of ``table`` taken now, so a later change to the
+    frame does not reach the file.
     """
+    from functools import partial
+
     from mlviz.io.export import safe_csv, safe_filename
 
     st.download_button(
         label,
-        safe_csv(table),
+        partial(safe_csv, table.copy()),
         file_name=safe_filename(*name, extension="csv"),
         mime="text/csv",
         key=key,
