@@ -678,9 +678,9 @@ def lambda1_max(
     if last == grid.size - 1:
         return float("inf")  # not reached within 1e8 times the scale: no bound found
     # Brent's method on log λ1 (margin is smooth between the kinks where the largest row
-    # changes, and Brent falls back to bisection steps there): ~8 evaluations instead of the
-    # 32 of a bisection to the same precision, which were half of the GroPLE page's d slider
-    # at 983 labels (docs/BENCHMARKS.md)
+    # changes, and Brent falls back to bisection steps there): ~9 evaluations instead of the
+    # 32 of a bisection to the same precision, ~15 % of the bound's time at d = 246 on 983
+    # labels, recomputed on every move of the GroPLE page's d (docs/BENCHMARKS.md)
     root = brentq(
         lambda log_lambda1: margin(float(np.exp(log_lambda1))),
         np.log(grid[last]),

@@ -182,8 +182,9 @@ def fit_lines(items, width_px: int, *, lines: int = WRAP_LINES, empty: str = "âˆ
     if fits(tokens):
         return ", ".join(names)
     # A prefix whose characters alone exceed the lines' cannot fit, so the search starts at
-    # the longest one that might: a group of 950 labels tried every prefix from the longest
-    # down (quadratic, ~0.3 s of every GroPLE rerun at 983 labels), for the same answer.
+    # the longest one that might: it tried every prefix from the longest down, quadratic in
+    # the group's size (72 ms for a group of 950 labels, drawn on every GroPLE and Label
+    # clusters rerun; benchmarks/bench_page_helpers.py), for the same answer.
     budget = lines * capacity
     longest = int(np.searchsorted(np.cumsum([len(token) for token in tokens]), budget, "right"))
     for shown in range(min(len(names) - 1, longest), -1, -1):
