@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlviz import costs as _costs
 from mlviz._compat import HasMethods, Interval, StrOptions, _fit_context
+from mlviz._parallel import map_blocks
 from mlviz._validation import check_label_matrix
 from mlviz.base import MultiLabelEstimator
 from mlviz.linear import paper_ridge
@@ -283,6 +284,11 @@ class CLEMS(MultiLabelEstimator):
         negligible stress and stops at once (0.4 -> 0.5 s).
     random_state : int, RandomState instance or None, default=None
         Seeds the SMACOF random starts and jitter. The regressor keeps its own random_state.
+    n_jobs : int, optional
+        Threads for the landmark path's placement and whole-embedding stress, block by block
+        of candidates (joblib's convention: None is 1, -1 every core; BLAS runs one thread per
+        product meanwhile, :func:`mlviz._parallel.map_blocks`). The fit is the same for every
+        value. The regressor keeps its own ``n_jobs``.
 
     Attributes
     ----------
@@ -378,6 +384,7 @@ class CLEMS(MultiLabelEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(
@@ -396,6 +403,7 @@ class CLEMS(MultiLabelEstimator):
         max_iter: int = 300,
         tol: float = 1e-3,
         random_state=None,
+        n_jobs: int | None = None,
     ):
         self.n_components = n_components
         self.cost = cost
@@ -410,6 +418,7 @@ class CLEMS(MultiLabelEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=False)  # the regressor is validated too
@@ -594,7 +603,7 @@ class CLEMS(MultiLabelEstimator):
         # The placement's own stopping rule (a point stops when its Guttman step can gain
         # less than PLACEMENT_TOL of its sum w delta^2, out_of_sample_smacof) is not SMACOF's
         # relative rule of ``tol``: measured with 1e-4 (docs/CLEMS.md, "At scale").
-        options = {"max_iter": self.max_iter, "tol": PLACEMENT_TOL}
+        options = {"max_iter": self.max_iter, "tol": PLACEMENT_TOL, "n_jobs": self.n_jobs}
         to_delta = self._dissimilarity(prepared.cost_to_landmarks[others])
         if not mirrored:
             weights = (
@@ -659,9 +668,9 @@ class CLEMS(MultiLabelEstimator):
         cost_of = _cost_function(self.cost)
         candidates = _cost_input(prepared.candidates, self.cost)
         frequency = self.weights == "frequency"
-        raw = scale = 0.0
         step = max(1, min(_CHUNK_ROWS, (1 << 22) // n))
-        for start in range(0, len(rows), step):
+
+        def block_sums(start: int) -> tuple[float, float]:
             block = rows[start : start + step]
             delta = self._dissimilarity(cost_of(candidates[block], candidates))
             dist = euclidean_distances(truth[block], pred)
@@ -672,8 +681,15 @@ class CLEMS(MultiLabelEstimator):
                 w = pair_weight[block, None] + pair_weight[None, :] if frequency else 1.0
                 half = 0.5  # ordered pairs count each unordered pair twice
                 dist[np.arange(len(block)), block] = 0.0  # the diagonal is no pair
-            raw += half * float(np.sum(w * (delta - dist) ** 2))
-            scale += half * float(np.sum(w * dist**2))
+            return half * float(np.sum(w * (delta - dist) ** 2)), half * float(np.sum(w * dist**2))
+
+        # summed in the blocks' order, so the same for every n_jobs
+        raw = scale = 0.0
+        for block_raw, block_scale in map_blocks(
+            block_sums, range(0, len(rows), step), self.n_jobs
+        ):
+            raw += block_raw
+            scale += block_scale
         factor = n / len(rows)
         raw, scale = raw * factor, scale * factor
         return raw, _stress1_from(raw, scale, "CLEMS")

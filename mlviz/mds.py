@@ -53,6 +53,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 
 from mlviz._compat import Interval, validate_params
+from mlviz._parallel import map_blocks
 
 __all__ = [
     "classical_mds",
@@ -847,6 +848,7 @@ _OOS_CHUNK = 2048
         "max_iter": _POSITIVE_INT,
         "tol": [Interval(Real, 0, None, closed="left")],
         "relaxation": [Interval(Real, 0, 1, closed="both")],
+        "n_jobs": [Integral, None],
     },
     prefer_skip_nested_validation=True,
 )
@@ -859,6 +861,7 @@ def out_of_sample_smacof(
     max_iter: int = 300,
     tol: float = 1e-6,
     relaxation: float = 0.9,
+    n_jobs: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Place new points against fixed landmark points by minimising each point's weighted stress.
 
@@ -905,8 +908,9 @@ def out_of_sample_smacof(
     :math:`-\\nabla\\sigma_a(z) / (2 \\sum_j w_{aj})`, this is a stationarity test; the realised
     decrease of a relaxed step is not one (an overshooting step can gain little far from the
     optimum). It also stops when its stress reaches zero, or after ``max_iter`` updates.
-    Points are processed in chunks of 2,048, so memory is O(2048 n_landmarks) besides the
-    inputs and the result.
+    Points are processed in chunks of 2,048, so memory is O(n_jobs 2048 n_landmarks) besides
+    the inputs and the result. The chunks are independent, so ``n_jobs`` threads place them
+    at once with the same result.
 
     Parameters
     ----------
@@ -927,6 +931,10 @@ def out_of_sample_smacof(
         Relative stopping tolerance (see Stopping).
     relaxation : float in [0, 1], default=0.9
         Over-relaxation factor; 0 is the plain Guttman update.
+    n_jobs : int, optional
+        Threads placing chunks at once (joblib's convention: None is 1, -1 every core); BLAS
+        runs one thread per product meanwhile (:func:`mlviz._parallel.map_blocks`). The
+        placement is the same for every value.
 
     Returns
     -------
@@ -1018,7 +1026,8 @@ def out_of_sample_smacof(
     placed = np.empty((n_points, work_points.shape[1]))
     stress = np.empty(n_points)
     n_iter = np.zeros(n_points, dtype=np.intp)
-    for lo in range(0, n_points, _OOS_CHUNK):
+
+    def place(lo: int) -> None:  # one chunk, written into its own rows of the results
         hi = min(lo + _OOS_CHUNK, n_points)
         start_inner = None
         if gram is None:
@@ -1038,6 +1047,8 @@ def out_of_sample_smacof(
             start_inner=start_inner,
         )
         placed[lo:hi] = placed_chunk if gram is None else placed_chunk @ work_points
+
+    map_blocks(place, range(0, n_points, _OOS_CHUNK), n_jobs)
     embedding = (placed @ to_full.T if to_full is not None else placed) + centre
     return embedding, stress, n_iter
 

@@ -20,6 +20,7 @@ LAYERS = {
     "io": 0,
     "_compat": 0,
     "_validation": 0,
+    "_parallel": 0,
     "datasets": 0,
     "synthetic": 0,
     "stats": 0,

@@ -698,3 +698,37 @@ def test_landmark_path_finds_the_asymmetry_of_a_callable_cost():
     np.testing.assert_allclose(prepared.cost_to_landmarks, missed_costs_more(cands, cands[lm]))
     np.testing.assert_allclose(prepared.cost_from_landmarks, missed_costs_more(cands[lm], cands).T)
     assert model.predict(X_te).shape == (X_te.shape[0], Y.shape[1])
+
+
+@pytest.mark.parametrize("mirror", [False, True])
+def test_landmark_clems_on_two_threads_is_the_fit_on_one(monkeypatch, mirror):
+    # n_jobs reaches the placement and the whole-embedding stress, each over several blocks,
+    # and changes nothing of the fit
+    import mlviz.clems as clems_module
+    import mlviz.mds as mds
+
+    monkeypatch.setattr(mds, "_OOS_CHUNK", 64)
+    monkeypatch.setattr(clems_module, "_CHUNK_ROWS", 50)
+    blocks = []
+    for module in (mds, clems_module):
+        real = module.map_blocks
+
+        def spy(function, items, n_jobs, real=real):
+            items = list(items)
+            blocks.append((len(items), n_jobs))
+            return real(function, items, n_jobs)
+
+        monkeypatch.setattr(module, "map_blocks", spy)
+    X, X_test, Y, _ = _long_tailed_split(seed=3)
+    options = {"n_components": 4, "n_landmarks": 60, "mirror": mirror, "random_state": 0}
+    one = CLEMS(**options).fit(X, Y)
+    assert one.embedding_method_ == "landmark"
+    blocks.clear()
+    two = CLEMS(**options, n_jobs=2).fit(X, Y)
+    placements = 2 if mirror else 1
+    assert len(blocks) == placements + 1 and {n_jobs for _, n_jobs in blocks} == {2}
+    assert min(n for n, _ in blocks) > 1  # every step in several blocks
+    np.testing.assert_allclose(two.embedding_truth_, one.embedding_truth_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(two.embedding_pred_, one.embedding_pred_, rtol=0, atol=1e-10)
+    assert two.stress_ == pytest.approx(one.stress_, rel=1e-12)
+    np.testing.assert_array_equal(two.predict(X_test), one.predict(X_test))

@@ -654,8 +654,9 @@ def _reference_placement(landmarks, delta, weights, start, max_iter, tol, relaxa
     return z_all, stress_all, iters
 
 
+@pytest.mark.parametrize("n_jobs", [None, 2])
 @pytest.mark.parametrize("relaxation", [0.0, 0.9])
-def test_out_of_sample_matches_the_one_point_at_a_time_reference(relaxation, monkeypatch):
+def test_out_of_sample_matches_the_one_point_at_a_time_reference(relaxation, n_jobs, monkeypatch):
     # landmarks of rank 4 in 6 dimensions, one point exactly on a landmark (distance 0 at the
     # start: the SMACOF convention for that term) and several chunks: same positions, stress
     # and update counts as the per-point oracle
@@ -669,10 +670,62 @@ def test_out_of_sample_matches_the_one_point_at_a_time_reference(relaxation, mon
     start[3] = landmarks[7]
     monkeypatch.setattr(mds, "_OOS_CHUNK", 8)
     placed, stress, n_iter = mds.out_of_sample_smacof(
-        landmarks, delta, weights=weights, init=start, tol=1e-5, max_iter=60, relaxation=relaxation
+        landmarks,
+        delta,
+        weights=weights,
+        init=start,
+        tol=1e-5,
+        max_iter=60,
+        relaxation=relaxation,
+        n_jobs=n_jobs,
     )
     expected = _reference_placement(landmarks, delta, weights, start, 60, 1e-5, relaxation)
     np.testing.assert_allclose(placed, expected[0], atol=1e-9)
     np.testing.assert_allclose(stress, expected[1], rtol=1e-9)
     np.testing.assert_array_equal(n_iter, expected[2])
     assert n_iter.min() >= 2 and n_iter.max() < 60  # the rule, not max_iter, stopped them
+
+
+@pytest.mark.parametrize("combinations", [True, False])
+def test_out_of_sample_places_chunks_on_threads_at_once_with_the_same_result(
+    monkeypatch, combinations
+):
+    # n_jobs=2 runs two chunks at the same time (a barrier two chunks must reach together,
+    # which times out when they run one after the other) with one BLAS thread each, and
+    # places every point as one thread does, on both update paths
+    import itertools
+    import threading
+
+    from threadpoolctl import threadpool_info
+
+    import mlviz.mds as mds
+
+    rng = np.random.default_rng(11)
+    n_dims = 20 if combinations else 3  # 2 M > n_landmarks: points as combinations
+    landmarks = rng.normal(size=(30, n_dims)) + 2.0
+    delta = np.abs(cdist(rng.normal(size=(45, n_dims)) + 2.0, landmarks))
+    delta += rng.uniform(0.0, 0.3, size=delta.shape)
+    weights = rng.uniform(0.5, 2.0, size=delta.shape)
+    monkeypatch.setattr(mds, "_OOS_CHUNK", 8)
+    together, calls = threading.Barrier(2, timeout=5), itertools.count()
+    seen = {"gram": set(), "blas_threads": set(), "threads": set()}
+    place = mds._place_chunk
+
+    def spy(*args, **kwargs):
+        seen["gram"].add(kwargs.get("gram") is not None)
+        seen["threads"].add(threading.get_ident())
+        seen["blas_threads"].update(
+            info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"
+        )
+        if next(calls) < 2:  # the first two chunks
+            together.wait()
+        return place(*args, **kwargs)
+
+    monkeypatch.setattr(mds, "_place_chunk", spy)
+    threaded = mds.out_of_sample_smacof(landmarks, delta, weights=weights, n_jobs=2)
+    assert len(seen["threads"]) == 2 and seen["blas_threads"] == {1}
+    assert seen["gram"] == {combinations}
+    monkeypatch.setattr(mds, "_place_chunk", place)
+    one = mds.out_of_sample_smacof(landmarks, delta, weights=weights)
+    for got, expected in zip(threaded, one, strict=True):
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
