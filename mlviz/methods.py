@@ -56,6 +56,11 @@ __all__ = [
 #: app says so above it instead of filling memory.
 MAX_LABELS_SQUARE = 2_000
 
+#: Threads a fit in the app may run its independent blocks on (CLEMS's ``n_jobs``): the two
+#: cores of the server the app is sized for. Memory grows with it (CLEMS: one block of
+#: 2,048 x 1,000 numbers per thread), so it is a number, not -1 (every core of a large host).
+APP_THREADS = 2
+
 #: GroPLE's latent dimension in the paper, for every data set (Kumar et al., Table 2); also the
 #: cap of the default d: an APG step of Eq. (4) costs d^2 L, so d = L / 2 is too slow for a
 #: first fit at ~1,000 labels (docs/GROPLE.md).
@@ -423,7 +428,8 @@ def _clems(M: int = 2, cost: str = "f1", regressor=None, max_candidates: int | N
     options: dict[str, Any] = {"regressor": regressor} if regressor is not None else {}
     if max_candidates is not None:  # None: CLEMS's own default (every label set)
         options["max_candidates"] = max_candidates
-    return CLEMS(n_components=M, cost=cost, random_state=0, **options)
+    # the landmark path's blocks on APP_THREADS threads; the fit is the same on one
+    return CLEMS(n_components=M, cost=cost, random_state=0, n_jobs=APP_THREADS, **options)
 
 
 def _grople(

@@ -146,3 +146,11 @@ def test_no_page_defines_its_own_method_list(path):
 @pytest.mark.parametrize("path", PAGE_FILES, ids=lambda p: str(p.relative_to(REPO)))
 def test_no_page_writes_the_label_cap_itself(path):
     assert "2_000" not in path.read_text() and "2000" not in path.read_text()
+
+
+def test_the_apps_clems_runs_its_blocks_on_the_apps_threads():
+    # the one fit that splits its work into blocks is given the server's cores, a number
+    # (memory grows with it), not -1
+    from mlviz.methods import APP_THREADS
+
+    assert METHODS["CLEMS"].make().n_jobs == APP_THREADS == 2
