@@ -835,8 +835,11 @@ def _check_square(matrix, name: str) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- out-of-sample placement
-# Points placed at a time by out_of_sample_smacof: bounds its (chunk x landmarks) work arrays.
-_OOS_CHUNK = 2048
+# Points placed at a time by out_of_sample_smacof: bounds its (chunk x landmarks) work arrays,
+# ~20 of them per chunk and thread. Why 512 and not 2,048: on two threads (CLEMS at M = L on
+# the delicious shape) 2,048 gave six unequal chunks, 5.7-6.8 s and 1.43 GB peak; 512 gave
+# 5.2-5.4 s and 1.05-1.11 GB, less than 2,048 on one thread (1.15 GB; docs/BENCHMARKS.md).
+_OOS_CHUNK = 512
 
 
 @validate_params(
@@ -908,7 +911,7 @@ def out_of_sample_smacof(
     :math:`-\\nabla\\sigma_a(z) / (2 \\sum_j w_{aj})`, this is a stationarity test; the realised
     decrease of a relaxed step is not one (an overshooting step can gain little far from the
     optimum). It also stops when its stress reaches zero, or after ``max_iter`` updates.
-    Points are processed in chunks of 2,048, so memory is O(n_jobs 2048 n_landmarks) besides
+    Points are processed in chunks of 512, so memory is O(n_jobs 512 n_landmarks) besides
     the inputs and the result. The chunks are independent, so ``n_jobs`` threads place them
     at once with the same result.
 

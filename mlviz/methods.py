@@ -57,8 +57,8 @@ __all__ = [
 MAX_LABELS_SQUARE = 2_000
 
 #: Threads a fit in the app may run its independent blocks on (CLEMS's ``n_jobs``): the two
-#: cores of the server the app is sized for. Memory grows with it (CLEMS: one block of
-#: 2,048 x 1,000 numbers per thread), so it is a number, not -1 (every core of a large host).
+#: cores of the server the app is sized for. Memory grows with it (CLEMS: ~20 arrays of
+#: 512 x 1,000 numbers per thread), so it is a number, not -1 (every core of a large host).
 APP_THREADS = 2
 
 #: GroPLE's latent dimension in the paper, for every data set (Kumar et al., Table 2); also the
