@@ -19,6 +19,7 @@ Usage::
     python benchmarks/bench_clems_scale.py --delicious           # the issue's goal: <= 30 s, 2 GB
     python benchmarks/bench_clems_scale.py --delicious --cost rank_loss   # mirrored: 2n points
     python benchmarks/bench_clems_scale.py --delicious --train-share 0.75  # issue 33: test F1 too
+    python benchmarks/bench_clems_scale.py --delicious --train-share 0.75 --n-jobs 2  # 2 threads
     python benchmarks/bench_clems_scale.py --exact-sweep         # exact path vs n (threshold)
     python benchmarks/bench_clems_scale.py --quality [--seeds 3] # landmark vs exact on bibtex shape
     python benchmarks/bench_clems_scale.py --quality --costs rank_loss --landmarks 250,500,1000
@@ -123,20 +124,23 @@ def delicious(
     n_landmarks=None,
     train_share: float | None = None,
     n_components: int | None = None,
+    n_jobs: int | None = None,
 ) -> pd.DataFrame:
     """The issue's goal: default CLEMS on the whole delicious-shaped set (fit + predict);
     ``n_landmarks`` overrides the default ``"auto"``. With ``train_share`` the fit uses that
     share of the rows (random split, seed 0) and the test F1 / accuracy / rank loss on the
     rest are reported (issue 33: 0.75, the CLEMS page's M = L fit); ``n_components`` sets M
-    (default L)."""
+    (default L); ``n_jobs`` CLEMS's threads (BLAS keeps one per call)."""
     clems = {} if n_landmarks is None else {"n_landmarks": n_landmarks}
+    if n_jobs is not None:
+        clems["n_jobs"] = n_jobs
     if n_components is not None:
         clems["n_components"] = n_components
     split = {} if train_share is None else {"split": True, "seed": 0, "train_share": train_share}
     rows = []
     for _ in range(repeats):
         result = _run({"shape": "delicious", "cost": cost, "clems": clems, **split})
-        rows.append({"cost": cost, **result})
+        rows.append({"cost": cost, "n_jobs": n_jobs, **result})
     return pd.DataFrame(rows)
 
 
@@ -201,6 +205,7 @@ if __name__ == "__main__":
         "--train-share", type=float, default=None, help="--delicious on this share of the rows"
     )
     parser.add_argument("--n-components", type=int, default=None, help="M of the --delicious fit")
+    parser.add_argument("--n-jobs", type=int, default=None, help="n_jobs of the --delicious fit")
     parser.add_argument("--costs", default="f1,accuracy", help="comma-separated costs of --quality")
     parser.add_argument(
         "--landmarks", default="500,1000", help="comma-separated n_landmarks of --quality"
@@ -211,7 +216,12 @@ if __name__ == "__main__":
     pd.set_option("display.width", 250)
     if args.delicious:
         table = delicious(
-            args.repeats, args.cost, args.n_landmarks, args.train_share, args.n_components
+            args.repeats,
+            args.cost,
+            args.n_landmarks,
+            args.train_share,
+            args.n_components,
+            args.n_jobs,
         )
         print(markdown_table(table))
     if args.exact_sweep:
