@@ -228,7 +228,13 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="fewer instances than delicious' 16,105 (labels stay 983)",
     )
-    parser.add_argument("--threads", type=int, default=1, help="BLAS threads")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="BLAS threads until the pages are imported; the app's server then uses one per "
+        "call (pages/_app/server.py)",
+    )
     parser.add_argument("--no-buttons", action="store_true", help="press no fit button")
     parser.add_argument(
         "--skip-compare", action="store_true", help="do not press Compare's cross-validation"

@@ -11,7 +11,9 @@ the page scripts, never from ``mlviz``):
 * :mod:`~pages._app.export`: charts (slide-sized PNG/SVG export) and the page's HTML report;
 * :mod:`~pages._app.presentation`: presentation mode (``?present=1``) for a projector, and the
   charts' image export settings;
-* :mod:`~pages._app.router`: the navigation and the sidebar (``app.py`` calls only it).
+* :mod:`~pages._app.router`: the navigation and the sidebar (``app.py`` calls only it);
+* :mod:`~pages._app.server`: process-wide settings of the server (one BLAS and OpenMP
+  thread per call).
 
 Glue between widgets and ``mlviz``: no algorithm code here.
 """

@@ -67,7 +67,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages._app import experiment, export, links, presentation, source
+from pages._app import (
+    experiment,
+    export,
+    links,
+    presentation,
+    server,  # noqa: F401  (imported for its effect: the server's native threads)
+    source,
+)
 
 # The navigation every page shares: (file in pages/, title, icon); the first is the default.
 # Material icons ship with Streamlit's frontend; emoji depend on the viewer's fonts (a
