@@ -253,8 +253,13 @@ def wait_idle(
         pg.wait_for_function(_IDLE, arg=[since, QUIET_MS, path, url], timeout=timeout)
     except Exception as error:  # say which condition did not hold
         raise AssertionError(
-            f"the app did not become idle (since={since}): {pg.evaluate(_APP_STATE)}"
+            f"the app did not become idle (since={since}): {app_state(pg)}"
         ) from error
+
+
+def app_state(pg) -> dict:
+    """What the idle condition looks at (runs seen, the running indicator), for messages."""
+    return pg.evaluate(_APP_STATE)
 
 
 # What the idle condition looks at, for the message of a wait that timed out.
