@@ -12,8 +12,8 @@ the page scripts, never from ``mlviz``):
 * :mod:`~pages._app.presentation`: presentation mode (``?present=1``) for a projector, and the
   charts' image export settings;
 * :mod:`~pages._app.router`: the navigation and the sidebar (``app.py`` calls only it);
-* :mod:`~pages._app.server`: process-wide settings of the server (one BLAS and OpenMP
-  thread per call).
+* :mod:`~pages._app.server`: process-wide settings of the server (one BLAS thread per
+  call).
 
 Glue between widgets and ``mlviz``: no algorithm code here.
 """

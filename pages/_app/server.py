@@ -1,7 +1,6 @@
 """Process-wide settings of the app's server, made once when the router is first imported.
 
-**One BLAS thread per call**, and one OpenMP thread (scikit-learn's k-means and neighbour
-searches). The server's two cores are shared by its sessions, by the worker
+**One BLAS thread per call.** The server's two cores are shared by its sessions, by the worker
 thread that fits a page's other estimators while its own fit runs (``fitting.fit``'s
 ``alongside``) and by CLEMS's blocks (:data:`mlviz.methods.APP_THREADS`), so a second BLAS
 thread per call finds no idle core. OpenBLAS's threads wait for work by spinning, so they
@@ -11,19 +10,24 @@ stop 44) the GroPLE page's first run took 8.6-9.2 s with OpenBLAS's default two 
 PLST page's first run, one large SVD, lost 0.3-1.2 s. The test processes make the same
 choice (``tests/conftest.py``).
 
-The limits are set with ``threadpoolctl`` on the native libraries loaded when the router is
-first imported (NumPy's and SciPy's OpenBLAS, scikit-learn's OpenMP runtime: every page's
-imports load them first). It changes the library's own setting: for OpenBLAS built with
-pthreads (NumPy's and SciPy's wheels) that is every thread's setting. A fit that pins BLAS
-itself (GroPLE, :func:`mlviz._parallel.map_blocks`) restores this one when it returns.
+OpenMP (scikit-learn's neighbour searches and k-means) keeps its default: limiting it too
+made no difference that this VM could show (the ML-KNN page's first run at delicious's shape,
+alternating: 5.20 and 4.13 s with one OpenMP thread, 3.87 and 5.39 s with the default; its
+CPU time equals its wall time either way), so only the measured cause is changed.
+
+The limit is set with ``threadpoolctl`` on the BLAS libraries loaded when the router is first
+imported (NumPy's and SciPy's OpenBLAS: every page's imports load them first). It changes the
+library's own setting: for OpenBLAS built with pthreads (NumPy's and SciPy's wheels) that is
+every thread's setting. A fit that pins BLAS itself (GroPLE,
+:func:`mlviz._parallel.map_blocks`) restores this one when it returns.
 """
 
 from __future__ import annotations
 
 from threadpoolctl import threadpool_limits
 
-#: BLAS and OpenMP threads per call in the server's process (see the module docstring).
-NATIVE_THREADS = 1
+#: BLAS threads per call in the server's process (see the module docstring).
+BLAS_THREADS = 1
 
 # Kept for the life of the process: never restored.
-_LIMITS = threadpool_limits(limits=NATIVE_THREADS)
+_BLAS_LIMIT = threadpool_limits(limits=BLAS_THREADS, user_api="blas")
