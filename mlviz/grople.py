@@ -62,6 +62,7 @@ __all__ = [
     "GroPLE",
     "lambda2_max",
     "lambda1_max",
+    "LambdaBounds",
     "prox_l21",
     "prox_group_l21",
     "prox_l1",
@@ -612,83 +613,147 @@ def lambda1_max(
     >>> bool(above.V_.any())  # every V^k is zero above the bound
     False
     """
-    Y = y.toarray() if sp.issparse(y) else np.asarray(y)
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    groups = check_groups(groups, Y.shape[1])
-    lambda2 = float(lambda2)
-    if lambda2 <= 0.0:
-        return float("inf")
-    labels = _SignedLabels(Y, signed=False)
-    indicator = _group_indicator(groups)
-    U0 = _initial_basis(labels, int(n_components), init, random_state)
-    # V_1: Algorithm 2 at U_0 exactly as the fit runs it (same start, limits and tolerance)
-    V1, _, _, _ = _apg_group_coefficients(
-        U0.T @ U0,
-        labels.rmatmul(U0),
-        lambda2,
-        groups,
-        indicator,
-        gamma=float(gamma),
-        max_iter=int(apg_max_iter),
-        tol=float(apg_tol),
-        V_init=None,
-    )
-    v_l21 = float(np.sqrt((V1 * V1) @ indicator).sum())
-    if v_l21 <= 0.0:
-        return 0.0
-    s, Q = eigh(V1 @ V1.T)
-    s = np.clip(s, 0.0, None)
-    W = Q.T @ V1
-    B = W @ labels.gram()  # (d, L): Q^T V_1 S^T S
-    C = np.einsum("jl,jl->j", B, W)  # diag(W S^T S W^T)
-    n_components_, n_groups = B.shape[0], indicator.shape[1]
-    # U_1^T S = Q D B. Its rows' squared norms within group k are diag(Q D G_k D Q^T) with
-    # G_k = B_k B_k^T (d x d): K d^3 per evaluation instead of d^2 L when K d < L (983
-    # labels, d = 100, K = 2: the GroPLE page's λ1 range 0.26 -> 0.16 s, the same bound)
-    group_grams = (
-        [B[:, column.astype(bool)] @ B[:, column.astype(bool)].T for column in indicator.T]
-        if n_groups * n_components_ < B.shape[1]
-        else None
-    )
+    if float(lambda2) <= 0.0:
+        return float("inf")  # before drawing U_0: no λ1 makes V zero (see above)
+    bounds = LambdaBounds(y, groups, n_components, init=init, random_state=random_state)
+    return bounds.lambda1_max(lambda2, gamma=gamma, apg_max_iter=apg_max_iter, apg_tol=apg_tol)
 
-    def largest_row_norm_sq(D: np.ndarray) -> float:
-        QD = Q * D[None, :]
-        if group_grams is None:
-            UtS = QD @ B
-            return float(((UtS * UtS) @ indicator).max())
-        return max(float(np.einsum("ij,ij->i", QD @ gram, QD).max()) for gram in group_grams)
 
-    def margin(lambda1: float) -> float:
-        D = 1.0 / (s + lambda1)
-        u_sq = float(np.sum(D * D * C))
-        if u_sq <= 0.0:  # S V_1^T = 0: U_1 = 0, so the second V step is 0
-            return -lambda2
-        c = (lambda2 * v_l21 / (2.0 * lambda1 * u_sq)) ** (1.0 / 3.0)
-        return 2.0 * c * np.sqrt(max(largest_row_norm_sq(D), 0.0)) - lambda2
+class LambdaBounds:
+    """:func:`lambda2_max` and :func:`lambda1_max` at one d on one set of labels, from one U_0.
 
-    scale = max(float(s[-1]), np.finfo(float).tiny)
-    grid = scale * np.logspace(-8.0, 8.0, 8 * 16 + 1)
-    # the last grid point where margin > 0, found from the top down: the same point as
-    # evaluating the whole grid, with the evaluations below it skipped (about half the grid's
-    # 129: at d = 246 each costs d^2 L, and the GroPLE page recomputes the bound on every d)
-    last = next((i for i in range(grid.size - 1, -1, -1) if margin(float(grid[i])) > 0.0), None)
-    if last is None:
-        return float(grid[0])  # V = 0 from far below the scale of V_1 on (margin <= 0 there)
-    if last == grid.size - 1:
-        return float("inf")  # not reached within 1e8 times the scale: no bound found
-    # Brent's method on log λ1 (margin is smooth between the kinks where the largest row
-    # changes, and Brent falls back to bisection steps there): ~9 evaluations instead of the
-    # 32 of a bisection to the same precision, ~15 % of the bound's time at d = 246 on 983
-    # labels, recomputed on every move of the GroPLE page's d (docs/BENCHMARKS.md)
-    root = brentq(
-        lambda log_lambda1: margin(float(np.exp(log_lambda1))),
-        np.log(grid[last]),
-        np.log(grid[last + 1]),
-        xtol=1e-11,
-        rtol=4 * np.finfo(float).eps,
-    )
-    return float(np.exp(root))
+    Both bounds start where :class:`GroPLE` starts: U_0 (``init``, ``random_state``; N x d
+    numbers) and the first V step at it. The GroPLE page asks for both on every move of d and
+    for λ1_max again on every move of λ2; each function on its own drew U_0 and converted the
+    labels again (at delicious's shape, d = 246: ~0.06 s for U_0, ~0.04 s for the labels and
+    ~0.05 s for ``S^T S``, of a ~0.5 s move). This keeps only what the bounds read: ``U_0^T
+    U_0`` (d x d), ``U_0^T S`` (d x L) and, once λ1_max is asked, ``S^T S`` (L x L). The
+    bounds are the functions' own, to the last bit (tested).
+
+    Parameters
+    ----------
+    y, groups, n_components, init, random_state
+        As in :func:`lambda2_max`.
+
+    Examples
+    --------
+    >>> from mlviz.grople import LambdaBounds, lambda1_max, lambda2_max
+    >>> from mlviz.synthetic import make_planted
+    >>> ds, groups = make_planted(n_samples=150, random_state=0)
+    >>> bounds = LambdaBounds(ds.Y, groups, 4, random_state=0)
+    >>> bounds.lambda2_max() == lambda2_max(ds.Y, groups, 4, random_state=0)
+    True
+    >>> bounds.lambda1_max(10.0) == lambda1_max(ds.Y, groups, 4, 10.0, random_state=0)
+    True
+    """
+
+    def __init__(self, y, groups, n_components: int, *, init: str = "random", random_state=None):
+        Y = y.toarray() if sp.issparse(y) else np.asarray(y)
+        if Y.ndim == 1:
+            Y = Y[:, None]
+        groups = check_groups(groups, Y.shape[1])
+        labels = _SignedLabels(Y, signed=False)
+        U0 = _initial_basis(labels, int(n_components), init, random_state)
+        self._labels = labels
+        self._groups = groups
+        self._UtU0 = U0.T @ U0
+        self._UtS0 = labels.rmatmul(U0)  # (d, L): U_0^T Y in the {-1, 1} coding
+        self._gram_matrix: np.ndarray | None = None
+
+    def _gram(self) -> np.ndarray:
+        if self._gram_matrix is None:
+            self._gram_matrix = self._labels.gram()
+        return self._gram_matrix
+
+    def lambda2_max(self) -> float:
+        """:func:`lambda2_max` (its derivation): ``2 max_{k, i} ||(U_0^T Y^k)_i||_2``."""
+        row_norms = np.sqrt((self._UtS0 * self._UtS0) @ _group_indicator(self._groups))
+        return 2.0 * float(row_norms.max(initial=0.0))
+
+    def lambda1_max(
+        self,
+        lambda2: float,
+        *,
+        gamma: float = 0.1,
+        apg_max_iter: int = 100,
+        apg_tol: float = 1e-4,
+    ) -> float:
+        """:func:`lambda1_max` at ``lambda2`` (its derivation and grid search).
+
+        ``gamma``, ``apg_max_iter`` and ``apg_tol`` are :class:`GroPLE`'s (they fix the
+        first V step).
+        """
+        lambda2 = float(lambda2)
+        if lambda2 <= 0.0:
+            return float("inf")
+        indicator = _group_indicator(self._groups)
+        # V_1: Algorithm 2 at U_0 exactly as the fit runs it (same start, limits and tolerance)
+        V1, _, _, _ = _apg_group_coefficients(
+            self._UtU0,
+            self._UtS0,
+            lambda2,
+            self._groups,
+            indicator,
+            gamma=float(gamma),
+            max_iter=int(apg_max_iter),
+            tol=float(apg_tol),
+            V_init=None,
+        )
+        v_l21 = float(np.sqrt((V1 * V1) @ indicator).sum())
+        if v_l21 <= 0.0:
+            return 0.0
+        s, Q = eigh(V1 @ V1.T)
+        s = np.clip(s, 0.0, None)
+        W = Q.T @ V1
+        B = W @ self._gram()  # (d, L): Q^T V_1 S^T S
+        C = np.einsum("jl,jl->j", B, W)  # diag(W S^T S W^T)
+        n_components_, n_groups = B.shape[0], indicator.shape[1]
+        # U_1^T S = Q D B. Its rows' squared norms within group k are diag(Q D G_k D Q^T) with
+        # G_k = B_k B_k^T (d x d): K d^3 per evaluation instead of d^2 L when K d < L (983
+        # labels, d = 100, K = 2: the GroPLE page's λ1 range 0.26 -> 0.16 s, the same bound)
+        group_grams = (
+            [B[:, column.astype(bool)] @ B[:, column.astype(bool)].T for column in indicator.T]
+            if n_groups * n_components_ < B.shape[1]
+            else None
+        )
+
+        def largest_row_norm_sq(D: np.ndarray) -> float:
+            QD = Q * D[None, :]
+            if group_grams is None:
+                UtS = QD @ B
+                return float(((UtS * UtS) @ indicator).max())
+            return max(float(np.einsum("ij,ij->i", QD @ gram, QD).max()) for gram in group_grams)
+
+        def margin(lambda1: float) -> float:
+            D = 1.0 / (s + lambda1)
+            u_sq = float(np.sum(D * D * C))
+            if u_sq <= 0.0:  # S V_1^T = 0: U_1 = 0, so the second V step is 0
+                return -lambda2
+            c = (lambda2 * v_l21 / (2.0 * lambda1 * u_sq)) ** (1.0 / 3.0)
+            return 2.0 * c * np.sqrt(max(largest_row_norm_sq(D), 0.0)) - lambda2
+
+        scale = max(float(s[-1]), np.finfo(float).tiny)
+        grid = scale * np.logspace(-8.0, 8.0, 8 * 16 + 1)
+        # the last grid point where margin > 0, found from the top down: the same point as
+        # evaluating the whole grid, with the evaluations below it skipped (about half the grid's
+        # 129: at d = 246 each costs d^2 L, and the GroPLE page recomputes the bound on every d)
+        last = next((i for i in range(grid.size - 1, -1, -1) if margin(float(grid[i])) > 0.0), None)
+        if last is None:
+            return float(grid[0])  # V = 0 from far below the scale of V_1 on (margin <= 0 there)
+        if last == grid.size - 1:
+            return float("inf")  # not reached within 1e8 times the scale: no bound found
+        # Brent's method on log λ1 (margin is smooth between the kinks where the largest row
+        # changes, and Brent falls back to bisection steps there): ~9 evaluations instead of the
+        # 32 of a bisection to the same precision, ~15 % of the bound's time at d = 246 on 983
+        # labels, recomputed on every move of the GroPLE page's d (docs/BENCHMARKS.md)
+        root = brentq(
+            lambda log_lambda1: margin(float(np.exp(log_lambda1))),
+            np.log(grid[last]),
+            np.log(grid[last + 1]),
+            xtol=1e-11,
+            rtol=4 * np.finfo(float).eps,
+        )
+        return float(np.exp(root))
 
 
 def _balance_factor(u_sq: float, V: np.ndarray, lambda1: float, lambda2: float, indicator):

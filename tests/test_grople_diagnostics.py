@@ -282,3 +282,28 @@ def test_grid_search_cv_picks_the_best_cell_of_cross_validate(planted):
     assert result.best_params["lambda2"] == 1.0  # the zero model predicts nothing: F1 0
     with pytest.raises(ValueError, match="unknown metric"):
         grid_search_cv(base, grid, X, Y, metric="nope")
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_lambda_bounds_from_one_start_are_the_functions_bounds(planted, sparse):
+    # LambdaBounds keeps U_0's products for both bounds: the same numbers, bit for bit, as
+    # lambda2_max and lambda1_max, on a λ2 grid across λ2_max (bound 0 from there on) and at
+    # λ2 = 0 (inf), for dense and CSR labels
+    import scipy.sparse as sp
+
+    from mlviz.grople import LambdaBounds, lambda1_max, lambda2_max
+
+    _, Y = planted
+    groups = np.arange(Y.shape[1]) % 4
+    Y = sp.csr_matrix(Y) if sparse else Y
+    for d in (2, 11):  # K d below L (per-group d x d Grams) and above it
+        bounds = LambdaBounds(Y, groups, d, random_state=3)
+        top = lambda2_max(Y, groups, d, random_state=3)
+        assert bounds.lambda2_max() == top > 0
+        for lambda2 in (0.0, 0.01 * top, 0.3 * top, top, 2 * top):
+            expected = lambda1_max(Y, groups, d, lambda2, random_state=3)
+            assert bounds.lambda1_max(lambda2) == expected, (d, lambda2)
+        assert bounds.lambda1_max(0.0) == np.inf and bounds.lambda1_max(top) == 0.0
+        assert 0 < bounds.lambda1_max(0.3 * top) < np.inf
+    other = LambdaBounds(Y, groups, 11, random_state=4)  # another U_0, another bound
+    assert other.lambda2_max() != LambdaBounds(Y, groups, 11, random_state=3).lambda2_max()
