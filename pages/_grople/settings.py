@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 from mlviz.figures import grople as figures
-from mlviz.grople import lambda1_max, lambda2_max
+from mlviz.grople import LambdaBounds
 from mlviz.label_clustering import LabelClustering
 from mlviz.methods import half_of_labels
 from pages._app import experiment, fitting, grouping, links, presentation
@@ -56,17 +56,21 @@ def training_groups(K: int, affinity: str):
     return groups.fit(Y_train).labels_
 
 
-def lambda2_bound(d: int, groups) -> float:
-    """λ2_max of the training labels at the page's label groups (seed 0, as the page's GroPLE
-    fits: the same U_0)."""
-    return lambda2_max(experiment.current_split().Y_train, groups, d, random_state=0)
+def lambda_bounds(d: int, groups) -> LambdaBounds:
+    """What both λ bounds read, from the training labels at the page's label groups and d
+    (seed 0, as the page's GroPLE fits: the same U_0), kept for the λ2 moves that follow."""
+    return LambdaBounds(experiment.current_split().Y_train, groups, d, random_state=0)
 
 
-def lambda1_bound(d: int, groups, lambda2: float) -> float:
-    """λ1_max of the training labels at the page's label groups and λ2 (seed 0, as the page's
-    GroPLE fits): above it Algorithm 1's second V step is zero (:func:`lambda1_max`)."""
-    Y_train = experiment.current_split().Y_train
-    return lambda1_max(Y_train, groups, d, lambda2, random_state=0)
+def lambda2_bound(bounds: LambdaBounds) -> float:
+    """λ2_max of the training labels (:func:`mlviz.grople.lambda2_max`)."""
+    return bounds.lambda2_max()
+
+
+def lambda1_bound(bounds: LambdaBounds, lambda2: float) -> float:
+    """λ1_max at λ2: above it Algorithm 1's second V step is zero
+    (:func:`mlviz.grople.lambda1_max`)."""
+    return bounds.lambda1_max(lambda2)
 
 
 def controls(page: GroPLEPage) -> Settings:
@@ -124,9 +128,11 @@ def controls(page: GroPLEPage) -> Settings:
         groups = fitting.compute(
             training_groups, {"K": n_groups, "affinity": affinity}, label="Label groups"
         )
-        bound = bound1 = None  # without groups: the grids, unbounded
+        bound = bound1 = bounds = None  # without groups: the grids, unbounded
         if groups is not None:
-            bound = fitting.compute(lambda2_bound, {"d": d, "groups": groups}, label="λ2 range")
+            bounds = fitting.compute(lambda_bounds, {"d": d, "groups": groups}, label="λ ranges")
+        if bounds is not None:
+            bound = fitting.compute(lambda2_bound, {"bounds": bounds}, label="λ2 range")
         lambda2_grid = figures.lambda_options(LOG_GRID, bound)
         lambda2_default = figures.lambda2_opening(lambda2_grid, bound, opening["lambda2"])
         if st.session_state.get("grople_lambda2", lambda2_default) not in lambda2_grid:
@@ -146,11 +152,9 @@ def controls(page: GroPLEPage) -> Settings:
                 f"{max(lambda2_grid):g}, the first of its values where V is zero."
             )
         # every V^k is zero above λ1_max at this λ2 (second V step, Eq. A.2-A.3): λ1 ends there
-        if groups is not None:
+        if bounds is not None:
             bound1 = fitting.compute(
-                lambda1_bound,
-                {"d": d, "groups": groups, "lambda2": float(lambda2)},
-                label="λ1 range",
+                lambda1_bound, {"bounds": bounds, "lambda2": float(lambda2)}, label="λ1 range"
             )
         # None (failed) or inf (λ2 = 0: no λ1 makes V zero): the grid
         lambda1_grid = figures.lambda_options(POSITIVE_GRID, bound1)
