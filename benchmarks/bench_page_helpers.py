@@ -12,7 +12,9 @@ thread, minimum and median of ``--repeats`` calls in this process:
   counts given (the Label clusters page on every move of K);
 * ``stats.cooccurrence``: the pair counts themselves (once per data set);
 * ``lambda1_max``: the λ1 slider's bound at d = 246 on 12,000 rows (every move of d on the
-  GroPLE page), with the number of margin evaluations.
+  GroPLE page), with the number of margin evaluations;
+* both λ bounds of a move of d (d = 246, 12,000 rows): by the two functions, and from one
+  ``LambdaBounds`` (stop 44), where the checkout has it.
 
 Run in any checkout (``python benchmarks/bench_page_helpers.py``); a row whose call that
 checkout does not have (``cooccurrence=``) is left out. ``run()`` for
@@ -79,9 +81,21 @@ def run(repeats: int = 7) -> pd.DataFrame:
     calls["lambda1_max, d = 246, 12,000 rows"] = lambda: grople.lambda1_max(
         Y[:12_000], bound_groups, 246, 10.0, random_state=0
     )
+    both = "both λ bounds, d = 246, 12,000 rows"
+    calls[f"{both}: the functions"] = lambda: (
+        grople.lambda2_max(Y[:12_000], bound_groups, 246, random_state=0),
+        grople.lambda1_max(Y[:12_000], bound_groups, 246, 10.0, random_state=0),
+    )
+    if hasattr(grople, "LambdaBounds"):
+
+        def from_one_start() -> tuple[float, float]:
+            bounds = grople.LambdaBounds(Y[:12_000], bound_groups, 246, random_state=0)
+            return bounds.lambda2_max(), bounds.lambda1_max(10.0)
+
+        calls[f"{both}: one LambdaBounds"] = from_one_start
     rows = []
     for name, call in calls.items():
-        fastest, median = _times(call, repeats if "lambda1" not in name else 3)
+        fastest, median = _times(call, repeats if "λ" not in name and "lambda" not in name else 3)
         rows.append({"call": name, "min (s)": fastest, "median (s)": median})
     return pd.DataFrame(rows)
 
