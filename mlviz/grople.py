@@ -527,7 +527,11 @@ def lambda2_max(
 def _lambda2_max(labels: _SignedLabels, groups: np.ndarray, n_components, init, random_state):
     """:func:`lambda2_max` of labels already wrapped (``GroPLE.fit`` reuses its own)."""
     U0 = _initial_basis(labels, int(n_components), init, random_state)
-    UtS = labels.rmatmul(U0)  # (d, L): U_0^T Y in the {-1, 1} coding
+    return _lambda2_from(labels.rmatmul(U0), groups)
+
+
+def _lambda2_from(UtS: np.ndarray, groups: np.ndarray) -> float:
+    """``2 max_{k, i} ||(U_0^T Y^k)_i||_2`` from ``U_0^T S`` (d, L) in the {-1, 1} coding."""
     row_norms = np.sqrt((UtS * UtS) @ _group_indicator(groups))  # (d, K)
     return 2.0 * float(row_norms.max(initial=0.0))
 
@@ -667,8 +671,7 @@ class LambdaBounds:
 
     def lambda2_max(self) -> float:
         """:func:`lambda2_max` (its derivation): ``2 max_{k, i} ||(U_0^T Y^k)_i||_2``."""
-        row_norms = np.sqrt((self._UtS0 * self._UtS0) @ _group_indicator(self._groups))
-        return 2.0 * float(row_norms.max(initial=0.0))
+        return _lambda2_from(self._UtS0, self._groups)
 
     def lambda1_max(
         self,
