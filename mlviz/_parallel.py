@@ -10,13 +10,24 @@ without copies (measured on CLEMS's shape in ``benchmarks/bench_placement.py``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from numbers import Integral
 from typing import TypeVar
 
 from joblib import Parallel, delayed, effective_n_jobs
 from threadpoolctl import threadpool_limits
 
+from mlviz._compat import Interval
+
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+
+#: The parameter constraint of an ``n_jobs``: joblib's convention without its one meaningless
+#: value, 0, which joblib rejects only when the threads start (after the work before them).
+N_JOBS_CONSTRAINT = [
+    Interval(Integral, 1, None, closed="left"),
+    Interval(Integral, None, -1, closed="right"),
+    None,
+]
 
 
 def map_blocks(

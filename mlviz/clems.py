@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlviz import costs as _costs
 from mlviz._compat import HasMethods, Interval, StrOptions, _fit_context
-from mlviz._parallel import map_blocks
+from mlviz._parallel import N_JOBS_CONSTRAINT, map_blocks
 from mlviz._validation import check_label_matrix
 from mlviz.base import MultiLabelEstimator
 from mlviz.linear import paper_ridge
@@ -384,7 +384,7 @@ class CLEMS(MultiLabelEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(

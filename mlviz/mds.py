@@ -53,7 +53,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 
 from mlviz._compat import Interval, validate_params
-from mlviz._parallel import map_blocks
+from mlviz._parallel import N_JOBS_CONSTRAINT, map_blocks
 
 __all__ = [
     "classical_mds",
@@ -851,7 +851,7 @@ _OOS_CHUNK = 512
         "max_iter": _POSITIVE_INT,
         "tol": [Interval(Real, 0, None, closed="left")],
         "relaxation": [Interval(Real, 0, 1, closed="both")],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     },
     prefer_skip_nested_validation=True,
 )

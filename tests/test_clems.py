@@ -197,6 +197,9 @@ def test_sparse_features_match_dense():
         ({"n_components": 0}, "'n_components' parameter of CLEMS must be an int"),
         ({"max_candidates": 0}, "'max_candidates' parameter of CLEMS must be an int"),
         ({"tol": -1.0}, "'tol' parameter of CLEMS must be a float"),
+        # 0 threads is refused before the fit, not by joblib once the placement starts
+        ({"n_jobs": 0}, r"'n_jobs' parameter of CLEMS must be an int in the range \[1, inf\)"),
+        ({"n_jobs": 1.5}, r"an int in the range \(-inf, -1\] or None. Got 1.5"),
     ],
 )
 def test_invalid_parameters_are_explained(params, message):

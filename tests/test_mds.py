@@ -24,6 +24,7 @@ from mlviz.mds import (
     classical_mds,
     kruskal_stress1,
     landmark_mds,
+    out_of_sample_smacof,
 )
 
 
@@ -360,6 +361,8 @@ _IN_1_INF = "must be an int in the range [1, inf)"
         (weighted_smacof, {"weights": "uniform"}, "'weights' parameter of {} must be an array"),
         (classical_mds, {"n_components": "2"}, "'n_components' parameter of {} must be an int"),
         (landmark_mds, {"n_components": -1}, f"'n_components' parameter of {{}} {_IN_1_INF}"),
+        (out_of_sample_smacof, {"n_jobs": 0}, f"'n_jobs' parameter of {{}} {_IN_1_INF}, an int"),
+        (out_of_sample_smacof, {"n_jobs": 0}, "in the range (-inf, -1] or None. Got 0 instead"),
     ],
 )
 def test_bad_parameter_is_named_with_its_valid_range(function, arguments, message):
@@ -370,6 +373,7 @@ def test_bad_parameter_is_named_with_its_valid_range(function, arguments, messag
         ),
         classical_mds: lambda **kw: classical_mds(delta, **kw),
         landmark_mds: lambda **kw: landmark_mds(delta, delta, **kw),
+        out_of_sample_smacof: lambda **kw: out_of_sample_smacof(np.zeros((6, 2)), delta[:2], **kw),
     }[function]
     with pytest.raises(InvalidParameterError) as raised:
         call(**arguments)
