@@ -87,17 +87,22 @@ def _peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-async def _run_script(ws, page: str, timeout: float) -> tuple[float, int, int, str]:
+async def _run_script(
+    ws, page: str, timeout: float, url: dict[str, str]
+) -> tuple[float, int, int, str]:
     """Ask for a run of ``page`` as the browser does (a ``rerun_script`` BackMsg with the
-    page's name) and read ForwardMsgs until the run finished for good (runs that end early
-    for a rerun, like the router's first run, are followed). Returns (seconds, tracebacks
-    shown, st.error boxes shown, the page's title) of the final run."""
+    page's name and the address bar's query string) and read ForwardMsgs until the run
+    finished for good (runs that end early for a rerun, like the router's first run, are
+    followed). ``url["query"]`` is the address bar's query string: sent with the request and
+    updated from the app's ``page_info_changed`` messages, as the browser updates its address
+    bar. Returns (seconds, tracebacks shown, st.error boxes shown, the page's title) of the
+    final run."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     done = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR)
     request = BackMsg()
-    request.rerun_script.query_string = ""
+    request.rerun_script.query_string = url["query"]
     request.rerun_script.page_name = page
     start = time.perf_counter()
     await ws.send(request.SerializeToString())
@@ -115,6 +120,8 @@ async def _run_script(ws, page: str, timeout: float) -> tuple[float, int, int, s
             in_main = message.metadata.delta_path[:1] == [0]  # 0: main area, 1: sidebar
             if shown == "heading" and in_main and not title:
                 title = element.heading.body
+        elif kind == "page_info_changed":
+            url["query"] = message.page_info_changed.query_string
         elif kind == "script_finished":
             if message.script_finished in done:
                 return time.perf_counter() - start, tracebacks, errors, title
@@ -132,12 +139,14 @@ async def _student(url: str, page: str, reruns: int, record: dict) -> None:
         async with websockets.connect(
             ws_url, subprotocols=["streamlit"], origin=url, max_size=None, ping_interval=None
         ) as ws:
-            seconds, tracebacks, errors, title = await _run_script(ws, page, WAIT_S)
+            # a first view opens the page's bare link; its reruns keep the link the app wrote
+            url_state = {"query": ""}
+            seconds, tracebacks, errors, title = await _run_script(ws, page, WAIT_S, url_state)
             record["first"].append(time.perf_counter() - start)
             record["titles"].add(f"{name}: {title}")
             record["per_page"].setdefault(name, []).append(seconds)
             for _ in range(reruns):
-                seconds, tracebacks, errors, _ = await _run_script(ws, page, WAIT_S)
+                seconds, tracebacks, errors, _ = await _run_script(ws, page, WAIT_S, url_state)
                 record["rerun"].append(seconds)
             if tracebacks:
                 record["errors"].append(f"{name}: {tracebacks} traceback(s) shown")
