@@ -9,10 +9,9 @@ import numpy as np
 import streamlit as st
 
 from mlviz.figures import grople as figures
-from mlviz.grople import LambdaBounds
 from mlviz.label_clustering import LabelClustering
 from mlviz.methods import half_of_labels
-from pages._app import experiment, fitting, grouping, links, presentation
+from pages._app import experiment, fitting, grople_bounds, grouping, links, presentation
 from pages._grople.context import GROPLE, PRESET, GroPLEPage
 
 LOG_GRID = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0]
@@ -54,23 +53,6 @@ def training_groups(K: int, affinity: str):
     Y_train = experiment.current_split().Y_train
     groups = LabelClustering(n_groups=min(K, Y_train.shape[1]), affinity=affinity, random_state=0)
     return groups.fit(Y_train).labels_
-
-
-def lambda_bounds(d: int, groups) -> LambdaBounds:
-    """What both λ bounds read, from the training labels at the page's label groups and d
-    (seed 0, as the page's GroPLE fits: the same U_0), kept for the λ2 moves that follow."""
-    return LambdaBounds(experiment.current_split().Y_train, groups, d, random_state=0)
-
-
-def lambda2_bound(bounds: LambdaBounds) -> float:
-    """λ2_max of the training labels (:func:`mlviz.grople.lambda2_max`)."""
-    return bounds.lambda2_max()
-
-
-def lambda1_bound(bounds: LambdaBounds, lambda2: float) -> float:
-    """λ1_max at λ2: above it Algorithm 1's second V step is zero
-    (:func:`mlviz.grople.lambda1_max`)."""
-    return bounds.lambda1_max(lambda2)
 
 
 def controls(page: GroPLEPage) -> Settings:
@@ -130,9 +112,9 @@ def controls(page: GroPLEPage) -> Settings:
         )
         bound = bound1 = bounds = None  # without groups: the grids, unbounded
         if groups is not None:
-            bounds = fitting.compute(lambda_bounds, {"d": d, "groups": groups}, label="λ ranges")
+            bounds = grople_bounds.lambda_bounds(d, groups)
         if bounds is not None:
-            bound = fitting.compute(lambda2_bound, {"bounds": bounds}, label="λ2 range")
+            bound = bounds.lambda2_max()
         lambda2_grid = figures.lambda_options(LOG_GRID, bound)
         lambda2_default = figures.lambda2_opening(lambda2_grid, bound, opening["lambda2"])
         if st.session_state.get("grople_lambda2", lambda2_default) not in lambda2_grid:
@@ -153,9 +135,7 @@ def controls(page: GroPLEPage) -> Settings:
             )
         # every V^k is zero above λ1_max at this λ2 (second V step, Eq. A.2-A.3): λ1 ends there
         if bounds is not None:
-            bound1 = fitting.compute(
-                lambda1_bound, {"bounds": bounds, "lambda2": float(lambda2)}, label="λ1 range"
-            )
+            bound1 = grople_bounds.lambda1_max(bounds, lambda2)
         # None (failed) or inf (λ2 = 0: no λ1 makes V zero): the grid
         lambda1_grid = figures.lambda_options(POSITIVE_GRID, bound1)
         # opens at the preset's λ1, or the largest option below the bound (the last option, at

@@ -15,13 +15,13 @@ import numpy as np
 
 from mlviz import hypercube
 from mlviz.clems import CLEMS
-from mlviz.grople import GroPLE, lambda1_max, lambda2_max
+from mlviz.grople import GroPLE, LambdaBounds
 from mlviz.label_clustering import LabelClustering
 from mlviz.linear import PLST
 from mlviz.methods import METHODS
 from mlviz.metrics import per_label_f1 as _per_label_f1
 from mlviz.mlknn import MLkNN
-from pages._app import experiment, fitting, source
+from pages._app import experiment, fitting, grople_bounds, source
 from pages._lesson.state import Lesson
 
 
@@ -81,40 +81,24 @@ def grople(c: Lesson, d: int, lambda1: float, lambda2: float) -> GroPLE | None:
     return _fit(c, "GroPLE", "GroPLE", **settings)
 
 
-def _lambda2_max(d: int, groups: np.ndarray) -> float:
-    # seed 0: the registry's GroPLE fits with it, so this is the fit's own U_0
-    return lambda2_max(experiment.current_split().Y_train, groups, d, random_state=0)
+def _step3_groups(c: Lesson) -> np.ndarray | None:
+    """Step 3's label groups, on which step 4's GroPLE fits (None if they failed)."""
+    if c.L < 3:
+        return np.zeros(c.L, dtype=int)
+    model = clustering(c, *c.groups_settings())
+    return None if model is None else model.labels_
 
 
-def grople_lambda2_max(c: Lesson, d: int) -> float | None:
-    """λ2 from which step 4's fit is zero (:func:`mlviz.grople.lambda2_max`), step 3's groups."""
-    k, affinity = c.groups_settings()
-    model = clustering(c, k, affinity) if c.L >= 3 else None
-    if c.L >= 3 and model is None:
-        return None
-    groups = model.labels_ if model is not None else np.zeros(c.L, dtype=int)
-    return fitting.compute(_lambda2_max, {"d": d, "groups": groups}, label="λ2 range")
+def grople_lambda_bounds(c: Lesson, d: int) -> LambdaBounds | None:
+    """Both λ bounds of step 4's fit at ``d`` on step 3's groups
+    (:func:`pages._app.grople_bounds.lambda_bounds`: the GroPLE page's own)."""
+    groups = _step3_groups(c)
+    return None if groups is None else grople_bounds.lambda_bounds(d, groups)
 
 
-def _lambda1_max(d: int, groups: np.ndarray, lambda2s: tuple[float, ...]) -> dict[float, float]:
-    # seed 0 as in _lambda2_max: the fit's own U_0 and first V step
-    Y = experiment.current_split().Y_train
-    return {v: lambda1_max(Y, groups, d, v, random_state=0) for v in lambda2s}
-
-
-def grople_lambda1_max(c: Lesson, d: int, lambda2s) -> dict[float, float] | None:
-    """λ1 above which step 4's fit is zero at each λ2 of ``lambda2s``
-    (:func:`mlviz.grople.lambda1_max`), step 3's groups."""
-    k, affinity = c.groups_settings()
-    model = clustering(c, k, affinity) if c.L >= 3 else None
-    if c.L >= 3 and model is None:
-        return None
-    groups = model.labels_ if model is not None else np.zeros(c.L, dtype=int)
-    return fitting.compute(
-        _lambda1_max,
-        {"d": d, "groups": groups, "lambda2s": tuple(float(v) for v in lambda2s)},
-        label="λ1 bound",
-    )
+def grople_lambda1_max(bounds: LambdaBounds, lambda2: float) -> float | None:
+    """λ1 above which step 4's fit is zero at ``lambda2`` (the GroPLE page's, as above)."""
+    return grople_bounds.lambda1_max(bounds, lambda2)
 
 
 def clems(c: Lesson, m: int, cost: str) -> CLEMS | None:

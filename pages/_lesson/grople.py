@@ -68,7 +68,8 @@ def show(c: Lesson) -> None:
     # both sliders span the range where the fit changes on this data: λ2 up to λ2_max, λ1 up
     # to λ1_max at the chosen λ2, each ending at its bound, where every V^k is zero
     # (grople_figures.lambda_options)
-    bound = fits.grople_lambda2_max(c, d)
+    bounds = fits.grople_lambda_bounds(c, d)
+    bound = None if bounds is None else bounds.lambda2_max()
     options = grople_figures.lambda_options(LAMBDA2_GRID, bound)
     opening = grople_figures.lambda2_opening(options, bound, c.defaults["lesson_grople_lambda2"])
     c.ensure("lesson_grople_lambda2", lambda v: v in options)
@@ -89,8 +90,7 @@ def show(c: Lesson) -> None:
             f"From λ2 = {bound:.3g} on every $V^k$ is zero on this training split, so the "
             f"slider ends at {max(options):g}, the first of its values where V is zero."
         )
-    bound1 = fits.grople_lambda1_max(c, d, [lambda2])
-    at_lambda2 = bound1.get(lambda2) if bound1 is not None else None
+    at_lambda2 = None if bounds is None else fits.grople_lambda1_max(bounds, lambda2)
     options1 = grople_figures.lambda_options(LAMBDA1_GRID, at_lambda2)
     below = [v for v in options1 if at_lambda2 is None or v < at_lambda2] or options1[:1]
     preferred = c.defaults["lesson_grople_lambda1"]
