@@ -429,7 +429,8 @@ MAIN = '[data-testid="stMain"]'
 
 def layout_problems(pg, where: str, scope: str = MAIN) -> list[str]:
     """Clipped titles, legends on axis titles or on the title, titles on subplot titles,
-    annotations or colour bars, clipped tables on the page."""
+    annotations or colour bars, clipped tables on the page, and texts of text-mode points
+    drawn over each other (:func:`text_problems`)."""
     measured = pg.evaluate(_MEASURE, scope)
     problems = []
     for i, chart in enumerate(measured["charts"]):
@@ -453,6 +454,33 @@ def layout_problems(pg, where: str, scope: str = MAIN) -> list[str]:
                 f"{where}: table {i + 1} clipped ({table['scrollWidth']} px of columns in "
                 f"{table['clientWidth']} px): {table['header']}"
             )
+    return problems + text_problems(pg, where, scope)
+
+
+# The texts of plotly's text-mode points (a biplot's label names), as the boxes they cover
+# on the screen, per chart; plotly places them where their points are, without avoiding
+# each other.
+_POINT_TEXTS = """(scope) => Array.from(
+  document.querySelectorAll(scope + ' .js-plotly-plot')).map(p => Array.from(
+    p.querySelectorAll('.textpoint text')).filter(t => t.textContent.trim()).map(t => {
+      const b = t.getBoundingClientRect();
+      return {text: t.textContent, left: b.left, right: b.right, top: b.top, bottom: b.bottom};
+    }))"""
+
+
+def text_problems(pg, where: str, scope: str = MAIN) -> list[str]:
+    """Texts of plotly's text-mode points drawn over each other (more than 1 px both ways)."""
+    problems = []
+    for i, texts in enumerate(pg.evaluate(_POINT_TEXTS, scope)):
+        for j, a in enumerate(texts):
+            for b in texts[j + 1 :]:
+                wide = min(a["right"], b["right"]) - max(a["left"], b["left"])
+                high = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+                if wide > 1 and high > 1:
+                    problems.append(
+                        f"{where}: chart {i + 1}: {a['text'][:40]!r} is drawn over "
+                        f"{b['text'][:40]!r} ({wide:.0f} x {high:.0f} px)"
+                    )
     return problems
 
 
