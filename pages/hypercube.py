@@ -313,7 +313,17 @@ st.caption(
             else "With PCA the axes are the principal directions of the instances on the drawn "
             "label sets (PLST's directions when every set is drawn)"
         )
-        + ("; red arrows show where each label's axis points. " if show_axes else ". ")
+        + (
+            "; red arrows show where each label's axis points"
+            + (
+                " (a name that would cover a longer arrow's is left off: hover an arrow's tip "
+                "for its label). "
+                if dim == 2
+                else ". "
+            )
+            if show_axes
+            else ". "
+        )
         if method == "pca"
         else f"Classical MDS keeps the Hamming distances as well as {dim} dimensions allow. "
         if method == "mds" and n_drawn <= hypercube.DEFAULT_N_LANDMARKS

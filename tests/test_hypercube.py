@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from mlviz._compat import InvalidParameterError
-from mlviz.figures.hypercube import cube_figure, hypercube_figure, labelset_text
+from mlviz.figures.hypercube import (
+    MAX_ARROW_NAME_CHARS,
+    cube_figure,
+    hypercube_figure,
+    labelset_text,
+)
 from mlviz.hypercube import (
     hamming_distances,
     hamming_edges,
@@ -241,21 +246,78 @@ def test_hypercube_figure_group_ids_are_categories_and_minus_one_is_named():
     assert fig.layout.yaxis.scaleanchor is None  # uses the width unless asked
 
 
-def test_hypercube_biplot_names_only_the_longest_arrows():
-    vertices = np.eye(3, dtype=int)
-    loadings = np.array([[1.0, 0.0], [0.1, 0.0], [0.0, -2.0]])
-    fig = hypercube_figure(
-        np.zeros((3, 2)),
-        vertices,
-        np.ones(3, int),
+def _biplot(coords, loadings, names, **kwargs):
+    n = len(coords)
+    return hypercube_figure(
+        coords,
+        np.eye(n, dtype=int),
+        np.ones(n, int),
         np.zeros((0, 2), int),
-        ["a", "b", "c"],
+        names,
         loadings=loadings,
-        max_arrow_names=2,
+        **kwargs,
     )
-    text = next(t for t in fig.data if t.mode == "text")
-    assert list(text.text) == ["a", "c"]
-    assert "2 longest of 3" in text.name
+
+
+def _names_trace(fig):
+    return next(t for t in fig.data if t.mode == "text")
+
+
+def test_hypercube_biplot_names_only_the_longest_arrows():
+    loadings = np.array([[1.0, 0.0], [0.1, 0.0], [0.0, -2.0]])
+    fig = _biplot(np.zeros((3, 2)), loadings, ["a", "b", "c"], max_arrow_names=2)
+    text = _names_trace(fig)
+    assert list(text.text) == ["a", "", "c"]
+    assert list(text.hovertext) == ["a", "b", "c"]  # every tip still names its label on hover
+    assert "names of 2 of 3 arrows" in text.name
+
+
+def test_hypercube_biplot_leaves_off_a_name_drawn_over_a_longer_arrows_name():
+    # b points almost where a points and is barely shorter: its name would sit on a's (both
+    # right of their tips, 2 px apart on a ~460 x 280 px plot); c points the other way
+    coords = np.array([[-1.0, -1.0], [1.0, 1.0], [0.0, 0.0]])
+    loadings = np.array([[0.9, 0.0], [0.89, 0.005], [-0.9, 0.0]])
+    fig = _biplot(coords, loadings, ["a", "b", "c"])
+    text = _names_trace(fig)
+    assert list(text.text) == ["a", "", "c"]
+    assert list(text.hovertext) == ["a", "b", "c"]
+    assert text.name == "names of 2 of 3 arrows"
+    # far enough apart (a quarter of the plot's height), both are named
+    loadings[1] = [0.89, 0.5]
+    assert list(_names_trace(_biplot(coords, loadings, ["a", "b", "c"])).text) == ["a", "b", "c"]
+
+
+def test_hypercube_biplot_name_boxes_are_measured_on_the_names_side_of_the_tip():
+    # b's tip is just left of a's, both right of the origin: b's long name, right of its
+    # tip, would run over a's; pointing the other way, its name is left of its tip and fits
+    coords = np.array([[-1.0, -1.0], [1.0, 1.0]])
+    names = ["a", "b" * 10]
+    loadings = np.array([[1.0, 0.0], [0.95, 0.0]])
+    assert list(_names_trace(_biplot(coords, loadings, names)).text) == ["a", ""]
+    loadings[1] = [-0.95, 0.0]
+    fig = _biplot(coords, loadings, names)
+    assert list(_names_trace(fig).text) == names
+    assert _names_trace(fig).name == "label names"
+
+
+def test_hypercube_biplot_of_some_labels_names_their_arrows_after_arrow_names():
+    # the Lesson draws the longest axes only: arrow i is arrow_names[i]'s, not label_names[i]'s
+    coords = np.array([[-1.0, -1.0], [1.0, 1.0], [0.0, 0.0]])
+    loadings = np.array([[0.9, 0.5], [-0.9, -0.5]])
+    fig = _biplot(coords, loadings, ["a", "b", "c"], arrow_names=["c", "a"])
+    assert list(_names_trace(fig).hovertext) == ["c", "a"]
+    assert list(_names_trace(fig).text) == ["c", "a"]
+    with pytest.raises(ValueError, match="2 label axes but 3 names"):
+        _biplot(coords, loadings, ["a", "b", "c"])
+
+
+def test_hypercube_biplot_cuts_a_long_arrow_name():
+    coords = np.array([[-1.0, -1.0], [1.0, 1.0]])
+    loadings = np.array([[0.9, 0.0], [-0.9, 0.0]])
+    fig = _biplot(coords, loadings, ["x" * 100_000, "b"])
+    shown = _names_trace(fig).text[0]
+    assert shown == "x" * (MAX_ARROW_NAME_CHARS - 1) + "…"
+    assert _names_trace(fig).hovertext[0] == shown
 
 
 def test_hypercube_biplot_scales_the_arrows_to_the_cloud():

@@ -113,6 +113,7 @@ def hypercube_figure(
     axis_titles: Sequence[str] = ("projection axis 1", "projection axis 2", "projection axis 3"),
     equal_aspect: bool = False,
     max_arrow_names: int = 12,
+    arrow_names: Sequence[str] | None = None,
 ) -> go.Figure:
     """Occupied vertices as nodes (size ~ sqrt(count)), Hamming-1 edges as lines.
 
@@ -139,8 +140,13 @@ def hypercube_figure(
         One unit the same length on both axes (2-D). Off by default: the projection then
         uses the column's width; distances along the two axes are not comparable.
     max_arrow_names : int, default=12
-        Name only this many of the longest label arrows (names of short arrows pile up at
-        the origin); the legend says how many are named.
+        Name at most this many label arrows, the longest first (names of short arrows pile
+        up at the origin). In 2-D an arrow's name is also left off where it would be drawn
+        over the name of a longer arrow (estimated for the projector's layout); every tip
+        still shows its label's name on hover, and the legend says how many are named.
+    arrow_names : sequence of str, optional
+        The label of each row of ``loadings`` when they are some labels' axes only (the
+        Lesson draws the longest); default ``label_names``, one arrow per label.
 
     Examples
     --------
@@ -232,7 +238,17 @@ def hypercube_figure(
         loadings = np.asarray(loadings, dtype=float)
         longest, reach = np.linalg.norm(loadings, axis=1).max(), np.abs(coords).max()
         scale = 0.9 * reach / longest if longest > 0 and reach > 0 else 1.0
-        _add_label_arrows(fig, scale * loadings, label_names, max_arrow_names, scale)
+        tips = scale * loadings
+        # what the plot shows (plotly's autorange holds every point and every arrow's tip)
+        shown = np.vstack([coords, tips, np.zeros((1, dim))])
+        extent = np.array([shown.min(axis=0), shown.max(axis=0)])
+        names = label_names if arrow_names is None else arrow_names
+        if len(names) != len(loadings):
+            raise ValueError(
+                f"hypercube_figure: {len(loadings)} label axes but {len(names)} names for them; "
+                "pass arrow_names when the axes are some labels' only."
+            )
+        _add_label_arrows(fig, tips, names, max_arrow_names, scale, extent)
     fig.update_layout(
         title=title,
         showlegend=True,
@@ -250,22 +266,88 @@ def hypercube_figure(
     return legible(fig)
 
 
+#: The plot area a 2-D biplot gets at the projector's 1280 x 720 with the sidebar open (px,
+#: measured on yeast: ~470 x 290), and the box of a name at plotly's 12 px font (~7 px per
+#: character, one 16 px line): where two names' boxes would meet, the shorter arrow's name
+#: is left off. A wider plot (sidebar collapsed, a wider window) only moves names apart.
+_BIPLOT_PLOT_PX = (460.0, 280.0)
+#: An arrow's name is cut to this many characters (an upload's name can be 100,000 long).
+MAX_ARROW_NAME_CHARS = 80
+_NAME_CHAR_PX, _NAME_LINE_PX, _NAME_GAP_PX = 7.0, 16.0, 4.0
+
+
+def _names_that_fit(
+    tips: np.ndarray, names: Sequence[str], extent: np.ndarray, max_names: int
+) -> np.ndarray:
+    """Indices of the arrows to name on a 2-D biplot: the longest first, each kept only if
+    its name's box (beside its tip, outward) meets none of the names kept before it, at most
+    ``max_names``. ``extent`` is ``[[x_min, y_min], [x_max, y_max]]`` of what the plot shows.
+
+    Plotly places text without avoiding collisions, so on yeast the names of arrows that
+    point alike were drawn over each other; the boxes are estimated in pixels from the plot
+    area of the projector layout (``_BIPLOT_PLOT_PX``). Every tip names its label on hover.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tips = np.array([[1.0, 0.0], [0.98, 0.01], [-1.0, 0.0]])
+    >>> extent = np.array([[-1.0, -1.0], [1.0, 1.0]])
+    >>> _names_that_fit(tips, ["a", "b", "c"], extent, max_names=12).tolist()  # b sits on a
+    [0, 2]
+    """
+    span = np.where(extent[1] > extent[0], extent[1] - extent[0], 1.0)
+    pixels = (tips - extent[0]) / span * np.array(_BIPLOT_PLOT_PX)
+    pixels[:, 1] = _BIPLOT_PLOT_PX[1] - pixels[:, 1]  # screen y grows downwards
+    kept: list[int] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    for i in np.argsort(-np.linalg.norm(tips, axis=1), kind="stable"):
+        if len(kept) == max_names:
+            break
+        width = _NAME_CHAR_PX * len(names[i])
+        x, y = pixels[i]
+        # textposition "middle right" for tips right of the origin, "middle left" otherwise
+        left = x + _NAME_GAP_PX if tips[i, 0] >= 0 else x - _NAME_GAP_PX - width
+        box = (left, left + width, y - _NAME_LINE_PX / 2, y + _NAME_LINE_PX / 2)
+        if all(
+            box[0] >= other[1] or other[0] >= box[1] or box[2] >= other[3] or other[2] >= box[3]
+            for other in boxes
+        ):
+            kept.append(int(i))
+            boxes.append(box)
+    return np.sort(np.array(kept, dtype=int))
+
+
 def _add_label_arrows(
     fig: go.Figure,
     loadings: np.ndarray,
     label_names: Sequence[str],
     max_names: int,
     scale: float = 1.0,
+    extent: np.ndarray | None = None,
 ) -> None:
     dim = loadings.shape[1]
-    lengths = np.linalg.norm(loadings, axis=1)
-    named = np.sort(np.argsort(-lengths, kind="stable")[:max_names])
-    names = [plain(label_names[i]) for i in named]  # user text: shown, never rendered
-    names_legend = (
-        "label names"
-        if len(named) == len(loadings)
-        else f"names of the {len(named)} longest of {len(loadings)} arrows"
-    )
+    cut = [str(name) for name in label_names]
+    cut = [
+        n if len(n) <= MAX_ARROW_NAME_CHARS else n[: MAX_ARROW_NAME_CHARS - 1] + "…" for n in cut
+    ]
+    every = plain_all(cut)  # user text: shown, never rendered
+    if dim == 2 and extent is not None:
+        # boxes as wide as the names read, not as their escaped text
+        named = _names_that_fit(loadings, cut, extent, max_names)
+        names_legend = (
+            "label names"
+            if len(named) == len(loadings)
+            else f"names of {len(named)} of {len(loadings)} arrows"
+        )
+    else:
+        lengths = np.linalg.norm(loadings, axis=1)
+        named = np.sort(np.argsort(-lengths, kind="stable")[:max_names])
+        names_legend = (
+            "label names"
+            if len(named) == len(loadings)
+            else f"names of the {len(named)} longest of {len(loadings)} arrows"
+        )
+    names = [every[i] for i in named]
     axes_legend = "label axes" + (f" (× {scale:.2g})" if abs(scale - 1) > 0.01 else "")
     xs, ys, zs = [], [], []
     for tip in loadings:
@@ -308,16 +390,21 @@ def _add_label_arrows(
                 hoverinfo="skip",
             )
         )
+        shown = np.zeros(len(loadings), dtype=bool)
+        shown[named] = True
         fig.add_trace(
             go.Scatter(
-                x=loadings[named, 0],
-                y=loadings[named, 1],
+                x=loadings[:, 0],
+                y=loadings[:, 1],
                 mode="text",
-                text=names,
+                # every tip answers a hover with its label's name; the names that fit are shown
+                text=[name if on else "" for name, on in zip(every, shown, strict=True)],
+                hovertext=every,
+                hovertemplate="%{hovertext}<extra>label axis</extra>",
                 name=names_legend,
                 textfont=dict(color="#d62728"),
                 # outward from the origin, so names of neighbouring arrows part
-                textposition=np.where(loadings[named, 0] >= 0, "middle right", "middle left"),
+                textposition=np.where(loadings[:, 0] >= 0, "middle right", "middle left"),
             )
         )
 

@@ -12,7 +12,6 @@ from pages._lesson.state import (
     Lesson,
     chart,
     explain,
-    figure_text,
     formula,
     shared_figure,
     try_this,
@@ -119,11 +118,15 @@ def _projection_figure(coords, vertices, counts, edges, names, arrows, arrow_nam
     """The biplot of :func:`_projection`, built once per data set and settings for every
     session (:func:`pages._lesson.state.shared_figure`): a class opens this step together."""
     fig = cube_figures.hypercube_figure(
-        coords, vertices, counts, edges, names, loadings=arrows, title=title
+        coords,
+        vertices,
+        counts,
+        edges,
+        names,
+        loadings=arrows,
+        title=title,
+        arrow_names=arrow_names,
     )
-    if arrows is not None:
-        # the builder names the arrows after label_names in order: name the drawn ones
-        fig.update_traces(text=arrow_names, selector=dict(mode="text"))
     fig.update_layout(xaxis_title="principal direction 1", yaxis_title="principal direction 2")
     return legend_at_bottom(fig)
 
@@ -158,8 +161,8 @@ def _projection(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: lis
         # a biplot's arrows are drawn to the cloud's scale, so their names spread out
         reach = np.abs(coords[:shown]).max()
         scale = 0.9 * reach / length.max() if reach > 0 and length.max() > 0 else 1.0
-        # written into the figure's text below: user text escaped for plotly (pages/_app/plain)
-        arrows, arrow_names = scale * loadings[longest], [figure_text(names[j]) for j in longest]
+        # the builder shows them as text (escaped), never as plotly's HTML
+        arrows, arrow_names = scale * loadings[longest], [names[j] for j in longest]
         title += (
             f"<br><sup>label axes × {scale:.2g}"
             + (

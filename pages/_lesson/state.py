@@ -54,7 +54,6 @@ occurring_labels = grouping.occurring_labels  # the labels step 3 groups
 training_agreement = grouping.training_agreement  # ARI of training-rows groups with step 3's
 GROUPS_AFFINITY_KEY = grouping.AFFINITY_KEY
 user_text = plain.markdown  # label and file names inside markdown: escaped, cut to 80 chars
-figure_text = plain.html  # the same inside plotly text (plotly renders a few HTML tags)
 
 STEPS = ["hypercube", "plst", "groups", "grople", "clems", "mlknn", "compare"]
 # Step 4's λ grids, each continued up to its bound on the loaded data (λ2_max, λ1_max at the
