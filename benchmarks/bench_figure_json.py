@@ -30,7 +30,7 @@ import plotly.io as pio  # noqa: E402
 from _common import machine_description, markdown_table  # noqa: E402
 
 from mlviz.figures.clems import shepard_figure  # noqa: E402
-from pages._app.export import _DrawnFigure  # noqa: E402
+from pages._app.export import _DrawnFigure, _json_ready  # noqa: E402
 
 
 def _figures() -> dict[str, go.Figure]:
@@ -57,16 +57,30 @@ def _draw_ms(spec: dict, repeats: int) -> tuple[float, float]:
     return 1e3 * float(np.median(times)), 1e3 * min(times)
 
 
+def _make_ms(make, repeats: int) -> tuple[float, float]:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        make()
+        times.append(time.perf_counter() - start)
+    return 1e3 * float(np.median(times)), 1e3 * min(times)
+
+
 def run(repeats: int = 30) -> pd.DataFrame:
     rows = []
+    made = max(3, repeats // 3)
     for name, fig in _figures().items():
         before = _draw_ms(go.Figure(fig).to_dict(), repeats)
         after = _draw_ms(_DrawnFigure(fig).to_dict(), repeats)
+        make_before = _make_ms(lambda fig=fig: _json_ready(go.Figure(fig).to_dict()), made)
+        make_now = _make_ms(lambda fig=fig: _DrawnFigure(fig), made)
         rows.append(
             {
                 "figure": name,
-                "before: median / min (ms)": f"{before[0]:.1f} / {before[1]:.1f}",
-                "now: median / min (ms)": f"{after[0]:.1f} / {after[1]:.1f}",
+                "draw before stop 39: median / min (ms)": f"{before[0]:.1f} / {before[1]:.1f}",
+                "draw now: median / min (ms)": f"{after[0]:.1f} / {after[1]:.1f}",
+                "make before stop 45 (ms)": f"{make_before[0]:.0f} / {make_before[1]:.0f}",
+                "make now (ms)": f"{make_now[0]:.0f} / {make_now[1]:.0f}",
             }
         )
     return pd.DataFrame(rows)
