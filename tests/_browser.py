@@ -458,20 +458,37 @@ def layout_problems(pg, where: str, scope: str = MAIN) -> list[str]:
 
 
 # The texts of plotly's text-mode points (a biplot's label names), as the boxes they cover
-# on the screen, per chart; plotly places them where their points are, without avoiding
-# each other.
+# on the screen, per chart, with the plot area of their subplot (which clips them); plotly
+# places them where their points are, without avoiding each other or the area's edges.
 _POINT_TEXTS = """(scope) => Array.from(
   document.querySelectorAll(scope + ' .js-plotly-plot')).map(p => Array.from(
     p.querySelectorAll('.textpoint text')).filter(t => t.textContent.trim()).map(t => {
       const b = t.getBoundingClientRect();
-      return {text: t.textContent, left: b.left, right: b.right, top: b.top, bottom: b.bottom};
+      const sub = t.closest('.subplot');
+      const name = sub ? Array.from(sub.classList).find(c => c !== 'subplot') : null;
+      const drag = name ? p.querySelector('.draglayer .' + name + ' .nsewdrag') : null;
+      const a = drag ? drag.getBoundingClientRect() : null;
+      return {text: t.textContent, left: b.left, right: b.right, top: b.top, bottom: b.bottom,
+              area: a && {left: a.left, right: a.right, top: a.top, bottom: a.bottom}};
     }))"""
 
 
 def text_problems(pg, where: str, scope: str = MAIN) -> list[str]:
-    """Texts of plotly's text-mode points drawn over each other (more than 1 px both ways)."""
+    """Texts of plotly's text-mode points drawn over each other (more than 1 px both ways)
+    or cut by the edge of their plot area (more than 1 px outside it)."""
     problems = []
     for i, texts in enumerate(pg.evaluate(_POINT_TEXTS, scope)):
+        for t in texts:
+            area = t["area"]
+            if area and (
+                t["left"] < area["left"] - 1
+                or t["right"] > area["right"] + 1
+                or t["top"] < area["top"] - 1
+                or t["bottom"] > area["bottom"] + 1
+            ):
+                problems.append(
+                    f"{where}: chart {i + 1}: {t['text'][:40]!r} is cut by the plot's edge"
+                )
         for j, a in enumerate(texts):
             for b in texts[j + 1 :]:
                 wide = min(a["right"], b["right"]) - max(a["left"], b["left"])

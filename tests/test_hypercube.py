@@ -288,16 +288,33 @@ def test_hypercube_biplot_leaves_off_a_name_drawn_over_a_longer_arrows_name():
 
 
 def test_hypercube_biplot_name_boxes_are_measured_on_the_names_side_of_the_tip():
-    # b's tip is just left of a's, both right of the origin: b's long name, right of its
-    # tip, would run over a's; pointing the other way, its name is left of its tip and fits
-    coords = np.array([[-1.0, -1.0], [1.0, 1.0]])
-    names = ["a", "b" * 10]
+    # b's tip is just left of a's, both right of the origin and away from the plot's right
+    # edge: b's name, right of its tip, would run over a's
+    coords = np.array([[-1.0, -1.0], [3.0, 1.0]])
+    names = ["a", "b" * 5]
     loadings = np.array([[1.0, 0.0], [0.95, 0.0]])
     assert list(_names_trace(_biplot(coords, loadings, names)).text) == ["a", ""]
-    loadings[1] = [-0.95, 0.0]
+    # pointing the other way its name is left of its tip, far from a's
+    loadings[1] = [-0.2, 0.0]
     fig = _biplot(coords, loadings, names)
     assert list(_names_trace(fig).text) == names
+    assert list(_names_trace(fig).textposition) == ["middle right", "middle left"]
     assert _names_trace(fig).name == "label names"
+
+
+def test_hypercube_biplot_puts_a_name_inside_the_plot_at_its_edge():
+    # a's tip is the plot's rightmost point: right of it, plotly would cut its name at the
+    # plot's edge (seen on 983 labels), so it goes left of the tip; so does b's at the left
+    coords = np.array([[-0.5, -1.0], [0.5, 1.0]])
+    loadings = np.array([[1.0, 0.0], [-1.0, 0.1]])
+    fig = _biplot(coords, loadings, ["a_long_name", "b_long_name"])
+    names = _names_trace(fig)
+    assert list(names.text) == ["a_long_name", "b_long_name"]
+    assert list(names.textposition) == ["middle left", "middle right"]
+    # a name wider than the plot fits on neither side: only the hover names it
+    fig = _biplot(coords, loadings, ["a" * 70, "b"])
+    assert list(_names_trace(fig).text) == ["", "b"]
+    assert list(_names_trace(fig).hovertext) == ["a" * 70, "b"]
 
 
 def test_hypercube_biplot_of_some_labels_names_their_arrows_after_arrow_names():
@@ -315,9 +332,9 @@ def test_hypercube_biplot_cuts_a_long_arrow_name():
     coords = np.array([[-1.0, -1.0], [1.0, 1.0]])
     loadings = np.array([[0.9, 0.0], [-0.9, 0.0]])
     fig = _biplot(coords, loadings, ["x" * 100_000, "b"])
-    shown = _names_trace(fig).text[0]
-    assert shown == "x" * (MAX_ARROW_NAME_CHARS - 1) + "…"
-    assert _names_trace(fig).hovertext[0] == shown
+    cut = "x" * (MAX_ARROW_NAME_CHARS - 1) + "…"
+    assert _names_trace(fig).hovertext[0] == cut
+    assert _names_trace(fig).text[0] in ("", cut)  # too wide for the plot: hover only
 
 
 def test_hypercube_biplot_scales_the_arrows_to_the_cloud():

@@ -278,26 +278,35 @@ _NAME_CHAR_PX, _NAME_LINE_PX, _NAME_GAP_PX = 7.0, 16.0, 4.0
 
 def _names_that_fit(
     tips: np.ndarray, names: Sequence[str], extent: np.ndarray, max_names: int
-) -> np.ndarray:
-    """Indices of the arrows to name on a 2-D biplot: the longest first, each kept only if
-    its name's box (beside its tip, outward) meets none of the names kept before it, at most
-    ``max_names``. ``extent`` is ``[[x_min, y_min], [x_max, y_max]]`` of what the plot shows.
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which arrows to name on a 2-D biplot, and on which side of its tip each name goes.
 
-    Plotly places text without avoiding collisions, so on yeast the names of arrows that
-    point alike were drawn over each other; the boxes are estimated in pixels from the plot
-    area of the projector layout (``_BIPLOT_PLOT_PX``). Every tip names its label on hover.
+    The longest arrows first, at most ``max_names``: a name goes beside its tip, outward
+    (right of a tip right of the origin, left otherwise), or on the other side when the
+    outward side would run past the plot's edge (plotly cuts it there); it is kept only if
+    that box lies within the plot's width and meets none of the names kept before it.
+    ``extent`` is ``[[x_min, y_min], [x_max, y_max]]`` of what the plot shows. Returns the
+    named indices (sorted) and, for every tip, ``True`` where its name goes right of it.
+
+    Plotly places text without avoiding collisions or the plot's edges, so on yeast the names
+    of arrows that point alike were drawn over each other, and on ~1,000 labels a name at the
+    right edge was cut; the boxes are estimated in pixels from the plot area of the
+    projector layout (``_BIPLOT_PLOT_PX``). Every tip names its label on hover.
 
     Examples
     --------
     >>> import numpy as np
-    >>> tips = np.array([[1.0, 0.0], [0.98, 0.01], [-1.0, 0.0]])
+    >>> tips = np.array([[1.0, 0.0], [0.98, 0.01], [-0.5, 0.0]])
     >>> extent = np.array([[-1.0, -1.0], [1.0, 1.0]])
-    >>> _names_that_fit(tips, ["a", "b", "c"], extent, max_names=12).tolist()  # b sits on a
-    [0, 2]
+    >>> named, right = _names_that_fit(tips, ["a", "b", "c"], extent, max_names=12)
+    >>> named.tolist(), right.tolist()  # b sits on a; names at the right edge go left
+    ([0, 2], [False, False, False])
     """
+    plot_w, plot_h = _BIPLOT_PLOT_PX
     span = np.where(extent[1] > extent[0], extent[1] - extent[0], 1.0)
     pixels = (tips - extent[0]) / span * np.array(_BIPLOT_PLOT_PX)
-    pixels[:, 1] = _BIPLOT_PLOT_PX[1] - pixels[:, 1]  # screen y grows downwards
+    pixels[:, 1] = plot_h - pixels[:, 1]  # screen y grows downwards
+    right = tips[:, 0] >= 0
     kept: list[int] = []
     boxes: list[tuple[float, float, float, float]] = []
     for i in np.argsort(-np.linalg.norm(tips, axis=1), kind="stable"):
@@ -305,16 +314,20 @@ def _names_that_fit(
             break
         width = _NAME_CHAR_PX * len(names[i])
         x, y = pixels[i]
-        # textposition "middle right" for tips right of the origin, "middle left" otherwise
-        left = x + _NAME_GAP_PX if tips[i, 0] >= 0 else x - _NAME_GAP_PX - width
+        # outward, unless that runs past the plot's left or right edge (above and below,
+        # plotly's autorange leaves room for a line around every point)
+        outward = x + _NAME_GAP_PX + width <= plot_w if right[i] else x - _NAME_GAP_PX >= width
+        right[i] = right[i] if outward else not right[i]
+        left = x + _NAME_GAP_PX if right[i] else x - _NAME_GAP_PX - width
         box = (left, left + width, y - _NAME_LINE_PX / 2, y + _NAME_LINE_PX / 2)
-        if all(
+        inside = box[0] >= 0 and box[1] <= plot_w
+        if inside and all(
             box[0] >= other[1] or other[0] >= box[1] or box[2] >= other[3] or other[2] >= box[3]
             for other in boxes
         ):
             kept.append(int(i))
             boxes.append(box)
-    return np.sort(np.array(kept, dtype=int))
+    return np.sort(np.array(kept, dtype=int)), right
 
 
 def _add_label_arrows(
@@ -333,7 +346,7 @@ def _add_label_arrows(
     every = plain_all(cut)  # user text: shown, never rendered
     if dim == 2 and extent is not None:
         # boxes as wide as the names read, not as their escaped text
-        named = _names_that_fit(loadings, cut, extent, max_names)
+        named, right = _names_that_fit(loadings, cut, extent, max_names)
         names_legend = (
             "label names"
             if len(named) == len(loadings)
@@ -342,6 +355,7 @@ def _add_label_arrows(
     else:
         lengths = np.linalg.norm(loadings, axis=1)
         named = np.sort(np.argsort(-lengths, kind="stable")[:max_names])
+        right = loadings[:, 0] >= 0
         names_legend = (
             "label names"
             if len(named) == len(loadings)
@@ -403,8 +417,9 @@ def _add_label_arrows(
                 hovertemplate="%{hovertext}<extra>label axis</extra>",
                 name=names_legend,
                 textfont=dict(color="#d62728"),
-                # outward from the origin, so names of neighbouring arrows part
-                textposition=np.where(loadings[:, 0] >= 0, "middle right", "middle left"),
+                # outward from the origin, so names of neighbouring arrows part, unless that
+                # runs past the plot's edge (_names_that_fit)
+                textposition=np.where(right, "middle right", "middle left"),
             )
         )
 
