@@ -381,19 +381,46 @@ def _distances_from_inner(
     second_norms: np.ndarray,
     first: np.ndarray,
     second: np.ndarray,
+    work: _Work | None = None,
 ) -> np.ndarray:
     """Distances from the inner products ``first @ second.T`` (overwritten) and squared norms,
-    with :func:`euclidean_distances`' direct recomputation where the subtraction cancels."""
-    total = first_norms[:, None] + second_norms[None, :]
+    with :func:`euclidean_distances`' direct recomputation where the subtraction cancels.
+
+    ``work``, when given, holds the two (n, m) temporaries instead of fresh arrays (the
+    placement calls this a few times per update of every chunk)."""
+    rows = len(inner)
+    if work is None:
+        total = first_norms[:, None] + second_norms[None, :]
+        below = None
+    else:
+        total = np.add(first_norms[:, None], second_norms[None, :], out=work.numbers[:rows])
+        below = work.flags[:rows]
     squared = inner
     squared *= -2.0
     squared += total
     total *= 1e-8
-    cancelled = np.nonzero(squared <= total)
-    if cancelled[0].size:
+    below = np.less_equal(squared, total, out=below)
+    # Cancellation is rare (a point next to a landmark): any() reads the flags once, where
+    # nonzero() on all of them took ~40 % of this function in CLEMS's placement.
+    if below.any():
+        cancelled = np.nonzero(below)
         difference = first[cancelled[0]] - second[cancelled[1]]
         squared[cancelled] = np.einsum("ij,ij->i", difference, difference)
     return np.sqrt(squared, out=squared)
+
+
+class _Work:
+    """Reusable (n, m) temporaries of one chunk's placement, sliced to the active rows.
+
+    A fresh 512 x 1,000 array per temporary cost the placement its page faults (two threads
+    fault in turn); these are made once per chunk. Results are the same, operation for
+    operation, as with fresh arrays."""
+
+    def __init__(self, rows: int, columns: int) -> None:
+        self.numbers = np.empty((rows, columns))
+        self.flags = np.empty((rows, columns), dtype=bool)
+        self.residual = np.empty((rows, columns))
+        self.ratio = np.empty((rows, columns))
 
 
 class _Combinations:
@@ -836,9 +863,10 @@ def _check_square(matrix, name: str) -> np.ndarray:
 
 # ---------------------------------------------------------------- out-of-sample placement
 # Points placed at a time by out_of_sample_smacof: bounds its (chunk x landmarks) work arrays,
-# ~20 of them per chunk and thread. Why 512 and not 2,048: on two threads (CLEMS at M = L on
-# the delicious shape) 2,048 gave six unequal chunks, 5.7-6.8 s and 1.43 GB peak; 512 gave
-# 5.2-5.4 s and 1.05-1.11 GB, less than 2,048 on one thread (1.15 GB; docs/BENCHMARKS.md).
+# four reused ones (_Work) and about a dozen fresh ones per update, per chunk and thread. Why
+# 512 and not 2,048: on two threads (CLEMS at M = L on the delicious shape) 2,048 gave six
+# unequal chunks, 5.7-6.8 s and 1.43 GB peak; 512 gave 5.2-5.4 s and 1.05-1.11 GB, less than
+# 2,048 on one thread (1.15 GB; docs/BENCHMARKS.md).
 _OOS_CHUNK = 512
 
 
@@ -1121,86 +1149,112 @@ def _place_chunk(
         )
     weighted_delta = w * delta
     scale = np.einsum("ij,ij->i", weighted_delta, delta)  # Σ_j w δ²: stress at zero distances
-    landmark_norms = np.einsum("ij,ij->i", points, points)
-
-    if gram is not None:
+    if gram is None:
+        landmark_norms = np.einsum("ij,ij->i", points, points)
+    else:
         landmark_norms = np.diagonal(gram).copy()
+    work = _Work(*delta.shape)
+    unit = bool(np.all(w == 1.0))  # multiplying by 1.0 is exact, so it is skipped
 
     def distances(z: np.ndarray, inner: np.ndarray) -> np.ndarray:
         # inner = z @ points.T (coefficients: a @ gram), consumed
         if gram is None:
             return _distances_from_inner(
-                inner, np.einsum("ij,ij->i", z, z), landmark_norms, z, points
+                inner, np.einsum("ij,ij->i", z, z), landmark_norms, z, points, work
             )
         return _distances_from_inner(
-            inner, np.einsum("ij,ij->i", z, inner), landmark_norms, _Combinations(z, points), points
+            inner,
+            np.einsum("ij,ij->i", z, inner),
+            landmark_norms,
+            _Combinations(z, points),
+            points,
+            work,
         )
 
-    def stress_of(dist: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        residual = delta[rows] - dist
+    def stress_of(dist: np.ndarray) -> np.ndarray:
+        residual = np.subtract(active_delta, dist, out=work.residual[: len(dist)])
         residual *= residual
-        residual *= w[rows]
+        if not unit:
+            residual *= active_w
         return residual.sum(axis=1)
 
+    # The active points' rows of every per-point array, compressed only when points stop
+    # (indexing them by the active rows at every use copied each one several times an update).
+    active_delta, active_w, active_wdelta = delta, w, weighted_delta
+    active_wsum, active_scale = weight_sum[:, None], scale
     z = start.copy()
-    all_rows = np.arange(len(z))
+    active = np.arange(len(z))
     inner = z @ (points.T if gram is None else gram) if start_inner is None else start_inner
     dist = distances(z, inner.copy())
-    stress = stress_of(dist, all_rows)
+    stress = stress_of(dist)
     n_iter = np.zeros(len(z), dtype=np.intp)
-    going = stress > 1e-14 * scale
-    active, dist, inner = all_rows[going], dist[going], inner[going]
+    current = z.copy()  # the active points; z keeps the results
+
+    def keep(going: np.ndarray) -> None:
+        nonlocal active, current, dist, inner, active_delta, active_w, active_wdelta
+        nonlocal active_wsum, active_scale
+        if going.all():
+            return
+        active, current, dist, inner = active[going], current[going], dist[going], inner[going]
+        active_delta, active_w = active_delta[going], active_w[going]
+        active_wdelta, active_wsum = active_wdelta[going], active_wsum[going]
+        active_scale = active_scale[going]
+
+    keep(stress > 1e-14 * scale)
     for _ in range(max_iter):
         if active.size == 0:
             break
-        current = z[active]
-        ratio = np.zeros_like(dist)
-        np.divide(weighted_delta[active], dist, out=ratio, where=dist > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):  # d = 0 is set right below
+            ratio = np.divide(active_wdelta, dist, out=work.ratio[: active.size])
+        zero = np.equal(dist, 0.0, out=work.flags[: active.size])
+        if zero.any():  # a point on a landmark: that term is y_j itself (SMACOF's convention)
+            ratio[zero] = 0.0
         # Γ = (Σ_j (w_aj - r_aj) y_j + (Σ_j r_aj) z) / Σ_j w_aj: one product with the
         # landmarks (Σ_j w_aj y_j on its own was a second one, as large)
         ratio_sum = ratio.sum(axis=1, keepdims=True)
-        np.subtract(w[active], ratio, out=ratio)
+        np.subtract(active_w, ratio, out=ratio)
         if gram is None:
             guttman = ratio @ points
             guttman += ratio_sum * current
-            guttman /= weight_sum[active, None]
+            guttman /= active_wsum
             plain_inner = guttman @ points.T
         else:
             plain_inner = ratio @ gram
             plain_inner += ratio_sum * inner
-            plain_inner /= weight_sum[active, None]
-            guttman = ratio
+            plain_inner /= active_wsum
+            guttman = ratio  # the coefficients of Γ, in the work array: used up this update
             guttman += ratio_sum * current
-            guttman /= weight_sum[active, None]
+            guttman /= active_wsum
+        step = guttman - current
+        inner_step = plain_inner - inner if relaxation or gram is not None else None
+        # |Γ - z|²; of combinations, from their inner products with the landmarks
+        step_image = step if gram is None else inner_step
         if relaxation:
-            candidate = guttman + relaxation * (guttman - current)
-            candidate_inner = plain_inner + relaxation * (plain_inner - inner)
+            candidate = guttman + relaxation * step
+            candidate_inner = plain_inner + relaxation * inner_step
             new_dist = distances(candidate, candidate_inner.copy())
-            new_stress = stress_of(new_dist, active)
+            new_stress = stress_of(new_dist)
             # The majorisation guarantee holds for the plain Guttman step only, and a relaxed
             # step that lowers the stress less than the plain one can lead into a worse basin
             # (measured on rank-loss placements), so each point keeps the better of the two.
             plain_dist = distances(guttman, plain_inner.copy())
-            plain_stress = stress_of(plain_dist, active)
+            plain_stress = stress_of(plain_dist)
             better = plain_stress <= new_stress
             candidate[better] = guttman[better]
             candidate_inner[better] = plain_inner[better]
             new_stress[better], new_dist[better] = plain_stress[better], plain_dist[better]
         else:
-            candidate, candidate_inner = guttman, plain_inner
+            candidate, candidate_inner = guttman.copy(), plain_inner
             new_dist = distances(candidate, candidate_inner.copy())
-            new_stress = stress_of(new_dist, active)
+            new_stress = stress_of(new_dist)
         # Stationarity, not the realised decrease: the plain Guttman step is the gradient step
         # Γ - z = -∇σ(z) / (2 Σw) and lowers σ by at least Σw |Γ - z|² (majorisation), so a
         # point stops once that guaranteed decrease is below tol * Σ w δ². A relaxed step's
         # own decrease can be small while the point is still far from stationary (it
         # overshoots), which stopped rank-loss placements early at 1.7x the stress.
-        step = guttman - current
-        # |Γ - z|²; of combinations, from their inner products with the landmarks
-        step_image = step if gram is None else plain_inner - inner
-        guaranteed = weight_sum[active] * np.einsum("ij,ij->i", step, step_image)
+        guaranteed = active_wsum[:, 0] * np.einsum("ij,ij->i", step, step_image)
         z[active], stress[active] = candidate, new_stress
         n_iter[active] += 1
-        going = (guaranteed >= tol * scale[active]) & (new_stress > 1e-14 * scale[active])
-        active, dist, inner = active[going], new_dist[going], candidate_inner[going]
+        current, dist, inner = candidate, new_dist, candidate_inner
+        keep((guaranteed >= tol * active_scale) & (new_stress > 1e-14 * active_scale))
     return z, stress, n_iter
