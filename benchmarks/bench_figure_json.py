@@ -1,12 +1,12 @@
 """What one draw of a shared figure costs the server: ``plotly.io.to_json`` of its dict.
 
 ``st.plotly_chart`` writes every figure as JSON on every run of every session. A figure the
-caches share is drawn through ``pages._app.export._DrawnFigure``, whose dict is computed once.
-This measures, per draw, the JSON of that dict as it was before stop 39 (the dict as
-``to_dict()`` gives it) and as it is now (converted once so that orjson writes it directly,
-``_json_ready``), on figures the pages draw: the CLEMS page's Shepard diagram at its cap of
-20,000 pairs with hover texts (one NumPy string array makes plotly clean every value of the
-figure in Python) and a plain scatter of 20,000 points (already on orjson's direct path).
+caches share is drawn through ``pages._app.export._DrawnFigure``, made once per figure, whose
+dict plotly writes from the JSON written when it was made (stop 46). This measures, per
+draw, ``plotly.io.to_json`` of the figure's plain dict (what Streamlit would write without
+it) and of the drawn figure's dict, and the making of a drawn figure, on figures the pages
+draw: the CLEMS page's Shepard diagram at its cap of 20,000 pairs with hover texts and a
+plain scatter of 20,000 points.
 
 Run: ``python benchmarks/bench_figure_json.py`` (``--repeats 30``); ``run()`` for
 ``benchmarks/run_all.py``.
@@ -30,7 +30,7 @@ import plotly.io as pio  # noqa: E402
 from _common import machine_description, markdown_table  # noqa: E402
 
 from mlviz.figures.clems import shepard_figure  # noqa: E402
-from pages._app.export import _DrawnFigure, _json_ready  # noqa: E402
+from pages._app.export import _DrawnFigure  # noqa: E402
 
 
 def _figures() -> dict[str, go.Figure]:
@@ -70,17 +70,15 @@ def run(repeats: int = 30) -> pd.DataFrame:
     rows = []
     made = max(3, repeats // 3)
     for name, fig in _figures().items():
-        before = _draw_ms(go.Figure(fig).to_dict(), repeats)
-        after = _draw_ms(_DrawnFigure(fig).to_dict(), repeats)
-        make_before = _make_ms(lambda fig=fig: _json_ready(go.Figure(fig).to_dict()), made)
-        make_now = _make_ms(lambda fig=fig: _DrawnFigure(fig), made)
+        plain = _draw_ms(go.Figure(fig).to_dict(), repeats)
+        drawn = _draw_ms(_DrawnFigure(fig).to_dict(), repeats)
+        make = _make_ms(lambda fig=fig: _DrawnFigure(fig), made)
         rows.append(
             {
                 "figure": name,
-                "draw before stop 39: median / min (ms)": f"{before[0]:.1f} / {before[1]:.1f}",
-                "draw now: median / min (ms)": f"{after[0]:.1f} / {after[1]:.1f}",
-                "make before stop 45 (ms)": f"{make_before[0]:.0f} / {make_before[1]:.0f}",
-                "make now (ms)": f"{make_now[0]:.0f} / {make_now[1]:.0f}",
+                "draw, the plain dict: median / min (ms)": f"{plain[0]:.1f} / {plain[1]:.1f}",
+                "draw, drawn figure: median / min (ms)": f"{drawn[0]:.2f} / {drawn[1]:.2f}",
+                "make a drawn figure (ms)": f"{make[0]:.0f} / {make[1]:.0f}",
             }
         )
     return pd.DataFrame(rows)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import plotly.graph_objects as go
 import plotly.io as pio
+import plotly.tools
 
 import serve
 from pages._app import fitting
@@ -61,12 +63,11 @@ def test_a_drawn_figure_serialises_as_its_figure():
     assert pio.to_json(drawn, validate=False) == pio.to_json(fig, validate=False)
 
 
-def test_a_drawn_figure_takes_orjsons_direct_path_and_writes_the_same_json():
-    """One value orjson cannot write as it is makes plotly clean the whole figure in Python
-    on every draw (the CLEMS page's Shepard diagram: 20,000 hover texts); the drawn copy is
-    converted once and writes the same JSON."""
+def test_a_drawn_figure_writes_its_json_once_the_same_text_as_plotlys():
+    """``st.plotly_chart`` writes every figure on every run (``plotly.io.to_json``); a drawn
+    figure hands plotly the JSON written when it was made: the text of the figure itself,
+    escapes included, whichever engine plotly uses."""
     import numpy as np
-    import orjson
 
     from mlviz.figures.clems import shepard_figure
 
@@ -74,7 +75,7 @@ def test_a_drawn_figure_takes_orjsons_direct_path_and_writes_the_same_json():
     cost = rng.random((30, 30))
     cost = (cost + cost.T) / 2
     np.fill_diagonal(cost, 0.0)
-    names = [f"{{label_{i}, <b>tag</b> → ü}}" for i in range(30)]
+    names = [f"{{label_{i}, <b>tag</b> → ü \u2028 a/b}}" for i in range(30)]
     values = np.array([1.5, np.nan, -0.0, 1e-300, 3.0], dtype=np.float32)
     figures = [
         shepard_figure(cost, np.sqrt(cost), stress=0.1, labelset_text=names),
@@ -84,19 +85,32 @@ def test_a_drawn_figure_takes_orjsons_direct_path_and_writes_the_same_json():
                 y=values,
                 text=np.array(["a", "b", None, "d", "e"], dtype=object),
                 customdata=np.column_stack([np.arange(5), np.arange(5)]),
+                uid="a-uid",  # plotly leaves uids out of the JSON
             ),
             layout_title_text="t </script>",
         ),
     ]
     for fig in figures:
-        spec = fig.to_dict()
-        try:  # the figure as built is one that plotly cleans value by value
-            orjson.dumps(spec, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
-            raise AssertionError("this figure needs no cleaning: it tests nothing")
-        except TypeError:
-            pass
+        expected = pio.to_json(fig, validate=False)
         drawn = _DrawnFigure(fig)
-        orjson.dumps(drawn.to_dict(), option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
-        sent = pio.to_json(drawn, validate=False)  # what st.plotly_chart sends
-        # the same text as plotly's own JSON of the figure, value by value cleaned
-        assert sent == pio.to_json(fig, validate=False)
+        # what st.plotly_chart sends: the figure's dict, written by plotly.io
+        spec = plotly.tools.return_figure_from_figure_or_data(drawn, validate_figure=True)
+        assert pio.to_json(spec, validate=False) == expected
+        assert pio.to_json(drawn, validate=False) == expected
+        # written once: a later change to the dict does not reach the text
+        spec["layout"]["title"] = {"text": "changed"}
+        assert pio.to_json(spec, validate=False) == expected
+        with _plotly_engine("json"):  # plotly's other engine reads the dict as a figure
+            assert pio.to_json(_DrawnFigure(fig), validate=False) == pio.to_json(
+                fig, validate=False
+            )
+
+
+@contextlib.contextmanager
+def _plotly_engine(engine: str):
+    before = pio.json.config.default_engine
+    pio.json.config.default_engine = engine
+    try:
+        yield
+    finally:
+        pio.json.config.default_engine = before

@@ -31,46 +31,42 @@ def start_run() -> None:
 
 
 class _DrawnFigure(go.Figure):
-    """A shared figure's ``to_dict()``, computed once, in the only form drawing reads.
+    """A shared figure as ``st.plotly_chart`` reads it, its JSON written once.
 
     ``st.plotly_chart`` reads a figure only through ``to_dict()``
-    (``plotly.tools.return_figure_from_figure_or_data``), a deep copy of every array and text
-    list, 4/5 of the conversion's time (issue 33: every session's every run redid it for the
-    same shared figures). This is an empty figure holding that dict, made once from the
-    figure: it used to be a copy of the figure too, made through plotly's validators, which
-    took more time than the dict (the Shepard diagram of 20,000 pairs with long hover texts:
-    ~220 ms for both, ~125 ms for the dict alone) and held the data twice. Only for drawing:
-    the dict comes back shared, and Streamlit only serialises it (``plotly.io.to_json``), the
-    same JSON as the figure's own (:func:`_json_ready`).
+    (``plotly.tools.return_figure_from_figure_or_data``) and writes that dict with
+    ``plotly.io.to_json`` on every run of every session, cached or not (issue 33: the CLEMS
+    page's Shepard diagram, 1.5 MB of JSON, was written and escaped on each rerun, ~20 % of
+    the page's rerun). This is an empty figure holding that dict, made once from the figure,
+    as a :class:`_WrittenFigure`: plotly writes it from the JSON it already holds.
     """
 
     def __init__(self, fig: go.Figure) -> None:
         super().__init__()  # nothing but the dict below is read when it is drawn
-        self._drawn_dict = _json_ready(fig.to_dict())
+        self._drawn_dict = _WrittenFigure(fig.to_dict())
 
     def to_dict(self) -> dict:
         return self._drawn_dict
 
 
-_ORJSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS  # plotly.io's own
+class _WrittenFigure(dict):
+    """A figure's dict that ``plotly.io.to_json`` writes from its JSON, written once.
 
-
-def _json_ready(spec: dict) -> dict:
-    """``spec``, or the same figure as plain JSON values when orjson cannot write it as it is.
-
-    ``plotly.io.to_json`` first tries ``orjson.dumps`` on the whole figure; one value orjson
-    cannot write (a NumPy array of strings, of objects, or not contiguous) makes plotly clean
-    *every* value of the figure in Python instead: the CLEMS page's Shepard diagram (20,000
-    hover texts) took 28-32 ms per draw, 9-11 ms once converted
-    (``benchmarks/bench_figure_json.py``). Converted once here, through plotly's own JSON,
-    every later draw takes orjson's direct path and writes the same text
-    (``tests/test_serve.py``).
+    ``plotly.io.to_json`` asks the object it writes for ``to_plotly_json()`` (the hook of
+    Dash's components) and dumps the result with orjson: here that is the dict's own JSON
+    (``plotly.io.to_json`` of the dict, with plotly's escapes of ``<``, ``>``, ``/``) as an
+    ``orjson.Fragment``, which orjson copies as it is, and in which plotly's escaping then
+    finds nothing to replace. The text is the figure's own to the character
+    (``tests/test_serve.py``). The dict keeps the figure: plotly's other engine (``json``)
+    and Streamlit's size checks read it as a figure.
     """
-    try:
-        orjson.dumps(spec, option=_ORJSON_OPTIONS)
-    except TypeError:
-        return orjson.loads(pio.to_json(spec, validate=False))
-    return spec
+
+    def __init__(self, spec: dict) -> None:
+        super().__init__(spec)
+        self._json = orjson.Fragment(pio.to_json(spec, validate=False).encode())
+
+    def to_plotly_json(self) -> orjson.Fragment:
+        return self._json
 
 
 def chart(fig: Any, *, key: str, wide: bool = True, **kwargs: Any) -> None:
