@@ -172,6 +172,30 @@ def pytest_collection_modifyitems(config, items):
             item.get_closest_marker("slow") or item.get_closest_marker("browser")
         ):
             item.add_marker(pytest.mark.timeout(LONG_TEST_TIMEOUT))
+    items[:] = longest_files_first(items)
+
+
+def longest_files_first(items: list) -> list:
+    """``items`` with the files of real-browser tests first, then those of ``slow`` tests, then
+    the rest; each file's tests together and in their order, files in their order otherwise.
+
+    The suite runs one file per worker at a time (``--dist loadfile``) in this order
+    (``--no-loadscope-reorder``; xdist's own order puts the files with the most tests first,
+    which left the browser files, few tests of one to two minutes each, for the end, where
+    one worker ran them while the other had nothing left).
+    """
+
+    def tier(item) -> int:
+        if item.get_closest_marker("browser"):
+            return 0
+        return 1 if item.get_closest_marker("slow") else 2
+
+    file_tier: dict[str, int] = {}
+    for item in items:
+        path = str(item.path)
+        file_tier[path] = min(file_tier.get(path, 2), tier(item))
+    first_seen = {path: i for i, path in enumerate(dict.fromkeys(str(i.path) for i in items))}
+    return sorted(items, key=lambda item: (file_tier[str(item.path)], first_seen[str(item.path)]))
 
 
 # -- the real-browser tests (tests/test_browser*.py) ------------------------------------------
