@@ -240,3 +240,19 @@ def test_csv_button_writes_the_table_as_it_was_when_drawn(downloads):
     ((rows, name),) = _csvs(downloads).values()
     assert name == "data_table.csv"
     assert rows == [["label", "count"], ["'=cmd", "3"], ["plain", "1"]]
+
+
+def test_a_download_click_does_not_rerun_the_page():
+    """A deferred download's click must not rerun the page: the rerun registers the button's
+    file under a new id and drops the one the click asked for, and on a busy server the file
+    then never came (CI, stops 44 and 46)."""
+    from mlviz import datasets
+
+    at = _run("data.py", datasets.load_source("sample:planted"))
+    assert not at.exception, [e.message for e in at.exception]
+    buttons = at.get("download_button")
+    labels = {button.proto.label for button in buttons}
+    assert {"Download the label table (CSV)", "Download this view (HTML report)"} <= labels
+    for button in buttons:
+        assert button.proto.deferred_file_id, f"{button.proto.label}: written on every run"
+        assert button.proto.ignore_rerun, f"{button.proto.label}: its click reruns the page"

@@ -23,6 +23,12 @@ from mlviz.figures._style import widen_title
 from pages._app import experiment, links, source
 
 _FIGURES_KEY = "_view_figures"
+# A download button's click does not rerun the page. With a rerun, the run registers the
+# button's file function under a new id and drops the one the click had asked for; when the
+# rerun got there first (a busy server), the file never came (Streamlit's media file manager:
+# "a click that still holds the old id fails"). Seen twice in CI, stops 44 and 46. Nothing on
+# a page depends on the click either, and a class downloading 30 files is 30 reruns saved.
+_NO_RERUN = "ignore"
 
 
 def start_run() -> None:
@@ -152,7 +158,13 @@ def html_button(
     ``st.session_state``: give it what it needs through its closure.
     """
     container.download_button(
-        label, data=build, file_name=file_name, mime="text/html", key=key, help=help
+        label,
+        data=build,
+        file_name=file_name,
+        mime="text/html",
+        key=key,
+        help=help,
+        on_click=_NO_RERUN,
     )
 
 
@@ -187,6 +199,7 @@ def csv_button(
         mime="text/csv",
         key=key,
         help=help,
+        on_click=_NO_RERUN,
     )
 
 
