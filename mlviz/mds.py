@@ -402,7 +402,7 @@ def _distances_from_inner(
     total *= 1e-8
     below = np.less_equal(squared, total, out=below)
     # Cancellation is rare (a point next to a landmark): any() reads the flags once, where
-    # nonzero() on all of them took ~40 % of this function in CLEMS's placement.
+    # nonzero() on all of them took ~40 % of this function under a line profile.
     if below.any():
         cancelled = np.nonzero(below)
         difference = first[cancelled[0]] - second[cancelled[1]]
@@ -413,9 +413,9 @@ def _distances_from_inner(
 class _Work:
     """Reusable (n, m) temporaries of one chunk's placement, sliced to the active rows.
 
-    A fresh 512 x 1,000 array per temporary cost the placement its page faults (two threads
-    fault in turn); these are made once per chunk. Results are the same, operation for
-    operation, as with fresh arrays."""
+    Made once per chunk instead of once per temporary and update: less memory churn (CPU time
+    in fresh processes did not change beyond the VM's spread, docs/CLEMS.md). Results are the
+    same, operation for operation, as with fresh arrays."""
 
     def __init__(self, rows: int, columns: int) -> None:
         self.numbers = np.empty((rows, columns))
