@@ -106,6 +106,68 @@ def test_a_drawn_figure_writes_its_json_once_the_same_text_as_plotlys():
             )
 
 
+def _wide_cases():
+    """Figures as builders leave them: a plain title, subplot titles under it (the band
+    legible() keeps free), a meta of the builder's own, a title changed after legible(), no
+    title, and a real builder's heatmap."""
+    import numpy as np
+    from plotly.subplots import make_subplots
+
+    from mlviz.figures._style import legible
+    from mlviz.figures.label_clusters import affinity_heatmap
+
+    long = "Group sparsity of V: blank rows are exactly zero (13 of 28 group rows used) " * 2
+    panels = make_subplots(rows=1, cols=2, subplot_titles=("left panel", "right panel"))
+    panels.update_layout(title_text=long, margin=dict(t=40, l=7), title_font_size=19)
+    meta = go.Figure(layout_title_text=long, layout_meta={"mine": [1, 2], "n": 3})
+    changed = legible(go.Figure(layout_title_text=long))
+    changed.update_layout(title_text="changed after legible()")
+    rng = np.random.default_rng(0)
+    affinity = rng.random((40, 40))
+    affinity = (affinity + affinity.T) / 2
+    np.fill_diagonal(affinity, 1.0)
+    heatmap = affinity_heatmap(affinity, np.arange(40) % 3, [f"label_{i}" for i in range(40)])
+    return {
+        "plain": legible(go.Figure(go.Bar(x=[1, 2], y=[3, 4]), layout_title_text=long)),
+        "panels": legible(panels),
+        "meta": legible(meta),
+        "changed after legible()": changed,
+        "no title": legible(go.Figure(go.Scatter(x=[1], y=[2]))),
+        "affinity heatmap": heatmap,
+    }
+
+
+def test_a_wide_drawn_figure_is_widen_titles_figure_without_its_copy():
+    """The page's charts are drawn wide from the figure's dict with the title's layout update
+    (no copy through plotly's validation): the JSON sent is the widened copy's, value for
+    value (plotly orders a copy's keys as it set them, and a copy drops an empty object such
+    as a heatmap's ``yaxis.title: {}``, which plotly.js reads as unset), and the figure is not
+    changed."""
+    import json
+
+    from mlviz.figures._style import widen_title
+
+    def pruned(value):
+        if isinstance(value, dict):
+            kept = {k: pruned(v) for k, v in value.items()}
+            return {k: v for k, v in kept.items() if v != {}}
+        if isinstance(value, list):
+            return [pruned(v) for v in value]
+        return value
+
+    for name, fig in _wide_cases().items():
+        before = pio.to_json(fig, validate=False)
+        expected = pruned(json.loads(pio.to_json(widen_title(fig), validate=False)))
+        drawn = json.loads(pio.to_json(_DrawnFigure.wide(fig), validate=False))
+        assert pruned(drawn) == expected, name
+        assert pio.to_json(fig, validate=False) == before, name
+    # the case that changes something: its title is re-wrapped wider, on fewer lines
+    plain = _wide_cases()["plain"]
+    wide = _DrawnFigure.wide(plain).to_dict()["layout"]
+    assert wide["title"]["text"].count("<br>") < plain.layout.title.text.count("<br>")
+    assert wide["margin"]["t"] < plain.layout.margin.t
+
+
 @contextlib.contextmanager
 def _plotly_engine(engine: str):
     before = pio.json.config.default_engine

@@ -37,6 +37,8 @@ __all__ = [
     "method_colors",
     "plain",
     "plain_all",
+    "merge_layout",
+    "wide_title_update",
     "widen_title",
     "wrap_title",
 ]
@@ -266,34 +268,46 @@ def legible(fig, *, title_width: int = TITLE_CHARS, legend: bool = True):
     >>> legible(fig, title_width=60).layout.title.text.count("<br>")  # from the sentence
     0
     """
-    title = fig.layout.title.text
-    if title:
-        saved = _saved_title(fig)
-        source, base_top = (
-            (saved["text"], saved["margin_t"]) if saved else (title, fig.layout.margin.t)
-        )
-        text = wrap_title(source, title_width)
-        top = max(title_height(text) + panel_title_band(fig), base_top or 0)
-        meta = dict(fig.layout.meta) if isinstance(fig.layout.meta, dict) else {}
-        meta[_TITLE_META] = {
-            "text": source,
-            "width": title_width,
-            "wrapped": text,
-            "margin_t": base_top,
-            "top": top,
-        }
-        fig.update_layout(
-            title=dict(
-                text=text, yref="container", y=1, yanchor="top", pad=dict(t=10), automargin=False
-            ),
-            margin=dict(t=top),
-            meta=meta,
-        )
+    update = _title_update(fig, title_width)
+    if update is not None:
+        fig.update_layout(**update)
     if legend:
         fig.update_layout(
             legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top", yref="paper")
         )
     return fig
+
+
+def _title_update(fig, title_width: int) -> dict | None:
+    """The layout update by which :func:`legible` wraps ``fig``'s title to ``title_width``
+    characters a line (None without a title); ``fig`` itself is not changed."""
+    title = fig.layout.title.text
+    if not title:
+        return None
+    saved = _saved_title(fig)
+    source, base_top = (saved["text"], saved["margin_t"]) if saved else (title, fig.layout.margin.t)
+    text = wrap_title(source, title_width)
+    top = max(title_height(text) + panel_title_band(fig), base_top or 0)
+    meta = dict(fig.layout.meta) if isinstance(fig.layout.meta, dict) else {}
+    meta[_TITLE_META] = {
+        "text": source,
+        "width": title_width,
+        "wrapped": text,
+        "margin_t": base_top,
+        "top": top,
+    }
+    return {
+        "title": {
+            "text": text,
+            "yref": "container",
+            "y": 1,
+            "yanchor": "top",
+            "pad": {"t": 10},
+            "automargin": False,
+        },
+        "margin": {"t": top},
+        "meta": meta,
+    }
 
 
 #: Pixels above a top row of subplots that their titles take (plotly's 16 px annotation font
@@ -365,6 +379,62 @@ def widen_title(fig, title_width: int = WIDE_TITLE_CHARS):
     if _saved_title(fig) is None:
         return fig
     return legible(go.Figure(fig), title_width=title_width, legend=False)
+
+
+def wide_title_update(fig, title_width: int = WIDE_TITLE_CHARS) -> dict | None:
+    """What :func:`widen_title` changes, as a layout update, without copying ``fig``: None
+    when it would return ``fig`` as it was.
+
+    A copy of a figure goes through plotly's validation of every property, data included
+    (~40 ms for the Label clusters page's 983 × 983 affinity heatmap, issue 33); a figure
+    already written as a dict (``fig.to_dict()``) takes this update instead, merged the way
+    ``update_layout`` merges it (:func:`merge_layout`).
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from mlviz.figures._style import legible, merge_layout, wide_title_update, widen_title
+    >>> fig = legible(go.Figure(layout_title_text="Occupied label sets along the first two "
+    ...                         "principal directions of the label space"))
+    >>> spec = fig.to_dict()
+    >>> spec["layout"] = merge_layout(spec["layout"], wide_title_update(fig))
+    >>> spec == widen_title(fig).to_dict()
+    True
+    >>> wide_title_update(go.Figure(layout_title_text="not wrapped by legible")) is None
+    True
+    """
+    if _saved_title(fig) is None:
+        return None
+    return _title_update(fig, title_width)
+
+
+def merge_layout(layout: dict, update: dict) -> dict:
+    """``layout`` (a figure dict's, as ``to_dict()`` writes it) with ``update`` merged as
+    ``Figure.update_layout`` merges it: nested dicts key by key, any other value replaced, and
+    ``meta`` (a free-form property, not one of plotly's nested objects) replaced whole. A new
+    dict; ``layout`` is not changed, and what the update does not touch is shared.
+
+    Examples
+    --------
+    >>> from mlviz.figures._style import merge_layout
+    >>> merge_layout({"title": {"text": "a", "x": 0.5}, "height": 400}, {"title": {"text": "b"}})
+    {'title': {'text': 'b', 'x': 0.5}, 'height': 400}
+    """
+    return _merged(layout, update, top=True)
+
+
+def _merged(layout: dict, update: dict, *, top: bool = False) -> dict:
+    merged = dict(layout)
+    for key, value in update.items():
+        if (
+            isinstance(value, dict)
+            and isinstance(merged.get(key), dict)
+            and not (top and key == "meta")
+        ):
+            merged[key] = _merged(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
 
 
 def standalone(fig):

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
-from mlviz.figures._style import widen_title
+from mlviz.figures._style import merge_layout, wide_title_update, widen_title
 from pages._app import experiment, links, source
 
 _FIGURES_KEY = "_view_figures"
@@ -48,9 +48,20 @@ class _DrawnFigure(go.Figure):
     The shared cache thus keeps each drawn figure twice, as a dict and as its JSON.
     """
 
-    def __init__(self, fig: go.Figure) -> None:
+    def __init__(self, fig: go.Figure, layout_update: dict | None = None) -> None:
         super().__init__()  # nothing but the dict below is read when it is drawn
-        self._drawn_dict = _WrittenFigure(fig.to_dict())
+        spec = fig.to_dict()
+        if layout_update is not None:
+            spec["layout"] = merge_layout(spec.get("layout", {}), layout_update)
+        self._drawn_dict = _WrittenFigure(spec)
+
+    @classmethod
+    def wide(cls, fig: go.Figure) -> _DrawnFigure:
+        """The drawn form of ``widen_title(fig)``, made from ``fig``'s dict: no copy of the
+        figure through plotly's validation (~40 ms for the Label clusters page's 983 × 983
+        heatmap on every move of its K slider, issue 33); the same figure sent, key for key
+        (``tests/test_serve.py``)."""
+        return cls(fig, wide_title_update(fig))
 
     def to_dict(self) -> dict:
         return self._drawn_dict
@@ -97,14 +108,22 @@ def chart(fig: Any, *, key: str, wide: bool = True, **kwargs: Any) -> None:
         "toImageButtonOptions": presentation.image_options(stem),
         **kwargs.pop("config", {}),
     }
-    if wide:
-        fig = fitting.figure_variant(fig, "wide", widen_title)
-    shown = fig
+    widen_later = False  # for the report: the wide copy is made only if it is downloaded
     if presentation.is_on():
+        if wide:
+            fig = fitting.figure_variant(fig, "wide", widen_title)
         shown = fitting.figure_variant(fig, "projector", presentation.restyle)
-    shown = fitting.figure_variant(shown, "drawn", _DrawnFigure, share_only=True)
+        shown = fitting.figure_variant(shown, "drawn", _DrawnFigure, share_only=True)
+    elif wide:
+        shown = fitting.figure_variant(fig, "drawn wide", _DrawnFigure.wide, share_only=True)
+        if shown is fig:  # built in this run, not shared: no drawn form, a widened copy
+            shown = fig = widen_title(fig)
+        else:
+            widen_later = True
+    else:
+        shown = fitting.figure_variant(fig, "drawn", _DrawnFigure, share_only=True)
     st.plotly_chart(shown, key=key, config=config, **kwargs)
-    st.session_state.setdefault(_FIGURES_KEY, {})[key] = fig
+    st.session_state.setdefault(_FIGURES_KEY, {})[key] = (fig, widen_later)
 
 
 def report_button(
@@ -135,7 +154,11 @@ def report_button(
     page = Path(page_file).stem if page_file else router.current_page() or "view"
     html_button(
         "Download this view (HTML report)",
-        lambda: html_report(f"{ds.name} — {title}", figures, settings),
+        lambda: html_report(
+            f"{ds.name} — {title}",
+            {name: widen_title(fig) if later else fig for name, (fig, later) in figures.items()},
+            settings,
+        ),
         file_name=export_filename(ds.name, page, "report") + ".html",
         key="report_download",
         help="Every figure of this page (interactive) and the settings that made them, in one "
