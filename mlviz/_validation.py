@@ -107,6 +107,61 @@ def csr_labels(Y, dtype=np.float64) -> sp.csr_matrix:
     return sp.csr_matrix((data, columns.astype(index), indptr), shape=Y.shape)
 
 
+#: Label matrices with at most this share of ones are multiplied as CSR: a product then costs
+#: the stored ones (delicious ~2 %, medical ~3 %), where a dense BLAS product costs every cell.
+SPARSE_LABEL_DENSITY = 0.05
+
+
+def labels_for_products(Y) -> np.ndarray | sp.csr_matrix:
+    """Validated 0/1 labels in the form their products are cheapest in: CSR (float64) when
+    sparse already or at most :data:`SPARSE_LABEL_DENSITY` ones, else a dense float64 array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz._validation import labels_for_products
+    >>> Y = np.zeros((100, 50), dtype=np.uint8)
+    >>> Y[::10, 0] = 1
+    >>> type(labels_for_products(Y)).__name__, labels_for_products(np.ones((3, 2))).dtype
+    ('csr_matrix', dtype('float64'))
+    """
+    if sp.issparse(Y):
+        return check_sparse_labels(Y)
+    Y = np.asarray(Y)
+    if Y.ndim == 2 and np.count_nonzero(Y) <= SPARSE_LABEL_DENSITY * Y.size:
+        check_label_matrix(Y[:0])  # the dtype's checks; the values are checked by csr_labels
+        return check_sparse_labels(csr_labels(Y))
+    return check_label_matrix(Y)
+
+
+def check_sparse_labels(Y, *, name: str = "Y") -> sp.csr_matrix:
+    """A sparse label matrix as CSR with float64 data, its stored values checked to be 0 or 1
+    (the check of :func:`check_label_matrix`, over the stored entries only).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from mlviz._validation import check_sparse_labels
+    >>> check_sparse_labels(sp.csr_matrix([[0, 2]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: Y must contain only 0 and 1; found 2 at row 0, label column 1. ...
+    """
+    Y = sp.csr_matrix(Y, dtype=np.float64)
+    if Y.shape[1] == 0:
+        raise ValueError(f"{name} has no label columns: a multi-label problem needs at least one.")
+    data = Y.data
+    bad = ~np.isfinite(data) | ((data != 0) & (data != 1))
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        row = int(np.searchsorted(Y.indptr, first, side="right") - 1)
+        raise ValueError(
+            f"{name} must contain only 0 and 1; found {data[first]:g} at row {row}, label "
+            f"column {Y.indices[first]}. Convert {{-1, 1}} labels with (Y + 1) // 2."
+        )
+    return Y
+
+
 def _checked_float_labels(Y: np.ndarray, name: str) -> np.ndarray:
     Yf = Y.astype(np.float64)
     if not np.all(np.isfinite(Yf)):

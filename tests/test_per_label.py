@@ -56,6 +56,38 @@ def test_plst_per_label_error_is_the_residual_column_by_column(n_components):
     np.testing.assert_allclose((residual**2).sum(axis=1), per_example, atol=1e-12)
 
 
+def test_per_label_error_of_sparse_labels_equals_the_dense_one_for_every_m():
+    """A CSR label matrix (what labels_for_products gives mostly-zero labels) takes the
+    sparse products; the error is the dense one, for every M, through both of the method's
+    ways (the kept directions below L / 2, the rest above), and on other labels too."""
+    import scipy.sparse as sp
+
+    from mlviz._validation import labels_for_products
+
+    rng = np.random.default_rng(3)
+    Y = (rng.random((200, 40)) < 0.04).astype(np.uint8)
+    Y[:, 0] = 0  # a label that never occurs
+    X = rng.normal(size=(200, 5))
+    model = PLST(n_components=12).fit(X, Y)
+    assert sp.issparse(labels_for_products(Y))
+    for M in range(41):
+        for labels in (Y, Y[:50]):
+            dense = model.label_encoding_error(labels, M)
+            np.testing.assert_allclose(
+                model.label_encoding_error(sp.csr_matrix(labels), M), dense, atol=1e-12
+            )
+            np.testing.assert_allclose(
+                model.label_encoding_error(labels_for_products(labels), M), dense, atol=1e-12
+            )
+    # a sparse matrix is checked like a dense one
+    bad = sp.csr_matrix(Y, dtype=float)
+    bad.data[3] = 2.0
+    with pytest.raises(ValueError, match="only 0 and 1; found 2"):
+        model.label_encoding_error(bad)
+    with pytest.raises(ValueError, match="39 label columns, but PLST was fitted with 40"):
+        model.label_encoding_error(sp.csr_matrix(Y[:, :39]))
+
+
 def test_per_label_error_for_every_m_and_on_other_labels():
     X, Y = _data()
     Y_other = _data(seed=1)[1]

@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from mlviz._validation import check_label_matrix, csr_labels
+from mlviz._validation import (
+    SPARSE_LABEL_DENSITY,
+    check_label_matrix,
+    check_sparse_labels,
+    csr_labels,
+    labels_for_products,
+)
 
 
 @pytest.mark.parametrize("dtype", [bool, np.uint8, np.int8, np.int64, np.float32, np.float64])
@@ -76,3 +82,30 @@ def test_csr_labels_equals_scipys_conversion(dtype, shape):
     if Y.size:
         view = np.asfortranarray(Y)[:, ::-1]
         np.testing.assert_array_equal(csr_labels(view).toarray(), view.astype(float))
+
+
+def test_labels_for_products_is_sparse_for_mostly_zeros_and_checks_like_the_dense_check():
+    rng = np.random.default_rng(4)
+    n_ones = int(SPARSE_LABEL_DENSITY * 1000)
+    Y = np.zeros((50, 20), dtype=np.uint8)
+    Y.flat[rng.choice(1000, n_ones, replace=False)] = 1  # at the density: sparse
+    sparse = labels_for_products(Y)
+    assert sp.isspmatrix_csr(sparse) and sparse.dtype == np.float64
+    np.testing.assert_array_equal(sparse.toarray(), Y)
+    Y.flat[np.flatnonzero(Y.ravel() == 0)[0]] = 1  # one more: dense, as check_label_matrix
+    dense = labels_for_products(Y)
+    assert isinstance(dense, np.ndarray) and dense.dtype == np.float64
+    np.testing.assert_array_equal(dense, Y)
+    assert sp.isspmatrix_csr(labels_for_products(sp.csc_matrix(Y)))  # sparse stays sparse
+    # what check_label_matrix refuses, both forms refuse
+    for bad in (2.0, -1.0, 0.5, np.nan):
+        Z = np.zeros((30, 4))
+        Z[7, 2] = bad
+        with pytest.raises(ValueError, match="Y"):
+            labels_for_products(Z)
+        with pytest.raises(ValueError, match="at row 7, label column 2"):
+            check_sparse_labels(sp.csr_matrix(Z))
+    with pytest.raises(ValueError, match="numeric"):
+        labels_for_products(np.array([["a", "b"]], dtype=object))
+    with pytest.raises(ValueError, match="no label columns"):
+        check_sparse_labels(sp.csr_matrix((3, 0)))
