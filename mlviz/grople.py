@@ -739,8 +739,10 @@ class LambdaBounds:
         grid = scale * np.logspace(-8.0, 8.0, 8 * 16 + 1)
         # the last grid point where margin > 0, found from the top down: the same point as
         # evaluating the whole grid, with the evaluations below it skipped (about half the grid's
-        # 129: at d = 246 each costs d^2 L, and the GroPLE page recomputes the bound on every d)
-        last = next((i for i in range(grid.size - 1, -1, -1) if margin(float(grid[i])) > 0.0), None)
+        # 129: at d = 246 each costs d^2 L, and the GroPLE page recomputes the bound on every d),
+        # and those above the last point where an upper bound of the margin is positive
+        start = _last_positive(_margin_upper_bounds(grid, s, C, B, indicator, v_l21, lambda2))
+        last = next((i for i in range(start, -1, -1) if margin(float(grid[i])) > 0.0), None)
         if last is None:
             return float(grid[0])  # V = 0 from far below the scale of V_1 on (margin <= 0 there)
         if last == grid.size - 1:
@@ -757,6 +759,48 @@ class LambdaBounds:
             rtol=4 * np.finfo(float).eps,
         )
         return float(np.exp(root))
+
+
+def _margin_upper_bounds(
+    grid: np.ndarray,
+    s: np.ndarray,
+    C: np.ndarray,
+    B: np.ndarray,
+    indicator: np.ndarray,
+    v_l21: float,
+    lambda2: float,
+) -> np.ndarray:
+    """An upper bound of :meth:`LambdaBounds.lambda1_max`'s margin at every λ1 of ``grid``, at
+    O(d) a point where the margin costs O(K d^3).
+
+    A row of U_1^T S within group k is ``q_i D B_k`` with ``q_i`` a row of the orthogonal Q,
+    so its squared norm is at most ``max(D)^2 ||B_k||_2^2``: the margin's largest row norm
+    replaced by that. Raised by 1e-9 relative, far above rounding, so that a grid point whose
+    bound is not positive cannot have a positive margin. At d = 246 on 983 labels the last
+    positive bound lies 6-8 grid points above the last positive margin, where the search from
+    the grid's top evaluated 26-41 points.
+    """
+    top = 0.0
+    for column in indicator.T:
+        block = B[:, column.astype(bool)]
+        if block.shape[1]:
+            n = block.shape[0]
+            gram = block @ block.T
+            top = max(top, float(eigh(gram, eigvals_only=True, subset_by_index=[n - 1, n - 1])[0]))
+    D = 1.0 / (s[None, :] + grid[:, None])  # (grid, d)
+    u_sq = (D * D) @ C
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        c = np.cbrt(lambda2 * v_l21 / (2.0 * grid * u_sq))
+        bound = 2.0 * c * D.max(axis=1) * np.sqrt(max(top, 0.0)) * (1.0 + 1e-9) - lambda2
+    # u_sq = 0 (or an overflow): the margin is -lambda2 there, or not bounded here: keep the
+    # point in the search
+    return np.where(np.isfinite(bound) & (u_sq > 0.0), bound, np.where(u_sq > 0.0, np.inf, -1.0))
+
+
+def _last_positive(values: np.ndarray) -> int:
+    """The index of the last positive value; -1 if none is."""
+    positive = np.flatnonzero(values > 0.0)
+    return int(positive[-1]) if positive.size else -1
 
 
 def _balance_factor(u_sq: float, V: np.ndarray, lambda1: float, lambda2: float, indicator):

@@ -307,3 +307,46 @@ def test_lambda_bounds_from_one_start_are_the_functions_bounds(planted, sparse):
         assert 0 < bounds.lambda1_max(0.3 * top) < np.inf
     other = LambdaBounds(Y, groups, 11, random_state=4)  # another U_0, another bound
     assert other.lambda2_max() != LambdaBounds(Y, groups, 11, random_state=3).lambda2_max()
+
+
+def test_lambda1_max_skips_the_grid_above_the_margins_bound_and_finds_the_same_bound(
+    planted, monkeypatch
+):
+    # The search for λ1_max starts below the grid points where an upper bound of the margin
+    # is not positive. Without that bound (every point searched from the grid's top) the
+    # bound found is the same, bit for bit: with per-group d x d Grams (K d < L) and without,
+    # at λ2 from near 0 to λ2_max, on the planted sample and on a long-tailed set
+    import mlviz.grople as grople_module
+    from mlviz.grople import LambdaBounds
+    from mlviz.synthetic import make_long_tailed
+
+    long_tailed = make_long_tailed(
+        n_samples=400, n_features=20, n_labels=60, cardinality=3.0, random_state=1
+    ).Y
+    cases = [(planted[1], np.arange(planted[1].shape[1]) % 4, d) for d in (2, 11)]
+    cases += [(long_tailed, np.arange(60) % 3, d) for d in (5, 30)]
+    starts = []
+    bounded = grople_module._margin_upper_bounds
+
+    def spy(*args):
+        values = bounded(*args)
+        starts.append(grople_module._last_positive(values))
+        return values
+
+    found = {}
+    for pruned in (True, False):
+        monkeypatch.setattr(
+            grople_module,
+            "_margin_upper_bounds",
+            spy if pruned else (lambda grid, *args: np.full(grid.size, np.inf)),
+        )
+        for index, (Y, groups, d) in enumerate(cases):
+            bounds = LambdaBounds(Y, groups, d, random_state=0)
+            top = bounds.lambda2_max()
+            for share in (1e-4, 0.01, 0.3, 0.9):
+                found.setdefault((index, share), []).append(bounds.lambda1_max(share * top))
+    for key, (with_bound, without) in found.items():
+        assert with_bound == without, key
+        assert 0.0 < with_bound < np.inf, key
+    # and the bound did skip points: the search started below the grid's top
+    assert max(starts) < 128 and len(starts) == len(found)
