@@ -109,6 +109,8 @@ def csr_labels(Y, dtype=np.float64) -> sp.csr_matrix:
 
 #: Label matrices with at most this share of ones are multiplied as CSR: a product then costs
 #: the stored ones (delicious ~2 %, medical ~3 %), where a dense BLAS product costs every cell.
+#: The one rule for the label co-occurrence counts (``mlviz.label_clustering``), GroPLE's
+#: stage 2 and the per-label encoding errors (:func:`labels_for_products`).
 SPARSE_LABEL_DENSITY = 0.05
 
 

@@ -51,7 +51,7 @@ from sklearn.utils import TransformerTags
 from threadpoolctl import threadpool_limits
 
 from mlviz._compat import Interval, StrOptions, _fit_context
-from mlviz._validation import csr_labels
+from mlviz._validation import SPARSE_LABEL_DENSITY, csr_labels
 from mlviz.base import MultiLabelEstimator
 from mlviz.label_clustering import LabelClustering, _label_counts, check_groups
 
@@ -390,7 +390,7 @@ class _SignedLabels:
             self.shape = self.signed.shape
             return
         self.signed = None
-        if sp.issparse(Y) or np.count_nonzero(Y) <= _LABEL_SPARSE_DENSITY * np.size(Y):
+        if sp.issparse(Y) or np.count_nonzero(Y) <= SPARSE_LABEL_DENSITY * np.size(Y):
             self.binary = csr_labels(Y)
         else:
             self.binary = np.asarray(Y, dtype=np.float64)
@@ -439,10 +439,6 @@ class _SignedLabels:
         else:
             YtU = U.T @ self.binary
         return 2.0 * YtU - U.sum(axis=0)[:, None]
-
-
-# Below this share of ones the 0/1 label matrix of stage 2 is multiplied as CSR.
-_LABEL_SPARSE_DENSITY = 0.05
 
 
 def _initial_basis(labels: _SignedLabels, n_components: int, init: str, random_state) -> np.ndarray:

@@ -38,7 +38,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mlviz import metrics as _metrics
 from mlviz._compat import Interval, StrOptions, validate_params
-from mlviz._validation import check_features, check_label_matrix, csr_labels
+from mlviz._validation import (
+    SPARSE_LABEL_DENSITY,
+    check_features,
+    check_label_matrix,
+    csr_labels,
+)
 from mlviz.stats import is_tail
 
 __all__ = [
@@ -96,9 +101,6 @@ MIN_ADJUSTED_STABILITY = 0.1
 #: Restarts ARPACK may take for a bootstrap resample's leading eigenvectors before the exact
 #: LAPACK solve takes over (see ``_Bootstrap.vectors``).
 ARPACK_MAX_RESTARTS = 100
-
-# Above this share of ones the co-occurrence counts come from a dense BLAS product.
-_SPARSE_DENSITY = 0.05
 
 # scikit-learn's parameter validation (as in LabelClustering's _parameter_constraints) for the
 # public functions' parameters; checks that need Y or the contents of groups stay
@@ -202,7 +204,7 @@ def _label_counts(Y, weights: np.ndarray | None = None) -> tuple[float, np.ndarr
     """
     n_rows = Y.shape[0]
     w = np.ones(n_rows) if weights is None else np.asarray(weights, dtype=np.float64)
-    if sp.issparse(Y) or np.count_nonzero(Y) <= _SPARSE_DENSITY * Y.size:
+    if sp.issparse(Y) or np.count_nonzero(Y) <= SPARSE_LABEL_DENSITY * Y.size:
         Ys = csr_labels(Y)
         weighted = Ys if weights is None else sp.diags(w) @ Ys
         cooc = np.asarray((Ys.T @ weighted).toarray())
@@ -1132,7 +1134,7 @@ class _Bootstrap:
 
     def __init__(self, Y, affinity: str, n_neighbors: int, n_init: int) -> None:
         nnz = Y.nnz if sp.issparse(Y) else np.count_nonzero(Y)
-        self.Y = sp.csr_matrix(Y) if nnz <= _SPARSE_DENSITY * np.prod(Y.shape) else Y
+        self.Y = sp.csr_matrix(Y) if nnz <= SPARSE_LABEL_DENSITY * np.prod(Y.shape) else Y
         self.n_samples, self.n_labels = Y.shape
         self.affinity = affinity
         self.n_neighbors = n_neighbors
