@@ -258,3 +258,45 @@ def test_projector_and_wide_titles_rewrap_the_sentence_not_its_lines(title):
     # a title changed after legible() is re-wrapped as written (nothing stale is used)
     fig.update_layout(title_text="Another title")
     assert "Another" in for_projector(fig).layout.title.text
+
+
+def test_layout_items_added_at_once_are_those_added_one_by_one():
+    """add_layout_items appends in one assignment what add_shape / add_vrect / add_annotation
+    append one call at a time (each call re-validates every item already there: O(n²)); the
+    figure is the same, item for item, after items already in it."""
+    from plotly.subplots import make_subplots
+
+    from mlviz.figures._style import add_layout_items
+
+    def base():
+        fig = make_subplots(specs=[[{"secondary_y": True}]])
+        fig.add_trace(go.Bar(x=[0, 1, 2], y=[1, 2, 3]))
+        fig.add_hline(y=0.5, line_dash="dot")  # an item already there
+        fig.add_annotation(x=0, y=1, text="first")
+        return fig
+
+    one_by_one, at_once = base(), base()
+    for p in (0, 2):
+        one_by_one.add_vrect(x0=p - 0.5, x1=p + 0.5, fillcolor="#2ca02c", opacity=0.1,
+                             line_width=0, layer="below")  # fmt: skip
+    one_by_one.add_shape(type="line", x0=0.5, x1=0.5, y0=0, y1=3, line=dict(width=1))
+    for i in range(3):
+        one_by_one.add_annotation(x=i, y=1.0, yref="paper", text=f"{i}", showarrow=False)
+    shade = dict(fillcolor="#2ca02c", opacity=0.1, line_width=0, layer="below")
+    add_layout_items(
+        at_once,
+        shapes=[
+            *(
+                dict(type="rect", x0=p - 0.5, x1=p + 0.5, xref="x", y0=0, y1=1, yref="y domain")
+                | shade
+                for p in (0, 2)
+            ),
+            dict(type="line", x0=0.5, x1=0.5, y0=0, y1=3, line=dict(width=1)),
+        ],
+        annotations=[
+            dict(x=i, y=1.0, yref="paper", text=f"{i}", showarrow=False) for i in range(3)
+        ],
+    )
+    assert at_once.to_plotly_json() == one_by_one.to_plotly_json()
+    assert len(at_once.layout.shapes) == 4 and len(at_once.layout.annotations) == 4
+    assert add_layout_items(at_once) is at_once  # nothing to add: unchanged

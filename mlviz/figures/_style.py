@@ -37,6 +37,7 @@ __all__ = [
     "method_colors",
     "plain",
     "plain_all",
+    "add_layout_items",
     "merge_layout",
     "wide_title_update",
     "widen_title",
@@ -379,6 +380,31 @@ def widen_title(fig, title_width: int = WIDE_TITLE_CHARS):
     if _saved_title(fig) is None:
         return fig
     return legible(go.Figure(fig), title_width=title_width, legend=False)
+
+
+def add_layout_items(fig, *, shapes=(), annotations=()):
+    """Append ``shapes`` and ``annotations`` (dicts, as ``add_shape`` and ``add_annotation``
+    take them) to ``fig``'s layout in one assignment each; returns ``fig``.
+
+    plotly's ``add_shape``, ``add_vrect`` and ``add_annotation`` validate every item already
+    in the figure again on each call, so n calls cost O(n²): 20 ``add_vrect`` took 308 ms
+    against 10 ms at once (issue 33: the ML-KNN posterior figure shades each predicted
+    label). Give the references ``add_vrect`` would (``xref="x"``, ``yref="y domain"``).
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from mlviz.figures._style import add_layout_items
+    >>> fig = go.Figure()
+    >>> fig = add_layout_items(fig, shapes=[dict(type="line", x0=0, x1=1, y0=0, y1=1)] * 3)
+    >>> len(fig.layout.shapes)
+    3
+    """
+    if len(shapes):
+        fig.layout.shapes = (*fig.layout.shapes, *shapes)
+    if len(annotations):
+        fig.layout.annotations = (*fig.layout.annotations, *annotations)
+    return fig
 
 
 def wide_title_update(fig, title_width: int = WIDE_TITLE_CHARS) -> dict | None:

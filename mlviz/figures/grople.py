@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import TITLE_CHARS, legible, number_axis, plain_all
+from mlviz.figures._style import TITLE_CHARS, add_layout_items, legible, number_axis, plain_all
 from mlviz.metrics import METRICS
 
 __all__ = [
@@ -233,17 +233,21 @@ def vk_heatmap(
         )
     )
     if len(group_ids) <= _MAX_ANNOTATED_GROUPS:
-        for position, gid in enumerate(group_ids):
-            columns = np.flatnonzero(group_of_column == position)
-            fig.add_annotation(
-                x=columns.mean(),
-                y=1.0,
-                yref="paper",
-                yanchor="bottom",
-                showarrow=False,
-                text=f"V<sup>{gid}</sup><br>{int(support[position].sum())}/{d}",
-                font=dict(size=10),
-            )
+        add_layout_items(  # add_annotation per group: O(n²) in plotly
+            fig,
+            annotations=[
+                dict(
+                    x=np.flatnonzero(group_of_column == position).mean(),
+                    y=1.0,
+                    yref="paper",
+                    yanchor="bottom",
+                    showarrow=False,
+                    text=f"V<sup>{gid}</sup><br>{int(support[position].sum())}/{d}",
+                    font=dict(size=10),
+                )
+                for position, gid in enumerate(group_ids)
+            ],
+        )
     used = int(support.sum())
     fig.update_layout(
         title=dict(

@@ -19,7 +19,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mlviz.figures._style import GROUP_COLORS, TITLE_CHARS, legible, plain_all
+from mlviz.figures._style import GROUP_COLORS, TITLE_CHARS, add_layout_items, legible, plain_all
 from mlviz.stats import is_tail
 
 __all__ = [
@@ -209,30 +209,37 @@ def affinity_heatmap(
     # positions are category indices: a boundary sits half-way between two labels
     boundaries = np.flatnonzero(np.diff(ordered_groups) != 0) + 0.5
     line = dict(color="black", width=1)
+    shapes = []
     for b in boundaries:
-        fig.add_shape(type="line", x0=b, x1=b, y0=-0.5, y1=n_labels - 0.5, line=line)
-        fig.add_shape(type="line", y0=b, y1=b, x0=-0.5, x1=n_labels - 0.5, line=line)
+        shapes.append(dict(type="line", x0=b, x1=b, y0=-0.5, y1=n_labels - 0.5, line=line))
+        shapes.append(dict(type="line", y0=b, y1=b, x0=-0.5, x1=n_labels - 0.5, line=line))
     group_ids, starts, sizes = np.unique(ordered_groups, return_index=True, return_counts=True)
     for gid, start, size in zip(group_ids, starts, sizes, strict=True):
-        fig.add_shape(
-            type="rect",
-            x0=start - 0.5,
-            x1=start + size - 0.5,
-            y0=start - 0.5,
-            y1=start + size - 0.5,
-            line=dict(color=group_colour(gid), width=3),
+        shapes.append(
+            dict(
+                type="rect",
+                x0=start - 0.5,
+                x1=start + size - 0.5,
+                y0=start - 0.5,
+                y1=start + size - 0.5,
+                line=dict(color=group_colour(gid), width=3),
+            )
         )
+    annotations = []
     if len(group_ids) <= _MAX_ANNOTATED_GROUPS:
         for gid, start, size in zip(group_ids, starts, sizes, strict=True):
-            fig.add_annotation(
-                x=start + (size - 1) / 2,
-                y=1.0,
-                yref="paper",
-                yanchor="bottom",
-                text=f"{gid}",
-                showarrow=False,
-                font=dict(size=11, color=group_colour(gid)),
+            annotations.append(
+                dict(
+                    x=start + (size - 1) / 2,
+                    y=1.0,
+                    yref="paper",
+                    yanchor="bottom",
+                    text=f"{gid}",
+                    showarrow=False,
+                    font=dict(size=11, color=group_colour(gid)),
+                )
             )
+    add_layout_items(fig, shapes=shapes, annotations=annotations)  # add_shape: O(n²)
     n_groups = len(group_ids)
     tick_size = 11 if n_labels <= 30 else 9
     axis = dict(
