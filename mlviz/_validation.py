@@ -114,7 +114,7 @@ def csr_labels(Y, dtype=np.float64) -> sp.csr_matrix:
 SPARSE_LABEL_DENSITY = 0.05
 
 
-def labels_for_products(Y) -> np.ndarray | sp.csr_matrix:
+def labels_for_products(Y, *, name: str = "Y") -> np.ndarray | sp.csr_matrix:
     """Validated 0/1 labels in the form their products are cheapest in: CSR (float64) when
     sparse already or at most :data:`SPARSE_LABEL_DENSITY` ones, else a dense float64 array.
 
@@ -128,12 +128,12 @@ def labels_for_products(Y) -> np.ndarray | sp.csr_matrix:
     ('csr_matrix', dtype('float64'))
     """
     if sp.issparse(Y):
-        return check_sparse_labels(Y)
+        return check_sparse_labels(Y, name=name)
     Y = np.asarray(Y)
     if Y.ndim == 2 and np.count_nonzero(Y) <= SPARSE_LABEL_DENSITY * Y.size:
-        check_label_matrix(Y[:0])  # the dtype's checks; the values are checked by csr_labels
-        return check_sparse_labels(csr_labels(Y))
-    return check_label_matrix(Y)
+        check_label_matrix(Y[:0], name=name)  # the dtype's checks; the values: below
+        return check_sparse_labels(csr_labels(Y), name=name)
+    return check_label_matrix(Y, name=name)
 
 
 def check_sparse_labels(Y, *, name: str = "Y") -> sp.csr_matrix:

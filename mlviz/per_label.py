@@ -169,7 +169,7 @@ def plst_label_table(
     table = _base(model, Y_train, tail_threshold, label_names)
     # validated once for both calls, and sparse when mostly zeros: the PLST page's M slider
     # at 11,273 x 983 spent ~0.15 s validating the dense labels twice and multiplying them
-    labels = labels_for_products(Y_train)
+    labels = labels_for_products(Y_train, name="Y_train")
     error = model.label_encoding_error(labels)
     variance = model.label_encoding_error(labels, 0)
     table["encoding_error"] = error
@@ -463,7 +463,7 @@ def unrepresented_share(model, Y_train) -> np.ndarray | None:
     if hasattr(model, "V_") and hasattr(model, "groups_"):  # GroPLE's decoding matrix
         return (~np.asarray(model.V_ != 0).any(axis=0)).astype(float)
     if hasattr(model, "label_encoding_error"):
-        Y_train = labels_for_products(Y_train)  # validated once for both calls
+        Y_train = labels_for_products(Y_train, name="Y_train")  # validated once for both
         error = np.asarray(model.label_encoding_error(Y_train), dtype=float)
         variance = np.asarray(model.label_encoding_error(Y_train, 0), dtype=float)
         return np.divide(error, variance, out=np.full(error.shape, np.nan), where=variance > 1e-12)

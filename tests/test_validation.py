@@ -107,5 +107,7 @@ def test_labels_for_products_is_sparse_for_mostly_zeros_and_checks_like_the_dens
             check_sparse_labels(sp.csr_matrix(Z))
     with pytest.raises(ValueError, match="numeric"):
         labels_for_products(np.array([["a", "b"]], dtype=object))
+    with pytest.raises(ValueError, match="^Y_train must contain only 0 and 1"):  # named
+        labels_for_products(sp.csr_matrix([[0, 2]]), name="Y_train")
     with pytest.raises(ValueError, match="no label columns"):
         check_sparse_labels(sp.csr_matrix((3, 0)))
