@@ -710,11 +710,7 @@ class LambdaBounds:
         # U_1^T S = Q D B. Its rows' squared norms within group k are diag(Q D G_k D Q^T) with
         # G_k = B_k B_k^T (d x d): K d^3 per evaluation instead of d^2 L when K d < L (983
         # labels, d = 100, K = 2: the GroPLE page's λ1 range 0.26 -> 0.16 s, the same bound)
-        group_grams = (
-            [B[:, column.astype(bool)] @ B[:, column.astype(bool)].T for column in indicator.T]
-            if n_groups * n_components_ < B.shape[1]
-            else None
-        )
+        group_grams = _group_grams(B, indicator) if n_groups * n_components_ < B.shape[1] else None
 
         def largest_row_norm_sq(D: np.ndarray) -> float:
             QD = Q * D[None, :]
@@ -737,7 +733,8 @@ class LambdaBounds:
         # evaluating the whole grid, with the evaluations below it skipped (about half the grid's
         # 129: at d = 246 each costs d^2 L, and the GroPLE page recomputes the bound on every d),
         # and those above the last point where an upper bound of the margin is positive
-        start = _last_positive(_margin_upper_bounds(grid, s, C, B, indicator, v_l21, lambda2))
+        grams = group_grams if group_grams is not None else _group_grams(B, indicator)
+        start = _last_positive(_margin_upper_bounds(grid, s, C, grams, v_l21, lambda2))
         last = next((i for i in range(start, -1, -1) if margin(float(grid[i])) > 0.0), None)
         if last is None:
             return float(grid[0])  # V = 0 from far below the scale of V_1 on (margin <= 0 there)
@@ -757,12 +754,16 @@ class LambdaBounds:
         return float(np.exp(root))
 
 
+def _group_grams(B: np.ndarray, indicator: np.ndarray) -> list[np.ndarray]:
+    """``B_k B_k^T`` (d x d) of every group k's columns of B."""
+    return [B[:, column.astype(bool)] @ B[:, column.astype(bool)].T for column in indicator.T]
+
+
 def _margin_upper_bounds(
     grid: np.ndarray,
     s: np.ndarray,
     C: np.ndarray,
-    B: np.ndarray,
-    indicator: np.ndarray,
+    group_grams: list[np.ndarray],
     v_l21: float,
     lambda2: float,
 ) -> np.ndarray:
@@ -776,13 +777,10 @@ def _margin_upper_bounds(
     positive bound lies 6-8 grid points above the last positive margin, where the search from
     the grid's top evaluated 26-41 points.
     """
-    top = 0.0
-    for column in indicator.T:
-        block = B[:, column.astype(bool)]
-        if block.shape[1]:
-            n = block.shape[0]
-            gram = block @ block.T
-            top = max(top, float(eigh(gram, eigvals_only=True, subset_by_index=[n - 1, n - 1])[0]))
+    top = 0.0  # max_k ||B_k||_2^2, the largest eigenvalue of the groups' B_k B_k^T
+    for gram in group_grams:
+        n = gram.shape[0]
+        top = max(top, float(eigh(gram, eigvals_only=True, subset_by_index=[n - 1, n - 1])[0]))
     D = 1.0 / (s[None, :] + grid[:, None])  # (grid, d)
     u_sq = (D * D) @ C
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
