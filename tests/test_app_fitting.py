@@ -139,6 +139,11 @@ def test_a_cached_table_or_array_is_keyed_by_its_computation_without_hashing_it(
     store = fitting._outcomes()
     store.get_or_compute(("keyed by origin", "table"), lambda: fitting.FitOutcome(value=table))
     store.get_or_compute(("keyed by origin", "Y"), lambda: fitting.FitOutcome(value=predicted))
+    # a computation returning several tables (the Data page's statistics), unpacked by the page
+    counts, frequencies = pd.DataFrame({"count": [3, 1]}), np.arange(4.0)
+    store.get_or_compute(
+        ("keyed by origin", "pair"), lambda: fitting.FitOutcome(value=(counts, frequencies))
+    )
 
     def no_hashing(*args, **kwargs):
         raise AssertionError("a cached result was hashed again")
@@ -151,7 +156,11 @@ def test_a_cached_table_or_array_is_keyed_by_its_computation_without_hashing_it(
             "dict",
             (("Y", ("result", ("keyed by origin", "Y"))),),
         )
+        assert fitting.key_of(counts) == ("result", ("keyed by origin", "pair", ("part", 0)))
+        assert fitting.key_of(frequencies) == ("result", ("keyed by origin", "pair", ("part", 1)))
     assert fitting.key_of(table.copy())[0] == "frame"
+    assert fitting.key_of(counts.copy())[0] == "frame"
+    assert fitting.key_of(frequencies.copy())[0] == "ndarray"
     assert fitting.key_of(table.copy()) == fitting.key_of(table.copy())
     assert fitting.key_of(predicted.copy()) == fitting.key_of(np.eye(3))
 
@@ -556,3 +565,43 @@ def test_the_loaded_data_sets_own_arrays_are_keyed_by_name_not_hashed():
         (("loaded data set", "Y"), ("list", (("loaded data set", "X"),)), "ndarray")
     )
     assert fitting.key_of(ds.Y)[0] == "ndarray"
+
+
+def test_an_evicted_result_and_its_parts_are_no_longer_found_by_identity():
+    """Only what the store still holds is keyed by its computation: once evicted, a table
+    (or a part of a tuple) is keyed by its content again, and a part that another entry also
+    holds keeps that entry's key."""
+    from pages._app import fitting
+
+    store = fitting._OutcomeStore(max_entries=2)
+    shared, first_only = np.arange(3.0), np.ones(2)
+    store.put(("first",), fitting.FitOutcome(value=(first_only, shared)))
+    store.put(("second",), fitting.FitOutcome(value=(shared,)))
+    assert store.origin(first_only) == ("first", ("part", 0))
+    assert store.origin(shared) == ("second", ("part", 0))
+    store.put(("third",), fitting.FitOutcome(value="something else"))  # evicts "first"
+    assert store.origin(first_only) is None
+    assert store.origin(shared) == ("second", ("part", 0))
+    assert store.origin(np.arange(3.0)) is None  # equal but not the object held
+
+
+def test_small_results_never_push_a_fitted_model_out_of_the_store():
+    """What one test instance shows is kept apart (``compute(..., small=True)``): stepping
+    through many instances evicts older instances, never the fits the pages need."""
+    from pages._app import fitting
+
+    store = fitting._OutcomeStore(max_entries=2, max_small_entries=3)
+    models = [object(), object()]
+    for i, model in enumerate(models):
+        store.put(("function", "fit", i), fitting.FitOutcome(value=model))
+    views = [np.full(2, i) for i in range(10)]
+    for i, view in enumerate(views):
+        store.put((fitting.SMALL_RESULT, "instance", i), fitting.FitOutcome(value=view))
+    assert [store.origin(m) for m in models] == [("function", "fit", 0), ("function", "fit", 1)]
+    assert [store.origin(v) is not None for v in views] == [False] * 7 + [True] * 3
+    store.get((fitting.SMALL_RESULT, "instance", 7))  # used again: now the most recent
+    store.put((fitting.SMALL_RESULT, "instance", 10), fitting.FitOutcome(value=np.ones(1)))
+    assert store.origin(views[7]) is not None and store.origin(views[8]) is None
+    store.put(("function", "fit", 2), fitting.FitOutcome(value=object()))  # a third fit
+    assert store.origin(models[0]) is None and store.origin(models[1]) is not None
+    assert len(store) == 2 + 3

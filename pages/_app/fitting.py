@@ -63,6 +63,12 @@ _LAST_GOOD_KEY = "_fit_last_good"
 #: if they are not all of that size; the per-page budgets (:mod:`pages._app.budget`) keep a
 #: single result below that.
 MAX_STORED_OUTCOMES = 64
+#: Small results (``compute(..., small=True)``: what one test instance shows, a few kB) are kept
+#: apart, up to this many, so that students stepping through instances never push a fitted
+#: model out of the :data:`MAX_STORED_OUTCOMES` (a refit takes seconds).
+MAX_STORED_SMALL_OUTCOMES = 1024
+#: The first item of a small result's key (:func:`compute`).
+SMALL_RESULT = "small result"
 
 
 @dataclass(frozen=True)
@@ -91,9 +97,19 @@ class _OutcomeStore:
     is keyed by what it is (:func:`key_of`).
     """
 
-    def __init__(self, max_entries: int = MAX_STORED_OUTCOMES) -> None:
+    def __init__(
+        self,
+        max_entries: int = MAX_STORED_OUTCOMES,
+        max_small_entries: int = MAX_STORED_SMALL_OUTCOMES,
+    ) -> None:
         self._entries: OrderedDict[tuple, FitOutcome] = OrderedDict()
-        self._origin: dict[int, tuple] = {}  # id(value) -> key, for values held here
+        # the keys of small results (SMALL_RESULT first), in their own least-recently-used
+        # order: they count towards max_small_entries, not max_entries
+        self._small: OrderedDict[tuple, None] = OrderedDict()
+        self.max_small_entries = max_small_entries
+        # id(value) -> (key, part): the values held here, and each part of a tuple value
+        # (part None: the value itself)
+        self._origin: dict[int, tuple[tuple, int | None]] = {}
         self._lock = threading.Lock()
         # One lock per key being computed (single flight): the first session to miss a key
         # computes it while the others wait on its lock, then read the stored outcome.
@@ -139,27 +155,61 @@ class _OutcomeStore:
         with self._lock:
             if key in self._entries:
                 self._entries.move_to_end(key)
+                if key in self._small:
+                    self._small.move_to_end(key)
             return self._entries.get(key)
 
     def put(self, key: tuple, outcome: FitOutcome) -> None:
         with self._lock:
             self._entries[key] = outcome
+            if key[:1] == (SMALL_RESULT,):
+                self._small[key] = None
+                self._small.move_to_end(key)
             if outcome.error is None:
-                self._origin[id(outcome.value)] = key
-            while len(self._entries) > self.max_entries:
-                _, old = self._entries.popitem(last=False)
-                self._origin.pop(id(old.value), None)
+                for part, held in _parts(outcome.value):
+                    self._origin[id(held)] = (key, part)
+            while len(self._small) > self.max_small_entries:
+                self._evict(self._small.popitem(last=False)[0])
+            while len(self._entries) - len(self._small) > self.max_entries:
+                oldest = next(k for k in self._entries if k not in self._small)
+                self._evict(oldest)
+
+    def _evict(self, key: tuple) -> None:
+        """Drop ``key`` and what :meth:`origin` knows of it (the lock is held)."""
+        old = self._entries.pop(key)
+        for _, held in _parts(old.value):
+            if self._origin.get(id(held), (None,))[0] == key:
+                del self._origin[id(held)]
 
     def origin(self, value: Any) -> tuple | None:
-        """The key ``value`` is cached under, if this store holds it (an identity check)."""
+        """The key ``value`` is cached under, if this store holds it (an identity check);
+        for a part of a tuple held here (a page's computation returning several tables), that
+        key and the part's position."""
         with self._lock:
-            key = self._origin.get(id(value))
-            if key is not None and self._entries.get(key, FitOutcome()).value is value:
-                return key
-            return None
+            key, part = self._origin.get(id(value), (None, None))
+            if key is None or key not in self._entries:
+                return None
+            held = dict(_parts(self._entries[key].value)).get(part, _NOTHING)
+            if held is not value:
+                return None
+            return key if part is None else (*key, ("part", part))
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+_NOTHING = object()
+
+
+def _parts(value: Any) -> list[tuple[int | None, Any]]:
+    """A stored value and, if it is a tuple, each of its items by position: a page that
+    unpacks a computation's tables (the Data page's statistics) passes the items on, and each
+    is keyed by the computation and its position instead of hashing it on every rerun (a
+    label-set table's ``hash_pandas_object`` was a tenth of the Data page's rerun)."""
+    parts: list[tuple[int | None, Any]] = [(None, value)]
+    if isinstance(value, tuple):
+        parts.extend(enumerate(value))
+    return parts
 
 
 @st.cache_resource(show_spinner=False)
@@ -588,6 +638,7 @@ def compute(
     first_fit_automatic: bool = True,
     identity: tuple[str, ...] = (),
     label_names: Sequence[str] | None = None,
+    small: bool = False,
 ) -> T | None:
     """``fn(**params)`` for the loaded data, cached by ``fn`` and ``params``; None if none.
 
@@ -611,6 +662,10 @@ def compute(
     label_names : sequence of str, optional
         The names of the label columns ``fn`` fits on (all of the data set's, in order), so
         that a library warning about label columns can name them; None keeps its indices.
+    small : bool
+        The result is a few kB and one of many a user steps through (what one test instance
+        shows): it is kept among the :data:`MAX_STORED_SMALL_OUTCOMES`, where it cannot push
+        a fitted model out of the store.
 
     Returns
     -------
@@ -632,7 +687,7 @@ def compute(
     )
     if not go:
         return None
-    cache_key = ("function", function, key_of(requested), data_key)
+    cache_key = (SMALL_RESULT if small else "function", function, key_of(requested), data_key)
 
     def call(report) -> Any:
         return fn(**requested, progress=report) if progress else fn(**requested)
