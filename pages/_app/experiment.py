@@ -87,9 +87,15 @@ def tail_rule_name() -> str:
     return f"{stats.tail_rule_description(share=tail_share())} in the whole data set"
 
 
+def relative_label_frequencies(ds: Dataset) -> np.ndarray:
+    """Each label's share of the instances, on all rows (:func:`source.of_dataset` keeps it per
+    data set: the sidebar counts the tail labels on every rerun of every page)."""
+    return stats.label_frequencies(ds.Y, relative=True)
+
+
 def tail_sidebar_caption(ds: Dataset) -> str:
     """The sidebar's count: how many of the data set's labels the rule makes tail (all rows)."""
-    frequencies = stats.label_frequencies(ds.Y, relative=True)
+    frequencies = source.of_dataset(ds, relative_label_frequencies)
     n_tail = int(stats.is_tail(frequencies, tail_threshold()).sum())
     return (
         f"{n_tail} of {ds.n_labels} labels are tail labels on the whole data set "

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -24,6 +25,8 @@ from pages._app import (
     links,
     plain,
 )
+
+T = TypeVar("T")
 
 DATASET_KEY = "dataset"
 SOURCE_LABEL_KEY = "dataset_label"
@@ -377,14 +380,40 @@ def dataset_picker() -> None:
         )
 
 
-_N_MISSING: WeakKeyDictionary[Dataset, int] = WeakKeyDictionary()
+_OF_DATASET: WeakKeyDictionary[Dataset, dict[str, Any]] = WeakKeyDictionary()
+
+
+def of_dataset(ds: Dataset, fn: Callable[[Dataset], T]) -> T:
+    """``fn(ds)``, computed once per data set object and function (a Dataset is immutable).
+
+    For what the sidebar or a page shows on every rerun and depends on the data set alone
+    (the missing values, the planted groups, the label frequencies): a rerun reads them here
+    instead of recomputing them (the planted groups' CSV was read on every rerun of the Lesson
+    and Label clusters pages, a seventh of their rerun, issue 33). The value is shared by
+    every session holding this data set, so an array comes back read-only.
+    """
+    memo = _OF_DATASET.setdefault(ds, {})
+    name = f"{fn.__module__}.{fn.__qualname__}"
+    if name not in memo:
+        value = fn(ds)
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+        memo[name] = value
+    return memo[name]
+
+
+def _n_missing(ds: Dataset) -> int:
+    values = ds.X.data if sp.issparse(ds.X) else ds.X
+    return int(np.isnan(values).sum())
 
 
 def n_missing(ds: Dataset) -> int:
     """Missing (NaN) feature values of ``ds``, counted once per data set object (the sidebar
-    shows it on every rerun; a Dataset is immutable)."""
-    count = _N_MISSING.get(ds)
-    if count is None:
-        values = ds.X.data if sp.issparse(ds.X) else ds.X
-        count = _N_MISSING[ds] = int(np.isnan(values).sum())
-    return count
+    shows it on every rerun)."""
+    return of_dataset(ds, _n_missing)
+
+
+def known_groups(ds: Dataset) -> np.ndarray | None:
+    """The planted label groups of an embedded sample (``mlviz.datasets.known_groups``, read
+    from its CSV once per data set object), read-only; None for any other data set."""
+    return of_dataset(ds, datasets.known_groups)

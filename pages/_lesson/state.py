@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from mlviz import datasets
 from mlviz.figures._style import widen_title
 from mlviz.io import Dataset
 from mlviz.io.export import safe_filename
@@ -322,7 +321,7 @@ def start(title: str) -> Lesson:
         names=[str(n) for n in ds.label_names],
         n_train=len(split.Y_train),
         n_test=len(split.Y_test),
-        planted_groups=datasets.known_groups(ds),  # None unless the planted sample is loaded
+        planted_groups=source.known_groups(ds),  # None unless the planted sample is loaded
     )
 
 
