@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 from sklearn.metrics import adjusted_rand_score
 
-from mlviz import datasets, stats
+from mlviz import stats
 from mlviz.figures import label_clusters as figures
 from mlviz.figures._style import TITLE_CHARS, WIDE_TITLE_CHARS
 from mlviz.label_clustering import (
@@ -154,12 +154,30 @@ diagnostics = fitting.compute(
 if diagnostics is None:
     st.stop()
 grouping.record("label_clusters", affinity, n_groups, model.labels_)
-truth = datasets.known_groups(ds)
+truth = source.known_groups(ds)
 if truth is not None:
     truth = truth[occurring]
 
 st.markdown(f"**{AFFINITY_LABELS[affinity].capitalize()}**: {AFFINITIES[affinity]}.")
-counts = verdict_counts(diagnostics)
+
+
+def header_numbers(diagnostics, labels: np.ndarray, truth: np.ndarray | None):
+    """The groups' verdict counts and, on the planted sample, the ARI against its groups
+    (computed once per grouping: on every rerun they were a twentieth of the page's)."""
+    ari = None if truth is None else float(adjusted_rand_score(truth, labels))
+    return verdict_counts(diagnostics), ari
+
+
+numbers = fitting.compute(
+    header_numbers,
+    {"diagnostics": diagnostics, "labels": model.labels_, "truth": truth},
+    label="Group verdicts",
+    uses_split=False,
+    small=True,
+)
+if numbers is None:
+    st.stop()
+counts, planted_ari = numbers
 cols = st.columns(3 if truth is not None else 2)
 cols[0].metric(
     "Groups found",
@@ -172,7 +190,7 @@ suggested_slot = cols[1].container()
 if truth is not None:
     cols[2].metric(
         "ARI vs planted groups",
-        f"{adjusted_rand_score(truth, model.labels_):.3f}",
+        f"{planted_ari:.3f}",
         help="Adjusted Rand index against the groups planted in this sample: 1 = exactly the "
         "planted groups, 0 = chance.",
     )

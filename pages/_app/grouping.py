@@ -276,11 +276,25 @@ def record(page: str, affinity: str, k: int, ids: np.ndarray) -> None:
     st.session_state.setdefault(SHOWN_KEY, {})[page] = (affinity, int(k), tuple(map(int, ids)))
 
 
+def _agreement(all_rows: np.ndarray, training: np.ndarray) -> float:
+    """ARI of two groupings of the same labels (cached: on every rerun of the GroPLE page,
+    scikit-learn's checks and contingency table were a twentieth of it)."""
+    return float(adjusted_rand_score(all_rows, training))
+
+
 def training_note(grouping: Grouping, training_groups: np.ndarray, what: str) -> float:
     """Say that ``what`` groups the labels on the training rows, and how far that is from the
     app's all-rows grouping (ARI over the labels that occur); returns the ARI."""
     ids = np.asarray(training_groups)[grouping.columns]
-    ari = float(adjusted_rand_score(grouping.labels_, ids))
+    ari = fitting.compute(
+        _agreement,
+        {"all_rows": grouping.labels_, "training": ids},
+        label="Agreement of the groupings",
+        uses_split=False,
+        small=True,
+    )
+    if ari is None:
+        return float("nan")
     same = "the same groups as" if ari >= 1.0 - 1e-12 else "groups that differ from"
     st.caption(
         f"{what} groups the labels on the training split only (its first stage is part of the "

@@ -216,6 +216,22 @@ def label_set_column(name_lists, *, taken_px: int) -> tuple[list[str], int, int 
     return texts, width, WRAP_ROW_PX if wraps else None
 
 
+def _group_rows(diagnostics, latent_rows_used: np.ndarray | None, labels_px: int):
+    """The group table's frame (labels fitted to ``labels_px``) and whether its rows wrap."""
+    from mlviz.figures.label_clusters import group_table as display_table
+
+    table = display_table(diagnostics)
+    if latent_rows_used is not None:
+        table.insert(1, "latent rows used", latent_rows_used)
+    # a cell longer than its column wraps onto up to four lines instead of being cut after a
+    # few characters ("A1, A2, A3, A" at 1280 px): Streamlit wraps text only in rows taller
+    # than 4rem (64 px); the whole list stays on hover
+    # the labels as many whole names as fit the rows' lines, the rest counted
+    table["labels"] = [fit_lines(labels, labels_px) for labels in diagnostics["labels"]]
+    longest = max((len(str(v)) for v in table["labels"]), default=0)
+    return table, longest * LABEL_CHAR_PX > labels_px
+
+
 def group_table(
     diagnostics, *, latent_rows_used: np.ndarray | None = None, stability: bool = True
 ) -> None:
@@ -226,14 +242,14 @@ def group_table(
     each group's V^k) becomes a second column. ``stability=False`` leaves the stability
     column out of the view (the frame keeps it), for diagnostics computed without a
     bootstrap co-assignment, whose stability is NaN in every row: the caller's caption says
-    so.
+    so. The frame is built once per grouping (:func:`pages._app.fitting.compute`: on every
+    rerun it was a tenth of the GroPLE page's).
     """
-    from mlviz.figures.label_clusters import group_table as display_table
+    from pages._app import fitting
 
-    table = display_table(diagnostics)
-    if latent_rows_used is not None:
-        table.insert(1, "latent rows used", latent_rows_used)
-    shown = [c for c in table.columns if c != "stability" or stability]
+    shown = [c for c in (*_GROUP_COLUMNS, "verdict", "labels") if c != "stability" or stability]
+    if latent_rows_used is None:
+        shown.remove("latent rows used")
     # pixel widths wide enough for each (short) header, summing with the labels to at most
     # MAIN_AREA_PX: no header is cut and the table fits at 1280 × 720; the labels (long text,
     # whole on hover) take what is left
@@ -246,18 +262,25 @@ def group_table(
     used = sum(_GROUP_COLUMNS[c][1] for c in config if c in _GROUP_COLUMNS) + VERDICT_PX
     labels_px = max(MIN_LABELS_PX, MAIN_AREA_PX - used)
     config["labels"] = st.column_config.TextColumn(width=labels_px, help="labels")
-    # a cell longer than its column wraps onto up to four lines instead of being cut after a
-    # few characters ("A1, A2, A3, A" at 1280 px): Streamlit wraps text only in rows taller
-    # than 4rem (64 px); the whole list stays on hover
-    # the labels as many whole names as fit the rows' lines, the rest counted
-    table["labels"] = [fit_lines(labels, labels_px) for labels in diagnostics["labels"]]
-    longest = max((len(str(v)) for v in table["labels"]), default=0)
-    wrap = longest * LABEL_CHAR_PX > labels_px
+    rows = fitting.compute(
+        _group_rows,
+        {
+            "diagnostics": diagnostics,
+            "latent_rows_used": latent_rows_used,
+            "labels_px": labels_px,
+        },
+        label="Group table",
+        uses_split=False,
+        small=True,
+    )
+    if rows is None:
+        return
+    table, wrap = rows
     fitted_table(
         table,
         hide_index=True,
         column_config=config,
-        column_order=shown,
+        column_order=[c for c in shown if c in table.columns],
         row_height=WRAP_ROW_PX if wrap else None,
         height=table_height(len(table), WRAP_ROW_PX if wrap else ROW_PX),
     )

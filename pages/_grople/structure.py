@@ -79,6 +79,12 @@ def training_group_diagnostics(groups, threshold):
     )
 
 
+def _verdicts(diagnostics):
+    """The groups' verdict counts and the groups whose labels never co-occur (once per
+    grouping: on every rerun they were a twentieth of the page's)."""
+    return verdict_counts(diagnostics), cluster_figures.never_cooccurring_groups(diagnostics)
+
+
 def label_groups(page: GroPLEPage, settings: Settings, model) -> None:
     """The groups stage 1 made, their diagnostics, and the comparison with random groupings."""
     st.subheader("The label groups GroPLE used")
@@ -93,14 +99,23 @@ def label_groups(page: GroPLEPage, settings: Settings, model) -> None:
     tables.group_table(
         groups_used, latent_rows_used=model.row_support_.sum(axis=1), stability=False
     )
-    never_used = cluster_figures.never_cooccurring_groups(groups_used)
+    summary = fitting.compute(
+        _verdicts,
+        {"diagnostics": groups_used},
+        label="Group verdicts",
+        uses_split=False,
+        small=True,
+    )
+    if summary is None:
+        return
+    counts, never_used = summary
     affinity_used = model.label_affinity
     st.caption(
         f"Stage 1 grouped the training labels with the {affinity_used} affinity "
         f"({AFFINITIES[affinity_used]}) into {model.n_groups_} groups; each row lists a group's "
         "labels (training split), the latent rows its V^k uses out of d, and how often its "
         "labels co-occur. Verdicts on the training split: "
-        + ", ".join(f"{n} {v}" for v, n in verdict_counts(groups_used).items())
+        + ", ".join(f"{n} {v}" for v, n in counts.items())
         + " (without the stability rule: the groups' stability under resampling is not "
         "measured here)."
         + (
