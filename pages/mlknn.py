@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from mlviz.figures import mlknn as figures
@@ -184,6 +187,88 @@ def posterior_view(table, n_labels: int, n_predicted: int):
     return figure
 
 
+#: the paper's notation as headers: the column names would be cut at a number's width
+HEADERS = {
+    "count": ("C_t(l)", "C_t(l): neighbours among the k that carry the label"),
+    "posterior": ("posterior", "P(H₁|E), used for ranking"),
+    "decision": ("decision", "1 when score H₁ ≥ score H₀ (the MAP rule)"),
+    "truth": ("truth", "1 when the test instance carries the label"),
+    "prior_pos": ("P(H₁)", "prior of having the label (training share, smoothed by s)"),
+    "likelihood_pos": ("P(E|H₁)", "likelihood of this count if the label is on"),
+    "score_pos": ("score H₁", "P(H₁)·P(E|H₁), the green bar above"),
+    "prior_neg": ("P(H₀)", "prior of lacking the label, 1 − P(H₁)"),
+    "likelihood_neg": ("P(E|H₀)", "likelihood of this count if the label is off"),
+    "score_neg": ("score H₀", "P(H₀)·P(E|H₀), the grey bar above"),
+}
+# Two tables rather than one of ten number columns: with ten, the label column kept ~100 px
+# and cut names over ~14 characters at 1280 px (issue 23); each table leaves the label at
+# least MAIN_AREA_PX - 6 number columns.
+PARTS = {
+    "**Count, posterior and decision**": ["count", "posterior", "decision", "truth"],
+    "**The MAP rule term by term**: predicted when score H₁ ≥ score H₀": [
+        "prior_pos",
+        "likelihood_pos",
+        "score_pos",
+        "prior_neg",
+        "likelihood_neg",
+        "score_neg",
+    ],
+}
+
+
+class InstanceTables(NamedTuple):
+    """What the instance view shows of one test instance (a tuple: the cache keys each part
+    by the computation that made it, so the figure built from ``table`` hashes nothing)."""
+
+    n_labels: int
+    n_predicted: int
+    #: the shown labels' rows of the explanation, with the instance's truth
+    table: pd.DataFrame
+    neighbours: pd.DataFrame
+    set_px: int
+    row_height: int | None
+    #: one 0/1 column per shown label in ``neighbours`` (few labels) or only ``label_set``
+    one_column_each: bool
+    #: the ``PARTS`` of ``table``, in order
+    parts: tuple[pd.DataFrame, ...]
+    label_px: int
+
+
+def instance_tables(model, index: int, k_max: int) -> InstanceTables:
+    """The explanation of test instance ``index`` and its tables, once per model and instance
+    (on every rerun they were half of the page's)."""
+    del k_max  # the key of the neighbour search that graph_test comes from
+    explanation = model.explain(graph_test[index : index + 1], label_names=ds.label_names)
+    full = explanation.table.assign(truth=split.Y_test[index])
+    shown = np.sort(np.argsort(-full["posterior"].to_numpy(), kind="stable")[:MAX_LABELS_SHOWN])
+    table = full.iloc[shown]
+    names = [ds.label_names[i] for i in shown]
+    neighbour_sets = split.Y_train[explanation.neighbors][:, shown]
+    neighbours = figures.neighbors_table(
+        explanation.neighbors, explanation.distances, neighbour_sets, names
+    )
+    one_column_each = len(names) <= MAX_LABEL_COLUMNS
+    if not one_column_each:  # a column per label would not fit the page: label_set lists them
+        neighbours = neighbours.drop(columns=names)
+    # the label set gets what the number columns leave of the page and wraps onto up to four
+    # lines; names that do not fit are counted, never cut mid-name
+    neighbours["label_set"], set_px, row_height = tables.label_set_column(
+        [[names[j] for j in np.flatnonzero(row)] for row in neighbour_sets],
+        taken_px=tables.NUMBER_COLUMN_PX * (neighbours.shape[1] - 1),
+    )
+    return InstanceTables(
+        n_labels=len(full),
+        n_predicted=int(full["decision"].sum()),
+        table=table,
+        neighbours=neighbours,
+        set_px=set_px,
+        row_height=row_height,
+        one_column_each=one_column_each,
+        parts=tuple(table[["label", *columns]] for columns in PARTS.values()),
+        label_px=tables.label_width(table["label"], taken_px=tables.NUMBER_COLUMN_PX * 6),
+    )
+
+
 @st.fragment
 def instance_view() -> None:
     """Reruns alone when the instance changes: the fitted model and metrics stay untouched."""
@@ -191,11 +276,15 @@ def instance_view() -> None:
     index = links.bound(
         st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0, key="mlknn_instance"
     )
-    explanation = model.explain(graph_test[index : index + 1], label_names=ds.label_names)
-    full = explanation.table.assign(truth=split.Y_test[index])
-    shown = np.sort(np.argsort(-full["posterior"].to_numpy(), kind="stable")[:MAX_LABELS_SHOWN])
-    table = full.iloc[shown]
-    figure = fitting.figure(posterior_view, table, len(full), int(full["decision"].sum()))
+    view = fitting.compute(
+        instance_tables,
+        {"model": model, "index": int(index), "k_max": k_max},
+        label="Test instance",
+        small=True,
+    )
+    if view is None:
+        return
+    figure = fitting.figure(posterior_view, view.table, view.n_labels, view.n_predicted)
     export.chart(figure, key="mlknn_posterior")
     st.caption(
         "Per label, the two prior × likelihood products (log scale): the label is predicted when "
@@ -203,73 +292,33 @@ def instance_view() -> None:
         "Markers give the posterior r_t(l) used for ranking. Rare labels start with a tiny prior, "
         "so many neighbours must carry them before the H₁ bar wins."
     )
-    names = [ds.label_names[i] for i in shown]
-    neighbours = figures.neighbors_table(
-        explanation.neighbors,
-        explanation.distances,
-        split.Y_train[explanation.neighbors][:, shown],
-        names,
-    )
-    one_column_each = len(names) <= MAX_LABEL_COLUMNS
-    if not one_column_each:  # a column per label would not fit the page: label_set lists them
-        neighbours = neighbours.drop(columns=names)
-    # the label set gets what the number columns leave of the page and wraps onto up to four
-    # lines; names that do not fit are counted, never cut mid-name
-    neighbour_sets = split.Y_train[explanation.neighbors][:, shown]
-    neighbours["label_set"], set_px, row_height = tables.label_set_column(
-        [[names[j] for j in np.flatnonzero(row)] for row in neighbour_sets],
-        taken_px=tables.NUMBER_COLUMN_PX * (neighbours.shape[1] - 1),
-    )
+    n_shown = len(view.table)
     st.markdown(
         "**Neighbours and their labels** (training rows, nearest first"
-        + (f"; the {len(shown)} labels above" if one_column_each and len(shown) < len(full) else "")
+        + (
+            f"; the {n_shown} labels above"
+            if view.one_column_each and n_shown < view.n_labels
+            else ""
+        )
         + ")"
     )
     tables.fitted_table(
-        neighbours,
+        view.neighbours,
         hide_index=True,
-        column_config={"label_set": st.column_config.TextColumn(width=set_px)},
-        row_height=row_height,
+        column_config={"label_set": st.column_config.TextColumn(width=view.set_px)},
+        row_height=view.row_height,
     )
-    # the paper's notation as headers: the column names would be cut at a number's width.
-    # Two tables rather than one of ten number columns: with ten, the label column kept ~100 px
-    # and cut names over ~14 characters at 1280 px (issue 23); each table below leaves the
-    # label at least MAIN_AREA_PX - 6 number columns.
-    headers = {
-        "count": ("C_t(l)", "C_t(l): neighbours among the k that carry the label"),
-        "posterior": ("posterior", "P(H₁|E), used for ranking"),
-        "decision": ("decision", "1 when score H₁ ≥ score H₀ (the MAP rule)"),
-        "truth": ("truth", "1 when the test instance carries the label"),
-        "prior_pos": ("P(H₁)", "prior of having the label (training share, smoothed by s)"),
-        "likelihood_pos": ("P(E|H₁)", "likelihood of this count if the label is on"),
-        "score_pos": ("score H₁", "P(H₁)·P(E|H₁), the green bar above"),
-        "prior_neg": ("P(H₀)", "prior of lacking the label, 1 − P(H₁)"),
-        "likelihood_neg": ("P(E|H₀)", "likelihood of this count if the label is off"),
-        "score_neg": ("score H₀", "P(H₀)·P(E|H₀), the grey bar above"),
-    }
-    parts = {
-        "**Count, posterior and decision**": ["count", "posterior", "decision", "truth"],
-        "**The MAP rule term by term**: predicted when score H₁ ≥ score H₀": [
-            "prior_pos",
-            "likelihood_pos",
-            "score_pos",
-            "prior_neg",
-            "likelihood_neg",
-            "score_neg",
-        ],
-    }
-    label_px = tables.label_width(table["label"], taken_px=tables.NUMBER_COLUMN_PX * 6)
-    for heading, columns in parts.items():
+    for (heading, columns), part in zip(PARTS.items(), view.parts, strict=True):
         st.markdown(heading)
         tables.fitted_table(
-            table[["label", *columns]],
+            part,
             hide_index=True,
             column_config={
-                "label": st.column_config.TextColumn(width=label_px),
+                "label": st.column_config.TextColumn(width=view.label_px),
                 **{
                     column: st.column_config.NumberColumn(
-                        headers[column][0],
-                        help=headers[column][1],
+                        HEADERS[column][0],
+                        help=HEADERS[column][1],
                         format="%.4g",
                         width=tables.NUMBER_COLUMN_PX,
                     )
