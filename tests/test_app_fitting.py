@@ -605,3 +605,27 @@ def test_small_results_never_push_a_fitted_model_out_of_the_store():
     store.put(("function", "fit", 2), fitting.FitOutcome(value=object()))  # a third fit
     assert store.origin(models[0]) is None and store.origin(models[1]) is not None
     assert len(store) == 2 + 3
+
+
+def test_of_dataset_computes_once_per_data_set_object_and_shares_read_only_arrays():
+    """The planted groups and the label frequencies the sidebar and pages show on every rerun
+    are computed once per data set (a rerun read the planted groups' CSV every time)."""
+    from mlviz.datasets import load_source
+    from pages._app import source
+
+    calls = []
+
+    def frequencies(ds):
+        calls.append(ds.name)
+        return np.asarray(ds.Y).mean(axis=0)
+
+    planted, cube = load_source("sample:planted"), load_source("sample:cube")
+    first = source.of_dataset(planted, frequencies)
+    assert source.of_dataset(planted, frequencies) is first
+    assert calls == ["planted"]
+    assert not first.flags.writeable  # shared by every session holding the data set
+    source.of_dataset(cube, frequencies)
+    assert calls == ["planted", "cube"]
+    groups = source.known_groups(planted)
+    assert groups is source.known_groups(planted) and groups.tolist()[:2] == [0, 0]
+    assert source.known_groups(cube) is None
