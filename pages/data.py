@@ -126,6 +126,16 @@ st.caption(
 
 # most frequent first (ties: lower index), the order the title states
 shown = np.argsort(-frequencies, kind="stable")[:MAX_COOCCURRENCE_LABELS]
+
+
+def shown_cooccurrence(shown: np.ndarray, normalize: str) -> np.ndarray:
+    """The co-occurrence of the ``shown`` labels, once per choice (a rerun recomputed it and
+    hashed it again for the heatmap's key)."""
+    return stats.cooccurrence(
+        ds.Y[:, shown], normalize=None if normalize == "counts" else normalize
+    )
+
+
 # beyond ~25 names a half-width heatmap cannot name every row and column legibly: both
 # charts then span the page, and their titles are wrapped to its width, not a column's
 side_by_side = len(shown) <= 25
@@ -141,9 +151,15 @@ with left:
         help="conditional: row label's share of instances that also carry the column label.",
     )
     names = [ds.label_names[i] for i in shown]
-    matrix = stats.cooccurrence(
-        ds.Y[:, shown], normalize=None if normalize == "counts" else normalize
+    matrix = fitting.compute(
+        shown_cooccurrence,
+        {"shown": shown, "normalize": normalize},
+        label="Label co-occurrence",
+        uses_split=False,
+        small=True,
     )
+    if matrix is None:
+        st.stop()
     title = "Label co-occurrence"
     if len(shown) < ds.n_labels:
         title += f" (the {len(shown)} most frequent of {ds.n_labels} labels, most frequent first)"

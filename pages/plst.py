@@ -237,6 +237,15 @@ def loss_sweep(
     )
 
 
+def loss_vs_m(sweep: pd.DataFrame, metric: str, current: int):
+    """The sweep's curves of one metric (built from the cached sweep, keyed by where it came
+    from: the metric's rows taken on every rerun were hashed again for the figure's key)."""
+    wide = sweep.query("metric == @metric").rename(columns={"value": metric})
+    return figures.loss_vs_m_figure(
+        wide, metric=metric, current=current, title_width=WIDE_TITLE_CHARS
+    )
+
+
 # The sweep fits each method once and predicts and scores every M (test rows x labels each):
 # ~9 s of CPU on the delicious-shaped set (benchmarks/bench_scale.py, plst_sweep), too much to
 # add to the first render, so on large sets it waits for a press.
@@ -262,15 +271,8 @@ if methods:
             "a moment, so it runs when you press the button."
         )
     if sweep is not None and not sweep.empty:
-        wide = sweep.query("metric == @metric").rename(columns={"value": metric})
         export.chart(
-            fitting.figure(
-                figures.loss_vs_m_figure,
-                wide,
-                metric=metric,
-                current=M,
-                title_width=WIDE_TITLE_CHARS,
-            ),  # drawn across the page
+            fitting.figure(loss_vs_m, sweep, metric, M),  # drawn across the page
             key="plst_loss_vs_m",
         )
         st.caption(
