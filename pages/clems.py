@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+import pandas as pd
 import streamlit as st
 from scipy.spatial.distance import cdist
 from sklearn.ensemble import RandomForestRegressor
@@ -333,6 +336,52 @@ else:
     )
 
 
+class InstanceTables(NamedTuple):
+    """What the instance view shows of one test instance (a tuple: the cache keys each part
+    by the computation that made it, so the figures built from them hash nothing)."""
+
+    #: where the regressor puts the instance, shape (1, M)
+    embedding: np.ndarray
+    #: the nearest prediction-role candidates and their costs against the truth
+    nearest: np.ndarray
+    nearest_costs: np.ndarray
+    table: pd.DataFrame
+    set_px: int
+    row_height: int | None
+    truth_text: str
+    decoded_text: str
+    decoded_cost: float
+
+
+def instance_tables(model, index: int, cost: str) -> InstanceTables:
+    """The explanation of test instance ``index``, once per model and instance (on every
+    rerun it and its table were a sixth of the page's)."""
+    explanation = model.explain(split.X_test[index : index + 1], n=5)
+    nearest = explanation.candidates["candidate"].to_numpy()
+    truth = split.Y_test[index]
+    nearest_costs = cost_matrix(truth[None, :], model.candidates_[nearest], cost)[0]
+    decoded = explanation.prediction
+    # whole names on up to four lines, the rest counted (a long set was cut at the column)
+    set_texts, set_px, row_height = tables.label_set_column(
+        [[ds.label_names[j] for j in np.flatnonzero(model.candidates_[i])] for i in nearest],
+        taken_px=3 * tables.NUMBER_COLUMN_PX,
+    )
+    table = explanation.candidates.assign(label_set=set_texts, cost_vs_truth=nearest_costs)[
+        ["label_set", "count", "distance", "cost_vs_truth"]
+    ]
+    return InstanceTables(
+        embedding=explanation.embedding,
+        nearest=nearest,
+        nearest_costs=nearest_costs,
+        table=table,
+        set_px=set_px,
+        row_height=row_height,
+        truth_text=labelset_text(truth[None, :], ds.label_names)[0],
+        decoded_text=labelset_text(decoded[None, :], ds.label_names)[0],
+        decoded_cost=float(cost_matrix(truth[None, :], decoded[None, :], cost)[0, 0]),
+    )
+
+
 @st.fragment
 def instance_view() -> None:
     """Reruns alone when the instance changes: the embedding and regressor stay untouched."""
@@ -344,10 +393,14 @@ def instance_view() -> None:
     index = links.bound(
         st.number_input, "Test instance", 0, len(split.Y_test) - 1, 0, key="clems_instance"
     )
-    explanation = model.explain(split.X_test[index : index + 1], n=5)
-    nearest = explanation.candidates["candidate"].to_numpy()
-    truth = split.Y_test[index]
-    nearest_costs = cost_matrix(truth[None, :], model.candidates_[nearest], cost)[0]
+    view = fitting.compute(
+        instance_tables,
+        {"model": model, "index": int(index), "cost": cost},
+        label="Test instance",
+        small=True,
+    )
+    if view is None:
+        return
 
     left, right = st.columns(2)
     with left:
@@ -356,9 +409,9 @@ def instance_view() -> None:
                 figures.fitted_embedding_figure,
                 model,
                 texts,
-                predicted=explanation.embedding,
-                nearest=nearest,
-                nearest_costs=nearest_costs,
+                predicted=view.embedding,
+                nearest=view.nearest,
+                nearest_costs=view.nearest_costs,
             ),
             key="clems_embedding",
             wide=False,
@@ -396,20 +449,11 @@ def instance_view() -> None:
             )
         )
 
-    decoded = explanation.prediction
-    # whole names on up to four lines, the rest counted (a long set was cut at the column)
-    set_texts, set_px, row_height = tables.label_set_column(
-        [[ds.label_names[j] for j in np.flatnonzero(model.candidates_[i])] for i in nearest],
-        taken_px=3 * tables.NUMBER_COLUMN_PX,
-    )
-    table = explanation.candidates.assign(label_set=set_texts, cost_vs_truth=nearest_costs)[
-        ["label_set", "count", "distance", "cost_vs_truth"]
-    ]
     tables.fitted_table(
-        table,
+        view.table,
         hide_index=True,
         column_config={
-            "label_set": st.column_config.TextColumn(width=set_px),
+            "label_set": st.column_config.TextColumn(width=view.set_px),
             # "cost_vs_truth" is cut at a number's width: a short header, the meaning on hover
             "cost_vs_truth": st.column_config.NumberColumn(
                 "cost",
@@ -418,13 +462,11 @@ def instance_view() -> None:
                 width=tables.NUMBER_COLUMN_PX,
             ),
         },
-        row_height=row_height,
+        row_height=view.row_height,
     )
     st.markdown(
-        f"**Truth:** {plain.markdown(labelset_text(truth[None, :], ds.label_names)[0], 200)}  \n"
-        "**Decoded:** "
-        f"{plain.markdown(labelset_text(decoded[None, :], ds.label_names)[0], 200)} — cost "
-        f"{cost_matrix(truth[None, :], decoded[None, :], cost)[0, 0]:.3f}"
+        f"**Truth:** {plain.markdown(view.truth_text, 200)}  \n"
+        f"**Decoded:** {plain.markdown(view.decoded_text, 200)} — cost {view.decoded_cost:.3f}"
     )
     st.caption(
         "The nearest candidates with their embedded distance and their true cost against "
