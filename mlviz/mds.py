@@ -1010,27 +1010,37 @@ def out_of_sample_smacof(
             raise ValueError("weights must be finite and non-negative.")
 
     centre = points.mean(axis=0)
-    # Orthonormal basis of the landmarks' affine hull: the Guttman update of a point inside it
-    # is a combination of landmark positions and the point itself, so it never leaves it.
-    left, singular, vt = np.linalg.svd(points - centre, full_matrices=False)
-    rank = int(np.sum(singular > 1e-10 * max(float(singular[0]) if singular.size else 0, 1e-300)))
-    basis = vt[:rank].T  # (M, r)
-    hull = (points - centre) @ basis  # landmark coordinates in the hull, (n_landmarks, r)
+    centred = points - centre
+    combinations = (
+        _combination_factors(centred) if init is None and 2 * n_dims > n_landmarks else None
+    )
+    if combinations is None:
+        # Orthonormal basis of the landmarks' affine hull: the Guttman update of a point
+        # inside it is a combination of landmark positions and the point itself, so it never
+        # leaves it.
+        left, singular, vt = np.linalg.svd(centred, full_matrices=False)
+        top = max(float(singular[0]) if singular.size else 0, 1e-300)
+        rank = int(np.sum(singular > 1e-10 * top))
+        basis = vt[:rank].T  # (M, r)
+        hull = centred @ basis  # landmark coordinates in the hull, (n_landmarks, r)
+        if init is None and rank == n_dims and 2 * n_dims > n_landmarks:
+            # landmarks too ill-conditioned for _combination_factors: its factors from the SVD.
+            # The start's inner products a G = rhs U U^T = rhs - (rhs N) N^T, N the
+            # orthonormal complement of U (a complete QR of U holds n_landmarks^2 numbers, as
+            # G does).
+            combinations = (
+                centred @ centred.T,
+                (left[:, :rank] / singular[:rank] ** 2) @ left[:, :rank].T,
+                np.linalg.qr(left[:, :rank], mode="complete")[0][:, rank:],
+            )
     gram = complement = None
-    if init is None and rank == n_dims and 2 * n_dims > n_landmarks:
+    if combinations is not None:
         # Combinations of the landmarks (see Start): the triangulation z = rhs Y_c^+ is
         # a = rhs U S^-2 U^T (Y_c = U S V^T), and one update costs one product with the Gram
         # matrix instead of two with the M-column landmarks (2 M > n_landmarks)
-        work_points = points - centre
-        gram = work_points @ work_points.T
-        to_coefficients = (left[:, :rank] / singular[:rank] ** 2) @ left[:, :rank].T
-        # the start's inner products a G = rhs U U^T = rhs - (rhs N) N^T, N the orthonormal
-        # complement of U (n_landmarks - r columns, 17 for CLEMS at M = L = 983 on 1,000
-        # landmarks): a thin product in place of one with G per chunk. (A complete QR of U
-        # holds n_landmarks^2 numbers, as G does.)
-        complement = np.linalg.qr(left[:, :rank], mode="complete")[0][:, rank:]
+        gram, to_coefficients, complement = combinations
+        work_points, to_full = centred, None
         start_of = partial(_triangulation_rhs, centred=work_points)  # rhs, then coefficients
-        to_full = None
     elif init is None and rank == n_dims:
         # The hull is the whole space (CLEMS at M = L and at the page's M alike): iterate in
         # the landmarks' own coordinates, with the triangulation mapped to them once, which
@@ -1093,6 +1103,43 @@ def out_of_sample_smacof(
     map_blocks(place, range(0, n_points, _OOS_CHUNK), n_jobs)
     embedding = (placed @ to_full.T if to_full is not None else placed) + centre
     return embedding, stress, n_iter
+
+
+#: :func:`_combination_factors` factors the Gram matrix of the centred landmarks by its
+#: eigendecomposition when its smallest kept eigenvalue (the smallest squared singular value of
+#: the landmarks) is at least this share of the largest: an eigenvalue is then exact to a
+#: relative ~n eps / 1e-6 (~2e-7 at 1,000 landmarks, ~2e-10 for CLEMS's landmarks at M = L on
+#: delicious, whose condition number is ~32), where the SVD would be exact to ~1e-13. Less well
+#: conditioned landmarks are factored by the SVD as before.
+GRAM_EIGH_MIN_RATIO = 1e-6
+
+
+def _combination_factors(
+    centred: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(G, G^+, N)`` for carrying points as combinations of full-rank centred landmarks.
+
+    G = Y_c Y_c^T is the landmarks' Gram matrix, ``G^+ = U S^-2 U^T`` its pseudo-inverse (the
+    triangulation's coefficients are ``rhs G^+``) and N an orthonormal basis of its null
+    space (``n_landmarks - M`` columns), all from one symmetric eigendecomposition of G.
+    Why not the SVD of Y_c: ``scipy.linalg.eigh`` of the 1,000 x 1,000 Gram matrix takes
+    ~0.2 s on one core where the SVD of the 1,000 x 983 landmarks and the complete QR for N
+    took ~0.57 s (CLEMS at M = L on delicious's shape, issue 33). Returns None when the
+    landmarks do not have rank M (then no combination path) or are too ill-conditioned for
+    the eigenvalues to be exact enough (:data:`GRAM_EIGH_MIN_RATIO`; the caller then uses
+    the SVD).
+    """
+    n_landmarks, n_dims = centred.shape
+    if n_dims >= n_landmarks:  # centred landmarks have rank <= n_landmarks - 1 < M
+        return None
+    gram = centred @ centred.T
+    values, vectors = scipy.linalg.eigh(gram)  # ascending
+    top = float(values[-1])
+    kept = values[n_landmarks - n_dims :]  # the M largest: S^2 of the M singular values
+    if not top > 0 or kept[0] < GRAM_EIGH_MIN_RATIO * top:
+        return None
+    left = vectors[:, n_landmarks - n_dims :]
+    return gram, (left / kept) @ left.T, vectors[:, : n_landmarks - n_dims]
 
 
 def _triangulate(
