@@ -9,7 +9,7 @@ another page's or other label columns' result.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -61,6 +61,97 @@ def vertex_projection(
         {"vertices": vertices, "counts": counts},
         label="Projection of the label sets",
         uses_split=False,
+    )
+
+
+class Biplot(NamedTuple):
+    """What step 1's biplot draws (a tuple: the cache keys each part by the computation
+    that made it, so the shared figure hashes none of them on a rerun)."""
+
+    coords: np.ndarray
+    vertices: np.ndarray
+    counts: np.ndarray
+    edges: np.ndarray
+    #: the drawn label axes (scaled loadings) and their label columns, or None and ()
+    arrows: np.ndarray | None
+    axes: tuple[int, ...]
+    title: str
+    longest_axis: int | None
+
+
+def _biplot(
+    vertices: np.ndarray,
+    counts: np.ndarray,
+    projection,
+    axes: bool,
+    max_sets: int,
+    max_axes: int,
+    axis_share: float,
+) -> Biplot:
+    """The drawn sets, their one-label edges and (with ``axes``) the longest label axes, once
+    per data set and choice (recomputed and hashed for the figure's key on every rerun, they
+    were a sixth of the step's)."""
+    coords, loadings = projection
+    n_sets, L = vertices.shape
+    shown = min(n_sets, max_sets)
+    edges = hypercube.hamming_edges(vertices[:shown])
+    title = "Occupied label sets along PLST's first two principal directions"
+    if shown < n_sets:
+        title += f"<br><sup>the {shown} most frequent of {n_sets:,} label sets</sup>"
+    arrows, longest, top = None, (), None
+    if axes:
+        length = np.linalg.norm(loadings, axis=1)
+        # short axes pile up unreadably at the origin: draw the long ones only
+        long_enough = np.flatnonzero(length >= axis_share * length.max())
+        chosen = np.sort(long_enough[np.argsort(-length[long_enough], kind="stable")][:max_axes])
+        # a biplot's arrows are drawn to the cloud's scale, so their names spread out
+        reach = np.abs(coords[:shown]).max()
+        scale = 0.9 * reach / length.max() if reach > 0 and length.max() > 0 else 1.0
+        # the builder shows their names as text (escaped), never as plotly's HTML
+        arrows, longest = scale * loadings[chosen], tuple(int(j) for j in chosen)
+        title += (
+            f"<br><sup>label axes × {scale:.2g}"
+            + (
+                f"; the {len(chosen)} of {L} labels whose axis is at least "
+                f"{axis_share:.0%} of the longest"
+                if len(chosen) < L
+                else ""
+            )
+            + "</sup>"
+        )
+        top = int(np.argmax(length))
+    return Biplot(
+        coords[:shown], vertices[:shown], counts[:shown], edges, arrows, longest, title, top
+    )
+
+
+def biplot(
+    vertices: np.ndarray,
+    counts: np.ndarray,
+    projection,
+    *,
+    axes: bool,
+    max_sets: int,
+    max_axes: int,
+    axis_share: float,
+) -> Biplot | None:
+    """Step 1: the ``max_sets`` most frequent sets along the projection, their one-label
+    edges and (with ``axes``) the up to ``max_axes`` label axes at least ``axis_share`` of
+    the longest, scaled to the cloud (:func:`_biplot`)."""
+    return fitting.compute(
+        _biplot,
+        {
+            "vertices": vertices,
+            "counts": counts,
+            "projection": projection,
+            "axes": axes,
+            "max_sets": max_sets,
+            "max_axes": max_axes,
+            "axis_share": axis_share,
+        },
+        label="The biplot",
+        uses_split=False,
+        small=True,
     )
 
 

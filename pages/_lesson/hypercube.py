@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from mlviz import hypercube
 from mlviz.figures import hypercube as cube_figures
 from pages._lesson import fits
 from pages._lesson.state import (
@@ -133,7 +132,7 @@ def _projection_figure(coords, vertices, counts, edges, names, arrows, arrow_nam
 
 def _projection(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: list[str]) -> None:
     """More labels: the occupied label sets along PLST's first two directions (a biplot)."""
-    L, names, n_sets = c.L, c.names, len(vertices)
+    names = c.names
     key = "lesson_cube_axes"
     c.ensure(key, lambda v: isinstance(v, bool))
     axes = c.bound(st.checkbox, "Draw each label's axis (biplot)", key=key)
@@ -146,49 +145,34 @@ def _projection(c: Lesson, vertices: np.ndarray, counts: np.ndarray, points: lis
     projection = fits.vertex_projection(vertices, counts)
     if projection is None:
         return
-    coords, loadings = projection
-    shown = min(n_sets, MAX_DRAWN_SETS)
-    edges = hypercube.hamming_edges(vertices[:shown])
-    title = "Occupied label sets along PLST's first two principal directions"
-    if shown < n_sets:
-        title += f"<br><sup>the {shown} most frequent of {n_sets:,} label sets</sup>"
-    arrows, arrow_names = None, []
-    if axes:
-        length = np.linalg.norm(loadings, axis=1)
-        # short axes pile up unreadably at the origin: draw the long ones only
-        long_enough = np.flatnonzero(length >= AXIS_SHARE * length.max())
-        longest = np.sort(long_enough[np.argsort(-length[long_enough], kind="stable")][:MAX_AXES])
-        # a biplot's arrows are drawn to the cloud's scale, so their names spread out
-        reach = np.abs(coords[:shown]).max()
-        scale = 0.9 * reach / length.max() if reach > 0 and length.max() > 0 else 1.0
-        # the builder shows them as text (escaped), never as plotly's HTML
-        arrows, arrow_names = scale * loadings[longest], [names[j] for j in longest]
-        title += (
-            f"<br><sup>label axes × {scale:.2g}"
-            + (
-                f"; the {len(longest)} of {L} labels whose axis is at least "
-                f"{AXIS_SHARE:.0%} of the longest"
-                if len(longest) < L
-                else ""
-            )
-            + "</sup>"
-        )
-        top = int(np.argmax(length))
+    view = fits.biplot(
+        vertices,
+        counts,
+        projection,
+        axes=bool(axes),
+        max_sets=MAX_DRAWN_SETS,
+        max_axes=MAX_AXES,
+        axis_share=AXIS_SHARE,
+    )
+    if view is None:
+        return
+    if view.longest_axis is not None:
         points.append(
             "The longest axis is **"
-            f"{user_text(names[top])}**: the two directions follow it most. Short "
+            f"{user_text(names[view.longest_axis])}**: the two directions follow it most. Short "
             "axes are labels this 2-D view (PLST with M = 2) hardly sees."
         )
+    edges = view.edges
     fig = shared_figure(
         _projection_figure,
-        coords[:shown],
-        vertices[:shown],
-        counts[:shown],
+        view.coords,
+        view.vertices,
+        view.counts,
         edges,
         names,
-        arrows,
-        arrow_names,
-        title,
+        view.arrows,
+        [names[j] for j in view.axes],
+        view.title,
     )
     chart(fig, key="lesson_hypercube")
     points.append(
