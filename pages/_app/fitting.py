@@ -63,10 +63,11 @@ _LAST_GOOD_KEY = "_fit_last_good"
 #: if they are not all of that size; the per-page budgets (:mod:`pages._app.budget`) keep a
 #: single result below that.
 MAX_STORED_OUTCOMES = 64
-#: Small results (``compute(..., small=True)``: what one test instance shows, a few kB) are kept
-#: apart, up to this many, so that students stepping through instances never push a fitted
-#: model out of the :data:`MAX_STORED_OUTCOMES` (a refit takes seconds).
-MAX_STORED_SMALL_OUTCOMES = 1024
+#: Small results (``compute(..., small=True)``: what one test instance shows, a grouping's
+#: summary; most a few kB, the largest the Lesson's biplot edges at 300 label sets, ~0.7 MB)
+#: are kept apart, up to this many, so that students stepping through instances never push a
+#: fitted model out of the :data:`MAX_STORED_OUTCOMES` (a refit takes seconds).
+MAX_STORED_SMALL_OUTCOMES = 512
 #: The first item of a small result's key (:func:`compute`).
 SMALL_RESULT = "small result"
 
@@ -663,9 +664,10 @@ def compute(
         The names of the label columns ``fn`` fits on (all of the data set's, in order), so
         that a library warning about label columns can name them; None keeps its indices.
     small : bool
-        The result is a few kB and one of many a user steps through (what one test instance
-        shows): it is kept among the :data:`MAX_STORED_SMALL_OUTCOMES`, where it cannot push
-        a fitted model out of the store.
+        The result is small (at most ~1 MB, most a few kB) and one of many a user steps
+        through (what one test instance shows, a grouping's summary): it is kept among the
+        :data:`MAX_STORED_SMALL_OUTCOMES`, where it cannot push a fitted model out of the
+        store.
 
     Returns
     -------
