@@ -551,6 +551,49 @@ def test_the_combinations_factors_from_the_gram_matrix_are_the_svds(monkeypatch)
     assert mds._combination_factors(centred[:15]) is None
 
 
+@pytest.mark.parametrize("combinations", [True, False])
+def test_out_of_sample_in_float32_agrees_with_float64(monkeypatch, combinations):
+    """``dtype="float32"`` runs the updates in single precision on both update paths: the
+    same updates as float64, positions and stresses within ~1e-5 relative, float64 results,
+    and a point on a landmark (the cancelling subtraction, below OOS_CANCELLATION's 1e-3 in
+    float32) placed on it exactly."""
+    import mlviz.mds as mds
+
+    rng = np.random.default_rng(7)
+    n_dims = 24 if combinations else 4  # 2 M > n_landmarks: points as combinations
+    landmarks = rng.normal(scale=0.3, size=(40, n_dims)) + 1.0
+    truth = np.vstack([rng.normal(scale=0.3, size=(60, n_dims)) + 1.0, landmarks[[5]]])
+    delta = np.abs(cdist(truth, landmarks) * (1.0 + 0.05 * rng.random((61, 40))))
+    delta[-1] = cdist(landmarks[[5]], landmarks)[0]  # exactly landmark 5's distances
+    weights = rng.uniform(0.5, 2.0, size=delta.shape)
+    paths, calls = [], []
+    place, distances = mds._place_chunk, mds._distances_from_inner
+
+    def spy(*args, **kwargs):
+        paths.append((kwargs.get("gram") is not None, args[1].dtype, kwargs["cancellation"]))
+        return place(*args, **kwargs)
+
+    def spy_distances(inner, *args):
+        calls.append(inner.dtype)
+        return distances(inner, *args)
+
+    monkeypatch.setattr(mds, "_place_chunk", spy)
+    monkeypatch.setattr(mds, "_distances_from_inner", spy_distances)
+    single = mds.out_of_sample_smacof(landmarks, delta, weights=weights, tol=1e-6, dtype="float32")
+    assert paths == [(combinations, np.float32, 1e-3)] and set(calls) == {np.dtype(np.float32)}
+    double = mds.out_of_sample_smacof(landmarks, delta, weights=weights, tol=1e-6)
+    assert paths[1] == (combinations, np.float64, 1e-8) and calls[-1] == np.float64
+    assert single[0].dtype == single[1].dtype == np.float64
+    scale = np.abs(double[0]).max()
+    np.testing.assert_allclose(single[0], double[0], atol=1e-5 * scale)
+    np.testing.assert_allclose(single[1], double[1], rtol=1e-4, atol=1e-7 * double[1].max())
+    assert np.mean(single[2] == double[2]) >= 0.95  # a point may stop one update apart
+    assert double[2].max() > 2  # the rule, not the start, stopped them
+    np.testing.assert_allclose(single[0][-1], landmarks[5], atol=1e-5)
+    with pytest.raises(ValueError, match="dtype"):
+        mds.out_of_sample_smacof(landmarks, delta, dtype="float16")
+
+
 @pytest.mark.parametrize("padded_dims", [0, 4])
 def test_out_of_sample_places_realisable_points_at_their_true_position(padded_dims):
     # dissimilarities that are exact distances to a position in the landmarks' span: the
