@@ -682,7 +682,14 @@ class CLEMS(MultiLabelEstimator):
         cost_of = _cost_function(self.cost)
         candidates = _cost_input(prepared.candidates, self.cost)
         frequency = self.weights == "frequency"
-        step = max(1, min(_CHUNK_ROWS, (1 << 22) // n))
+        # blocks of at most 2^22 pairs, as many as the smallest multiple of four that allows
+        # (of 1,000 sampled rows at 12,078 candidates: 4 of 250 rather than 3 of 347, which
+        # kept one of two threads idle for a third of the time); independent of n_jobs, so
+        # the sums are the same for every n_jobs
+        most = max(1, min(_CHUNK_ROWS, (1 << 22) // n))
+        n_blocks = -(-len(rows) // most)
+        n_blocks = min(len(rows), -(-n_blocks // 4) * 4)
+        step = -(-len(rows) // n_blocks)
 
         def block_sums(start: int) -> tuple[float, float]:
             block = rows[start : start + step]

@@ -1127,8 +1127,10 @@ def out_of_sample_smacof(
         placed[lo:hi] = placed_chunk if gram is None else placed_chunk @ work_points
 
     map_blocks(place, range(0, n_points, _OOS_CHUNK), n_jobs)
-    embedding = (placed @ to_full.T if to_full is not None else placed) + centre
-    return embedding, stress, n_iter
+    if to_full is not None:
+        placed = placed @ to_full.T
+    placed += centre  # in place: a new (n_points, M) array cost ~0.2 s at delicious's shape
+    return placed, stress, n_iter
 
 
 #: :func:`_combination_factors` factors the Gram matrix of the centred landmarks by its
