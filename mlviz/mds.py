@@ -1004,6 +1004,9 @@ def out_of_sample_smacof(
     >>> placed, stress, n_iter = out_of_sample_smacof(landmarks, delta, tol=0.0, max_iter=200)
     >>> np.round(placed, 6).tolist(), bool(stress[0] < 1e-12)
     ([[1.0, 1.0]], True)
+    >>> single = out_of_sample_smacof(landmarks, delta, tol=0.0, max_iter=200, dtype="float32")
+    >>> np.round(single[0], 4).tolist(), single[0].dtype  # updates in float32, results float64
+    ([[1.0, 1.0]], dtype('float64'))
     """
     points = np.asarray(landmarks, dtype=np.float64)
     delta = np.asarray(dissimilarities, dtype=np.float64)
