@@ -42,6 +42,7 @@ positive) and zero columns for non-positive eigenvalues.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from numbers import Integral, Real
 
@@ -57,6 +58,7 @@ from mlviz._compat import Interval, StrOptions, validate_params
 from mlviz._parallel import N_JOBS_CONSTRAINT, map_blocks
 
 __all__ = [
+    "AdditiveWeights",
     "classical_mds",
     "kruskal_stress1",
     "landmark_mds",
@@ -879,11 +881,47 @@ _OOS_CHUNK = 512
 OOS_CANCELLATION = {"float64": 1e-8, "float32": 1e-3}
 
 
+@dataclass(frozen=True)
+class AdditiveWeights:
+    """Pair weights ``w_aj = row[a] + column[j]`` for :func:`out_of_sample_smacof`.
+
+    The weights CLEMS gives a placed candidate a and a landmark j (``count_a + count_j``,
+    Huang & Lin's frequency weights). :func:`out_of_sample_smacof` forms them chunk by chunk,
+    never as the whole (n_points, n_landmarks) matrix (88 MB at delicious's shape).
+
+    Parameters
+    ----------
+    row : array-like of shape (n_points,)
+        Each point's term.
+    column : array-like of shape (n_landmarks,)
+        Each landmark's term.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.mds import AdditiveWeights, out_of_sample_smacof
+    >>> landmarks = np.array([[0.0], [2.0]])
+    >>> delta = np.array([[0.5, 0.5]])
+    >>> additive = AdditiveWeights(row=[1.0], column=[2.0, 0.0])  # the weights 3 and 1
+    >>> placed = out_of_sample_smacof(
+    ...     landmarks, delta, weights=additive, init=[[1.6]], tol=0.0, max_iter=500
+    ... )[0]
+    >>> full = out_of_sample_smacof(
+    ...     landmarks, delta, weights=[[3.0, 1.0]], init=[[1.6]], tol=0.0, max_iter=500
+    ... )[0]
+    >>> placed.round(6).tolist(), bool(np.array_equal(placed, full))
+    ([[0.75]], True)
+    """
+
+    row: np.ndarray
+    column: np.ndarray
+
+
 @validate_params(
     {
         "landmarks": ["array-like"],
         "dissimilarities": ["array-like"],
-        "weights": ["array-like", None],
+        "weights": ["array-like", AdditiveWeights, None],
         "init": ["array-like", None],
         "max_iter": _POSITIVE_INT,
         "tol": [Interval(Real, 0, None, closed="left")],
@@ -960,10 +998,10 @@ def out_of_sample_smacof(
         The fixed landmark points.
     dissimilarities : ndarray of shape (n_points, n_landmarks)
         Target dissimilarity of every new point to every landmark: finite, non-negative.
-    weights : array-like broadcastable to (n_points, n_landmarks), optional
+    weights : array-like broadcastable to (n_points, n_landmarks) or AdditiveWeights, optional
         Non-negative pair weights (default 1); each point needs a positive weight to at least
-        one landmark. A (n_points, 1) column or a (n_landmarks,) row is expanded chunk by
-        chunk, never to the whole matrix.
+        one landmark. A (n_points, 1) column, a (n_landmarks,) row or :class:`AdditiveWeights`
+        (their sum) is expanded chunk by chunk, never to the whole matrix.
     init : ndarray of shape (n_points, M), optional
         Starting positions (default: the triangulation above). A start outside the
         landmarks' affine hull is iterated in all M dimensions.
@@ -1021,14 +1059,7 @@ def out_of_sample_smacof(
     if not (np.all(np.isfinite(points)) and np.all(np.isfinite(delta))) or np.any(delta < 0):
         raise ValueError("landmarks and dissimilarities must be finite; dissimilarities >= 0.")
     n_points = delta.shape[0]
-    w = np.broadcast_to(
-        np.ones(1) if weights is None else np.asarray(weights, dtype=np.float64),
-        delta.shape,
-    )
-    if weights is not None:
-        w_arr = np.asarray(weights, dtype=np.float64)
-        if not np.all(np.isfinite(w_arr)) or np.any(w_arr < 0):
-            raise ValueError("weights must be finite and non-negative.")
+    weights_of = _chunk_weights(weights, delta.shape)
 
     centre = points.mean(axis=0)
     centred = points - centre
@@ -1118,7 +1149,7 @@ def out_of_sample_smacof(
         placed_chunk, stress[lo:hi], n_iter[lo:hi] = _place_chunk(
             work_points,
             delta[lo:hi].astype(dtype, copy=False),
-            np.array(w[lo:hi], dtype=dtype),
+            weights_of(lo, hi, dtype),
             chunk_start,
             max_iter,
             tol,
@@ -1134,6 +1165,31 @@ def out_of_sample_smacof(
         placed = placed @ to_full.T
     placed += centre  # in place: a new (n_points, M) array cost ~0.2 s at delicious's shape
     return placed, stress, n_iter
+
+
+def _chunk_weights(weights, shape: tuple[int, int]):
+    """``weights_of(lo, hi, dtype)``: a fresh array of the pair weights of points lo..hi-1 (see
+    :func:`out_of_sample_smacof`'s ``weights``; added in float64, then cast), after checking
+    them all once."""
+    n_points, n_landmarks = shape
+    if isinstance(weights, AdditiveWeights):
+        row = np.asarray(weights.row, dtype=np.float64)
+        column = np.asarray(weights.column, dtype=np.float64)
+        if row.shape != (n_points,) or column.shape != (n_landmarks,):
+            raise ValueError(
+                f"AdditiveWeights must have a row of shape ({n_points},) and a column of shape "
+                f"({n_landmarks},) (one term per point and per landmark); got {row.shape} and "
+                f"{column.shape}."
+            )
+        parts = (row, column)
+    else:
+        parts = (np.ones(1) if weights is None else np.asarray(weights, dtype=np.float64),)
+    if not all(np.all(np.isfinite(part)) and not np.any(part < 0) for part in parts):
+        raise ValueError("weights must be finite and non-negative.")
+    if isinstance(weights, AdditiveWeights):
+        return lambda lo, hi, dtype: (row[lo:hi, None] + column[None, :]).astype(dtype, copy=False)
+    full = np.broadcast_to(parts[0], shape)
+    return lambda lo, hi, dtype: np.array(full[lo:hi], dtype=dtype)
 
 
 #: :func:`_combination_factors` factors the Gram matrix of the centred landmarks by its

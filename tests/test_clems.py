@@ -563,11 +563,19 @@ def test_landmark_clems_places_in_float32_with_the_quality_of_float64(monkeypatc
 
     def spy(*args, **kwargs):
         asked.append(kwargs["dtype"])
+        weights.append(kwargs["weights"])
         return place(*args, **kwargs)
 
+    weights = []
     monkeypatch.setattr(clems_module, "out_of_sample_smacof", spy)
     single = CLEMS(cost=cost, n_landmarks=150, random_state=0).fit(X_tr, Y_tr)
     assert single.embedding_method_ == "landmark" and set(asked) == {"float32"}
+    if not single.mirrored_:  # count_i + count_l, never formed whole
+        assert isinstance(weights[0], mds.AdditiveWeights)
+        counts = single.candidate_counts_.astype(float)
+        others = np.setdiff1d(np.arange(len(counts)), single.landmark_indices_)
+        np.testing.assert_array_equal(weights[0].row, counts[others])
+        np.testing.assert_array_equal(weights[0].column, counts[single.landmark_indices_])
     assert len(asked) == (2 if single.mirrored_ else 1)
     monkeypatch.setattr(clems_module, "PLACEMENT_DTYPE", "float64")
     double = CLEMS(cost=cost, n_landmarks=150, random_state=0).fit(X_tr, Y_tr)

@@ -594,6 +594,33 @@ def test_out_of_sample_in_float32_agrees_with_float64(monkeypatch, combinations)
         mds.out_of_sample_smacof(landmarks, delta, dtype="float16")
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_additive_weights_place_exactly_as_their_full_matrix(monkeypatch, dtype):
+    """``AdditiveWeights(row, column)`` is ``row[:, None] + column[None, :]``, formed chunk by
+    chunk: the same placement, bit for bit, as the full matrix; bad terms are refused."""
+    import mlviz.mds as mds
+    from mlviz.mds import AdditiveWeights, out_of_sample_smacof
+
+    rng = np.random.default_rng(9)
+    landmarks = rng.normal(size=(30, 5)) + 1.0
+    delta = np.abs(cdist(rng.normal(size=(45, 5)) + 1.0, landmarks) + rng.normal(0, 0.2, (45, 30)))
+    row, column = rng.integers(1, 9, size=45).astype(float), rng.integers(1, 9, size=30) * 1.0
+    monkeypatch.setattr(mds, "_OOS_CHUNK", 8)  # several chunks
+    additive = out_of_sample_smacof(
+        landmarks, delta, weights=AdditiveWeights(row, column), tol=1e-7, dtype=dtype
+    )
+    full = out_of_sample_smacof(
+        landmarks, delta, weights=row[:, None] + column[None, :], tol=1e-7, dtype=dtype
+    )
+    for got, expected in zip(additive, full, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    assert additive[2].max() > 2  # the weights steered real updates
+    with pytest.raises(ValueError, match=r"row of shape \(45,\).*column of shape \(30,\)"):
+        out_of_sample_smacof(landmarks, delta, weights=AdditiveWeights(row[:-1], column))
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        out_of_sample_smacof(landmarks, delta, weights=AdditiveWeights(row, -column))
+
+
 @pytest.mark.parametrize("padded_dims", [0, 4])
 def test_out_of_sample_places_realisable_points_at_their_true_position(padded_dims):
     # dissimilarities that are exact distances to a position in the landmarks' span: the
