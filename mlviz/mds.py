@@ -1020,9 +1020,10 @@ def out_of_sample_smacof(
         their products (CLEMS at M = L on delicious's shape, two threads: 2.2-2.5 s ->
         1.2-1.6 s, the same number of updates); the positions then differ from float64's by
         ~1e-5 relative, three orders of magnitude inside what ``tol`` leaves of each point's
-        distance to its optimum (there, at tol = 1e-4: a median 1.8 %). The checks, the start's factors and the results stay float64;
-        a distance whose subtraction cancels (``d^2`` below :data:`OOS_CANCELLATION` of the
-        squared norms, 1e-3 in float32 instead of 1e-8) is computed directly.
+        distance to its optimum (there, at tol = 1e-4: a median 1.8 %). The checks, the
+        start's factors and the results stay float64; a distance whose subtraction cancels
+        (``d^2`` below :data:`OOS_CANCELLATION` of the squared norms, 1e-3 in float32 instead
+        of 1e-8) is computed directly.
 
     Returns
     -------
