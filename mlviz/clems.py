@@ -72,7 +72,8 @@ PLACEMENT_TOL = 1e-4
 #: Precision of the placement's updates (:func:`mlviz.mds.out_of_sample_smacof`'s ``dtype``).
 #: float32 placed the delicious-shaped candidates (M = L, 1,000 landmarks) in 1.2-1.6 s
 #: instead of 2.2-2.5 s, 8e-6 from the float64 positions (relative), with the same updates
-#: and the same test accuracy, F1 and rank loss (docs/CLEMS.md, "The placement in float32").
+#: and the same test accuracy, F1 and rank loss (docs/CLEMS.md, "The placement in float32";
+#: ``python benchmarks/bench_placement.py --n-jobs 2 --dtype float32`` times it).
 PLACEMENT_DTYPE = "float32"
 
 #: With ``n_landmarks="auto"``, up to this many candidates are embedded by exact weighted
