@@ -77,6 +77,15 @@ def chromium() -> Iterator:
     executable = require_chromium()
     with sync_playwright() as pw:
         launched = pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        # every page of every context keeps a RunLog of its script runs (wait_idle reads it)
+        new_context = launched.new_context
+
+        def tracked_context(*args, **kwargs):
+            context = new_context(*args, **kwargs)
+            context.on("page", track_runs)
+            return context
+
+        launched.new_context = tracked_context
         try:
             yield launched
         finally:
@@ -188,10 +197,12 @@ _RUNS = """() => {
   return window.__mlvizRuns;
 }"""
 
-#: How long (ms) the script state must stay unchanged before the app counts as idle. A run that
-#: the script itself requests (the router's first rerun, ``st.rerun``) starts within a few
-#: milliseconds of the previous run's end, so a quiet spell far longer than that means no run
-#: is pending. The wait returns as soon as the spell is over (not a fixed sleep after an event).
+#: How long (ms) the script state must stay unchanged before the app counts as idle, for a page
+#: without a :class:`RunLog` (every page of :func:`chromium`'s contexts has one, and needs only
+#: :data:`SETTLED_QUIET_MS`). A run that the script itself requests (the router's first rerun,
+#: ``st.rerun``) starts within a few milliseconds of the previous run's end, so a quiet spell
+#: far longer than that means no run is pending. The wait returns as soon as the spell is over
+#: (not a fixed sleep after an event).
 QUIET_MS = 250
 
 # True once the app is idle: connected, script not running and not about to rerun, no status
@@ -224,6 +235,85 @@ _IDLE = (
 )
 
 
+#: With a :class:`RunLog` that says every run has ended, the script state only has to stay
+#: unchanged this long (ms): time for the browser to apply the messages it has received.
+SETTLED_QUIET_MS = 50
+#: A rerun the browser asked for whose run has not started after this long (s), while the app
+#: shows no run, counts as dropped by the server (Streamlit drops a fragment's rerun once the
+#: fragment is gone); the wait then ends as it would without a log.
+DROPPED_REQUEST_S = 5.0
+
+
+class RunLog:
+    """The script runs of one page, as the server reported them over its websocket.
+
+    The script state in the DOM cannot tell a finished run from one about to start: a run
+    the script requests itself (``st.rerun``, the router's first rerun) follows a
+    ``notRunning`` within milliseconds, which is why :data:`QUIET_MS` exists. The messages
+    can: Streamlit ends such a run with ``script_finished`` = ``FINISHED_EARLY_FOR_RERUN``,
+    starts every run with ``new_session`` and ends it with another ``script_finished``;
+    the browser asks for a run with a ``rerun_script`` message. Events are numbered in the
+    order Playwright reports them (frames sent and received, in order).
+    """
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.requested = -1  # the last rerun asked for (by the browser or by the script)
+        self.requested_by_browser = False
+        self.requested_at = 0.0
+        self.started = -1  # the last run's start
+        self.finished = -1  # the last run's end (not one ended early for a rerun)
+
+    def _next(self) -> int:
+        self.events += 1
+        return self.events
+
+    def received(self, payload: bytes | str) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        message = ForwardMsg()
+        message.ParseFromString(payload if isinstance(payload, bytes) else payload.encode())
+        kind = message.WhichOneof("type")
+        if kind == "new_session":
+            self.started = self._next()
+        elif kind == "script_finished":
+            if message.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                self.requested, self.requested_by_browser = self._next(), False
+            else:
+                self.finished = self._next()
+
+    def sent(self, payload: bytes | str) -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        message = BackMsg()
+        message.ParseFromString(payload if isinstance(payload, bytes) else payload.encode())
+        if message.WhichOneof("type") == "rerun_script":
+            self.requested, self.requested_by_browser = self._next(), True
+            self.requested_at = time.monotonic()
+
+    def settled(self) -> bool:
+        """No run going and none asked for (a browser request unanswered for
+        :data:`DROPPED_REQUEST_S` counts as dropped)."""
+        if self.started < self.requested:
+            dropped = time.monotonic() - self.requested_at >= DROPPED_REQUEST_S
+            if not (self.requested_by_browser and dropped):
+                return False
+        return self.finished >= self.started
+
+
+def track_runs(pg) -> None:
+    """Keep a :class:`RunLog` of ``pg``'s script runs (``pg.run_log``); every page of a
+    context made by :func:`chromium`'s browser gets one when it opens."""
+    log = RunLog()
+    pg.run_log = log
+
+    def connected(socket) -> None:
+        socket.on("framereceived", log.received)
+        socket.on("framesent", log.sent)
+
+    pg.on("websocket", connected)
+
+
 def runs_so_far(pg) -> int:
     """A mark to pass to :func:`wait_idle` as ``since`` before an action that starts a run."""
     return pg.evaluate(
@@ -247,10 +337,26 @@ def wait_idle(
     address reaching that page also counts as such a run; with ``url`` (an action that changes
     a widget on an idle page) so does any change of the address. Not for clicks that may
     follow a run whose address update is still arriving (it would count that one).
+
+    On a page with a :class:`RunLog` the wait also needs the server's word that no run is
+    going or about to start, and then the script state only has to stay unchanged for
+    :data:`SETTLED_QUIET_MS` instead of :data:`QUIET_MS`.
     """
     pg.wait_for_selector("[data-testid='stMain'] h1", timeout=timeout)
+    log = getattr(pg, "run_log", None)
+    quiet = QUIET_MS if log is None else SETTLED_QUIET_MS
+    deadline = time.monotonic() + timeout / 1000
     try:
-        pg.wait_for_function(_IDLE, arg=[since, QUIET_MS, path, url], timeout=timeout)
+        while True:
+            left = max(1.0, (deadline - time.monotonic()) * 1000)
+            pg.wait_for_function(_IDLE, arg=[since, quiet, path, url], timeout=left)
+            if log is None or log.settled():
+                return
+            # the server has a run to start (the page shows none yet): wait for its messages
+            while not log.settled() and time.monotonic() < deadline:
+                pg.wait_for_timeout(10)
+            if time.monotonic() >= deadline:
+                raise TimeoutError("a requested run never ended")
     except Exception as error:  # say which condition did not hold
         raise AssertionError(
             f"the app did not become idle (since={since}): {app_state(pg)}"
@@ -258,8 +364,13 @@ def wait_idle(
 
 
 def app_state(pg) -> dict:
-    """What the idle condition looks at (runs seen, the running indicator), for messages."""
-    return pg.evaluate(_APP_STATE)
+    """What the idle condition looks at (runs seen, the running indicator, the
+    :class:`RunLog`), for messages."""
+    state = pg.evaluate(_APP_STATE)
+    log = getattr(pg, "run_log", None)
+    if log is not None:
+        state["runLog"] = {**vars(log), "settled": log.settled()}
+    return state
 
 
 # What the idle condition looks at, for the message of a wait that timed out.
