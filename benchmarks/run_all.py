@@ -1,10 +1,17 @@
-"""Run every ``benchmarks/bench_*.py`` and write ``docs/BENCHMARKS.md``.
+"""Run every ``benchmarks/bench_*.py`` that can run unattended and write one report.
 
-Each script defines ``run(repeats: int = 5) -> pandas.DataFrame`` (one row per
-measurement, times are medians of ``repeats`` runs). The runner calls each ``run`` in its
-own Python process so that the peak resident memory it reports belongs to that benchmark
-alone (``ru_maxrss`` of the child), then writes one markdown file with the machine
-description, the command, and one section per benchmark.
+Such a script defines ``run(repeats: int = 5) -> pandas.DataFrame`` (one row per
+measurement, times are medians of ``repeats`` runs), callable as ``run(repeats=N)``: a
+``repeats`` parameter and a default for every other one. Scripts without such a ``run``
+(those that need arguments, e.g. ``bench_app_scale.py`` and its pages, or only run from
+their own command line) are listed as skipped, with the reason; run them on their own. The
+runner calls each ``run`` in its own Python process so that the peak resident memory it
+reports belongs to that benchmark alone (``ru_maxrss`` of the child), then writes one
+markdown file with the machine description, the command, and one section per benchmark.
+
+The report goes to ``docs/benchmarks-latest.md`` by default. It never replaces a file that
+this runner did not write (its first line is :data:`MARKER`): ``docs/BENCHMARKS.md`` holds
+the project's hand-written records, each with the command that reproduces it.
 
 Usage::
 
@@ -12,7 +19,8 @@ Usage::
     python benchmarks/run_all.py --repeats 3       # fewer repeats on a busy machine
     python benchmarks/run_all.py --only linear,mlknn --output /tmp/BENCH.md
 
-Exit status 1 when a benchmark failed (its section then shows the error).
+Exit status 1 when a benchmark failed (its section then shows the error), 2 when the output
+file is not one this runner wrote.
 """
 
 from __future__ import annotations
@@ -47,19 +55,75 @@ print("PEAK_RSS_KIB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
+#: Where the report goes unless ``--output`` says otherwise.
+DEFAULT_OUTPUT = HERE.parent / "docs" / "benchmarks-latest.md"
+#: The first line of every report this runner writes; a file without it is not replaced.
+MARKER = "<!-- written by benchmarks/run_all.py: rerun it to update; edits here are lost -->"
+
+
+def unattended_run(tree: ast.Module) -> str | None:
+    """Why the script's top-level ``run`` cannot be called as ``run(repeats=N)``, or None.
+
+    Examples
+    --------
+    >>> import ast
+    >>> unattended_run(ast.parse("def run(repeats: int = 5, n=None): ..."))
+    >>> unattended_run(ast.parse("def run(pages, repeats=1): ..."))
+    'its run() needs pages'
+    >>> unattended_run(ast.parse("def run(n=3): ..."))
+    'its run() takes no repeats'
+    >>> unattended_run(ast.parse("def main(): ..."))
+    'it defines no run() function'
+    """
+    runs = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "run"]
+    if not runs:
+        return "it defines no run() function"
+    arguments = runs[-1].args
+    positional = arguments.posonlyargs + arguments.args
+    defaulted = positional[len(positional) - len(arguments.defaults) :]
+    needed = [a.arg for a in positional if a not in defaulted]
+    needed += [
+        a.arg
+        for a, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+        if default is None
+    ]
+    if needed:
+        return f"its run() needs {', '.join(needed)}"
+    if "repeats" not in {a.arg for a in positional + arguments.kwonlyargs}:
+        return "its run() takes no repeats"
+    return None
+
+
 def discover(only: list[str] | None = None) -> list[Path]:
-    """The bench_*.py scripts that define a top-level ``run`` function, sorted by name."""
+    """The bench_*.py scripts whose ``run`` takes ``run(repeats=N)``, sorted by name; the
+    others are named on stderr with the reason (run them on their own)."""
     scripts = []
     for path in sorted(HERE.glob("bench_*.py")):
         short = path.stem.removeprefix("bench_")
         if only and short not in only:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        if any(isinstance(node, ast.FunctionDef) and node.name == "run" for node in tree.body):
+        why = unattended_run(ast.parse(path.read_text(encoding="utf-8")))
+        if why is None:
             scripts.append(path)
         else:
-            print(f"skipping {path.name}: it defines no run() function", file=sys.stderr)
+            print(f"skipping {path.name}: {why}; run it on its own", file=sys.stderr)
     return scripts
+
+
+def output_refusal(path: Path) -> str | None:
+    """Why ``path`` may not be written (it exists and this runner did not write it), or
+    None."""
+    if not path.exists():
+        return None
+    with path.open(encoding="utf-8") as fh:
+        first = fh.readline().rstrip("\n")
+    if first == MARKER:
+        return None
+    return (
+        f"run_all.py: {path} was not written by run_all.py (its first line is not the "
+        "runner's marker), so it is not replaced: docs/BENCHMARKS.md holds hand-written "
+        "records. Pass --output with a new file or one this runner wrote."
+    )
 
 
 def _summary(path: Path) -> str:
@@ -99,6 +163,8 @@ def render(
     results: list[dict], *, repeats: int, command: str, not_run: list[str] | None = None
 ) -> str:
     lines = [
+        MARKER,
+        "",
         "# Benchmarks",
         "",
         "Fit and predict times of the mlviz estimators (medians of several runs), written by "
@@ -135,14 +201,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--output",
         type=Path,
-        default=HERE.parent / "docs" / "BENCHMARKS.md",
-        help="markdown file to write (default docs/BENCHMARKS.md)",
+        default=DEFAULT_OUTPUT,
+        help="markdown file to write (default docs/benchmarks-latest.md); a file this runner "
+        "did not write is never replaced",
     )
     args = parser.parse_args(argv)
+    refusal = output_refusal(args.output)  # before any benchmark runs, not after an hour
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return 2
     only = [s.strip() for s in args.only.split(",") if s.strip()] or None
     scripts = discover(only)
     if not scripts:
-        print("no benchmark scripts with a run() function found", file=sys.stderr)
+        print("no benchmark script can run unattended (the skipped ones say why)", file=sys.stderr)
         return 1
     results = []
     for path in scripts:
