@@ -224,18 +224,31 @@ def _heat_affinity(
     n_labels = counts.size
     if n_labels == 1:
         return np.zeros((1, 1)), np.ones(1)
+    # Two (L, L) buffers, each step written in place: the clustering stability sweep computes
+    # this for every bootstrap sample, and at ~1,800 labels a dozen fresh 27 MB arrays per call
+    # cost more than the arithmetic. The operations and their order are those of the formulas,
+    # so the values are the same bit for bit (tests/test_label_clustering.py).
     # columns in {-1, 1} differ by 2 wherever exactly one of the two labels is present
-    disagreements = np.maximum(counts[:, None] + counts[None, :] - 2.0 * cooc, 0.0)
-    np.fill_diagonal(disagreements, 0.0)
-    squared = 4.0 * disagreements
-    distances = np.sqrt(squared)
+    squared = np.add(counts[:, None], counts[None, :])
+    scratch = np.multiply(cooc, 2.0)
+    squared -= scratch
+    np.maximum(squared, 0.0, out=squared)  # the disagreements
+    np.fill_diagonal(squared, 0.0)
+    squared *= 4.0
+    distances = np.sqrt(squared, out=scratch)
+    # the smallest positive distance (the floor of sigma below) does not depend on the order
+    # within rows, so it is read before the partition reorders them
+    floor = float(np.min(distances, where=distances > 0, initial=np.inf))
+    floor = floor if np.isfinite(floor) else 1.0
     neighbour_rank = min(int(n_neighbors), n_labels - 1)
     # rank 0 of each row is the label itself (distance 0)
-    sigma = np.partition(distances, neighbour_rank, axis=1)[:, neighbour_rank]
-    positive = distances[distances > 0]
-    floor = positive.min() if positive.size else 1.0
+    distances.partition(neighbour_rank, axis=1)
+    sigma = distances[:, neighbour_rank].copy()
     sigma = np.where(sigma > 0, sigma, floor)
-    affinity = np.exp(-squared / np.outer(sigma, sigma))
+    outer = np.outer(sigma, sigma, out=distances)
+    affinity = np.divide(squared, outer, out=squared)
+    np.negative(affinity, out=affinity)  # -(a / b) is (-a) / b exactly
+    np.exp(affinity, out=affinity)
     np.fill_diagonal(affinity, 0.0)
     return affinity, sigma
 

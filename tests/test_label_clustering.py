@@ -722,3 +722,40 @@ def test_integer_labels_are_clustered_as_their_float_copy_and_checked_alike(dtyp
         bad[3, 5] = 2
         with pytest.raises(ValueError, match="found 2 at row 3, label column 5"):
             LabelClustering(n_groups=4).fit(bad)
+
+
+def _heat_by_the_formulas(counts, cooc, n_neighbors):
+    """Paper 001 §3's self-tuned heat kernel written as the formulas read (fresh arrays)."""
+    disagreements = np.maximum(counts[:, None] + counts[None, :] - 2.0 * cooc, 0.0)
+    np.fill_diagonal(disagreements, 0.0)
+    squared = 4.0 * disagreements  # ||s_i - s_j||^2 on {-1, 1} columns
+    distances = np.sqrt(squared)
+    rank = min(n_neighbors, counts.size - 1)
+    sigma = np.sort(distances, axis=1)[:, rank]  # the rank-th nearest, rank 0 being itself
+    positive = distances[distances > 0]
+    sigma = np.where(sigma > 0, sigma, positive.min() if positive.size else 1.0)
+    affinity = np.exp(-squared / np.outer(sigma, sigma))
+    np.fill_diagonal(affinity, 0.0)
+    return affinity, sigma
+
+
+@pytest.mark.parametrize(
+    ("n_labels", "n_rows", "density"),
+    [(1845, 20, 0.01), (300, 2000, 0.03), (45, 900, 0.05), (3, 5, 0.5), (2, 1, 0.0)],
+)
+def test_the_heat_kernel_computed_in_place_equals_its_formulas_bit_for_bit(
+    n_labels, n_rows, density
+):
+    """The in-place heat kernel (two buffers, the sweep's memory) against the formulas, with
+    and without bootstrap weights; (2, 1, 0.0): no positive distance at all (the floor 1)."""
+    from mlviz.label_clustering import _heat_affinity, _label_counts
+
+    rng = np.random.default_rng(n_labels)
+    Y = (rng.random((n_rows, n_labels)) < density).astype(np.uint8)
+    weights = np.bincount(rng.integers(0, n_rows, n_rows), minlength=n_rows).astype(float)
+    for w in (None, weights):
+        _, counts, cooc = _label_counts(Y, w)
+        affinity, sigma = _heat_affinity(counts, cooc, 7)
+        expected_affinity, expected_sigma = _heat_by_the_formulas(counts, cooc, 7)
+        np.testing.assert_array_equal(sigma, expected_sigma)
+        np.testing.assert_array_equal(affinity, expected_affinity)
