@@ -3,15 +3,21 @@ bootstrap co-assignment and the K sweep of stability (with and without its null)
 
 Data: medical (978 x 45 labels, when the MULAN folder is present) and label matrices shaped
 like bibtex (7,395 x 159) and delicious (16,105 x 983) from
-:func:`mlviz.synthetic.make_long_tailed` (seed 0). Times are medians of ``--repeats`` runs
-(the sweeps and the co-assignment: one run), one BLAS thread recommended.
+:func:`mlviz.synthetic.make_long_tailed` (seed 0); with ``--wide``, also 20 rows of 10,000
+labels each present with probability 1 % (seed 0; the ~1,845 labels that occur are kept), the
+shape of the test suite's degenerate ``many_labels`` member. Times are medians of
+``--repeats`` runs (the sweeps and the co-assignment: one run), one BLAS thread recommended.
+``--affinities`` limits the affinities measured. The last line is the process's peak resident
+memory (with ``--wide``: that of the widest set's sweeps).
 
-Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/bench_label_clustering.py [--skip-delicious]``
+Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/bench_label_clustering.py [--skip-delicious]
+[--wide] [--affinities heat]``
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import time
 from pathlib import Path
@@ -43,7 +49,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-delicious", action="store_true")
+    parser.add_argument("--wide", action="store_true", help="add 20 rows x ~1,845 labels")
+    parser.add_argument("--affinities", default=",".join(AFFINITIES))
     args = parser.parse_args(argv)
+    affinities = [a.strip() for a in args.affinities.split(",") if a.strip()]
     sets = []
     folder = mulan_dir()
     if folder is not None:
@@ -55,6 +64,9 @@ def main(argv=None) -> None:
     )
     if not args.skip_delicious:
         sets.append(("delicious-shaped", make_long_tailed(random_state=0).Y))
+    if args.wide:
+        wide = (np.random.default_rng(0).random((20, 10_000)) < 0.01).astype(np.uint8)
+        sets.append(("20 rows, 10,000 labels at 1 %", wide))
     print(machine_description(), "\n")
     print(
         "| data | labels | affinity | fit K = 30 (s) | default K (s) | co-assignment at "
@@ -64,8 +76,11 @@ def main(argv=None) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for name, Y in sets:
         Y = Y[:, np.asarray(Y.sum(axis=0)).ravel() > 0]
-        for affinity in AFFINITIES:
+        for affinity in affinities:
             print(_row(name, Y, affinity, args.repeats), flush=True)
+    # the whole process's peak: the largest set's sweeps set it (Linux reports KiB)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak resident memory of this process: {peak:.0f} MiB")
 
 
 def _row(name: str, Y, affinity: str, repeats: int) -> str:
