@@ -11,6 +11,13 @@ from threadpoolctl import threadpool_limits
 
 from mlviz.datasets import DATA_DIR_ENV, default_data_dir
 
+# The server's native threads, chosen on import (pages/_app/server.py), before anything loads
+# scikit-learn: one BLAS and one OpenMP thread per call. The suite runs two processes on two
+# cores, and each AppTest runs its script in a new thread, which takes OpenMP's process default
+# (two threads that spin while the other process works: the Label clusters sweep on 1,820
+# labels took twice as long). tests/test_app_server.py checks a new thread of this process.
+from pages._app import server  # noqa: F401
+
 REPO = Path(__file__).resolve().parents[1]
 # No background UMAP compilation in app tests (a minute of CPU per test process); the tests of
 # the warm-up itself turn it on where they need it. Servers started by tests inherit this.

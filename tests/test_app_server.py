@@ -6,18 +6,32 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
+
+from threadpoolctl import threadpool_info
+
+from pages._app import server
 
 REPO = Path(__file__).resolve().parents[1]
 
+# Each stage is read in a new thread, as Streamlit runs every script run in one: OpenMP's thread
+# count is a setting of each thread, which a new thread copies from the process's default.
 _PROBE = """
-import json
+import json, threading
 from threadpoolctl import threadpool_info
 import numpy
 def threads():
-    return sorted({(lib["user_api"], lib["num_threads"]) for lib in threadpool_info()})
+    seen = []
+    def read():
+        seen.extend({(lib["user_api"], lib["num_threads"]) for lib in threadpool_info()})
+    reader = threading.Thread(target=read)
+    reader.start()
+    reader.join()
+    return sorted(seen)
 before = threads()
 from pages._app import router  # what app.py imports first
+import sklearn.cluster  # loads scikit-learn's OpenMP runtime
 after = threads()
 import serve
 serve.preload()  # every import of every page
@@ -25,27 +39,63 @@ print(json.dumps({"before": before, "after": after, "pages": threads()}))
 """
 
 
-def test_the_server_runs_one_blas_thread_per_call_and_leaves_openmp_alone():
-    # a process told to use two BLAS and two OpenMP threads (OpenBLAS's default on a 2-core
-    # server) uses one BLAS thread once the router is imported, for every BLAS library the
-    # pages load, and still two OpenMP threads (scikit-learn's neighbour searches)
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(REPO),
-        "OPENBLAS_NUM_THREADS": "2",
-        "OMP_NUM_THREADS": "2",
-        "MLVIZ_UMAP_WARM_UP": "0",
-    }
+def _probe(**env: str) -> dict[str, set[tuple[str, int]]]:
+    environ = {**os.environ, "PYTHONPATH": str(REPO), "MLVIZ_UMAP_WARM_UP": "0"}
+    environ.pop("OMP_NUM_THREADS", None)  # this test process sets it (tests/conftest.py)
+    environ.update(env)
     done = subprocess.run(
         [sys.executable, "-c", _PROBE],
         capture_output=True,
         text=True,
-        env=env,
+        env=environ,
         cwd=REPO,
         timeout=120,
         check=True,
     )
     seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert ["blas", 2] in seen["before"]
+    return {stage: {tuple(pair) for pair in pairs} for stage, pairs in seen.items()}
+
+
+def test_the_server_runs_one_blas_and_one_openmp_thread_per_call_in_every_new_thread():
+    # a process told to use two BLAS threads (OpenBLAS's default on a 2-core server) and no
+    # OpenMP setting (two threads there) uses one of each once pages._app is imported, for
+    # every BLAS library the pages load and in every thread started afterwards
+    seen = _probe(OPENBLAS_NUM_THREADS="2")
+    assert ("blas", 2) in seen["before"]
     for stage in ("after", "pages"):
-        assert {tuple(pair) for pair in seen[stage]} == {("blas", 1), ("openmp", 2)}, stage
+        assert seen[stage] == {("blas", 1), ("openmp", 1)}, stage
+
+
+def test_an_operators_openmp_setting_is_kept():
+    seen = _probe(OMP_NUM_THREADS="2")
+    assert seen["pages"] == {("blas", 1), ("openmp", 2)}
+
+
+def test_this_test_process_runs_app_scripts_as_the_server_does():
+    # tests/conftest.py imports the server module first; an AppTest runs its script in a new
+    # thread, where OpenMP would otherwise use both cores and spin against the other process
+    import sklearn.cluster  # noqa: F401  (OpenMP loaded, if nothing loaded it yet)
+
+    seen: list[tuple[str, int]] = []
+
+    def read():
+        seen.extend((lib["user_api"], lib["num_threads"]) for lib in threadpool_info())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    reader.join()
+    assert {n for api, n in seen if api == "openmp"} == {server.OPENMP_THREADS} == {1}
+
+
+def test_a_late_import_says_that_openmp_keeps_its_setting():
+    code = "import sklearn.cluster\nfrom pages._app import server\n"
+    done = subprocess.run(
+        [sys.executable, "-W", "always", "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+        timeout=120,
+        check=True,
+    )
+    assert "imported after scikit-learn" in done.stderr

@@ -12,8 +12,11 @@ the page scripts, never from ``mlviz``):
 * :mod:`~pages._app.presentation`: presentation mode (``?present=1``) for a projector, and the
   charts' image export settings;
 * :mod:`~pages._app.router`: the navigation and the sidebar (``app.py`` calls only it);
-* :mod:`~pages._app.server`: process-wide settings of the server (one BLAS thread per
-  call).
+* :mod:`~pages._app.server`: process-wide settings of the server (one BLAS and one OpenMP
+  thread per call), imported here, before any of the others, because OpenMP reads its
+  setting when scikit-learn first loads it.
 
 Glue between widgets and ``mlviz``: no algorithm code here.
 """
+
+from pages._app import server  # noqa: F401  (first, for its effect: see its docstring)

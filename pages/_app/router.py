@@ -72,7 +72,6 @@ from pages._app import (
     export,
     links,
     presentation,
-    server,  # noqa: F401  (imported for its effect: the server's BLAS threads)
     source,
 )
 
