@@ -412,20 +412,31 @@ grouping.k_advice(
 )
 
 st.subheader("The groups")
-tables.group_table(diagnostics)
+# without the co-assignment every group's stability is unknown: no column of empty cells
+tables.group_table(diagnostics, stability=together is not None)
 thresholds = VERDICT_THRESHOLDS
+if together is not None:
+    stability_text = (
+        f"stability = how often its labels stay with their group mates across {N_RESAMPLES} "
+        "bootstrap samples"
+    )
+    weak_rule = f"either of those two, or stability below {thresholds['min_stability']:.0%}"
+else:
+    stability_text = (
+        f"stability is not measured with more than {AUTO_COASSIGN_MAX_LABELS} labels "
+        f"({L:,} here), so the table has no stability column and no verdict uses it"
+    )
+    weak_rule = "either of those two"
 st.caption(
     "One row per group: support = instances carrying any of its labels; co-occurring pairs = "
     "share of its label pairs that occur together at least once (None for a single label); "
     f"tail share = share of its labels on fewer than {percent_text(tail)} of the instances (the "
     f"sidebar's {experiment.tail_rule_name()}: {int(stats.is_tail(frequencies, tail).sum())} of "
-    f"{L} labels); stability = how often its labels stay with their group mates "
-    f"across {N_RESAMPLES} bootstrap samples. Verdicts, first rule that holds: *singleton*; "
+    f"{L:,} labels); {stability_text}. Verdicts, first rule that holds: *singleton*; "
     "*never co-occur* (no pair together); *tail bucket* (at least "
     f"{thresholds['tail_bucket_share']:.0%} tail labels and fewer than "
     f"{thresholds['min_pair_share']:.0%} of pairs co-occurring or mean Jaccard below "
-    f"{thresholds['min_jaccard']:g}); *weak* (either of those two, or stability below "
-    f"{thresholds['min_stability']:.0%}); *coherent* otherwise."
+    f"{thresholds['min_jaccard']:g}); *weak* ({weak_rule}); *coherent* otherwise."
 )
 flagged = diagnostics[diagnostics["verdict"].isin(["never co-occur", "tail bucket", "weak"])]
 for _, row in flagged.head(MAX_LISTED_GROUPS).iterrows():

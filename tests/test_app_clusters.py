@@ -175,6 +175,33 @@ def test_many_labels_show_the_group_summary_and_drill_down():
     assert len(at.get("plotly_chart")) == 5
 
 
+@pytest.mark.parametrize("n_groups", [4, 51])
+def test_the_stability_column_is_there_only_when_it_was_measured(n_groups):
+    # up to 400 labels the page regroups bootstrap samples at K (the stability column and the
+    # stability rule of the verdicts); above, the column would be empty cells: it is left out
+    # and the caption says so, with the numbers
+    data, _ = make_planted(
+        n_samples=400,
+        n_groups=n_groups,
+        labels_per_group=8,
+        n_tail=10,
+        n_features=60,
+        random_state=0,
+    )
+    at = _app("label_clusters.py", data).run()
+    _assert_clean(at, f"{data.n_labels} labels")
+    shown = next(d for d in at.dataframe if "verdict" in d.value.columns).proto.column_order
+    caption = next(c.value for c in at.caption if c.value.startswith("One row per group"))
+    measured = data.n_labels <= 400
+    assert ("stability" in shown) == measured, list(shown)
+    assert ("across 10 bootstrap samples" in caption) == measured, caption
+    assert ("stability below 60%" in caption) == measured, caption
+    if not measured:
+        assert (
+            f"stability is not measured with more than 400 labels ({data.n_labels} here)" in caption
+        ), caption
+
+
 @pytest.mark.parametrize("source", ["sample:planted", "mulan:medical"])
 def test_grople_page_every_affinity(source):
     at = _app("grople.py", _load(source))
