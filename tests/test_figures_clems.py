@@ -128,6 +128,16 @@ def test_embedding_symmetric_positions_sizes_and_colours():
     assert "4 training instances" in trace.text[1]
 
 
+def test_the_embedding_title_counts_with_a_thousands_separator():
+    # written as every other count on the CLEMS page is ("of 1,050")
+    rng = np.random.default_rng(3)
+    n = 1_050
+    fig = embedding_figure(
+        rng.normal(size=(n, 2)), None, np.ones(n), np.ones(n), ["{a}"] * n, symmetric=True
+    )
+    assert "MDS embedding of the 1,050 candidate label sets" in fig.layout.title.text
+
+
 @pytest.mark.parametrize(
     ("low", "high", "ticks"),
     [(0, 3, [0, 1, 2, 3]), (1, 9, list(range(1, 10))), (6, 37, [6, 10, 14, 18, 22, 26, 30, 34])],

@@ -243,7 +243,7 @@ def embedding_figure(
         )
     m = truth.shape[1]
     if title is None:
-        title = f"MDS embedding of the {n} candidate label sets"
+        title = f"MDS embedding of the {n:,} candidate label sets"
         if not symmetric:
             title += " (asymmetric cost: each set embedded twice)"
         if m > 2:

@@ -464,9 +464,9 @@ def per_label_figure(
         )
     shown = (
         f"the {max_labels // 2} rarest and {max_labels - max_labels // 2} most frequent of "
-        f"{n_labels} labels (all in the table)"
+        f"{n_labels:,} labels (all in the table)"
         if left_out
-        else f"all {n_labels} labels"
+        else f"all {n_labels:,} labels"
     )
     fig.update_yaxes(
         tickvals=tick_vals,

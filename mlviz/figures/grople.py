@@ -410,9 +410,9 @@ def vk_group_heatmap(
     used = int(support.sum())
     fig.update_layout(
         title=dict(
-            text=f"Group sparsity of V, one column per group ({used} of {support.size} group "
+            text=f"Group sparsity of V, one column per group ({used:,} of {support.size:,} group "
             "rows used)<br><sup>"
-            f"{n_labels} labels in {len(group_ids)} groups: each cell is the RMS of a latent "
+            f"{n_labels:,} labels in {len(group_ids)} groups: each cell is the RMS of a latent "
             "row over the group's labels; blank rows are exactly zero</sup>",
             y=0.98,
         ),

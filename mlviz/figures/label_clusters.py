@@ -251,7 +251,7 @@ def affinity_heatmap(
     )
     fig.update_layout(
         title=dict(
-            text=f"{title} ({n_labels} labels, {n_groups} group{'s' if n_groups != 1 else ''})",
+            text=f"{title} ({n_labels:,} labels, {n_groups} group{'s' if n_groups != 1 else ''})",
             y=0.98,
         ),
         # upright names beyond 30 labels: slanted ones overlap their neighbours' at this spacing
