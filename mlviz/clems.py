@@ -33,6 +33,7 @@ from mlviz.base import MultiLabelEstimator
 from mlviz.linear import paper_ridge
 from mlviz.mds import (
     AdditiveWeights,
+    RowsOf,
     _AdditiveSolver,
     _BipartiteSolver,
     _run_smacof,
@@ -587,12 +588,9 @@ class CLEMS(MultiLabelEstimator):
         stress1 = _stress1_from(stress, solver.quadratic(embedding), "CLEMS")
         return embedding, stress, stress1, history
 
-    def _dissimilarity(self, cost: np.ndarray, overwrite: bool = False) -> np.ndarray:
-        """Δ from costs; ``overwrite`` takes the square root in ``cost`` itself (a copy the
-        caller made: at delicious's shape a new 88 MB array cost ~0.2 s of first touches)."""
-        if self.dissimilarity != "sqrt":
-            return cost
-        return np.sqrt(cost, out=cost) if overwrite else np.sqrt(cost)
+    def _dissimilarity(self, cost: np.ndarray) -> np.ndarray:
+        """Δ from costs (the landmark placement takes its roots chunk by chunk, see _place)."""
+        return np.sqrt(cost) if self.dissimilarity == "sqrt" else cost
 
     def _place(
         self,
@@ -624,7 +622,10 @@ class CLEMS(MultiLabelEstimator):
             "n_jobs": self.n_jobs,
             "dtype": PLACEMENT_DTYPE,
         }
-        to_delta = self._dissimilarity(prepared.cost_to_landmarks[others], overwrite=True)
+        # rows of the costs, gathered (and their square roots taken) chunk by chunk by the
+        # placement: never a second (placed x landmarks) matrix
+        root = np.sqrt if self.dissimilarity == "sqrt" else None
+        to_delta = RowsOf(prepared.cost_to_landmarks, others, root)
         if not mirrored:
             # count_i + count_l, formed chunk by chunk by the placement
             weights = None
@@ -637,7 +638,7 @@ class CLEMS(MultiLabelEstimator):
             truth[landmarks], truth[others] = truth_landmarks, placed
             pred = truth
         else:
-            from_delta = self._dissimilarity(prepared.cost_from_landmarks[others], overwrite=True)
+            from_delta = RowsOf(prepared.cost_from_landmarks, others, root)
             placed_truth, _, iter_truth = out_of_sample_smacof(
                 pred_landmarks, to_delta, weights=None, **options
             )

@@ -59,6 +59,7 @@ from mlviz._parallel import N_JOBS_CONSTRAINT, map_blocks
 
 __all__ = [
     "AdditiveWeights",
+    "RowsOf",
     "classical_mds",
     "kruskal_stress1",
     "landmark_mds",
@@ -917,10 +918,48 @@ class AdditiveWeights:
     column: np.ndarray
 
 
+@dataclass(frozen=True)
+class RowsOf:
+    """Dissimilarities given as rows of a larger matrix, for :func:`out_of_sample_smacof`.
+
+    Row a of the dissimilarities is ``transform(matrix[rows[a]])``, gathered chunk by chunk.
+    CLEMS keeps the costs of every candidate to the landmarks in one (candidates x landmarks)
+    matrix and places the candidates that are not landmarks, with the square roots of their
+    costs as dissimilarities; gathering those rows and taking their roots beforehand made a
+    second matrix of 88 MB at delicious's shape (its first touches alone took 0.03-0.25 s on
+    the 2-core VM, besides the copy).
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (n_rows, n_landmarks)
+        The rows to choose from (float64).
+    rows : array-like of int, shape (n_points,)
+        The row of ``matrix`` of each point.
+    transform : numpy ufunc, optional
+        Applied element-wise to the gathered rows (e.g. ``np.sqrt``); none by default. The
+        result must be finite and non-negative, which is checked chunk by chunk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlviz.mds import RowsOf, out_of_sample_smacof
+    >>> landmarks = np.array([[0.0], [2.0]])
+    >>> costs = np.array([[4.0, 4.0], [1.0, 1.0], [0.0, 4.0]])  # squared distances
+    >>> placed = out_of_sample_smacof(landmarks, RowsOf(costs, [1, 2], np.sqrt))[0]
+    >>> direct = out_of_sample_smacof(landmarks, np.sqrt(costs[[1, 2]]))[0]
+    >>> placed.round(6).tolist(), bool(np.array_equal(placed, direct))
+    ([[1.0], [0.0]], True)
+    """
+
+    matrix: np.ndarray
+    rows: np.ndarray
+    transform: np.ufunc | None = None
+
+
 @validate_params(
     {
         "landmarks": ["array-like"],
-        "dissimilarities": ["array-like"],
+        "dissimilarities": ["array-like", RowsOf],
         "weights": ["array-like", AdditiveWeights, None],
         "init": ["array-like", None],
         "max_iter": _POSITIVE_INT,
@@ -933,7 +972,7 @@ class AdditiveWeights:
 )
 def out_of_sample_smacof(
     landmarks: np.ndarray,
-    dissimilarities: np.ndarray,
+    dissimilarities: np.ndarray | RowsOf,
     *,
     weights: np.ndarray | None = None,
     init: np.ndarray | None = None,
@@ -996,8 +1035,9 @@ def out_of_sample_smacof(
     ----------
     landmarks : ndarray of shape (n_landmarks, M)
         The fixed landmark points.
-    dissimilarities : ndarray of shape (n_points, n_landmarks)
-        Target dissimilarity of every new point to every landmark: finite, non-negative.
+    dissimilarities : ndarray of shape (n_points, n_landmarks) or RowsOf
+        Target dissimilarity of every new point to every landmark: finite, non-negative. A
+        :class:`RowsOf` is gathered chunk by chunk, never as the whole matrix.
     weights : array-like broadcastable to (n_points, n_landmarks) or AdditiveWeights, optional
         Non-negative pair weights (default 1); each point needs a positive weight to at least
         one landmark. A (n_points, 1) column, a (n_landmarks,) row or :class:`AdditiveWeights`
@@ -1048,19 +1088,13 @@ def out_of_sample_smacof(
     ([[1.0, 1.0]], dtype('float64'))
     """
     points = np.asarray(landmarks, dtype=np.float64)
-    delta = np.asarray(dissimilarities, dtype=np.float64)
     if points.ndim != 2 or points.shape[0] < 1:
         raise ValueError(f"landmarks must be a (n_landmarks, M) array; got shape {points.shape}.")
     n_landmarks, n_dims = points.shape
-    if delta.ndim != 2 or delta.shape[1] != n_landmarks:
-        raise ValueError(
-            f"dissimilarities must have shape (n_points, {n_landmarks}) (one column per "
-            f"landmark); got shape {delta.shape}."
-        )
-    if not (np.all(np.isfinite(points)) and np.all(np.isfinite(delta))) or np.any(delta < 0):
-        raise ValueError("landmarks and dissimilarities must be finite; dissimilarities >= 0.")
-    n_points = delta.shape[0]
-    weights_of = _chunk_weights(weights, delta.shape)
+    if not np.all(np.isfinite(points)):
+        raise ValueError(_NOT_FINITE)
+    n_points, delta_of = _chunk_dissimilarities(dissimilarities, n_landmarks)
+    weights_of = _chunk_weights(weights, (n_points, n_landmarks))
 
     centre = points.mean(axis=0)
     centred = points - centre
@@ -1141,7 +1175,8 @@ def out_of_sample_smacof(
         # the triangulation chunk by chunk too: on the whole (n_points, n_landmarks) matrix its
         # element-wise passes took ~0.2 s of CLEMS's placement on the delicious shape, on one
         # thread and outside the cache
-        chunk_start = start[lo:hi] if start_of is None else start_of(delta[lo:hi])
+        chunk_delta = delta_of(lo, hi)
+        chunk_start = start[lo:hi] if start_of is None else start_of(chunk_delta)
         chunk_start = chunk_start.astype(dtype, copy=False)
         if gram is not None:
             rhs = chunk_start
@@ -1149,7 +1184,7 @@ def out_of_sample_smacof(
             start_inner = rhs - (rhs @ complement) @ complement.T
         placed_chunk, stress[lo:hi], n_iter[lo:hi] = _place_chunk(
             work_points,
-            delta[lo:hi].astype(dtype, copy=False),
+            chunk_delta.astype(dtype, copy=False),
             weights_of(lo, hi, dtype),
             chunk_start,
             max_iter,
@@ -1166,6 +1201,48 @@ def out_of_sample_smacof(
         placed = placed @ to_full.T
     placed += centre  # in place: a new (n_points, M) array cost ~0.2 s at delicious's shape
     return placed, stress, n_iter
+
+
+_NOT_FINITE = "landmarks and dissimilarities must be finite; dissimilarities >= 0."
+
+
+def _chunk_dissimilarities(dissimilarities, n_landmarks: int):
+    """``(n_points, delta_of)``: ``delta_of(lo, hi)`` is the float64 dissimilarities of points
+    lo..hi-1 (see :func:`out_of_sample_smacof`'s ``dissimilarities``). An array is checked
+    whole, at once; a :class:`RowsOf` is gathered and checked chunk by chunk."""
+    if isinstance(dissimilarities, RowsOf):
+        matrix = np.asarray(dissimilarities.matrix, dtype=np.float64)
+        rows = np.asarray(dissimilarities.rows)
+        transform = dissimilarities.transform
+        if matrix.ndim != 2 or matrix.shape[1] != n_landmarks:
+            raise ValueError(
+                f"RowsOf's matrix must have shape (n_rows, {n_landmarks}) (one column per "
+                f"landmark); got shape {matrix.shape}."
+            )
+        if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
+            raise ValueError(f"RowsOf's rows must be a 1-D array of int; got {rows.dtype}.")
+        if rows.size and (rows.min() < 0 or rows.max() >= matrix.shape[0]):
+            raise ValueError(f"RowsOf's rows must lie in 0..{matrix.shape[0] - 1}.")
+
+        def delta_of(lo: int, hi: int) -> np.ndarray:
+            chunk = matrix[rows[lo:hi]]  # a fresh array: the transform may write into it
+            if transform is not None:
+                with np.errstate(invalid="ignore"):  # e.g. sqrt(-1): the check below says so
+                    transform(chunk, out=chunk)
+            if not np.all(np.isfinite(chunk)) or np.any(chunk < 0):
+                raise ValueError(_NOT_FINITE)
+            return chunk
+
+        return rows.size, delta_of
+    delta = np.asarray(dissimilarities, dtype=np.float64)
+    if delta.ndim != 2 or delta.shape[1] != n_landmarks:
+        raise ValueError(
+            f"dissimilarities must have shape (n_points, {n_landmarks}) (one column per "
+            f"landmark); got shape {delta.shape}."
+        )
+    if not np.all(np.isfinite(delta)) or np.any(delta < 0):
+        raise ValueError(_NOT_FINITE)
+    return delta.shape[0], lambda lo, hi: delta[lo:hi]
 
 
 def _chunk_weights(weights, shape: tuple[int, int]):

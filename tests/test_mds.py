@@ -621,6 +621,47 @@ def test_additive_weights_place_exactly_as_their_full_matrix(monkeypatch, dtype)
         out_of_sample_smacof(landmarks, delta, weights=AdditiveWeights(row, -column))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("transform", [None, np.sqrt])
+def test_rows_of_a_matrix_place_exactly_as_the_rows_taken_first(
+    monkeypatch, dtype, n_jobs, transform
+):
+    """``RowsOf(matrix, rows, transform)`` is ``transform(matrix[rows])``, gathered chunk by
+    chunk: the same placement, bit for bit, with equal, additive or no weights and whatever the
+    number of threads; bad rows and bad values are refused."""
+    import mlviz.mds as mds
+    from mlviz.mds import AdditiveWeights, RowsOf, out_of_sample_smacof
+
+    rng = np.random.default_rng(11)
+    landmarks = rng.normal(size=(30, 5)) + 1.0
+    squared = cdist(rng.normal(size=(60, 5)) + 1.0, landmarks) ** 2 + rng.uniform(0, 0.1, (60, 30))
+    matrix = squared if transform is np.sqrt else np.sqrt(squared)
+    rows = np.sort(rng.choice(60, 45, replace=False))[::-1]  # any order, as CLEMS's need not be
+    taken = matrix[rows] if transform is None else transform(matrix[rows])
+    monkeypatch.setattr(mds, "_OOS_CHUNK", 8)  # several chunks
+    weights = AdditiveWeights(rng.integers(1, 9, size=45) * 1.0, rng.integers(1, 9, size=30) * 1.0)
+    for weight in (None, weights):
+        options = dict(weights=weight, tol=1e-7, dtype=dtype, n_jobs=n_jobs)
+        lazy = out_of_sample_smacof(landmarks, RowsOf(matrix, rows, transform), **options)
+        eager = out_of_sample_smacof(landmarks, taken, **options)
+        for got, expected in zip(lazy, eager, strict=True):
+            np.testing.assert_array_equal(got, expected)
+        assert lazy[2].max() > 2  # real updates, not the start alone
+    with pytest.raises(ValueError, match=r"shape \(n_rows, 30\)"):
+        out_of_sample_smacof(landmarks, RowsOf(matrix[:, :-1], rows, transform))
+    with pytest.raises(ValueError, match=r"lie in 0\.\.59"):
+        out_of_sample_smacof(landmarks, RowsOf(matrix, np.append(rows, 60), transform))
+    with pytest.raises(ValueError, match="1-D array of int"):
+        out_of_sample_smacof(landmarks, RowsOf(matrix, rows * 1.0, transform))
+    negative = matrix.copy()
+    negative[rows[-1], 3] = -1.0  # the last chunk's: found when it is gathered
+    with pytest.raises(ValueError, match="finite; dissimilarities >= 0"):
+        out_of_sample_smacof(landmarks, RowsOf(negative, rows, None), n_jobs=n_jobs)
+    with pytest.raises(ValueError, match="finite; dissimilarities >= 0"):
+        out_of_sample_smacof(landmarks, RowsOf(negative, rows, np.sqrt))  # sqrt(-1) is NaN
+
+
 @pytest.mark.parametrize("padded_dims", [0, 4])
 def test_out_of_sample_places_realisable_points_at_their_true_position(padded_dims):
     # dissimilarities that are exact distances to a position in the landmarks' span: the
