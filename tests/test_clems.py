@@ -627,6 +627,48 @@ def test_landmark_stress_is_the_stress_of_the_whole_embedding(cost, weights, mir
     assert model.stress1_ == pytest.approx(expected, rel=1e-8)
 
 
+@pytest.mark.parametrize(
+    ("cost", "weights", "mirror"),
+    [("f1", "frequency", False), ("hamming", "uniform", False), ("rank_loss", "frequency", True)],
+)
+def test_a_sampled_whole_stress_is_the_float64_sum_of_its_rows(monkeypatch, cost, weights, mirror):
+    # above the sample size the whole stress sums the pairs of randomly drawn rows, with the
+    # distances in float32: the float64 sum over the same rows, written out, within 1e-6
+    import mlviz.clems as clems_module
+    from mlviz.clems import compute_candidate_costs
+
+    X, _, Y, _ = _long_tailed_split(seed=1)
+    monkeypatch.setattr(clems_module, "_STRESS_SAMPLE", 40)
+    model = CLEMS(
+        n_components=3, cost=cost, weights=weights, mirror=mirror, n_landmarks=60, random_state=0
+    ).fit(X, Y)
+    assert model.stress_sample_size_ == 40
+    prepared = compute_candidate_costs(Y, cost, n_landmarks=60)
+    counts = model.candidate_counts_.astype(float)
+    pair_w = np.ones_like(counts) if weights == "uniform" else counts
+    truth, pred = model.embedding_truth_, model.embedding_pred_
+    raw, stress1 = model._whole_stress(
+        prepared, truth, pred, pair_w, mirror, np.random.RandomState(7)
+    )
+    n = len(counts)
+    rows = np.sort(np.random.RandomState(7).choice(n, 40, replace=False))
+    cands = model.candidates_.astype(float)
+    delta = np.sqrt(cost_matrix(cands[rows], cands, cost))
+    dist = cdist(truth[rows], pred)
+    # the full problem's weights: count_i (mirrored), count_i + count_j, or 1 (uniform)
+    if mirror:
+        w, half = np.broadcast_to(pair_w[rows, None], delta.shape), 1.0
+    else:
+        w = pair_w[rows, None] + pair_w[None, :] if weights == "frequency" else 1.0
+        half = 0.5
+        dist[np.arange(40), rows] = 0.0
+    expected_raw = half * np.sum(w * (delta - dist) ** 2) * n / 40
+    expected_scale = half * np.sum(w * dist**2) * n / 40
+    assert raw == pytest.approx(expected_raw, rel=1e-6)
+    assert stress1 == pytest.approx(np.sqrt(expected_raw / expected_scale), rel=1e-6)
+    assert model.stress1_ > 0
+
+
 def test_landmarks_are_the_most_frequent_quarter_then_farthest_points():
     # an independent farthest-point sampling on the full (symmetrised) cost matrix
     from mlviz.clems import compute_candidate_costs
