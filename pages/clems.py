@@ -200,7 +200,7 @@ elif M != L:
     # many label sets that second fit takes seconds, so it waits for a press
     if model.n_label_sets_ <= budget.CLEMS_AUTO_FULL_LABEL_SETS:
         full_model = fitted_clems(
-            L, f"CLEMS at M = L = {L}", f"Fitting CLEMS at M = L = {L} for comparison…"
+            L, f"CLEMS at M = L = {L:,}", f"Fitting CLEMS at M = L = {L:,} for comparison…"
         )
     else:
         st.caption(
@@ -212,8 +212,8 @@ elif M != L:
         )
         full_model = fitted_clems(
             L,
-            f"Fit CLEMS at M = L = {L} for comparison",
-            f"Fitting CLEMS at M = L = {L} for comparison…",
+            f"Fit CLEMS at M = L = {L:,} for comparison",
+            f"Fitting CLEMS at M = L = {L:,} for comparison…",
             on="button",
             key="clems_full",
             first_fit_automatic=False,
@@ -243,7 +243,7 @@ cols[1].metric(
 for col, name in zip(cols[2:], ["example_f1", "accuracy"], strict=True):
     delta = None
     if full is not None:
-        delta = f"{full[name]:.4f} at M = L = {L}"
+        delta = f"{full[name]:.4f} at M = L = {L:,}"
     col.metric(
         f"Test {METRICS[name].label} {METRICS[name].arrow} (M = {M})",
         f"{scores[name]:.4f}",

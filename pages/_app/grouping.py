@@ -189,7 +189,7 @@ def controls(
     L = columns.size
     if L < MIN_LABELS:
         st.caption(
-            f"Label groups need at least {MIN_LABELS} labels that occur; this data set has {L}."
+            f"Label groups need at least {MIN_LABELS} labels that occur; this data set has {L:,}."
         )
         return None
     k_max = min(MAX_K, L - 1)  # K = L (every label alone) groups nothing
@@ -219,7 +219,7 @@ def controls(
         return None
     eigengap_k = spectrum.suggest_n_groups(max_groups=k_max)
     if k_max <= 2:
-        k_slot.caption(f"Number of groups K is 2: with {L} labels no other K groups them.")
+        k_slot.caption(f"Number of groups K is 2: with {L:,} labels no other K groups them.")
         k = 2
     else:
         k = int(

@@ -90,7 +90,7 @@ def show(page: Compare, outcome: dict) -> None:
         )
         reasons = outcome["reasons"]
         rows = tail_rows(page, run_tail)
-        what = f"{len(rows)} tail labels" if run_tail is not None else f"{L} labels"
+        what = f"{len(rows)} tail labels" if run_tail is not None else f"{L:,} labels"
         if len(rows):
             export.chart(
                 fitting.figure(

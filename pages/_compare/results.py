@@ -32,7 +32,7 @@ def show(page: Compare, outcome: dict) -> None:
     tail_caption = (
         f" Tail / head macro F1: macro F1 over the tail labels and the others, the tail being "
         f"the labels carried by fewer than {percent_text(run_tail)} of each fold's training "
-        f"instances ({run_params['tail_rule']}; {n_tail_all} of {L} labels on all rows); tail "
+        f"instances ({run_params['tail_rule']}; {n_tail_all:,} of {L:,} labels on all rows); tail "
         "recall: the share of tail-label occurrences found. — : undefined in every fold (no "
         "label on that side of the cut-off)."
         if run_tail is not None

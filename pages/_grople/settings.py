@@ -86,16 +86,16 @@ def controls(page: GroPLEPage) -> Settings:
             persist_state="session",
             help=f"Opens at d = {default_d}, "
             + (
-                f"about half the {L} labels: d ≥ L would not compress "
+                f"about half the {L:,} labels: d ≥ L would not compress "
                 "(PLST at d ≥ L is binary relevance)."
                 if default_d == half_d
-                else f"the paper's value for every data set, rather than about half the {L} "
+                else f"the paper's value for every data set, rather than about half the {L:,} "
                 f"labels ({half_d}), to keep the first fit short."
             ),
         )
         if default_d < half_d:
             note_slot(c1).caption(
-                f"d opens at {default_d} (the paper's value) rather than about half the {L} "
+                f"d opens at {default_d} (the paper's value) rather than about half the {L:,} "
                 f"labels ({half_d}), to keep the first fit short: set a larger d and press "
                 "**Fit GroPLE** (slower)."
             )

@@ -42,7 +42,7 @@ def show(c: Lesson) -> None:
     )
     if L < 3:
         st.warning(
-            f"This data set has {L} label{'s' if L != 1 else ''}: with fewer than 3 labels "
+            f"This data set has {L:,} label{'s' if L != 1 else ''}: with fewer than 3 labels "
             "there is no choice of groups to make and no eigengap to read, so this step has "
             "no figure. Step 4 treats all labels as one group."
         )

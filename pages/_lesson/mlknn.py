@@ -76,8 +76,8 @@ def show(c: Lesson) -> None:
     if len(shown) < L:
         fig.update_layout(
             title=f"ML-KNN per label: predicted when green ≥ grey "
-            f"({int(table['decision'].sum())} of {L} labels predicted)<br>"
-            f"<sup>{len(shown)} of {L} labels shown: the instance's true and "
+            f"({int(table['decision'].sum())} of {L:,} labels predicted)<br>"
+            f"<sup>{len(shown)} of {L:,} labels shown: the instance's true and "
             "predicted ones, then the highest posterior</sup>"
         )
         legible(fig, title_width=WIDE_TITLE_CHARS, legend=False)  # wrap the new title
@@ -89,7 +89,7 @@ def show(c: Lesson) -> None:
     points = [
         (
             f"On the {count(n_test, 'test instance', 'test instances')} ML-KNN never predicts "
-            f"**{len(never)}** of {L} labels; {len(missed)} of them occur in the test split"
+            f"**{len(never):,}** of {L:,} labels; {len(missed)} of them occur in the test split"
             + (f" ({listing(names, missed)})." if len(missed) else ".")
             if len(never)
             else "Every label is predicted for at least one of the "
