@@ -117,6 +117,9 @@ def _import_once() -> dict:
     import serve
 
     start, cpu = time.perf_counter(), time.process_time()
+    # the server's order: app.py's imports first, so that pages._app sets the native threads
+    # before scikit-learn loads OpenMP (pages/_app/server.py)
+    failed = serve.preload()
     names = [
         info.name
         for info in pkgutil.walk_packages(mlviz.__path__, "mlviz.")
@@ -124,7 +127,6 @@ def _import_once() -> dict:
     ]
     for name in [*names, "pyarrow", "plotly.graph_objects", "plotly.subplots"]:
         importlib.import_module(name)
-    failed = serve.preload()
     return {
         "page": "(process)",
         "action": f"imports: {len(names)} mlviz modules and the server's preload (once per server)",

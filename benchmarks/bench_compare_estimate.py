@@ -31,6 +31,8 @@ def run(dataset, methods: list[str], folds: int) -> tuple[float, float | None]:
     """(measured seconds of the press, the estimate the page stated before it or None)."""
     from streamlit.testing.v1 import AppTest
 
+    import pages._app  # noqa: F401  (first, as app.py: the server's native threads)
+
     at = AppTest.from_file(str(REPO / "pages" / "compare.py"), default_timeout=3600)
     at.session_state["dataset"] = dataset
     at.session_state["dataset_label"] = "delicious-shaped"

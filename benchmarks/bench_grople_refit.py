@@ -43,6 +43,7 @@ def run(repeats: int = 1, source: str = "mulan:medical") -> pd.DataFrame:
     """One pass of the moves (``repeats`` is ``run_all.py``'s argument)."""
     from streamlit.testing.v1 import AppTest
 
+    import pages._app  # noqa: F401  (first, as app.py: the server's native threads)
     from mlviz import datasets
 
     at = AppTest.from_file(str(_HERE.parent / "pages" / "grople.py"), default_timeout=600)

@@ -38,6 +38,7 @@ def _measure(repo: Path, data: str) -> dict[str, float]:
     sys.path[:0] = [str(repo)]
     from streamlit.testing.v1 import AppTest
 
+    import pages._app  # noqa: F401  (first, as app.py: the server's native threads)
     from mlviz.datasets import load_source
     from mlviz.synthetic import LONG_TAILED_SHAPES, make_long_tailed
 

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # the app server's choice (pages/_app/server.py)
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402

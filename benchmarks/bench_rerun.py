@@ -33,6 +33,8 @@ PAGES = sorted(p.name for p in (REPO / "pages").glob("*.py"))
 def rerun_cpu(page: str, sessions: int) -> list[float]:
     from streamlit.testing.v1 import AppTest
 
+    import pages._app  # noqa: F401  (first, as app.py: the server's native threads)
+
     def session() -> AppTest:
         return AppTest.from_file(str(REPO / "pages" / page), default_timeout=600).run()
 

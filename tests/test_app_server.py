@@ -87,15 +87,19 @@ def test_this_test_process_runs_app_scripts_as_the_server_does():
     assert {n for api, n in seen if api == "openmp"} == {server.OPENMP_THREADS} == {1}
 
 
-def test_a_late_import_says_that_openmp_keeps_its_setting():
+def test_a_late_import_says_that_openmp_keeps_its_setting_unless_one_was_set():
     code = "import sklearn.cluster\nfrom pages._app import server\n"
-    done = subprocess.run(
-        [sys.executable, "-W", "always", "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        cwd=REPO,
-        timeout=120,
-        check=True,
-    )
-    assert "imported after scikit-learn" in done.stderr
+    environ = {**os.environ, "PYTHONPATH": str(REPO)}
+    environ.pop("OMP_NUM_THREADS", None)  # this test process sets it (tests/conftest.py)
+    for setting, warned in ((None, True), ("1", False)):
+        env = environ if setting is None else {**environ, "OMP_NUM_THREADS": setting}
+        done = subprocess.run(
+            [sys.executable, "-W", "always", "-c", code],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=REPO,
+            timeout=120,
+            check=True,
+        )
+        assert ("imported after scikit-learn" in done.stderr) is warned, (setting, done.stderr)

@@ -23,7 +23,8 @@ process's default, and Streamlit runs every script run in a new thread: ``thread
 changes only the thread that calls it, so it cannot set this. The default is read from
 ``OMP_NUM_THREADS`` once, when the OpenMP runtime loads (scikit-learn's first import), so this
 module sets that variable (an operator's own value is kept) and ``pages/_app/__init__.py``
-imports it before anything imports scikit-learn. It warns when it comes too late.
+imports it before anything imports scikit-learn. It warns when it comes too late, i.e. after
+scikit-learn and with no ``OMP_NUM_THREADS`` set.
 
 The BLAS limit is set with ``threadpoolctl`` on NumPy's and SciPy's OpenBLAS, which this
 module loads first. It changes the library's own setting: for OpenBLAS built with pthreads
@@ -43,10 +44,12 @@ BLAS_THREADS = 1
 #: thread copies, unless ``OMP_NUM_THREADS`` was set before the server started.
 OPENMP_THREADS = 1
 
-if "sklearn" in sys.modules:
+if "sklearn" in sys.modules and "OMP_NUM_THREADS" not in os.environ:
+    # (with the variable set, OpenMP was loaded with the value it names: nothing is lost)
     warnings.warn(
         "pages._app.server was imported after scikit-learn: OpenMP keeps the thread count it "
-        "was loaded with. Import pages._app (or app.py) before scikit-learn.",
+        "was loaded with. Import pages._app (or app.py) before scikit-learn, or set "
+        "OMP_NUM_THREADS before the process starts.",
         RuntimeWarning,
         stacklevel=2,
     )
