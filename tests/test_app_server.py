@@ -39,20 +39,24 @@ print(json.dumps({"before": before, "after": after, "pages": threads()}))
 """
 
 
-def _probe(**env: str) -> dict[str, set[tuple[str, int]]]:
+def _python(code: str, **env: str) -> subprocess.CompletedProcess:
+    """``code`` in a fresh interpreter at the repository, warnings shown, with ``env`` over this
+    process's environment less OMP_NUM_THREADS (which tests/conftest.py sets here)."""
     environ = {**os.environ, "PYTHONPATH": str(REPO), "MLVIZ_UMAP_WARM_UP": "0"}
-    environ.pop("OMP_NUM_THREADS", None)  # this test process sets it (tests/conftest.py)
-    environ.update(env)
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE],
+    environ.pop("OMP_NUM_THREADS", None)
+    return subprocess.run(
+        [sys.executable, "-W", "always", "-c", code],
         capture_output=True,
         text=True,
-        env=environ,
+        env={**environ, **env},
         cwd=REPO,
         timeout=120,
         check=True,
     )
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _probe(**env: str) -> dict[str, set[tuple[str, int]]]:
+    seen = json.loads(_python(_PROBE, **env).stdout.strip().splitlines()[-1])
     return {stage: {tuple(pair) for pair in pairs} for stage, pairs in seen.items()}
 
 
@@ -89,17 +93,6 @@ def test_this_test_process_runs_app_scripts_as_the_server_does():
 
 def test_a_late_import_says_that_openmp_keeps_its_setting_unless_one_was_set():
     code = "import sklearn.cluster\nfrom pages._app import server\n"
-    environ = {**os.environ, "PYTHONPATH": str(REPO)}
-    environ.pop("OMP_NUM_THREADS", None)  # this test process sets it (tests/conftest.py)
-    for setting, warned in ((None, True), ("1", False)):
-        env = environ if setting is None else {**environ, "OMP_NUM_THREADS": setting}
-        done = subprocess.run(
-            [sys.executable, "-W", "always", "-c", code],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=REPO,
-            timeout=120,
-            check=True,
-        )
-        assert ("imported after scikit-learn" in done.stderr) is warned, (setting, done.stderr)
+    for env, warned in (({}, True), ({"OMP_NUM_THREADS": "1"}, False)):
+        stderr = _python(code, **env).stderr
+        assert ("imported after scikit-learn" in stderr) is warned, (env, stderr)
