@@ -108,11 +108,39 @@ class MetricInfo:
     greater_is_better: bool
     needs_scores: bool
     paper: str
+    #: Decimals shown: 4 for the rates and shares in [0, 1]; 3 for the measures that count
+    #: labels or pairs (coverage, the hard rank loss), as paper 003 prints coverage ("6.291").
+    decimals: int = 4
 
     @property
     def arrow(self) -> str:
         """``"↑"`` when higher is better, ``"↓"`` otherwise (the papers' notation)."""
         return "↑" if self.greater_is_better else "↓"
+
+    @property
+    def d3_format(self) -> str:
+        """The value's format in a plotly hover template, e.g. ``%{y:.4f}``'s ``.4f``.
+
+        Examples
+        --------
+        >>> from mlviz.metrics import METRICS
+        >>> METRICS["hamming_loss"].d3_format, METRICS["coverage"].d3_format
+        (',.4f', ',.3f')
+        """
+        return f",.{self.decimals}f"
+
+    def format(self, value: float) -> str:
+        """The value as the app shows it.
+
+        Examples
+        --------
+        >>> from mlviz.metrics import METRICS
+        >>> METRICS["micro_f1"].format(0.5), METRICS["coverage"].format(859.42)
+        ('0.5000', '859.420')
+        >>> METRICS["rank_loss_hard"].format(7167.0)
+        '7,167.000'
+        """
+        return f"{value:,.{self.decimals}f}"
 
 
 _GROPLE = "001 GroPLE (Kumar et al.)"
@@ -132,7 +160,7 @@ METRICS: dict[str, MetricInfo] = {
         MetricInfo("micro_f1", "Micro F1", True, False, _GROPLE),
         MetricInfo("macro_f1", "Macro F1", True, False, _GROPLE),
         MetricInfo("one_error", "One-error", False, True, f"{_MLKNN} Eq. 2"),
-        MetricInfo("coverage", "Coverage", False, True, f"{_MLKNN} Eq. 3"),
+        MetricInfo("coverage", "Coverage", False, True, f"{_MLKNN} Eq. 3", 3),
         MetricInfo("ranking_loss", "Ranking loss", False, True, f"{_MLKNN} Eq. 4"),
         MetricInfo("average_precision", "Average precision", True, True, f"{_MLKNN} Eq. 5"),
         MetricInfo("macro_auc", "Macro AUC", True, True, "area under the ROC curve per label"),
@@ -142,7 +170,7 @@ METRICS: dict[str, MetricInfo] = {
         MetricInfo("psprecision_at_1", "PSP@1 (propensity-scored)", True, True, f"{_JAIN}.1"),
         MetricInfo("psprecision_at_3", "PSP@3 (propensity-scored)", True, True, f"{_JAIN}.1"),
         MetricInfo("psndcg_at_3", "PSnDCG@3 (propensity-scored)", True, True, f"{_JAIN}.1"),
-        MetricInfo("rank_loss_hard", "Rank loss (hard)", False, False, f"{_CLEMS} §4"),
+        MetricInfo("rank_loss_hard", "Rank loss (hard)", False, False, f"{_CLEMS} §4", 3),
         MetricInfo("tail_macro_f1", "Tail macro F1", True, False, _TAIL),
         MetricInfo("head_macro_f1", "Head macro F1", True, False, _TAIL),
         MetricInfo("tail_recall", "Tail recall (micro)", True, False, _TAIL),

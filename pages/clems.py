@@ -243,10 +243,10 @@ cols[1].metric(
 for col, name in zip(cols[2:], ["example_f1", "accuracy"], strict=True):
     delta = None
     if full is not None:
-        delta = f"{full[name]:.4f} at M = L = {L:,}"
+        delta = f"{METRICS[name].format(full[name])} at M = L = {L:,}"
     col.metric(
         f"Test {METRICS[name].label} {METRICS[name].arrow} (M = {M})",
-        f"{scores[name]:.4f}",
+        METRICS[name].format(scores[name]),
         delta=delta,
         delta_color="off",
         delta_arrow="off",  # a reference value, not a change: no ↑ in front of it

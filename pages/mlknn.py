@@ -106,7 +106,8 @@ if result is None:
 model, scores, predicted = result
 cols = st.columns(5)
 for col, name in zip(cols, PAPER_METRICS, strict=True):
-    col.metric(f"{METRICS[name].label} {METRICS[name].arrow}", f"{scores[name]:.4f}")
+    info = METRICS[name]
+    col.metric(f"{info.label} {info.arrow}", info.format(scores[name]))
 st.caption("Test-split metrics of the paper's Table 1 for this k and s.")
 
 st.subheader("Tail labels: a small prior needs many neighbours")

@@ -158,6 +158,19 @@ def test_router_reruns_switch_pages_and_keep_the_sidebar():
     assert pickers == ["source_choice"], "one sidebar data-set picker"
 
 
+def test_mlknn_shows_coverage_as_a_count_and_the_rates_with_four_decimals():
+    """Coverage counts labels (paper 003 prints "6.291"): three decimals, not "859.4200"."""
+    import re
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/mlknn.py").run()
+    assert_clean(at, "ML-KNN")
+    shown = {m.label: m.value for m in at.main.metric}
+    assert re.fullmatch(r"\d[\d,]*\.\d{3}", shown["Coverage ↓"]), shown
+    rates = [value for label, value in shown.items() if label != "Coverage ↓"][:4]
+    assert len(rates) == 4 and all(re.fullmatch(r"[01]\.\d{4}", v) for v in rates), shown
+
+
 def test_upload_through_the_router():
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT).run()
     csv = b"f1,f2,l1,l2\n0.1,1.0,1,0\n0.3,0.2,0,1\n0.5,0.4,1,1\n0.7,0.9,0,0\n"

@@ -117,6 +117,27 @@ def test_metric_vs_param_accepts_a_summary():
         metric_vs_param_figure(summary, "lambda2", "accuracy")
 
 
+def test_hover_texts_show_coverage_as_a_count_and_rates_with_four_decimals():
+    summary = pd.DataFrame(
+        {
+            "method": ["A", "A"],
+            "d": [2, 2],
+            "metric": ["coverage", "micro_f1"],
+            "mean": [859.42, 0.5],
+            "sd": [1.5, 0.01],
+        }
+    )
+    bars = metric_bars(summary)
+    hovers = {trace.xaxis: trace.hovertemplate for trace in bars.data}
+    assert "Coverage ↓: %{y:,.3f} ± 1.500<" in hovers["x"], hovers
+    assert "Micro F1 ↑: %{y:,.4f} ± 0.0100<" in hovers["x2"], hovers
+    swept = metric_vs_param_figure(summary, "d", "coverage")
+    assert "mean %{y:,.3f} ± %{customdata:,.3f}" in swept.data[0].hovertemplate
+    # a metric mlviz does not know keeps four decimals
+    other = metric_vs_param_figure(summary.assign(metric="mine"), "d", "mine")
+    assert "mean %{y:.4f} ± %{customdata:.4f}" in other.data[0].hovertemplate
+
+
 def test_metric_bars_zoom_where_values_are_close_and_say_so():
     summary = pd.DataFrame(
         {

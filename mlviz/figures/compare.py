@@ -61,6 +61,14 @@ def metric_title(metric: str) -> str:
     return f"{info.label} {info.arrow}" if info is not None else metric
 
 
+def _value_format(metric: str) -> str:
+    """The metric's number format in hover texts (:attr:`mlviz.metrics.MetricInfo.d3_format`:
+    coverage counts labels, so three decimals); four decimals for a metric mlviz does not
+    know."""
+    info = METRICS.get(metric)
+    return info.d3_format if info is not None else ".4f"
+
+
 def _value_range(low: float, high: float) -> tuple[list[float] | None, bool]:
     """Axis range for values in [low, high] (means ± sd): from 0, or zoomed when they are close.
 
@@ -168,6 +176,7 @@ def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
                 continue
             mean = float(rows["mean"].iloc[0])
             sd = float(rows["sd"].iloc[0]) if "sd" in rows.columns else float("nan")
+            shown = _value_format(metric)
             fig.add_trace(
                 go.Scatter(
                     x=[str(method)],
@@ -183,8 +192,8 @@ def metric_bars(summary_df: pd.DataFrame, *, n_cols: int = 3) -> go.Figure:
                         visible=bool(np.isfinite(sd)),
                         color=method_color(method),
                     ),
-                    hovertemplate=f"{method}<br>{metric_title(metric)}: %{{y:.4f}}"
-                    + (f" ± {sd:.4f}" if np.isfinite(sd) else "")
+                    hovertemplate=f"{method}<br>{metric_title(metric)}: %{{y:{shown}}}"
+                    + (f" ± {sd:{shown}}" if np.isfinite(sd) else "")
                     + "<extra></extra>",
                 ),
                 row=row + 1,
@@ -284,6 +293,7 @@ def metric_vs_param_figure(
         part = part.groupby(["method", param], sort=False)["value"].agg(["mean", "std"])
         part = part.rename(columns={"std": "sd"}).reset_index()
     methods = list(dict.fromkeys(part["method"]))
+    shown = _value_format(metric)
     fig = go.Figure()
     for method in methods:
         rows = part[part["method"] == method].sort_values(param, kind="stable")
@@ -300,7 +310,7 @@ def metric_vs_param_figure(
                 ),
                 customdata=sd,
                 hovertemplate=f"{method}<br>{param} = %{{x}}<br>"
-                "mean %{y:.4f} ± %{customdata:.4f}<extra></extra>",
+                f"mean %{{y:{shown}}} ± %{{customdata:{shown}}}<extra></extra>",
             )
         )
     fig.update_layout(
