@@ -242,6 +242,8 @@ SETTLED_QUIET_MS = 50
 #: shows no run, counts as dropped by the server (Streamlit drops a fragment's rerun once the
 #: fragment is gone); the wait then ends as it would without a log.
 DROPPED_REQUEST_S = 5.0
+#: How often (ms) a wait for the run an action started looks at the :class:`RunLog` again.
+LOG_POLL_MS = 250
 
 
 class RunLog:
@@ -291,6 +293,10 @@ class RunLog:
             self.requested, self.requested_by_browser = self._next(), True
             self.requested_at = time.monotonic()
 
+    def asked_since(self, events: int) -> bool:
+        """Whether a run was asked for or started after the log's ``events``-th event."""
+        return max(self.requested, self.started) > events
+
     def settled(self) -> bool:
         """No run going and none asked for (a browser request unanswered for
         :data:`DROPPED_REQUEST_S` counts as dropped)."""
@@ -314,12 +320,27 @@ def track_runs(pg) -> None:
     pg.on("websocket", connected)
 
 
-def runs_so_far(pg) -> int:
+class Mark(int):
+    """What :func:`runs_so_far` returns: the page's count of script-state changes (what the
+    idle condition in the page compares) and, on a page with a :class:`RunLog`, the log's
+    event count at the same moment (``events``, else ``None``)."""
+
+    events: int | None
+
+    def __new__(cls, changes: int, events: int | None) -> Mark:
+        mark = super().__new__(cls, changes)
+        mark.events = events
+        return mark
+
+
+def runs_so_far(pg) -> Mark:
     """A mark to pass to :func:`wait_idle` as ``since`` before an action that starts a run."""
-    return pg.evaluate(
+    log = getattr(pg, "run_log", None)
+    changes = pg.evaluate(
         "() => { const runs = (" + _RUNS + ")(); runs.newDocument = false;"
         " runs.href = location.href; return runs.changes; }"
     )
+    return Mark(changes, None if log is None else log.events)
 
 
 def wait_idle(
@@ -342,14 +363,33 @@ def wait_idle(
     going or about to start, and then the script state only has to stay unchanged for
     :data:`SETTLED_QUIET_MS` instead of :data:`QUIET_MS`.
     """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     pg.wait_for_selector("[data-testid='stMain'] h1", timeout=timeout)
     log = getattr(pg, "run_log", None)
     quiet = QUIET_MS if log is None else SETTLED_QUIET_MS
     deadline = time.monotonic() + timeout / 1000
+    logged = log is not None and getattr(since, "events", None) is not None
     try:
         while True:
             left = max(1.0, (deadline - time.monotonic()) * 1000)
-            pg.wait_for_function(_IDLE, arg=[since, quiet, path, url], timeout=left)
+            if logged and since is not None and log.asked_since(since.events):
+                # the server got the action's rerun request (or started a run) after the mark:
+                # the page need not show that run. A fast one can go from "running" back to
+                # "notRunning" within one render, and then the page never counts it; the log
+                # (settled() below) still waits for every run asked for to end
+                since = None
+            condition = [None if since is None else int(since), quiet, path, url]
+            if logged and since is not None:
+                # a run the page shows, or the log's word between short waits
+                try:
+                    pg.wait_for_function(_IDLE, arg=condition, timeout=min(left, LOG_POLL_MS))
+                except PlaywrightTimeout:
+                    if time.monotonic() >= deadline:
+                        raise
+                    continue
+            else:
+                pg.wait_for_function(_IDLE, arg=condition, timeout=left)
             if log is None or log.settled():
                 return
             # the server has a run to start (the page shows none yet): wait for its messages

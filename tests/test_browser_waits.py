@@ -93,3 +93,21 @@ def test_every_final_status_ends_a_run(status):
     log.received(_started())
     log.received(_finished(status))
     assert log.settled()
+
+
+def test_a_mark_sees_a_run_asked_for_after_it_and_none_before():
+    log = _browser.RunLog()
+    log.sent(_rerun_request())  # the page opens
+    log.received(_started())
+    log.received(_finished(ForwardMsg.FINISHED_SUCCESSFULLY))
+    mark = log.events  # what runs_so_far keeps, before a click
+    assert not log.asked_since(mark)
+    log.received(_other())  # no run: a status message
+    assert not log.asked_since(mark)
+    log.sent(_rerun_request())  # the click's request: the server's word, seen or not on screen
+    assert log.asked_since(mark)
+    # a run the script asks for (st.rerun) counts too, and a mark taken after it does not
+    later = log.events
+    log.received(_started())
+    log.received(_finished(ForwardMsg.FINISHED_EARLY_FOR_RERUN))
+    assert log.asked_since(later) and not log.asked_since(log.events)
