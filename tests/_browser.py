@@ -31,6 +31,20 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+#: Every document the tests open draws no CSS animation or transition: the tests look at pages
+#: at rest (their waits outlast every transition), and the frames of Streamlit's running
+#: indicator, spinners and sidebar slides were ~13 % of chromium's renderer CPU over a
+#: presentation walk (47 -> 41 s on the sample; docs/BENCHMARKS.md, stop 52). Playwright's
+#: own screenshots offer the same (``animations="disabled"``).
+NO_MOTION = """(() => {
+  const still = () => {
+    const style = document.createElement('style');
+    style.textContent = '*, *::before, *::after '
+      + '{ animation: none !important; transition: none !important; }';
+    document.head.appendChild(style);
+  };
+  if (document.head) still(); else document.addEventListener('DOMContentLoaded', still);
+})();"""
 #: The projector check's screen (issue 15).
 PROJECTOR = {"width": 1280, "height": 720}
 #: url path -> sidebar title, in navigation order.
@@ -82,6 +96,7 @@ def chromium() -> Iterator:
 
         def tracked_context(*args, **kwargs):
             context = new_context(*args, **kwargs)
+            context.add_init_script(NO_MOTION)
             context.on("page", track_runs)
             return context
 

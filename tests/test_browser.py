@@ -46,6 +46,20 @@ def test_deep_link_on_a_fresh_server_gets_the_router(page, server_url):
     assert "Label clusters" in nav and "shared" not in nav, nav
 
 
+def test_the_tests_browser_draws_no_transition(page, server_url):
+    """Every page the tests open draws no CSS transition (``_browser.NO_MOTION``): Streamlit's
+    own CSS gives ~50 elements one, the sidebar's slide among them (0.3 s)."""
+    page.goto(server_url)
+    _wait_idle(page)
+    moving = page.evaluate(
+        "() => Array.from(document.querySelectorAll('*')).filter(e => {"
+        " const style = getComputedStyle(e);"
+        " return style.transitionDuration.split(',').some(d => parseFloat(d) > 0)"
+        "   || style.animationName !== 'none'; }).length"
+    )
+    assert moving == 0, f"{moving} elements still move"
+
+
 def test_a_csv_download_is_written_when_pressed(browser, server_url, tmp_path):
     """The CSV buttons write their file when pressed (a deferred download), not on every
     run: the file still arrives, named and neutralised, with the table's rows."""
