@@ -16,6 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from mlviz.figures._style import plain
+from tests.conftest import press_fit_buttons
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 300
@@ -155,8 +156,7 @@ def test_a_20k_character_label_name_leaves_every_chart_small(page):
     ds = datasets.load_source("sample:planted")
     names = ["n" * 20_000 if i == 0 else f"l{i}" for i in range(ds.n_labels)]
     at = open_page(page, dataclasses.replace(ds, label_names=type(ds.label_names)(names)))
-    for button in [b for b in at.button if b.key and b.key.endswith("_fit")]:
-        at.button(key=button.key).click().run()
+    press_fit_buttons(at)
     assert not at.exception, [e.value for e in at.exception]
     sizes = [len(chart.proto.spec) for chart in at.get("plotly_chart")]
     assert sizes and max(sizes) < 10_000_000, sizes

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from mlviz import datasets
 from mlviz.io import Dataset
 from mlviz.synthetic import make_long_tailed
+from tests.conftest import press_fit_buttons
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 240
@@ -249,8 +250,7 @@ def test_every_table_header_fits_its_column(page):
 
     data = make_long_tailed(n_samples=500, n_features=50, n_labels=159, random_state=0)
     at = _page(page, data)
-    for button in [b for b in at.button if b.key and b.key.endswith("_fit")]:
-        at.button(key=button.key).click().run()
+    press_fit_buttons(at)
     assert not at.exception, [e.message for e in at.exception]
     problems = []
     for table in at.dataframe:

@@ -29,7 +29,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from mlviz import datasets
-from tests.conftest import mulan_path
+from tests.conftest import mulan_path, press_fit_buttons
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = sorted(p.name for p in (REPO / "pages").glob("*.py") if not p.name.startswith("_"))
@@ -185,11 +185,6 @@ def test_the_wording_scan_catches_the_forms_issue_31_reported():
         assert not any(p.search(text) for p in (_GLUED, _OF_NUMBER, _ONE_PLURAL)), text
 
 
-def _fit_buttons(at: AppTest) -> None:
-    for button in [b for b in at.button if b.key and b.key.endswith("_fit")]:
-        at.button(key=button.key).click().run()
-
-
 def _dataset(source: str):
     """The data set a scan runs on: a sample, a MULAN file, or a generated 159-label set."""
     if source == "generated:bibtex":
@@ -211,7 +206,7 @@ def test_every_page_shows_one_notation(page, source):
     at.session_state["dataset_label"] = source
     at.run()
     assert not at.exception, [e.message for e in at.exception]
-    _fit_buttons(at)
+    press_fit_buttons(at)
     assert not at.exception, [e.message for e in at.exception]
     problems = notation_problems(at, page) + wording_problems(at, page)
     n_texts = sum(1 for _ in shown_texts(at))
