@@ -376,7 +376,8 @@ def wait_idle(
 
     On a page with a :class:`RunLog` the wait also needs the server's word that no run is
     going or about to start, and then the script state only has to stay unchanged for
-    :data:`SETTLED_QUIET_MS` instead of :data:`QUIET_MS`.
+    :data:`SETTLED_QUIET_MS` instead of :data:`QUIET_MS`; a run the server was asked for (or
+    started) after ``since`` then counts as the action's run even if the page never showed it.
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
