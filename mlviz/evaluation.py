@@ -1083,11 +1083,11 @@ def aggregate(df: pd.DataFrame) -> pd.DataFrame:
     {
         "df": [pd.DataFrame],
         "spread": [StrOptions({"sd", "se"})],
-        "decimals": [Interval(Integral, 0, None, closed="left")],
+        "decimals": [Interval(Integral, 0, None, closed="left"), None],
     },
     prefer_skip_nested_validation=True,
 )
-def summarize(df: pd.DataFrame, spread: str = "sd", *, decimals: int = 4) -> pd.DataFrame:
+def summarize(df: pd.DataFrame, spread: str = "sd", *, decimals: int | None = None) -> pd.DataFrame:
     """Wide display table: rows method (or data set, method), columns metric, "mean ± spread".
 
     Parameters
@@ -1097,7 +1097,11 @@ def summarize(df: pd.DataFrame, spread: str = "sd", *, decimals: int = 4) -> pd.
     spread : {"sd", "se"}, default="sd"
         Sample standard deviation over folds (the ML-KNN and GroPLE papers) or standard
         error of the mean (the PLST paper).
-    decimals : int, default=4
+    decimals : int or None, default=None
+        Decimals of every cell; None gives each metric its own
+        (:attr:`mlviz.metrics.MetricInfo.decimals`: 4 for the rates in [0, 1], 3 for
+        coverage and the hard rank loss, which count labels or pairs) and 4 to a metric
+        mlviz does not know. Thousands are separated by commas.
 
     Returns
     -------
@@ -1113,16 +1117,23 @@ def summarize(df: pd.DataFrame, spread: str = "sd", *, decimals: int = 4) -> pd.
     >>> from mlviz.evaluation import summarize
     >>> summarize(results, decimals=2)["hamming_loss"].tolist()
     ['0.15 ± 0.07', '0.30 ± 0.00']
+    >>> coverage = results.assign(metric="coverage", value=[859.42, 861.0, 7.0, 7.5])
+    >>> summarize(coverage)["coverage"].tolist()
+    ['860.210 ± 1.117', '7.250 ± 0.354']
     """
     agg = aggregate(df)
     keys = _group_keys(df)
+    places = [
+        decimals if decimals is not None else METRICS[m].decimals if m in METRICS else 4
+        for m in agg["metric"]
+    ]
     agg["cell"] = [
         "—"
         if not np.isfinite(m)
-        else f"{m:.{decimals}f} ± {s:.{decimals}f}"
+        else f"{m:,.{d}f} ± {s:,.{d}f}"
         if np.isfinite(s)
-        else f"{m:.{decimals}f}"
-        for m, s in zip(agg["mean"], agg[spread], strict=True)
+        else f"{m:,.{d}f}"
+        for m, s, d in zip(agg["mean"], agg[spread], places, strict=True)
     ]
     wide = agg.pivot(index=keys, columns="metric", values="cell")
     # pivot sorts alphabetically; keep the order of the results instead.

@@ -346,6 +346,10 @@ def test_aggregate_and_summarize_by_hand():
     table = summarize(df, spread="se", decimals=3)
     assert table.loc[("d", "A"), "accuracy"] == f"0.300 ± {sd / 2:.3f}"
     assert summarize(df.drop(columns="dataset")).loc["B", "accuracy"] == "0.5000 ± 0.0000"
+    # coverage counts labels: three decimals by default (as paper 003), commas in thousands
+    counts = df.assign(metric="coverage", value=df["value"] * 10_000)
+    assert summarize(counts).loc[("d", "B"), "coverage"] == "5,000.000 ± 0.000"
+    assert summarize(counts, decimals=1).loc[("d", "B"), "coverage"] == "5,000.0 ± 0.0"
     with pytest.raises(ValueError, match="spread"):
         summarize(df, spread="iqr")
 
