@@ -31,7 +31,8 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-#: Every document the tests open draws no CSS animation or transition: the tests look at pages
+#: Every document the tests open draws no CSS animation or transition (unless its context is
+#: made with ``motion=True``, as the presentation walk's is): the tests look at pages
 #: at rest (their waits outlast every transition), and the frames of Streamlit's running
 #: indicator, spinners and sidebar slides were ~13 % of chromium's renderer CPU over a
 #: presentation walk (47 -> 41 s on the sample; docs/BENCHMARKS.md, stop 52). Playwright's
@@ -94,9 +95,12 @@ def chromium() -> Iterator:
         # every page of every context keeps a RunLog of its script runs (wait_idle reads it)
         new_context = launched.new_context
 
-        def tracked_context(*args, **kwargs):
+        def tracked_context(*args, motion: bool = False, **kwargs):
+            # motion=True keeps the page's CSS motion: the presentation walk, where what a
+            # class sees after a key press includes the app's scrolling during transitions
             context = new_context(*args, **kwargs)
-            context.add_init_script(NO_MOTION)
+            if not motion:
+                context.add_init_script(NO_MOTION)
             context.on("page", track_runs)
             return context
 

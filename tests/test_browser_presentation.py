@@ -103,12 +103,19 @@ def test_presentation_mode_puts_every_figure_on_the_first_screen(
     data_dir = default_data_dir()
     if dataset != "planted" and (data_dir is None or not (data_dir / f"{dataset}.arff").exists()):
         pytest.skip(f"{dataset}.arff not found in the data folder ({data_dir}; MLVIZ_DATA_DIR)")
-    context = browser.new_context(viewport=_browser.PROJECTOR)
+    # with the page's CSS motion, as a class sees it: the sidebar slides, and the app scrolls
+    # to each revealed part while the page may still be moving
+    context = browser.new_context(viewport=_browser.PROJECTOR, motion=True)
     pg = context.new_page()
     pg.set_default_timeout(120_000)
     try:
         pg.goto(server_url)
         _browser.wait_idle(pg)
+        slide = pg.evaluate(
+            "() => getComputedStyle(document.querySelector('[data-testid=\"stSidebar\"]'))"
+            ".transitionDuration"
+        )
+        assert any(float(d.rstrip("s")) > 0 for d in slide.split(",")), slide
         _browser.choose_dataset(pg, dataset)
         assert not _sidebar_collapsed(pg), "the sidebar starts collapsed outside presentation"
         pg.locator("[data-testid='stSidebar']").get_by_text("Presentation mode").click()
