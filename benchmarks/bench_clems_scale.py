@@ -9,7 +9,9 @@ Data: :func:`mlviz.synthetic.make_long_tailed` in two shapes.
   so that a random 70 % training split has ~2,260 distinct label sets like bibtex's ~2,200
   (the shipped bibtex shape, exponent 1.0, gives 3,200). Cost F1 (and accuracy), M = L = 159.
 
-Every measurement runs alone in a fresh Python process with one BLAS thread and reports wall
+Every measurement runs alone in a fresh Python process with one BLAS thread and, as the app's
+server (``pages/_app/server.py``), without NumPy's requests for transparent huge pages
+(``NUMPY_MADVISE_HUGEPAGE=0`` unless set otherwise), and reports wall
 time, the process's CPU time (user + system; on a shared machine wall time overstates) and the
 process's peak resident memory (``resource.getrusage(RUSAGE_SELF).ru_maxrss``: Python,
 libraries and data included), with the 1-minute load average before and after.
@@ -100,6 +102,7 @@ out.update(
     landmark_stress1=model.landmark_stress1_, smacof_iters=model.n_iter_,
     unconverged=model.n_placement_unconverged_, stress_sample=model.stress_sample_size_,
     load_before=load_before, load_after=os.getloadavg()[0],
+    huge_pages=os.environ.get("NUMPY_MADVISE_HUGEPAGE"),
 )
 if args.get("split"):
     for metric in ("f1", "accuracy"):
@@ -112,6 +115,9 @@ print("RESULT " + json.dumps(out))
 
 def _run(args: dict) -> dict:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    # NumPy without transparent huge pages, as the app's server runs it (pages/_app/server.py);
+    # NUMPY_MADVISE_HUGEPAGE=1 in this process's environment measures NumPy's default instead
+    env.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
     env["PYTHONPATH"] = str(HERE.parent) + os.pathsep + env.get("PYTHONPATH", "")
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, json.dumps(args)],

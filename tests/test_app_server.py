@@ -1,4 +1,5 @@
-"""pages/_app/server.py: the server process's native threads, chosen once at start-up."""
+"""pages/_app/server.py: the server process's native threads and NumPy's huge pages, chosen once at
+start-up."""
 
 from __future__ import annotations
 
@@ -41,9 +42,11 @@ print(json.dumps({"before": before, "after": after, "pages": threads()}))
 
 def _python(code: str, **env: str) -> subprocess.CompletedProcess:
     """``code`` in a fresh interpreter at the repository, warnings shown, with ``env`` over this
-    process's environment less OMP_NUM_THREADS (which tests/conftest.py sets here)."""
+    process's environment less OMP_NUM_THREADS (which tests/conftest.py sets here) and
+    NUMPY_MADVISE_HUGEPAGE."""
     environ = {**os.environ, "PYTHONPATH": str(REPO), "MLVIZ_UMAP_WARM_UP": "0"}
     environ.pop("OMP_NUM_THREADS", None)
+    environ.pop(server.HUGE_PAGES_ENV, None)
     return subprocess.run(
         [sys.executable, "-W", "always", "-c", code],
         capture_output=True,
@@ -96,3 +99,39 @@ def test_a_late_import_says_that_openmp_keeps_its_setting_unless_one_was_set():
     for env, warned in (({}, True), ({"OMP_NUM_THREADS": "1"}, False)):
         stderr = _python(code, **env).stderr
         assert ("imported after scikit-learn" in stderr) is warned, (env, stderr)
+
+
+# NumPy's switch returns the value it replaces, so reading it means setting it back.
+_HUGE_PAGES_PROBE = """
+import json
+from pages._app.server import _madvise_switch
+def huge_pages():
+    switch = _madvise_switch()
+    value = switch(True)
+    switch(value)
+    return value
+print(json.dumps({"before": huge_pages()}))  # what NumPy chose on import (server not yet run)
+from pages._app import router  # what app.py imports first
+print(json.dumps({"after": huge_pages()}))
+"""
+
+
+def _huge_pages(**env: str) -> tuple[bool, bool]:
+    lines = _python(_HUGE_PAGES_PROBE, **env).stdout.strip().splitlines()
+    return json.loads(lines[-2])["before"], json.loads(lines[-1])["after"]
+
+
+def test_the_server_turns_numpys_huge_page_requests_off():
+    assert server._madvise_switch() is not None  # this NumPy has the switch
+    _, after = _huge_pages()  # NumPy's own default depends on the kernel
+    assert after is False and server.HUGE_PAGES is False
+    # forced on when NumPy is imported, it stays on: an operator's choice is kept
+    assert _huge_pages(NUMPY_MADVISE_HUGEPAGE="1") == (True, True)
+    assert _huge_pages(NUMPY_MADVISE_HUGEPAGE="0") == (False, False)
+
+
+def test_this_test_process_allocates_as_the_server_does():
+    switch = server._madvise_switch()  # tests/conftest.py imported the server module
+    value = switch(True)
+    switch(value)
+    assert value is False

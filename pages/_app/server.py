@@ -26,6 +26,20 @@ module sets that variable (an operator's own value is kept) and ``pages/_app/__i
 imports it before anything imports scikit-learn. It warns when it comes too late, i.e. after
 scikit-learn and with no ``OMP_NUM_THREADS`` set.
 
+**No transparent huge pages for NumPy's arrays.** NumPy asks the kernel for huge pages
+(``madvise(MADV_HUGEPAGE)``) for every array of 4 MB or more, and under the usual kernel
+policy (``/sys/kernel/mm/transparent_hugepage/defrag`` = ``madvise``) a fault in such an
+array may stall while the kernel compacts memory to find one. On this project's 2-core VM an
+87 MB product took 0.22 s (0.21 s of system time) the first time in a process, 0.044 s
+without the request. At delicious's shape (``benchmarks/bench_app_scale.py``, stop 53, two
+runs each) no page was slower without the requests and the first ones were faster: CLEMS's
+first run 4.54, 4.25 -> 3.86, 3.45 s, PLST's 4.28, 3.99 -> 3.61, 3.49 s; all nine pages and
+their buttons but Compare's 89.7, 83.2 -> 83.7, 79.1 s, system time 16.7, 15.6 -> 12.8, 12.6
+s. NumPy reads ``NUMPY_MADVISE_HUGEPAGE`` when it is imported, before this module can set it,
+so this module turns the requests off at run time (``_set_madvise_hugepage``, NumPy's switch
+for that variable), unless the variable was set before the process started (an operator's
+own value is kept).
+
 The BLAS limit is set with ``threadpoolctl`` on NumPy's and SciPy's OpenBLAS, which this
 module loads first. It changes the library's own setting: for OpenBLAS built with pthreads
 (NumPy's and SciPy's wheels) that is every thread's setting. A fit that pins BLAS itself
@@ -34,6 +48,7 @@ module loads first. It changes the library's own setting: for OpenBLAS built wit
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import warnings
@@ -43,6 +58,11 @@ BLAS_THREADS = 1
 #: OpenMP threads per call (see the module docstring): the process's default, which every new
 #: thread copies, unless ``OMP_NUM_THREADS`` was set before the server started.
 OPENMP_THREADS = 1
+#: Whether NumPy asks for transparent huge pages (see the module docstring), unless
+#: :data:`HUGE_PAGES_ENV` was set before the server started.
+HUGE_PAGES = False
+#: NumPy's own variable for that choice, read when NumPy is imported.
+HUGE_PAGES_ENV = "NUMPY_MADVISE_HUGEPAGE"
 
 if "sklearn" in sys.modules and "OMP_NUM_THREADS" not in os.environ:
     # (with the variable set, OpenMP was loaded with the value it names: nothing is lost)
@@ -62,3 +82,30 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 # Kept for the life of the process: never restored.
 _BLAS_LIMIT = threadpool_limits(limits=BLAS_THREADS, user_api="blas")
+
+
+def _madvise_switch():
+    """NumPy's run-time switch for ``NUMPY_MADVISE_HUGEPAGE`` (``numpy._core`` from NumPy 2,
+    ``numpy.core`` before), or None if this NumPy has none."""
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        switch = getattr(module, "_set_madvise_hugepage", None)
+        if switch is not None:
+            return switch
+    return None
+
+
+if HUGE_PAGES_ENV not in os.environ:
+    _switch = _madvise_switch()
+    if _switch is None:
+        warnings.warn(
+            f"NumPy {numpy.__version__} has no _set_madvise_hugepage: it keeps asking for "
+            f"transparent huge pages. Set {HUGE_PAGES_ENV}=0 before the server starts.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    else:
+        _switch(HUGE_PAGES)
