@@ -12,12 +12,14 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 from scipy.spatial.distance import cdist
 from sklearn import config_context
 from sklearn.base import clone
@@ -301,7 +303,8 @@ class CLEMS(MultiLabelEstimator):
         Threads for the landmark path's placement and whole-embedding stress, block by block
         of candidates (joblib's convention: None is 1, -1 every core; BLAS runs one thread per
         product meanwhile, :func:`mlviz._parallel.map_blocks`). The fit is the same for every
-        value. The regressor keeps its own ``n_jobs``.
+        value. With more than one, the regressor is fitted on a thread of its own while the
+        stress is computed (they do not depend on each other); it keeps its own ``n_jobs``.
 
     Attributes
     ----------
@@ -512,16 +515,29 @@ class CLEMS(MultiLabelEstimator):
             truth_points, pred_points = self._place(
                 prepared, truth_points, pred_points, pair_weight, mirrored
             )
-            stress, stress1 = self._whole_stress(
-                prepared, truth_points, pred_points, pair_weight, mirrored, rng
-            )
 
         # Regression target of each training row: the truth-role point of its label vector, or
         # for dropped label vectors that of the kept candidate with the lowest cost for them.
-        row_candidate = prepared.row_candidate
-
-        regressor = paper_ridge(alpha=1.0) if self.regressor is None else self.regressor
-        self.regressor_ = clone(regressor).fit(X, truth_points[row_candidate])
+        targets = truth_points[prepared.row_candidate]
+        regressor = clone(paper_ridge(alpha=1.0) if self.regressor is None else self.regressor)
+        if not prepared.uses_landmarks:
+            self.regressor_ = regressor.fit(X, targets)
+        elif effective_n_jobs(self.n_jobs) > 1:
+            # The whole stress and the regressor do not depend on each other: with more than
+            # one thread the regressor is fitted alongside the stress's blocks, which leave
+            # a core idle between blocks and while the last one ends (delicious's shape, issue
+            # 33: the ridge took ~0.25 s on its own). Same results as one after the other.
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                fitted = pool.submit(regressor.fit, X, targets)
+                stress, stress1 = self._whole_stress(
+                    prepared, truth_points, pred_points, pair_weight, mirrored, rng
+                )
+                self.regressor_ = fitted.result()
+        else:
+            stress, stress1 = self._whole_stress(
+                prepared, truth_points, pred_points, pair_weight, mirrored, rng
+            )
+            self.regressor_ = regressor.fit(X, targets)
         self.decoder_ = NearestNeighbors(n_neighbors=1).fit(pred_points)
 
         self.candidates_ = candidates

@@ -821,3 +821,36 @@ def test_landmark_clems_on_two_threads_is_the_fit_on_one(monkeypatch, mirror):
     np.testing.assert_allclose(two.embedding_pred_, one.embedding_pred_, rtol=0, atol=1e-10)
     assert two.stress_ == pytest.approx(one.stress_, rel=1e-12)
     np.testing.assert_array_equal(two.predict(X_test), one.predict(X_test))
+
+
+class _ThreadNotingRidge(Ridge):
+    """A ridge that notes the thread it was fitted in, and fails when told to."""
+
+    def __init__(self, alpha=1.0, fail=False):
+        super().__init__(alpha=alpha)
+        self.fail = fail
+
+    def fit(self, X, y, sample_weight=None):
+        import threading
+
+        if self.fail:
+            raise RuntimeError("this ridge cannot be fitted")
+        self.fit_thread_ = threading.current_thread()
+        return super().fit(X, y, sample_weight)
+
+
+def test_landmark_clems_fits_its_regressor_alongside_the_stress_on_two_threads():
+    import threading
+
+    X, _, Y, _ = _long_tailed_split(seed=3)
+    options = {"n_components": 4, "n_landmarks": 60, "random_state": 0}
+    one = CLEMS(**options, regressor=_ThreadNotingRidge()).fit(X, Y)
+    two = CLEMS(**options, regressor=_ThreadNotingRidge(), n_jobs=2).fit(X, Y)
+    assert one.regressor_.fit_thread_ is threading.current_thread()
+    assert two.regressor_.fit_thread_ is not threading.current_thread()
+    np.testing.assert_array_equal(two.regressor_.coef_, one.regressor_.coef_)
+    assert two.stress_ == pytest.approx(one.stress_, rel=1e-12)
+    # the regressor's error reaches the caller, from the other thread too
+    for n_jobs in (1, 2):
+        with pytest.raises(RuntimeError, match="cannot be fitted"):
+            CLEMS(**options, regressor=_ThreadNotingRidge(fail=True), n_jobs=n_jobs).fit(X, Y)
