@@ -387,13 +387,15 @@ def _distances_from_inner(
     second: np.ndarray,
     work: _Work | None = None,
     cancellation: float = 1e-8,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Distances from the inner products ``first @ second.T`` (overwritten) and squared norms,
-    with :func:`euclidean_distances`' direct recomputation where the subtraction cancels
-    (``d^2`` at most ``cancellation`` times ``|a|^2 + |b|^2``).
+    """Distances from the inner products ``first @ second.T`` and squared norms, with
+    :func:`euclidean_distances`' direct recomputation where the subtraction cancels (``d^2`` at
+    most ``cancellation`` times ``|a|^2 + |b|^2``).
 
-    ``work``, when given, holds the two (n, m) temporaries instead of fresh arrays (the
-    placement calls this a few times per update of every chunk)."""
+    The distances are written into ``out`` when given (``inner`` is then kept), else over
+    ``inner``. ``work``, when given, holds the two (n, m) temporaries instead of fresh arrays
+    (the placement calls this a few times per update of every chunk)."""
     rows = len(inner)
     if work is None:
         total = first_norms[:, None] + second_norms[None, :]
@@ -401,8 +403,9 @@ def _distances_from_inner(
     else:
         total = np.add(first_norms[:, None], second_norms[None, :], out=work.numbers[:rows])
         below = work.flags[:rows]
-    squared = inner
-    squared *= -2.0
+    # -2 inner written straight into the result: one pass, where copying inner first (to keep
+    # it) and scaling the copy took two
+    squared = np.multiply(inner, -2.0, out=inner if out is None else out)
     squared += total
     total *= cancellation
     below = np.less_equal(squared, total, out=below)
@@ -1383,19 +1386,13 @@ def _place_chunk(
     unit = bool(np.all(w == 1.0))  # multiplying by 1.0 is exact, so it is skipped
 
     def distances(z: np.ndarray, inner: np.ndarray) -> np.ndarray:
-        # inner = z @ points.T (coefficients: a @ gram), consumed
+        # inner = z @ points.T (coefficients: a @ gram), kept; the distances in a new array
         if gram is None:
-            return _distances_from_inner(
-                inner, np.einsum("ij,ij->i", z, z), landmark_norms, z, points, work, cancellation
-            )
+            norms, rows = np.einsum("ij,ij->i", z, z), z
+        else:
+            norms, rows = np.einsum("ij,ij->i", z, inner), _Combinations(z, points)
         return _distances_from_inner(
-            inner,
-            np.einsum("ij,ij->i", z, inner),
-            landmark_norms,
-            _Combinations(z, points),
-            points,
-            work,
-            cancellation,
+            inner, norms, landmark_norms, rows, points, work, cancellation, np.empty_like(inner)
         )
 
     def stress_of(dist: np.ndarray) -> np.ndarray:
@@ -1412,7 +1409,7 @@ def _place_chunk(
     z = start.copy()
     active = np.arange(len(z))
     inner = z @ (points.T if gram is None else gram) if start_inner is None else start_inner
-    dist = distances(z, inner.copy())
+    dist = distances(z, inner)
     stress = stress_of(dist)
     n_iter = np.zeros(len(z), dtype=np.intp)
     current = z.copy()  # the active points; z keeps the results
@@ -1459,12 +1456,12 @@ def _place_chunk(
         if relaxation:
             candidate = guttman + relaxation * step
             candidate_inner = plain_inner + relaxation * inner_step
-            new_dist = distances(candidate, candidate_inner.copy())
+            new_dist = distances(candidate, candidate_inner)
             new_stress = stress_of(new_dist)
             # The majorisation guarantee holds for the plain Guttman step only, and a relaxed
             # step that lowers the stress less than the plain one can lead into a worse basin
             # (measured on rank-loss placements), so each point keeps the better of the two.
-            plain_dist = distances(guttman, plain_inner.copy())
+            plain_dist = distances(guttman, plain_inner)
             plain_stress = stress_of(plain_dist)
             better = plain_stress <= new_stress
             candidate[better] = guttman[better]
@@ -1472,7 +1469,7 @@ def _place_chunk(
             new_stress[better], new_dist[better] = plain_stress[better], plain_dist[better]
         else:
             candidate, candidate_inner = guttman.copy(), plain_inner
-            new_dist = distances(candidate, candidate_inner.copy())
+            new_dist = distances(candidate, candidate_inner)
             new_stress = stress_of(new_dist)
         # Stationarity, not the realised decrease: the plain Guttman step is the gradient step
         # Γ - z = -∇σ(z) / (2 Σw) and lowers σ by at least Σw |Γ - z|² (majorisation), so a
