@@ -27,18 +27,18 @@ imports it before anything imports scikit-learn. It warns when it comes too late
 scikit-learn and with no ``OMP_NUM_THREADS`` set.
 
 **No transparent huge pages for NumPy's arrays.** NumPy asks the kernel for huge pages
-(``madvise(MADV_HUGEPAGE)``) for every array of 4 MB or more, and under the usual kernel
-policy (``/sys/kernel/mm/transparent_hugepage/defrag`` = ``madvise``) a fault in such an
-array may stall while the kernel compacts memory to find one. On this project's 2-core VM an
-87 MB product took 0.22 s (0.21 s of system time) the first time in a process, 0.044 s
-without the request. At delicious's shape (``benchmarks/bench_app_scale.py``, stop 53, two
-runs each) no page was slower without the requests and the first ones were faster: CLEMS's
-first run 4.54, 4.25 -> 3.86, 3.45 s, PLST's 4.28, 3.99 -> 3.61, 3.49 s; all nine pages and
-their buttons but Compare's 89.7, 83.2 -> 83.7, 79.1 s, system time 16.7, 15.6 -> 12.8, 12.6
-s. NumPy reads ``NUMPY_MADVISE_HUGEPAGE`` when it is imported, before this module can set it,
-so this module turns the requests off at run time (``_set_madvise_hugepage``, NumPy's switch
-for that variable), unless the variable was set before the process started (an operator's
-own value is kept).
+(``madvise(MADV_HUGEPAGE)``) for every array of 4 MB or more, and under the usual kernel policy
+(``/sys/kernel/mm/transparent_hugepage/defrag`` = ``madvise``) a fault in such an array may
+stall while the kernel compacts memory to find one. On this project's 2-core VM an 87 MB
+product took 0.22 s (0.21 s of system time) the first time in a process, 0.044 s without the
+request. At delicious's shape (``benchmarks/bench_app_scale.py``, stop 53, two runs each) no
+step was slower without the requests beyond the spread between runs, and the first runs of the
+largest fits were faster: CLEMS's first run 4.54, 4.25 -> 3.86, 3.45 s, PLST's 4.28, 3.99 ->
+3.61, 3.49 s; all nine pages and their buttons but Compare's 89.7, 83.2 -> 83.7, 79.1 s, system
+time 16.7, 15.6 -> 12.8, 12.6 s. NumPy reads ``NUMPY_MADVISE_HUGEPAGE`` when it is imported,
+before this module can set it, so this module turns the requests off at run time
+(``_set_madvise_hugepage``, NumPy's switch for that variable), unless the variable was set
+before the process started (an operator's own value is kept).
 
 The BLAS limit is set with ``threadpoolctl`` on NumPy's and SciPy's OpenBLAS, which this
 module loads first. It changes the library's own setting: for OpenBLAS built with pthreads
