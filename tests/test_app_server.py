@@ -10,6 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from threadpoolctl import threadpool_info
 
 from pages._app import server
@@ -134,3 +135,12 @@ def test_this_test_process_allocates_as_the_server_does():
     value = switch(True)
     switch(value)
     assert value is False
+
+
+def test_the_huge_page_choice_keeps_an_operators_value_and_says_when_numpy_has_no_switch():
+    made = []
+    assert not server.set_huge_pages({server.HUGE_PAGES_ENV: "1"}, lambda: made.append)
+    assert made == []  # the operator's value is kept: the switch is not even looked up
+    assert server.set_huge_pages({}, lambda: made.append) and made == [server.HUGE_PAGES]
+    with pytest.warns(RuntimeWarning, match="no _set_madvise_hugepage.*NUMPY_MADVISE_HUGEPAGE=0"):
+        assert not server.set_huge_pages({}, lambda: None)

@@ -98,14 +98,24 @@ def _madvise_switch():
     return None
 
 
-if HUGE_PAGES_ENV not in os.environ:
-    _switch = _madvise_switch()
-    if _switch is None:
+def set_huge_pages(environ=os.environ, switch=_madvise_switch) -> bool:
+    """Make NumPy ask for :data:`HUGE_PAGES` from now on, unless ``environ`` names
+    :data:`HUGE_PAGES_ENV` (an operator's choice, which NumPy read on import). ``switch``
+    finds NumPy's switch. Returns whether the setting was made; warns when NumPy has no
+    switch."""
+    if HUGE_PAGES_ENV in environ:
+        return False
+    found = switch()
+    if found is None:
         warnings.warn(
             f"NumPy {numpy.__version__} has no _set_madvise_hugepage: it keeps asking for "
             f"transparent huge pages. Set {HUGE_PAGES_ENV}=0 before the server starts.",
             RuntimeWarning,
             stacklevel=2,
         )
-    else:
-        _switch(HUGE_PAGES)
+        return False
+    found(HUGE_PAGES)
+    return True
+
+
+set_huge_pages()
