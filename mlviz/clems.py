@@ -303,8 +303,9 @@ class CLEMS(MultiLabelEstimator):
         Threads for the landmark path's placement and whole-embedding stress, block by block
         of candidates (joblib's convention: None is 1, -1 every core; BLAS runs one thread per
         product meanwhile, :func:`mlviz._parallel.map_blocks`). The fit is the same for every
-        value. With more than one, the regressor is fitted on a thread of its own while the
-        stress is computed (they do not depend on each other); it keeps its own ``n_jobs``.
+        value. With more than one, the whole stress is computed on other threads while the
+        regressor is fitted (they do not depend on each other); the regressor is fitted in
+        the caller's thread and keeps its own ``n_jobs``.
 
     Attributes
     ----------
@@ -522,17 +523,27 @@ class CLEMS(MultiLabelEstimator):
         regressor = clone(paper_ridge(alpha=1.0) if self.regressor is None else self.regressor)
         if not prepared.uses_landmarks:
             self.regressor_ = regressor.fit(X, targets)
-        elif effective_n_jobs(self.n_jobs) > 1:
+        elif (n_threads := effective_n_jobs(self.n_jobs)) > 1:
             # The whole stress and the regressor do not depend on each other: with more than
-            # one thread the regressor is fitted alongside the stress's blocks, which leave
-            # a core idle between blocks and while the last one ends (delicious's shape, issue
-            # 33: the ridge took ~0.25 s on its own). Same results as one after the other.
+            # one thread the stress's blocks run on other threads while the regressor is
+            # fitted here, on a core the blocks leave idle between them and while the last
+            # one ends (delicious's shape, issue 33: the ridge took ~0.25 s on its own). The
+            # regressor stays in the caller's thread, with the caller's scikit-learn config,
+            # and its warnings are raised there (the app collects a fit's warnings per
+            # thread). Same results as one after the other.
             with ThreadPoolExecutor(max_workers=1) as pool:
-                fitted = pool.submit(regressor.fit, X, targets)
-                stress, stress1 = self._whole_stress(
-                    prepared, truth_points, pred_points, pair_weight, mirrored, rng
+                whole = pool.submit(
+                    self._whole_stress,
+                    prepared,
+                    truth_points,
+                    pred_points,
+                    pair_weight,
+                    mirrored,
+                    rng,
+                    n_threads,
                 )
-                self.regressor_ = fitted.result()
+                self.regressor_ = regressor.fit(X, targets)
+                stress, stress1 = whole.result()
         else:
             stress, stress1 = self._whole_stress(
                 prepared, truth_points, pred_points, pair_weight, mirrored, rng
@@ -689,8 +700,10 @@ class CLEMS(MultiLabelEstimator):
         pair_weight: np.ndarray,
         mirrored: bool,
         rng: np.random.RandomState,
+        n_jobs: int | None = None,
     ) -> tuple[float, float]:
-        """Raw stress and stress-1 over all candidate pairs, block by block of rows.
+        """Raw stress and stress-1 over all candidate pairs, block by block of rows (on
+        ``n_jobs`` threads, default CLEMS' own ``n_jobs``).
 
         With more than ``_STRESS_SAMPLE`` candidates, only the rows of that many randomly drawn
         candidates are summed and the sums scaled by n / sample: an unbiased estimate of the
@@ -762,9 +775,8 @@ class CLEMS(MultiLabelEstimator):
 
         # summed in the blocks' order, so the same for every n_jobs
         raw = scale = 0.0
-        for block_raw, block_scale in map_blocks(
-            block_sums, range(0, len(rows), step), self.n_jobs
-        ):
+        n_jobs = self.n_jobs if n_jobs is None else n_jobs
+        for block_raw, block_scale in map_blocks(block_sums, range(0, len(rows), step), n_jobs):
             raw += block_raw
             scale += block_scale
         factor = n / len(rows)

@@ -839,18 +839,37 @@ class _ThreadNotingRidge(Ridge):
         return super().fit(X, y, sample_weight)
 
 
-def test_landmark_clems_fits_its_regressor_alongside_the_stress_on_two_threads():
+def test_landmark_clems_computes_the_stress_alongside_its_regressor_on_two_threads(monkeypatch):
     import threading
 
+    import mlviz.clems as clems_module
+
+    stress_threads = []
+    real = clems_module.CLEMS._whole_stress
+
+    def spy(self, *args, **kwargs):
+        stress_threads.append(threading.current_thread())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(clems_module.CLEMS, "_whole_stress", spy)
     X, _, Y, _ = _long_tailed_split(seed=3)
     options = {"n_components": 4, "n_landmarks": 60, "random_state": 0}
     one = CLEMS(**options, regressor=_ThreadNotingRidge()).fit(X, Y)
     two = CLEMS(**options, regressor=_ThreadNotingRidge(), n_jobs=2).fit(X, Y)
-    assert one.regressor_.fit_thread_ is threading.current_thread()
-    assert two.regressor_.fit_thread_ is not threading.current_thread()
+    here = threading.current_thread()
+    assert stress_threads[0] is here and stress_threads[1] is not here
+    # the regressor stays in the caller's thread, where the app records a fit's warnings
+    assert one.regressor_.fit_thread_ is here and two.regressor_.fit_thread_ is here
     np.testing.assert_array_equal(two.regressor_.coef_, one.regressor_.coef_)
     assert two.stress_ == pytest.approx(one.stress_, rel=1e-12)
-    # the regressor's error reaches the caller, from the other thread too
+    # an error of either reaches the caller
     for n_jobs in (1, 2):
         with pytest.raises(RuntimeError, match="cannot be fitted"):
             CLEMS(**options, regressor=_ThreadNotingRidge(fail=True), n_jobs=n_jobs).fit(X, Y)
+
+    def broken(self, *args, **kwargs):
+        raise ValueError("no stress here")
+
+    monkeypatch.setattr(clems_module.CLEMS, "_whole_stress", broken)
+    with pytest.raises(ValueError, match="no stress here"):
+        CLEMS(**options, n_jobs=2).fit(X, Y)
