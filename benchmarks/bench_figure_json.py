@@ -8,6 +8,11 @@ it) and of the drawn figure's dict, and the making of a drawn figure, on figures
 draw: the CLEMS page's Shepard diagram at its cap of 20,000 pairs with hover texts and a
 plain scatter of 20,000 points.
 
+It then writes the Shepard diagram's JSON size with label-set names of the lengths the pages
+show (yeast's average 46 characters, a 983-label set's 161; :func:`mlviz.figures.hypercube.
+labelset_text` cuts them at about 160) with and without the hover text's bound
+(``max_hover_chars``, stop 53).
+
 Run: ``python benchmarks/bench_figure_json.py`` (``--repeats 30``); ``run()`` for
 ``benchmarks/run_all.py``.
 """
@@ -40,7 +45,10 @@ def _figures() -> dict[str, go.Figure]:
     cost = (cost + cost.T) / 2
     np.fill_diagonal(cost, 0.0)
     names = [f"{{tag_{i % 37}, tag_{i % 11}, tag_{i % 5}}}" for i in range(n_sets)]
-    shepard = shepard_figure(cost, np.sqrt(cost), stress=0.1, labelset_text=names)
+    # the 20,000-pair cap, whatever the names' length (max_hover_chars=None)
+    shepard = shepard_figure(
+        cost, np.sqrt(cost), stress=0.1, labelset_text=names, max_hover_chars=None
+    )
     points = go.Figure(go.Scattergl(x=rng.random(20_000), y=rng.random(20_000), mode="markers"))
     return {
         "CLEMS Shepard diagram, 20,000 pairs with hover texts": shepard,
@@ -84,12 +92,35 @@ def run(repeats: int = 30) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def sizes() -> pd.DataFrame:
+    """The Shepard diagram's JSON (MB) at 300 label sets (44,850 pairs), names of two lengths."""
+    rng = np.random.default_rng(0)
+    n_sets = 300
+    cost = rng.random((n_sets, n_sets))
+    cost = (cost + cost.T) / 2
+    np.fill_diagonal(cost, 0.0)
+    rows = []
+    for length in (46, 161):
+        names = [f"{{tag_{i:03d}" + "x" * (length - 10) + "}" for i in range(n_sets)]
+        row = {"name length": length}
+        for bound in (None, "default"):
+            options = {} if bound == "default" else {"max_hover_chars": None}
+            fig = shepard_figure(cost, np.sqrt(cost), 0.1, labelset_text=names, **options)
+            column = "no bound" if bound is None else "bounded (default)"
+            row[f"{column}: pairs"] = f"{len(fig.data[0].x):,}"
+            row[f"{column}: MB"] = f"{len(fig.to_json()) / 1e6:.2f}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     print(machine_description(), "\n")
     print(markdown_table(run(args.repeats)))
+    print()
+    print(markdown_table(sizes()))
 
 
 if __name__ == "__main__":

@@ -431,11 +431,12 @@ def instance_view() -> None:
         )
         st.caption(
             (
-                f"Shepard diagram: every pair of the {model.n_landmarks_:,} landmark candidates "
-                f"(stress-1 {model.landmark_stress1_:.3f} among them; the n × n costs of all "
-                "candidates are never computed), "
+                f"Shepard diagram: pairs of the {model.n_landmarks_:,} landmark candidates "
+                "(the title says how many are drawn; stress-1 "
+                f"{model.landmark_stress1_:.3f} among them; the n × n costs of all candidates "
+                "are never computed), "
                 if landmarks_only
-                else "Shepard diagram: every pair of candidates, "
+                else "Shepard diagram: pairs of candidates (the title says how many are drawn), "
             )
             + "target dissimilarity against embedded "
             f"distance in M = {M} dimensions. Points on the diagonal are embedded faithfully; "

@@ -79,6 +79,33 @@ def test_shepard_subsample_is_deterministic_and_faithful():
     assert "100 of 780 pairs" in first.layout.title.text
 
 
+def test_shepard_names_bound_the_hover_text_by_drawing_fewer_pairs():
+    from mlviz.figures.clems import MAX_SHEPARD_HOVER_CHARS, MIN_SHEPARD_POINTS
+
+    cost, points = _random_problem(400)  # 79,800 pairs
+    distances = squareform(pdist(points[:400]))
+    long = [f"{{set_{i:03d}_" + "x" * 150 + "}" for i in range(400)]  # 160 characters
+    fig = shepard_figure(cost, distances, stress=1.0, labelset_text=long)
+    pairs = np.asarray(fig.data[0].customdata)
+    # 1,000,000 / (2 x 160 + 3) pairs: the names stay within the budget
+    assert len(pairs) == int(MAX_SHEPARD_HOVER_CHARS / 323) == 3095
+    assert sum(len(t) for t in fig.data[0].text) <= MAX_SHEPARD_HOVER_CHARS
+    assert f"{len(pairs):,} of 79,800 pairs" in fig.layout.title.text.replace("<br>", " ")
+    i, j = pairs[0]
+    assert fig.data[0].text[0] == f"{long[i]} → {long[j]}"
+    np.testing.assert_allclose(fig.data[0].y, distances[pairs[:, 0], pairs[:, 1]])
+    # the same draw as asking for that many pairs directly
+    direct = shepard_figure(cost, distances, stress=1.0, max_points=len(pairs))
+    np.testing.assert_array_equal(np.asarray(direct.data[0].customdata), pairs)
+    # short names keep every pair up to max_points; no bound, no cut; never below the floor
+    short = [f"s{i}" for i in range(400)]
+    assert len(shepard_figure(cost, distances, 1.0, labelset_text=short).data[0].x) == 20_000
+    unbounded = shepard_figure(cost, distances, 1.0, labelset_text=long, max_hover_chars=None)
+    assert len(unbounded.data[0].x) == 20_000
+    tiny = shepard_figure(cost, distances, 1.0, labelset_text=long, max_hover_chars=10)
+    assert len(tiny.data[0].x) == MIN_SHEPARD_POINTS
+
+
 def test_shepard_pairs_counts():
     rows, cols = shepard_pairs(4, mirrored=False)
     assert len(rows) == 6 and np.all(rows < cols)
