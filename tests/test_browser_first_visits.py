@@ -10,7 +10,9 @@ links, and checks that:
 * no tab shows Streamlit's "Page not found" dialog nor receives its cause (a
   ``page_not_found`` message, decoded from the websocket) and each shows its page's title;
 * the test really hit the window it is about: at least one tab's first run was a legacy-mode
-  run (its first ``navigation`` message lists every file of ``pages/`` plus ``app.py``);
+  run (its first ``navigation`` message lists every file of ``pages/`` plus ``app.py``); a
+  wave that missed the window (a race on a loaded machine) is repeated once on a new fresh
+  server (:data:`ATTEMPTS`);
 * the detector was checked once by hand, not in every run: on a router with an explicit
   ``url_path="linear"`` for PLST this test failed in 4 of 4 runs. A control tab on a page that
   does not exist cannot stand in for that: such a page gets the dialog only in some first runs
@@ -93,8 +95,16 @@ def router_links() -> dict[str, str]:
     return {urls[file] + query: title for (file, query), title in PAGES.items()}
 
 
-def test_a_class_opening_a_fresh_server_at_once(browser):
-    expected = router_links()
+#: Fresh servers a run of the test may start: the legacy window is a race (the first wave
+#: of tabs must reach the server before its first ``st.navigation``), and on a loaded machine
+#: one wave missed it (a suite run at stop 53: six tabs opened within 2.74 s, none of them in
+#: the legacy mode). A wave that misses it tested nothing about that window, so the class
+#: arrives again on a new fresh server; the checks of what the tabs show hold for every wave.
+ATTEMPTS = 2
+
+
+def _first_wave(browser, expected: dict[str, str]) -> tuple[dict, float]:
+    """Open every link at once on a fresh server; what each tab showed and the spread (s)."""
     links = list(expected)
     with _browser.served() as url:
         tabs = []
@@ -126,21 +136,34 @@ def test_a_class_opening_a_fresh_server_at_once(browser):
         finally:
             for _, context, _, _ in tabs:
                 context.close()
-    report = f"tabs opened within {spread:.2f} s: {seen}"
-    # No control tab: an unknown page gets the dialog only in some first runs (a session whose
-    # first run is the router's falls back to the default page silently: seen on a warm
-    # server), so it cannot prove the detector in every run. The detector (the dialog's text,
-    # or the page_not_found message on the websocket) was checked on a router with an
-    # explicit url_path="linear" for PLST: this test failed there in 4 of 4 runs.
-    for link, title in expected.items():
-        not_found, shown, _ = seen[link]
-        assert not not_found, f"/{link} showed '{NOT_FOUND}': {report}"
-        assert shown.startswith(title), f"/{link} shows {shown!r}, not {title!r}: {report}"
-    legacy = [  # a first navigation message of the legacy mode's size
-        link
-        for link, (_, _, messages) in seen.items()
-        if [m for m in messages if m != NOT_FOUND][:1] == [LEGACY_PAGES]
-    ]
+    return seen, spread
+
+
+def test_a_class_opening_a_fresh_server_at_once(browser):
+    expected = router_links()
+    reports = []
+    for _ in range(ATTEMPTS):
+        seen, spread = _first_wave(browser, expected)
+        report = f"tabs opened within {spread:.2f} s: {seen}"
+        reports.append(report)
+        # No control tab: an unknown page gets the dialog only in some first runs (a session
+        # whose first run is the router's falls back to the default page silently: seen on a
+        # warm server), so it cannot prove the detector in every run. The detector (the
+        # dialog's text, or the page_not_found message on the websocket) was checked on a
+        # router with an explicit url_path="linear" for PLST: this test failed there in 4 of 4
+        # runs.
+        for link, title in expected.items():
+            not_found, shown, _ = seen[link]
+            assert not not_found, f"/{link} showed '{NOT_FOUND}': {report}"
+            assert shown.startswith(title), f"/{link} shows {shown!r}, not {title!r}: {report}"
+        legacy = [  # a first navigation message of the legacy mode's size
+            link
+            for link, (_, _, messages) in seen.items()
+            if [m for m in messages if m != NOT_FOUND][:1] == [LEGACY_PAGES]
+        ]
+        if legacy:
+            break
     assert legacy, (
-        f"no tab's first run was in the legacy pages/ mode (not a fresh server?): {report}"
+        f"no tab's first run was in the legacy pages/ mode in {ATTEMPTS} fresh servers (not "
+        "fresh servers?): " + " | ".join(reports)
     )
