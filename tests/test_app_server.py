@@ -102,18 +102,21 @@ def test_a_late_import_says_that_openmp_keeps_its_setting_unless_one_was_set():
         assert ("imported after scikit-learn" in stderr) is warned, (env, stderr)
 
 
-# NumPy's switch returns the value it replaces, so reading it means setting it back.
+# Before the server module runs, the probe reads NumPy's switch itself (importing the module
+# would make the setting); afterwards, through the module. The switch returns the value it
+# replaces, so reading it means setting it back.
 _HUGE_PAGES_PROBE = """
 import json
-from pages._app.server import _madvise_switch
-def huge_pages():
-    switch = _madvise_switch()
-    value = switch(True)
-    switch(value)
-    return value
-print(json.dumps({"before": huge_pages()}))  # what NumPy chose on import (server not yet run)
+try:
+    from numpy._core.multiarray import _set_madvise_hugepage as switch
+except ImportError:  # NumPy 1
+    from numpy.core.multiarray import _set_madvise_hugepage as switch
+value = switch(True)
+switch(value)
+print(json.dumps({"before": bool(value)}))  # what NumPy chose on import (server not yet run)
 import pages._app  # the package app.py's router is in: its first import is the server module
-print(json.dumps({"after": huge_pages()}))
+from pages._app.server import numpy_huge_pages
+print(json.dumps({"after": numpy_huge_pages()}))
 """
 
 
@@ -131,16 +134,18 @@ def test_the_server_turns_numpys_huge_page_requests_off():
 
 
 def test_this_test_process_allocates_as_the_server_does():
-    switch = server._madvise_switch()  # tests/conftest.py imported the server module
-    value = switch(True)
-    switch(value)
-    assert value is False
+    assert server.numpy_huge_pages() is False  # tests/conftest.py imported the server module
 
 
 def test_the_huge_page_choice_keeps_an_operators_value_and_says_when_numpy_has_no_switch():
-    made = []
-    assert not server.set_huge_pages({server.HUGE_PAGES_ENV: "1"}, lambda: made.append)
-    assert made == []  # the operator's value is kept: the switch is not even looked up
-    assert server.set_huge_pages({}, lambda: made.append) and made == [server.HUGE_PAGES]
+    made, looked_up = [], []
+
+    def switch():
+        looked_up.append(True)
+        return made.append
+
+    assert not server.set_huge_pages({server.HUGE_PAGES_ENV: "1"}, switch)
+    assert looked_up == made == []  # the operator's value is kept: the switch is not looked up
+    assert server.set_huge_pages({}, switch) and made == [server.HUGE_PAGES]
     with pytest.warns(RuntimeWarning, match="no _set_madvise_hugepage.*NUMPY_MADVISE_HUGEPAGE=0"):
         assert not server.set_huge_pages({}, lambda: None)

@@ -98,6 +98,17 @@ def _madvise_switch():
     return None
 
 
+def numpy_huge_pages() -> bool | None:
+    """Whether NumPy asks for huge pages now (None if it has no switch). The switch returns the
+    value it replaces, so reading it means setting it back."""
+    switch = _madvise_switch()
+    if switch is None:
+        return None
+    value = switch(True)
+    switch(value)
+    return bool(value)
+
+
 def set_huge_pages(environ=os.environ, switch=_madvise_switch) -> bool:
     """Make NumPy ask for :data:`HUGE_PAGES` from now on, unless ``environ`` names
     :data:`HUGE_PAGES_ENV` (an operator's choice, which NumPy read on import). ``switch``
