@@ -121,10 +121,13 @@ def _warn_constant_labels(Y: np.ndarray, estimator: str) -> None:
             f"{k} (always {v})" for k, v in zip(constant[:10], values[:10], strict=True)
         )
         more = "" if constant.size <= 10 else f" and {constant.size - 10} more"
+        one = constant.size == 1
         warnings.warn(
-            f"{estimator}: label column(s) {shown}{more} are constant in the training labels; "
-            "they carry no information and every instance will be predicted that constant. "
-            "Drop them or use a split where every label varies.",
+            f"{estimator}: label column{'' if one else 's'} {shown}{more} "
+            f"{'is' if one else 'are'} constant in the training labels; "
+            f"{'it carries' if one else 'they carry'} no information and every instance will "
+            f"be predicted that constant. Drop {'it' if one else 'them'} or use a split where "
+            "every label varies.",
             UserWarning,
             stacklevel=4,  # user -> _fit_context wrapper -> fit -> here
         )

@@ -475,8 +475,47 @@ def test_the_estimate_uses_each_methods_measured_rate_and_names_the_unmeasured()
 
     cells = 12_000 * 1_000
     clems = stated(["CLEMS"])
-    assert f"~{cells * METHODS['CLEMS'].cv_seconds_per_cell:.0f} s for 1 method(s)" in clems
+    assert f"~{cells * METHODS['CLEMS'].cv_seconds_per_cell:.0f} s for 1 method × 2 folds" in clems
     assert "not measured" not in clems
     assert stated(["BR"]) == ""  # 6.6 s: below the 10 s from which the page states it
     grople = stated(["GroPLE"])
     assert "GroPLE not measured, counted as the slowest measured" in grople
+    two = stated(["CLEMS", "GroPLE"])
+    assert " s for 2 methods × 2 folds" in two, two
+
+
+def _failures_script(folds: list[int], dimensions: list[int] | None = None) -> None:
+    import pandas as pd
+
+    from pages._compare import runs
+
+    rows = [(dim, fold) for dim in dimensions or [None] for fold in folds]
+    failures = pd.DataFrame(
+        {
+            "method": "ML-KNN",
+            "fold": [fold for _, fold in rows],
+            "dimension": [dim for dim, _ in rows],
+            "stage": "fit",
+            "error": "boom",
+        }
+    )
+    if dimensions is None:
+        runs.show_failures(failures, n_folds=5)
+    else:
+        runs.show_sweep_failures(failures, n_folds=5, n_dims=3)
+
+
+@pytest.mark.parametrize(
+    ("folds", "dimensions", "said"),
+    [
+        ([1], None, "failed in fold 2 of 5 during fit: boom"),
+        ([0, 3], None, "failed in folds 1, 4 of 5 during fit: boom"),
+        ([2], [4, 8], "dimension 4: fold 3; dimension 8: fold 3; 5 folds each"),
+        ([0, 1], [4], "dimension 4: folds 1, 2; 5 folds each"),
+    ],
+)
+def test_a_failed_fold_is_named_in_the_singular_and_folds_in_the_plural(folds, dimensions, said):
+    at = AppTest.from_function(_failures_script, args=(folds, dimensions)).run()
+    assert not at.exception and not at.error
+    shown = " ".join(w.value for w in at.warning)
+    assert said in shown and "(s)" not in shown, shown

@@ -88,8 +88,9 @@ def test_vk_caption_counts_the_rows_of_the_model_shown(lambda2):
     fewest, most = per_group.min(), per_group.max()
     used_range = f"{fewest}" if fewest == most else f"{fewest}–{most}"
     assert (
-        f"use {used_range} rows each; {(users > 1).sum()} row(s) are "
-        f"used by two or more groups, {(users == 1).sum()} by one group only" in caption
+        f"use {used_range} rows each; {(users > 1).sum()} "
+        f"{'row is' if (users > 1).sum() == 1 else 'rows are'} used by two or more groups, "
+        f"{(users == 1).sum()} by one group only" in caption
     ), caption
     assert ((users == 0).sum() == 0) == ("by none" not in caption)
     own = int((support & (users == 1)[None, :]).any(axis=1).sum())
@@ -370,3 +371,23 @@ def test_the_fit_shown_is_the_model_that_runs_stage_1_itself(params):
     np.testing.assert_array_equal(model.U_, own.U_)
     np.testing.assert_array_equal(model.V_, own.V_)
     np.testing.assert_array_equal(model.Z_, own.Z_)
+
+
+def test_the_group_table_caption_counts_the_groups_that_never_co_occur():
+    """The caption under "The label groups GroPLE used" counts, from the table it captions,
+    the groups whose labels never appear together, with the verb in the right number (it
+    wrote "1 group(s) hold" on medical)."""
+    from conftest import mulan_path
+
+    from mlviz.wording import counted
+
+    mulan_path("medical.arff")
+    at = _open("mulan:medical")
+    assert not at.exception, [e.message for e in at.exception]
+    table = next(d.value for d in at.dataframe if {"verdict", "labels"} <= set(d.value.columns))
+    never = int((table["verdict"] == "never co-occur").sum())
+    assert never >= 1  # medical at the page's defaults: the case the sentence is about
+    (caption,) = [c.value for c in at.caption if c.value.startswith("Stage 1 grouped")]
+    verb = counted(never, "group holds", plural="groups hold")
+    assert f"{verb} labels that never appear together" in caption, caption
+    assert "(s)" not in caption

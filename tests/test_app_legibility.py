@@ -105,9 +105,10 @@ def test_constant_label_warning_names_the_labels_as_plain_text():
     methods = {value.split("\\:")[0] for value in about}
     assert {"PLST", "PBR", "CPLST", "BinaryRelevance"} <= methods, about
     for value in about:
-        assert "*odd* [name](x) (column 3, always 0)" in _unescaped(value)
+        # one constant label: named, in the singular
+        assert "label *odd* [name](x) (column 3, always 0) is constant" in _unescaped(value)
         assert "\\*odd\\*" in value and "\\[name\\]" in value  # escaped: no emphasis, no link
-        assert "label column(s) 3" not in value
+        assert "column 3 (always" not in value and "(s)" not in value
 
 
 def test_group_table_labels_wrap_instead_of_being_cut():

@@ -250,14 +250,6 @@ def test_a_number_near_an_option_is_that_option_and_said_so():
     assert parsed.value is links._MISSING and "not one of the options" in parsed.note
 
 
-def test_plain_number_examples():
-    """pages/ is not among pytest's doctest paths: run the helper's Examples here."""
-    import doctest
-
-    failures, tried = doctest.testmod(links, optionflags=doctest.ELLIPSIS)
-    assert tried >= 5 and failures == 0
-
-
 @pytest.mark.parametrize(
     "value", NOT_PLAIN[:4] + ["0x10"] + UNDERFLOW[:3], ids=lambda v: v.encode().hex()
 )

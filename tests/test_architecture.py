@@ -315,3 +315,23 @@ def test_charts_in_columns_say_they_are_not_wide():
                     where = f"{path.relative_to(REPOSITORY)}:{node.lineno}"
                     problems.append(f"{where} (inside `with {ast.unparse(block.items[0])}`)")
     assert not problems, "charts in a column without wide=False:\n" + "\n".join(problems)
+
+
+def test_the_page_helpers_examples_run():
+    """The Examples of the helper packages under pages/ run here: pages/ is not among
+    pytest's doctest paths (a page script draws on import, and a helper module named
+    ``test_split.py`` would be collected as tests)."""
+    import doctest
+    import importlib
+
+    pages_dir = PACKAGE.parent / "pages"
+    tried_in = {}
+    for path in sorted(pages_dir.glob("_*/*.py")):
+        module = importlib.import_module(f"pages.{path.parent.name}.{path.stem}")
+        flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+        failures, tried = doctest.testmod(module, optionflags=flags, verbose=False)
+        assert failures == 0, f"{path.relative_to(pages_dir)}: {failures} Examples failed"
+        tried_in[path.stem] = tried
+    # the walk found the helpers that have Examples (links, tables, library_warnings, ...)
+    least = {"links": 5, "tables": 5, "library_warnings": 3}
+    assert all(tried_in[name] >= n for name, n in least.items()), tried_in

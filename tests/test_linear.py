@@ -593,10 +593,15 @@ def test_bad_inputs_raise_clear_errors():
 def test_constant_label_column_warns_and_is_predicted_from_o():
     X, Y = _random_problem(n_samples=40)
     Y[:, 2] = 0
-    with pytest.warns(UserWarning, match=r"label column\(s\) 2 \(always 0\)"):
+    with pytest.warns(UserWarning, match=r"label column 2 \(always 0\) is constant") as caught:
         model = PLST(3).fit(X, Y)
+    assert "it carries no information" in str(caught[0].message)
     assert not model.predict(X)[:, 2].any()
     np.testing.assert_allclose(model.components_[:, 2], 0.0, atol=1e-12)
+    Y[:, 4] = 1  # two constant columns: the plural
+    pattern = r"label columns 2 \(always 0\), 4 \(always 1\) are constant.*they carry"
+    with pytest.warns(UserWarning, match=pattern):
+        PLST(3).fit(X, Y)
 
 
 def test_unfitted_estimator_raises_not_fitted():

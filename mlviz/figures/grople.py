@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 
 from mlviz.figures._style import TITLE_CHARS, add_layout_items, legible, number_axis, plain_all
 from mlviz.metrics import METRICS
+from mlviz.wording import counted
 
 __all__ = [
     "versus_baseline",
@@ -597,9 +598,8 @@ def row_pattern_caption(row_support: np.ndarray, lambda2: float, lambda2_max: fl
         f"headed by the number of latent rows it uses out of d = {n_latent}; rows are the "
         "latent dimensions, and a blank row is exactly zero for every label of its group (the "
         f"ℓ2,1 penalty switches whole rows off). Here the groups use {used_range} rows each; "
-        f"{n_shared} row(s) are used by two or more groups, {n_single} by one group only"
-        + (f", {n_dead} by none" if n_dead else "")
-        + ". "
+        f"{counted(n_shared, 'row is', plural='rows are')} used by two or more groups, "
+        f"{n_single} by one group only" + (f", {n_dead} by none" if n_dead else "") + ". "
     )
     if not support.any():
         text += "No group uses any row: V is zero and the model predicts from no feature."

@@ -127,8 +127,9 @@ def _shown_this_run() -> set[str]:
     return held[1]
 
 
-# "label column(s) 3 (always 0), 7 (always 1) and 2 more are constant" (mlviz.linear)
-_CONSTANT_COLUMNS = re.compile(r"label column\(s\) ((?:\d+ \(always [01]\)(?:, )?)+)")
+# "label columns 3 (always 0), 7 (always 1) and 2 more are constant", "label column 3 (always
+# 0) is constant" (mlviz.linear)
+_CONSTANT_COLUMNS = re.compile(r"label columns? ((?:\d+ \(always [01]\)(?:, )?)+)")
 _COLUMN = re.compile(r"(\d+) \(always ([01])\)")
 
 
@@ -144,8 +145,19 @@ def _plain(text: str) -> str:
 def name_constant_labels(message: str, label_names: Sequence[str] | None) -> str | None:
     """The constant-label warning with names instead of column indices, or None.
 
-    ``"label column(s) 3 (always 0) are constant"`` becomes ``"label(s) tag_x (column 3,
-    always 0) are constant"`` (medical's PLST warning named its labels by index only).
+    ``"label column 3 (always 0) is constant"`` becomes ``"label tag_x (column 3, always 0)
+    is constant"``, and several columns become ``"labels tag_x (...), tag_y (...) are
+    constant"`` (medical's PLST warning named its labels by index only).
+
+    Examples
+    --------
+    >>> from pages._app.library_warnings import name_constant_labels
+    >>> name_constant_labels("PLST: label column 1 (always 0) is constant", ["a", "b"])
+    'PLST: label b (column 1, always 0) is constant'
+    >>> name_constant_labels("BR: label columns 0 (always 1), 1 (always 0) are constant", "ab")
+    'BR: labels a (column 0, always 1), b (column 1, always 0) are constant'
+    >>> name_constant_labels("PLST: label column 7 (always 0) is constant", ["a"]) is None
+    True
     """
     match = _CONSTANT_COLUMNS.search(message) if label_names is not None else None
     if match is None:
@@ -156,7 +168,8 @@ def name_constant_labels(message: str, label_names: Sequence[str] | None) -> str
         if j >= len(label_names):
             return None  # not this data set's columns: keep the library's text
         named.append(f"{label_names[j]} (column {j}, always {value})")
-    return message[: match.start()] + "label(s) " + ", ".join(named) + message[match.end() :]
+    noun = "label " if match.group(0).startswith("label column ") else "labels "
+    return message[: match.start()] + noun + ", ".join(named) + message[match.end() :]
 
 
 def show_warnings(messages: Sequence[str], label_names: Sequence[str] | None = None) -> None:

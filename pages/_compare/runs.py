@@ -53,7 +53,8 @@ def show_failures(failures: pd.DataFrame, n_folds: int, where: str = "") -> None
             )
         else:
             st.warning(
-                f"**{method}** failed in fold(s) {folds} of {n_folds}{where} {errors}. "
+                f"**{method}** failed in fold{'s' if len(part) > 1 else ''} {folds} of "
+                f"{n_folds}{where} {errors}. "
                 "Its means are over the other folds only and it has no per-label view."
             )
 
@@ -66,7 +67,8 @@ def show_sweep_failures(failures: pd.DataFrame, n_folds: int, n_dims: int) -> No
     """
     for method, part in failures.groupby("method", sort=False):
         where = "; ".join(
-            f"dimension {dim}: fold(s) {', '.join(str(f + 1) for f in rows['fold'])}"
+            f"dimension {dim}: fold{'s' if len(rows) > 1 else ''} "
+            f"{', '.join(str(f + 1) for f in rows['fold'])}"
             for dim, rows in part.groupby("dimension")
         )
         errors = "; ".join(

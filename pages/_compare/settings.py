@@ -19,6 +19,7 @@ from mlviz.evaluation import dask_backend
 from mlviz.io import Dataset
 from mlviz.methods import COST_LABELS, METHODS, PAPER_D, SELECTIONS
 from mlviz.preprocessing import has_missing, with_feature_steps
+from mlviz.wording import counted
 from pages._app import experiment, grouping, links, plain
 from pages._compare.context import DASK_SCHEDULER_VARIABLE, Compare
 
@@ -269,7 +270,8 @@ def describe(page: Compare, params: dict, default_folds: int) -> None:
         st.caption(
             f"Rough estimate at this size ({ds.n_samples:,} instances × {ds.n_labels:,} "
             f"labels): ~{estimated_seconds(ds, methods, n_splits):.0f} s for "
-            f"{len(methods)} method(s) × {n_splits} folds{five} (each method's rate measured "
+            f"{counted(len(methods), 'method')} × {n_splits} folds{five} (each method's rate "
+            "measured "
             "at its default settings on a delicious-shaped set, 2 cores"
             + (
                 f"; {', '.join(unmeasured)} not measured, counted as the slowest measured"

@@ -10,6 +10,7 @@ from mlviz.figures import grople as figures
 from mlviz.figures import label_clusters as cluster_figures
 from mlviz.figures._style import WIDE_TITLE_CHARS
 from mlviz.label_clustering import AFFINITIES, group_diagnostics, verdict_counts
+from mlviz.wording import counted
 from pages._app import chance, experiment, export, fitting, grouping, links, source, tables
 from pages._grople.context import GROPLE, GroPLEPage
 from pages._grople.settings import Settings
@@ -119,7 +120,8 @@ def label_groups(page: GroPLEPage, settings: Settings, model) -> None:
         + " (without the stability rule: the groups' stability under resampling is not "
         "measured here)."
         + (
-            f" {len(never_used)} group(s) hold labels that never appear together on the "
+            f" {counted(len(never_used), 'group holds', plural='groups hold')} labels that "
+            "never appear together on the "
             "training split: GroPLE shares latent rows between labels with no evidence that "
             "they belong together."
             if len(never_used)
