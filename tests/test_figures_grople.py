@@ -208,7 +208,7 @@ def test_row_pattern_caption_counts_what_the_support_shows():
     support = np.array([[1, 1, 0, 0], [1, 0, 1, 0]], dtype=bool)
     text = row_pattern_caption(support, 10.0, 50.0)
     assert "2 label groups' V^k" in text and "out of d = 4" in text
-    assert "use 2 rows each; 1 row(s) are used by two or more groups, 2 by one group only" in text
+    assert "use 2 rows each; 1 row is used by two or more groups, 2 by one group only" in text
     assert ", 1 by none." in text
     assert "2 of the 2 groups have rows of their own (2 different row patterns)" in text
     assert "λ2 = 10 is below λ2_max = 50" in text
