@@ -149,9 +149,12 @@ def test_embedding_symmetric_positions_sizes_and_colours():
     np.testing.assert_array_equal(trace.x, points[:, 0])
     np.testing.assert_array_equal(trace.y, points[:, 1])
     np.testing.assert_array_equal(trace.marker.color, sizes)
-    diameter = np.asarray(trace.marker.size) - np.min(trace.marker.size)
-    # diameter above the floor grows with sqrt(count): 16 -> 4, 4 -> 2, 1 -> 1
-    np.testing.assert_allclose(diameter / diameter[0], np.sqrt(counts / 16))
+    diameter = np.asarray(trace.marker.size)
+    # areas proportional to the counts (diameter ~ sqrt(count)) above the 5 px floor, where
+    # the count-0 set sits; the most frequent set at the largest marker, 30 px
+    seen = counts > 0
+    np.testing.assert_allclose(diameter[seen] / diameter[0], np.sqrt(counts[seen] / 16))
+    assert diameter[0] == 30 and diameter[4] == 5
     assert "4 training instances" in trace.text[1]
 
 
@@ -250,3 +253,22 @@ def test_fitted_embedding_figure_is_embedding_figure_of_the_models_attributes():
     )
     shown = fitted_embedding_figure(model, texts, nearest=[0], nearest_costs=[0.5])
     assert shown.to_dict() == expected.to_dict()
+
+
+def test_label_sets_seen_once_are_small_markers_not_the_largest():
+    """A 983-label set's 1,050 candidate label sets each occur once: scaled to the largest
+    count they were all drawn 30 px wide, one disc of overlapping markers. A set seen once
+    is now as wide on every data set (8 px), and twice the count is twice the area."""
+    rng = np.random.default_rng(4)
+    points = rng.normal(size=(1_050, 2))
+    once = np.ones(1_050, dtype=int)
+    text = [f"{{tag_{i}}}" for i in range(1_050)]
+    fig = embedding_figure(points, None, once, np.ones(1_050, dtype=int), text, symmetric=True)
+    sizes = np.asarray(fig.data[0].marker.size)
+    assert np.all(sizes == 8)
+    counts = np.array([1, 2, 4])
+    fig = embedding_figure(
+        points[:3], None, counts, np.ones(3, dtype=int), text[:3], symmetric=True
+    )
+    sizes = np.asarray(fig.data[0].marker.size)
+    np.testing.assert_allclose(sizes**2 / sizes[0] ** 2, counts)

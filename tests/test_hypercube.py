@@ -104,6 +104,9 @@ def test_figures_draw_every_vertex_and_edge():
     np.testing.assert_allclose(nodes.x, coords[:, 0])
     lines = next(t for t in fig.data if t.name == "one label apart")
     assert np.sum(~np.isnan(np.asarray(lines.x, dtype=float))) == 2 * len(edges)
+    # areas proportional to the instances: {a} (3 of them) is three times {b, c} (1)
+    sizes = np.asarray(nodes.marker.size)
+    np.testing.assert_allclose(sizes**2 / sizes[counts == 1][0] ** 2, counts)
     assert labelset_text(vertices, names) == ["{a}", "{a, b}", "∅", "{b, c}"]
     cube = cube_figure(vertices, counts, names, offset=Y.mean(0), directions=np.eye(3)[:2])
     empty = next(t for t in cube.data if t.name == "empty vertex")
@@ -368,3 +371,21 @@ def test_hypercube_colour_bar_ticks_whole_counts_few_enough_to_read(largest, mos
     ticks = np.arange(bar.tick0, largest + 1, bar.dtick)
     assert ticks[0] == 1 and np.all(ticks == np.round(ticks))
     assert len(ticks) <= most_ticks
+
+
+def test_label_sets_seen_once_are_drawn_small_whatever_the_data_set():
+    """Every occupied vertex of a 983-label set is seen once: scaled to the largest count,
+    each was drawn 36 px wide and 1,500 of them covered the plot. A vertex seen once is 8 px
+    on every data set; the largest marker stays at 36 px (the most frequent set of many)."""
+    rng = np.random.default_rng(0)
+    vertices = np.unique((rng.random((300, 40)) < 0.2).astype(np.int8), axis=0)
+    coords = rng.normal(size=(len(vertices), 2))
+    names = [f"tag_{j}" for j in range(40)]
+    once = np.ones(len(vertices), dtype=int)
+    fig = hypercube_figure(coords, vertices, once, np.empty((0, 2), dtype=int), names)
+    nodes = next(t for t in fig.data if t.name == "label sets")
+    assert np.all(np.asarray(nodes.marker.size) == 8)
+    many = np.arange(1, len(vertices) + 1)
+    fig = hypercube_figure(coords, vertices, many, np.empty((0, 2), dtype=int), names)
+    sizes = np.asarray(next(t for t in fig.data if t.name == "label sets").marker.size)
+    assert sizes.max() == 36 and sizes.min() == 6

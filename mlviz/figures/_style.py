@@ -38,6 +38,7 @@ __all__ = [
     "plain",
     "plain_all",
     "add_layout_items",
+    "count_marker_sizes",
     "merge_layout",
     "wide_title_update",
     "widen_title",
@@ -532,6 +533,45 @@ def integer_ticks(low, high, max_ticks: int = 8) -> dict:
 
     step = max(1, math.ceil((float(high) - float(low)) / max_ticks))
     return {"tick0": int(low), "dtick": step}
+
+
+#: Diameter (px) of the marker of a label set seen once, when the most frequent set still fits
+#: its figure's largest marker (:func:`count_marker_sizes`).
+ONCE_MARKER_PX = 8.0
+
+
+def count_marker_sizes(counts, *, largest: float, smallest: float, once: float = ONCE_MARKER_PX):
+    """Marker diameters (px) for points that stand for ``counts`` instances each: areas
+    proportional to the counts, on one scale whatever the data set.
+
+    A count of 1 is ``once`` px wide as long as the largest count fits in ``largest`` px;
+    when it does not, every diameter shrinks by the same factor, so areas stay proportional.
+    No marker is narrower than ``smallest`` (a count of 0, or a rare set beside very
+    frequent ones): the diameter is ``c * sqrt(count)`` above that floor.
+
+    Scaled to the largest count instead (``largest * sqrt(count / max)``), a set seen once was
+    drawn as wide as the most frequent set whenever every set was seen once: on a 983-label
+    set whose 1,050 candidate label sets each occur once, CLEMS's embedding became one disc of
+    overlapping 30 px markers.
+
+    Examples
+    --------
+    >>> from mlviz.figures._style import count_marker_sizes
+    >>> count_marker_sizes([1, 4, 16], largest=36, smallest=6).tolist()  # 8 px per sqrt(count)
+    [8.0, 16.0, 32.0]
+    >>> count_marker_sizes([1, 1, 1], largest=36, smallest=6).tolist()  # all seen once: small
+    [8.0, 8.0, 8.0]
+    >>> count_marker_sizes([0, 1, 100], largest=30, smallest=5).tolist()  # 3 px per sqrt
+    [5.0, 5.0, 30.0]
+    """
+    import numpy as np
+
+    counts = np.asarray(counts, dtype=float)
+    if counts.size == 0:
+        return counts
+    top = max(float(counts.max()), 1.0)
+    per_root = min(float(once), float(largest) / np.sqrt(top))
+    return np.maximum(float(smallest), per_root * np.sqrt(np.maximum(counts, 0.0)))
 
 
 def for_projector(fig):

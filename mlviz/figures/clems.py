@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from mlviz.figures._style import integer_ticks, legible, plain_all
+from mlviz.figures._style import count_marker_sizes, integer_ticks, legible, plain_all
 
 __all__ = [
     "MAX_SHEPARD_POINTS",
@@ -41,9 +41,8 @@ MIN_SHEPARD_POINTS = 2_000
 
 
 def _marker_sizes(counts: np.ndarray) -> np.ndarray:
-    counts = np.asarray(counts, dtype=float)
-    top = counts.max() if counts.size and counts.max() > 0 else 1.0
-    return 5 + 25 * np.sqrt(counts / top)
+    """Label-set diameters (px): areas proportional to the training instances (5 to 30 px)."""
+    return count_marker_sizes(counts, largest=30, smallest=5)
 
 
 def _xy(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -13,6 +13,7 @@ from mlviz.figures._style import (
     DIRECTION_COLORS,
     GROUP_COLORS,
     NO_GROUP_COLOR,
+    count_marker_sizes,
     integer_ticks,
     legible,
     plain,
@@ -84,8 +85,8 @@ def labelset_text(
 
 
 def _marker_sizes(counts: np.ndarray) -> np.ndarray:
-    counts = np.asarray(counts, dtype=float)
-    return 6 + 30 * np.sqrt(counts / counts.max())
+    """Vertex diameters (px): areas proportional to the instances (6 to 36 px)."""
+    return count_marker_sizes(counts, largest=36, smallest=6)
 
 
 def _edge_lines(coords: np.ndarray, edges: np.ndarray) -> list[np.ndarray]:
