@@ -334,6 +334,34 @@ def test_show_warnings_deduplicates():
     assert [w.value for w in at.warning] == ["a", "b"]
 
 
+def _cap_warnings_script():
+    from pages._app import library_warnings
+
+    changes = ["0.00064", "0.0007", "7.8e-05", "0.00089", "0.0003"]
+    library_warnings.show_warnings(
+        [
+            "GroPLE: the feature embedding (Eq. 5) stopped at its iteration cap "
+            f"(feature_max_iter=500) with the objective still changing by {change} relative "
+            "per iteration (tol=1e-06): the fitted model is not at a minimiser."
+            for change in changes
+        ]
+        + [f"PLST: label column {j} (always 0) is constant" for j in (3, 4)]
+    )
+
+
+def test_a_warning_repeated_with_other_measured_values_is_one_box_with_their_range():
+    """One computation of many fits (the comparison with random groupings: 18 GroPLE fits on
+    birds) raised the same iteration-cap warning with another relative change each time: one
+    box and 17 more in an expander. It is one box now, saying how many it stands for and the
+    range of what differs; warnings about different columns stay apart."""
+    at = AppTest.from_function(_cap_warnings_script, default_timeout=TIMEOUT).run()
+    shown = [w.value for w in at.warning]
+    assert len(shown) == 3 and not at.expander, shown
+    assert "still changing by 7.8e-05 to 0.00089 relative per iteration (tol=1e-06)" in shown[0]
+    assert "the same warning 5 times" in shown[0]
+    assert shown[1:] == [f"PLST: label column {j} (always 0) is constant" for j in (3, 4)]
+
+
 def test_digest_is_computed_once_per_data_set():
     from pages._app import source
 

@@ -172,12 +172,63 @@ def name_constant_labels(message: str, label_names: Sequence[str] | None) -> str
     return message[: match.start()] + noun + ", ".join(named) + message[match.end() :]
 
 
+# A measured value in a message: a decimal or a number in scientific notation ("0.00064",
+# "7.8e-05"), never a whole number (a column, a count, the digits of a label's name), so two
+# messages about different columns or labels never merge.
+_MEASURED = re.compile(
+    r"(?<![\w.])(?:\d+\.\d+(?:e[-+]?\d+)?|\d+e[-+]?\d+)(?![\w.])", flags=re.IGNORECASE
+)
+
+
+def merge_repeats(messages: Sequence[str]) -> list[str]:
+    """``messages`` with those that differ only in measured values merged into one, in the
+    order they first came; each measured value that differs is written as its range.
+
+    One computation can fit a model many times (the comparison with random groupings fits
+    GroPLE 18 to 63 times, a cross-validation once per fold), and a warning about the fit then
+    repeats with another number each time: on birds, 18 iteration-cap warnings of GroPLE's
+    Eq. 5 step, one on the page and 17 in an expander. The merged message says how many it
+    stands for; values equal in every message are kept as they are.
+
+    Examples
+    --------
+    >>> from pages._app.library_warnings import merge_repeats
+    >>> merge_repeats(["still changing by 0.00064 (tol=1e-06)", "still changing by 7.8e-05 "
+    ...     "(tol=1e-06)", "label column 3 is constant", "label column 4 is constant"])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['still changing by 7.8e-05 to 0.00064 (tol=1e-06) (the same warning 2 times, with the
+      values that differ between them given as ranges)', 'label column 3 is constant',
+      'label column 4 is constant']
+    """
+    groups: dict[str, list[str]] = {}
+    for message in messages:
+        groups.setdefault(_MEASURED.sub("#", message), []).append(message)
+    merged = []
+    for members in groups.values():
+        if len(members) == 1:
+            merged.append(members[0])
+            continue
+        values = [_MEASURED.findall(message) for message in members]
+        parts = _MEASURED.split(members[0])
+        text = parts[0]
+        for position, tail in enumerate(parts[1:]):
+            column = sorted((float(v[position]), v[position]) for v in values)
+            low, high = column[0][1], column[-1][1]
+            text += (low if column[0][0] == column[-1][0] else f"{low} to {high}") + tail
+        merged.append(
+            f"{text} (the same warning {len(members)} times, with the values that differ "
+            "between them given as ranges)"
+        )
+    return merged
+
+
 def show_warnings(messages: Sequence[str], label_names: Sequence[str] | None = None) -> None:
     """Show library warnings on the page, each message once per run (even when two fits raise
     it); more than three go in an expander. With ``label_names`` (the fitted label columns'
     names) the constant-label warning names its labels, as plain text."""
     shown = _shown_this_run()
-    unique = [m for m in dict.fromkeys(messages) if m not in shown]
+    # equal but for a measured value (one warning per fit of a many-fit computation): one box
+    unique = [m for m in merge_repeats(list(dict.fromkeys(messages))) if m not in shown]
     shown.update(unique)
     if not unique:
         return
