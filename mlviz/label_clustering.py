@@ -91,7 +91,8 @@ ITERATIVE_MIN_LABELS = 500
 #: :meth:`LabelClustering.default_n_groups` and :func:`stable_n_groups` skip a K whose
 #: largest group holds more than this share of the labels.
 DEFAULT_MAX_GROUP_SHARE = 0.5
-#: :func:`stable_n_groups` skips a K that leaves more than this share of the labels alone.
+#: :meth:`LabelClustering.default_n_groups` and :func:`stable_n_groups` skip a K that leaves
+#: more than this share of the labels alone (in groups of one).
 DEFAULT_MAX_SINGLETON_SHARE = 0.5
 #: Below this adjusted stability no K is more reproducible than on shuffled labels: the sweep
 #: supports no K (on medical under the heat kernel every K from 2 to 30 scores -0.05..0.09 with
@@ -681,6 +682,26 @@ class LabelClustering(BaseEstimator):
             self.eigenvectors_, n_groups, int(self.n_init), self.random_state
         )[1]
 
+    def partition_shares(self, n_groups: int) -> tuple[float, float]:
+        """The shares of the labels in the largest group and alone (in groups of one) of the
+        partition at ``n_groups`` (:meth:`partition_at`): what :meth:`default_n_groups` judges
+        a K by.
+
+        Examples
+        --------
+        >>> from mlviz.label_clustering import LabelClustering
+        >>> from mlviz.synthetic import make_planted
+        >>> ds, planted = make_planted(n_samples=300, random_state=0)
+        >>> spectrum = LabelClustering(n_groups=21, random_state=0).fit(ds.Y)
+        >>> [round(share, 2) for share in spectrum.partition_shares(5)]  # 6 of 22 at most
+        [0.27, 0.0]
+        >>> [round(share, 2) for share in spectrum.partition_shares(21)]  # 20 labels alone
+        [0.09, 0.91]
+        """
+        sizes = np.bincount(self.partition_at(n_groups))
+        n_labels = int(sizes.sum())
+        return float(sizes.max() / n_labels), float(sizes[sizes == 1].sum() / n_labels)
+
     def with_n_groups(self, n_groups: int) -> LabelClustering:
         """This fit at ``n_groups`` groups: the estimator :meth:`fit` with ``n_groups`` gives.
 
@@ -742,8 +763,10 @@ class LabelClustering(BaseEstimator):
         *,
         min_groups: int = 2,
         max_group_share: float = DEFAULT_MAX_GROUP_SHARE,
+        max_singleton_share: float = DEFAULT_MAX_SINGLETON_SHARE,
     ) -> int:
-        """The app's default K: the largest eigengap whose partition has no dominant group.
+        """The app's default K: the largest eigengap whose partition is a grouping, neither one
+        dominant group nor mostly labels alone.
 
         The plain eigengap (:meth:`suggest_n_groups`) often picks K = 2 on long-tailed label
         sets, because the frequent labels separate from everything else: on a bibtex-shaped
@@ -754,11 +777,17 @@ class LabelClustering(BaseEstimator):
            ``lambda_K - lambda_{K+1}``;
         2. return the first K whose partition (k-means on the K leading eigenvectors, as
            :meth:`fit` at that K would give) puts at most ``max_group_share`` of the labels
-           into its largest group;
-        3. if no K qualifies, the K whose largest group is smallest (ties: larger eigengap).
+           into its largest group and leaves at most ``max_singleton_share`` of them alone
+           (:meth:`partition_shares`);
+        3. if no K qualifies, the K that exceeds those shares least (the larger of its two
+           excesses; ties: larger eigengap).
 
         K = L (every label alone) is never returned while L > ``min_groups``: it is
-        trivially "balanced".
+        trivially "balanced". Nor, by the second share, is a K near L: the eigengaps at the
+        end of the spectrum can be large (on tmc2007-500's 22 labels the heat kernel's second
+        largest gap is at K = 21, whose partition leaves 20 labels alone; the rule then gives
+        K = 3, 45 % of the labels in its largest group). :func:`stable_n_groups` applies the
+        same two shares to the stability sweep.
 
         Parameters
         ----------
@@ -768,6 +797,8 @@ class LabelClustering(BaseEstimator):
         max_group_share : float, default=0.5
             Largest share of the labels one group may hold ("most labels in one bucket" is
             more than half).
+        max_singleton_share : float, default=0.5
+            Largest share of the labels that may be alone, each in a group of its own.
 
         Returns
         -------
@@ -784,13 +815,13 @@ class LabelClustering(BaseEstimator):
             return self.suggest_n_groups(max_groups=max_groups, min_groups=min_groups)
         gaps = self.eigenvalues_[:-1] - self.eigenvalues_[1:]
         candidates = sorted(range(lower, upper + 1), key=lambda k: (-gaps[k - 1], k))
-        shares = {}
+        excess = {}
         for k in candidates:
-            ids = self.partition_at(k)
-            shares[k] = np.bincount(ids).max() / n_labels
-            if shares[k] <= max_group_share:
+            largest, alone = self.partition_shares(k)
+            if largest <= max_group_share and alone <= max_singleton_share:
                 return int(k)
-        return int(min(candidates, key=lambda k: (shares[k], candidates.index(k))))
+            excess[k] = max(largest - max_group_share, alone - max_singleton_share)
+        return int(min(candidates, key=lambda k: (excess[k], candidates.index(k))))
 
 
 # ---------------------------------------------------------------------- diagnostics

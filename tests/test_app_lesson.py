@@ -337,3 +337,33 @@ def test_step_one_never_rounds_the_most_frequent_set_to_zero_percent():
     assert "holds 0% of" not in notice
     share = re.search(r"holds ([\d.]+)% of the instances", notice)
     assert share and float(share.group(1)) > 0, notice
+
+
+def test_groups_step_says_why_the_default_rule_passes_over_the_eigengap():
+    """tmc2007-500 under the heat kernel: the eigengap's K = 2 puts 59 % of the labels into
+    one group; the default rule's next gap, K = 21, would leave 20 of 22 alone, so it takes
+    K = 3. The step says which of the rule's two shares each K fails, from the partitions."""
+    at = _go(_app(_load("mulan:tmc2007-500")), "groups")
+    _assert_clean(at, "tmc2007-500, groups step")
+    said = _notice(at)
+    assert "The eigengap suggests **K = 2**" in said and "takes **K = 3**" in said, said
+    assert "its groups put more than half the labels into one, so the default rule" in said
+    assert "leave more than half" not in said  # K = 2 has no label alone
+
+
+def test_the_groups_steps_reason_names_each_share_a_partition_fails():
+    from pages._lesson.groups import _why_not_default
+    from tests.test_label_groups_verdicts import _stub_spectrum
+
+    partitions = {2: [0, 0, 0, 0, 0, 1], 3: [0, 0, 0, 1, 1, 2], 5: [0, 0, 1, 2, 3, 4]}
+    spectrum = _stub_spectrum({2: 0.5, 5: 0.3, 3: 0.2}, partitions)
+    assert _why_not_default(spectrum, 2, 3) == (
+        "; its groups put more than half the labels into one, so the default rule takes "
+        "**K = 3**, the largest gap whose groups do neither."
+    )
+    assert "its groups leave more than half the labels alone, so" in _why_not_default(
+        spectrum, 5, 3
+    )
+    # the rule's fallback (no K qualifies): said as such, not as a K that does neither
+    said = _why_not_default(spectrum, 2, 5)
+    assert "and so do those of every other K" in said and "exceeds those shares least" in said

@@ -238,12 +238,12 @@ def test_default_k_does_not_put_most_labels_into_one_group_on_long_tailed_data(s
     k = model.default_n_groups(30)
     labels = LabelClustering(k, random_state=0).fit(Y).labels_
     assert np.bincount(labels).max() <= L / 2
-    # the rule: the largest eigengap among the K that qualify
+    # the rule: the largest eigengap among the K that qualify (no bucket, not mostly alone)
     gaps = model.eigenvalues_[:-1] - model.eigenvalues_[1:]
     for other in range(2, 31):
         if gaps[other - 1] > gaps[k - 1]:
-            ids = LabelClustering(other, random_state=0).fit(Y).labels_
-            assert np.bincount(ids).max() > L / 2
+            sizes = np.bincount(LabelClustering(other, random_state=0).fit(Y).labels_)
+            assert sizes.max() > L / 2 or sizes[sizes == 1].sum() > L / 2
 
 
 def test_default_k_is_the_eigengap_when_it_is_balanced():
@@ -266,3 +266,51 @@ def test_resamples_use_the_iterative_solver_at_many_labels_with_the_same_subspac
     lapack = bootstrap.vectors(weights, 12, iterative=False)
     # the same leading subspace: projections of one basis onto the other keep their length
     np.testing.assert_allclose(np.linalg.svd(lanczos.T @ lapack)[1], 1.0, atol=1e-6)
+
+
+def _stub_spectrum(gaps: dict[int, float], partitions: dict[int, list[int]]) -> LabelClustering:
+    """A fitted LabelClustering whose eigengaps and partitions are given by hand (6 labels)."""
+    model = LabelClustering(2, random_state=0).fit(np.eye(6, dtype=int)[[0, 1, 2, 3, 4, 5, 0]])
+    values = [1.0]
+    for k in range(1, 6):
+        values.append(values[-1] - gaps.get(k, 0.001))
+    model.eigenvalues_ = np.array(values)
+    model.partition_at = lambda k: np.array(partitions[k])
+    return model
+
+
+def test_default_k_passes_over_a_bucket_and_a_partition_of_labels_alone():
+    """Hand-worked: the largest gap at K = 2 puts 5 of 6 labels into one group, the next at
+    K = 5 leaves 4 of 6 alone, the next at K = 3 is a grouping (3, 2, 1): the rule takes 3.
+    Without the second share (labels alone) it would take 5, the app's rule before stop 54."""
+    partitions = {
+        2: [0, 0, 0, 0, 0, 1],
+        3: [0, 0, 0, 1, 1, 2],
+        4: [0, 0, 1, 1, 2, 3],
+        5: [0, 0, 1, 2, 3, 4],
+    }
+    model = _stub_spectrum({2: 0.5, 5: 0.3, 3: 0.2}, partitions)
+    assert model.partition_shares(2) == (5 / 6, 1 / 6)
+    assert model.partition_shares(5) == (2 / 6, 4 / 6)
+    assert model.default_n_groups(5) == 3
+    assert model.default_n_groups(5, max_singleton_share=1.0) == 5
+    # no K qualifies at 30 % and 30 %: the K that exceeds the shares least, K = 4 (its
+    # largest group and its labels alone both 2 of 6: 0.03 over), before K = 3 (3 of 6 in
+    # one group: 0.2 over), K = 5 (0.37) and K = 2 (0.53)
+    assert model.default_n_groups(5, max_group_share=0.3, max_singleton_share=0.3) == 4
+
+
+def test_default_k_of_tmc2007_is_a_grouping_not_twenty_labels_alone():
+    """tmc2007-500 (22 labels), heat kernel: the largest gap is at K = 2 (59 % of the labels
+    in one group), the next at K = 21 (20 labels alone); the app opened at K = 21."""
+    from tests.conftest import mulan_path
+
+    mulan_path("tmc2007-500.arff")
+    Y = datasets.load_source("mulan:tmc2007-500").Y
+    model = LabelClustering(22, affinity="heat", random_state=0).fit(Y)
+    gaps = model.eigenvalues_[:-1] - model.eigenvalues_[1:]
+    assert sorted(range(2, 22), key=lambda k: -gaps[k - 1])[:2] == [2, 21]
+    assert model.partition_shares(21)[1] > 0.5
+    k = model.default_n_groups(21)
+    largest, alone = model.partition_shares(k)
+    assert k == 3 and largest <= 0.5 and alone <= 0.5

@@ -4,7 +4,8 @@ Label clusters, the Hypercube's colouring, GroPLE's stage 1 and the Lesson's gro
 read the grouping from here: two widgets with the same keys on every page (``groups_affinity``
 and ``groups_k``, kept for the session and bound to the URL), one default K by one rule
 (:meth:`mlviz.label_clustering.LabelClustering.default_n_groups`: the largest eigengap whose
-partition puts at most half the labels into one group; K opens at the rule's value for the
+partition puts at most half the labels into one group and leaves at most half of them alone;
+K opens at the rule's value for the
 paper's heat kernel, and a page offers the rule's K of another affinity with a button), and
 one fit: spectral clustering of the labels that occur, on **all rows** of the data set
 (describing the labels predicts nothing, so no test row is held out), whose spectrum gives
@@ -233,9 +234,9 @@ def controls(
                 persist_state="session",
                 help=f"Opens at K = {opening_k}: the largest eigengap of the "
                 f"{AFFINITY_LABELS[OPENING_AFFINITY]} whose groups put at most half the labels "
-                f"into one group. For the {AFFINITY_LABELS[affinity]} that rule gives "
-                f"K = {default_k} (the plain eigengap K = {eigengap_k}). One setting for "
-                "every page.",
+                "into one group and leave at most half alone. For the "
+                f"{AFFINITY_LABELS[affinity]} that rule gives K = {default_k} (the plain "
+                f"eigengap K = {eigengap_k}). One setting for every page.",
             )
         )
     model = _model(k, affinity, columns, spectrum)

@@ -7,7 +7,12 @@ from sklearn.metrics import adjusted_rand_score
 
 from mlviz import stats
 from mlviz.figures import label_clusters as cluster_figures
-from mlviz.label_clustering import group_diagnostics, verdict_counts
+from mlviz.label_clustering import (
+    DEFAULT_MAX_GROUP_SHARE,
+    DEFAULT_MAX_SINGLETON_SHARE,
+    group_diagnostics,
+    verdict_counts,
+)
 from pages._lesson.methods import AFFINITY_LABELS
 from pages._lesson.state import (
     GROUPS_AFFINITY_KEY,
@@ -22,6 +27,35 @@ from pages._lesson.state import (
     try_this,
 )
 from pages._lesson.text import MAX_BARS, notice
+
+
+def _faults(spectrum, k: int) -> list[str]:
+    """What the default rule holds against the partition at K (its two shares)."""
+    largest, alone = spectrum.partition_shares(k)
+    return [
+        fault
+        for fault, held in (
+            ("put more than half the labels into one", largest > DEFAULT_MAX_GROUP_SHARE),
+            ("leave more than half the labels alone", alone > DEFAULT_MAX_SINGLETON_SHARE),
+        )
+        if held
+    ]
+
+
+def _why_not_default(spectrum, eigengap_k: int, default_k: int) -> str:
+    """Why the default rule (LabelClustering.default_n_groups) passes over the eigengap's K,
+    from the shares of both partitions: the clause after "The eigengap suggests K = ..."."""
+    faults = _faults(spectrum, eigengap_k)
+    said = " and ".join(faults) if faults else "are not the rule's choice"
+    if _faults(spectrum, default_k):  # no K qualified: the rule's fallback
+        return (
+            f"; its groups {said}, and so do those of every other K, so the default rule "
+            f"takes **K = {default_k}**, the K that exceeds those shares least."
+        )
+    return (
+        f"; its groups {said}, so the default rule takes **K = {default_k}**, the largest gap "
+        "whose groups do neither."
+    )
 
 
 def show(c: Lesson) -> None:
@@ -92,8 +126,7 @@ def show(c: Lesson) -> None:
         f"($\\lambda_{{{suggested}}} - \\lambda_{{{suggested + 1}}}$ = {gap:.3f}, the largest "
         f"drop for K = 2..{min(shared.k_max, spectrum.size - 1)})"
         + (
-            f"; its groups put more than half the labels into one, so the default rule takes "
-            f"**K = {shared.default_k}**, the largest gap without such a bucket."
+            _why_not_default(shared.spectrum, suggested, shared.default_k)
             if shared.default_k != suggested
             else ", as does the default rule."
         ),
