@@ -10,9 +10,11 @@ prints the estimate the page showed, the measured seconds and their ratio. One B
 as the app's server runs. Usage::
 
     python benchmarks/bench_compare_estimate.py [--folds 2] [--methods BR,PLST,ML-KNN,CLEMS]
+    python benchmarks/bench_compare_estimate.py --source mulan:tmc2007-500 --methods ML-KNN
 
-The measured rates go into ``mlviz/methods.py`` (``cv_seconds_per_cell``) and the results into
-docs/BENCHMARKS.md.
+The measured rates go into ``mlviz/methods.py`` (``cv_seconds_per_cell``; for ML-KNN also
+``cv_seconds_per_pair``, from its times on the delicious shape and on tmc2007-500: many labels
+and fewer rows, few labels and more rows) and the results into docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-def run(dataset, methods: list[str], folds: int) -> tuple[float, float | None]:
+def run(
+    dataset, methods: list[str], folds: int, name: str = "delicious-shaped"
+) -> tuple[float, float | None]:
     """(measured seconds of the press, the estimate the page stated before it or None)."""
     from streamlit.testing.v1 import AppTest
 
@@ -35,7 +39,7 @@ def run(dataset, methods: list[str], folds: int) -> tuple[float, float | None]:
 
     at = AppTest.from_file(str(REPO / "pages" / "compare.py"), default_timeout=3600)
     at.session_state["dataset"] = dataset
-    at.session_state["dataset_label"] = "delicious-shaped"
+    at.session_state["dataset_label"] = name
     at.run()
     at.multiselect(key="compare_methods").set_value(methods).run()
     at.slider(key="compare_folds").set_value(folds).run()
@@ -54,12 +58,23 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=2)
     parser.add_argument("--methods", default="BR,PLST,ML-KNN,CLEMS")
     parser.add_argument("--together-only", action="store_true", help="skip the single runs")
+    parser.add_argument(
+        "--source",
+        default=None,
+        help="a data set the app lists (e.g. mulan:tmc2007-500); default: the generated "
+        "delicious shape",
+    )
     args = parser.parse_args()
     from threadpoolctl import threadpool_limits
 
     from mlviz.synthetic import make_long_tailed
 
-    dataset = make_long_tailed(random_state=0)
+    if args.source is None:
+        dataset = make_long_tailed(random_state=0)
+    else:
+        from mlviz import datasets
+
+        dataset = datasets.load_source(args.source)
     cells = dataset.n_samples * dataset.n_labels
     methods = args.methods.split(",")
     print(f"{dataset.n_samples:,} x {dataset.n_labels:,} ({cells:,} cells), {args.folds} folds")
@@ -68,7 +83,7 @@ def main() -> None:
     with threadpool_limits(1):
         singles = [] if args.together_only else [[m] for m in methods]
         for chosen in singles + ([methods] if len(methods) > 1 else []):
-            seconds, stated = run(dataset, chosen, args.folds)
+            seconds, stated = run(dataset, chosen, args.folds, args.source or "delicious-shaped")
             shown = "—" if stated is None else f"{stated:.0f}"
             print(
                 f"| {', '.join(chosen)} | {shown} | {seconds:.1f} | "

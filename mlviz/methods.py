@@ -56,6 +56,11 @@ __all__ = [
 #: app says so above it instead of filling memory.
 MAX_LABELS_SQUARE = 2_000
 
+#: A two-fold run's time scaled to k folds (the Compare page's estimate; measured on the
+#: delicious shape, issue 31): a fixed part (predicting every instance once, the per-label
+#: table) and a part per fold (one fit on (k - 1)/k of the data), 0.17 + 0.097 k.
+CV_FIXED_SHARE, CV_PER_FOLD_SHARE = 0.17, 0.097
+
 #: Threads a fit in the app may run its independent blocks on (CLEMS's ``n_jobs``): the two
 #: cores of the server the app is sized for. Memory grows with it (CLEMS: ~20 arrays of
 #: 512 x 1,000 numbers per thread), so it is a number, not -1 (every core of a large host).
@@ -204,6 +209,11 @@ class Method:
         every step included (fits, scores, loss reasons), at the default settings on the
         delicious shape (16,105 x 983), one BLAS thread on a 2-core machine
         (``benchmarks/bench_compare_estimate.py``, docs/BENCHMARKS.md); None when not measured.
+        See :meth:`cv_seconds`.
+    cv_seconds_per_pair : float or None
+        For a method whose time grows with the square of the instances (ML-KNN's neighbour
+        search compares every training row with every training and test row): seconds per
+        pair of instances compared, beside its time per cell; None for the others.
 
     Examples
     --------
@@ -228,6 +238,7 @@ class Method:
     representation: Literal["labels", "fitted"] | None = None
     sizing: Callable[[int, int | None, int | None], Mapping[str, Any]] | None = None
     cv_seconds_per_cell: float | None = None
+    cv_seconds_per_pair: float | None = None
     presets: Mapping[str, Preset] = field(
         default_factory=lambda: MappingProxyType({"default": DEFAULT_PRESET})
     )
@@ -236,6 +247,37 @@ class Method:
     def default_preset(self) -> str:
         """Name of the preset every page runs unless it states a reason (the first)."""
         return next(iter(self.presets))
+
+    def cv_seconds(self, n_samples: int, n_labels: int, n_splits: int) -> float | None:
+        """Rough seconds of the Compare page's ``n_splits``-fold cross-validation of this
+        method on N = ``n_samples`` instances and L = ``n_labels`` labels, or None when its
+        rates were not measured.
+
+        N L cells at :attr:`cv_seconds_per_cell`, scaled from two folds to k by
+        :data:`CV_FIXED_SHARE` + :data:`CV_PER_FOLD_SHARE` k, plus N² (k - 1) pairs at
+        :attr:`cv_seconds_per_pair`: over k folds a neighbour search compares each fold's
+        (k - 1) N / k training rows with themselves and its N / k test rows with them. A
+        model in cells alone said ~8 s for ML-KNN's 80 s on tmc2007-500 (28,596 instances,
+        22 labels, 5 folds).
+
+        Examples
+        --------
+        >>> from mlviz.methods import METHODS
+        >>> mlknn = METHODS["ML-KNN"]
+        >>> more_rows = mlknn.cv_seconds(20_000, 20, 2) / mlknn.cv_seconds(10_000, 20, 2)
+        >>> 3 < more_rows <= 4  # mostly the pairs: twice the rows, about four times the time
+        True
+        >>> METHODS["GroPLE"].cv_seconds(1_000, 20, 2) is None  # not measured
+        True
+        """
+        if self.cv_seconds_per_cell is None and self.cv_seconds_per_pair is None:
+            return None
+        scale = (CV_FIXED_SHARE + CV_PER_FOLD_SHARE * n_splits) / (
+            CV_FIXED_SHARE + CV_PER_FOLD_SHARE * 2
+        )
+        cells = float(n_samples) * n_labels * (self.cv_seconds_per_cell or 0.0) * scale
+        pairs = float(n_samples) ** 2 * (n_splits - 1) * (self.cv_seconds_per_pair or 0.0)
+        return cells + pairs
 
     def default_settings(
         self,
@@ -507,7 +549,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 "mlviz.linear.BinaryRelevance",
                 "#1f77b4",  # blue
                 max_labels=MAX_LABELS_SQUARE,
-                cv_seconds_per_cell=0.55e-6,
+                cv_seconds_per_cell=0.77e-6,
             ),
             Method(
                 "PLST",
@@ -521,7 +563,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 tail_table="plst_label_table",
                 in_dimension_sweep=True,
                 representation="labels",
-                cv_seconds_per_cell=0.53e-6,
+                cv_seconds_per_cell=0.83e-6,
             ),
             Method(
                 "PBR",
@@ -563,7 +605,8 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 symbol="k",
                 sizing=_size_k,
                 tail_table="mlknn_label_table",
-                cv_seconds_per_cell=0.38e-6,
+                cv_seconds_per_cell=0.41e-6,
+                cv_seconds_per_pair=1.96e-8,
             ),
             Method(
                 "CLEMS",
@@ -578,7 +621,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
                 in_dimension_sweep=True,
                 representation="labels",
                 presets=MappingProxyType({"default": DEFAULT_PRESET, "picture": _CLEMS_PICTURE}),
-                cv_seconds_per_cell=5.1e-6,
+                cv_seconds_per_cell=5.7e-6,
             ),
             Method(
                 "GroPLE",

@@ -23,13 +23,10 @@ from mlviz.wording import counted
 from pages._app import experiment, grouping, links, plain
 from pages._compare.context import DASK_SCHEDULER_VARIABLE, Compare
 
-# The page estimates a run before it starts from each method's measured seconds per
-# instance-label cell of a two-fold run, every step included (the registry's
-# cv_seconds_per_cell, benchmarks/bench_compare_estimate.py), scaled to k folds by the shape
-# measured earlier on the same set: a fixed part (predicting every instance once, the
-# per-label table) and a part per fold (one fit on (k-1)/k of the data), 0.17 + 0.097 k.
-# (Issue 31: one rate for every method said ~23 s for a run of 106 s, CLEMS alone 90 s.)
-FIXED_SHARE, PER_FOLD_SHARE = 0.17, 0.097
+# The page estimates a run before it starts from each method's measured rates, every step
+# included (the registry's Method.cv_seconds: per instance-label cell, and for ML-KNN per
+# pair of instances; benchmarks/bench_compare_estimate.py). (Issue 31: one rate for every
+# method said ~23 s for a run of 106 s, CLEMS alone 90 s.)
 # issue 14's budget for a button is 30 s; the margin covers the page's own work and the
 # estimate's error (3 folds, estimated 29 s, took 33 s through AppTest at load 2)
 BUTTON_SECONDS = 25
@@ -37,7 +34,7 @@ BUTTON_SECONDS = 25
 #: caption states it (tests compare it with the method pages and the Lesson).
 SETTINGS_KEY = "_compare_settings"
 #: The methods with a measured rate (the others count as the slowest of these).
-MEASURED = [m for m in METHODS.values() if m.cv_seconds_per_cell is not None]
+MEASURED = [m for m in METHODS.values() if m.cv_seconds(1, 1, 2) is not None]
 
 
 def runnable(page: Compare, chosen: list[str]) -> list[str]:
@@ -65,10 +62,9 @@ def runnable(page: Compare, chosen: list[str]) -> list[str]:
 def estimated_seconds(ds: Dataset, chosen: list[str], folds: int) -> float:
     """Rough run time of ``chosen`` at ``folds`` from each method's measured rate; a method
     without one counts as the slowest measured (its own time is unknown: the caption says)."""
-    slowest = max(m.cv_seconds_per_cell for m in MEASURED)
-    rate = sum(METHODS[m].cv_seconds_per_cell or slowest for m in chosen)
-    scale = (FIXED_SHARE + PER_FOLD_SHARE * folds) / (FIXED_SHARE + PER_FOLD_SHARE * 2)
-    return ds.n_samples * ds.n_labels * rate * scale
+    seconds = {m.name: m.cv_seconds(ds.n_samples, ds.n_labels, folds) for m in MEASURED}
+    slowest = max(seconds.values())
+    return sum(seconds.get(m, slowest) for m in chosen)
 
 
 def choose(page: Compare) -> tuple[list[str], int, int]:
@@ -266,7 +262,7 @@ def describe(page: Compare, params: dict, default_folds: int) -> None:
         )
     if methods and estimated_seconds(ds, methods, n_splits) > 10:
         five = f"; 5 folds ~{estimated_seconds(ds, methods, 5):.0f} s" if n_splits != 5 else ""
-        unmeasured = [m for m in methods if METHODS[m].cv_seconds_per_cell is None]
+        unmeasured = [m for m in methods if METHODS[m].cv_seconds(1, 1, 2) is None]
         st.caption(
             f"Rough estimate at this size ({ds.n_samples:,} instances × {ds.n_labels:,} "
             f"labels): ~{estimated_seconds(ds, methods, n_splits):.0f} s for "
