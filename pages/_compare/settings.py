@@ -267,8 +267,13 @@ def describe(page: Compare, params: dict, default_folds: int) -> None:
             f"Rough estimate at this size ({ds.n_samples:,} instances × {ds.n_labels:,} "
             f"labels): ~{estimated_seconds(ds, methods, n_splits):.0f} s for "
             f"{counted(len(methods), 'method')} × {n_splits} folds{five} (each method's rate "
-            "measured "
-            "at its default settings on a delicious-shaped set, 2 cores"
+            "measured at its default settings on a delicious-shaped set"
+            + (
+                ", ML-KNN's neighbour search also on tmc2007-500's 28,596 rows"
+                if any(METHODS[m].cv_seconds_per_pair for m in methods)
+                else ""
+            )
+            + "; 2 cores"
             + (
                 f"; {', '.join(unmeasured)} not measured, counted as the slowest measured"
                 if unmeasured
