@@ -698,9 +698,7 @@ class LabelClustering(BaseEstimator):
         >>> [round(share, 2) for share in spectrum.partition_shares(21)]  # 20 labels alone
         [0.09, 0.91]
         """
-        sizes = np.bincount(self.partition_at(n_groups))
-        n_labels = int(sizes.sum())
-        return float(sizes.max() / n_labels), float(sizes[sizes == 1].sum() / n_labels)
+        return _group_shares(self.partition_at(n_groups))
 
     def with_n_groups(self, n_groups: int) -> LabelClustering:
         """This fit at ``n_groups`` groups: the estimator :meth:`fit` with ``n_groups`` gives.
@@ -825,6 +823,14 @@ class LabelClustering(BaseEstimator):
 
 
 # ---------------------------------------------------------------------- diagnostics
+def _group_shares(ids: np.ndarray) -> tuple[float, float]:
+    """The shares of the labels in the largest group and alone (groups of one) of a partition
+    (group id per label): the two shares the K rules judge (default and stable K)."""
+    sizes = np.bincount(ids)
+    n_labels = int(sizes.sum())
+    return float(sizes.max() / n_labels), float(np.sum(sizes == 1) / n_labels)
+
+
 def _pair_stats(cooc: np.ndarray, counts: np.ndarray, members: np.ndarray) -> tuple[float, float]:
     """Share of co-occurring pairs and mean Jaccard over the label pairs of one group."""
     if members.size < 2:
@@ -1374,7 +1380,7 @@ def clustering_stability(
     rows = []
     for i, k in enumerate(ks):
         share, never = within_group_cooccurrence(cooc, full[int(k)])
-        sizes = np.bincount(full[int(k)])
+        largest, alone = _group_shares(full[int(k)])
         stability = float(scores[:, i].mean())
         null_stability = float(null_scores[:, i].mean()) if n_null else float("nan")
         rows.append(
@@ -1386,8 +1392,8 @@ def clustering_stability(
                 "null_stability_std": float(null_scores[:, i].std()) if n_null else float("nan"),
                 "adjusted_stability": stability - null_stability,
                 "n_groups_found": int(full[int(k)].max()) + 1,
-                "largest_group_share": float(sizes.max() / n_labels),
-                "singleton_share": float(np.sum(sizes == 1) / n_labels),
+                "largest_group_share": largest,
+                "singleton_share": alone,
                 "cooccurrence_rate": share,
                 "n_never_cooccurring": never,
             }
