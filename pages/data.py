@@ -10,6 +10,7 @@ from mlviz import stats
 from mlviz.figures import data as figures
 from mlviz.wording import counted, percent_text
 from pages._app import (
+    columns,
     experiment,
     export,
     fitting,
@@ -136,9 +137,12 @@ def shown_cooccurrence(shown: np.ndarray, normalize: str) -> np.ndarray:
     )
 
 
-# beyond ~25 names a half-width heatmap cannot name every row and column legibly: both
-# charts then span the page, and their titles are wrapped to its width, not a column's
-side_by_side = len(shown) <= 25
+# a half-width heatmap names every row and column legibly only while its columns keep ~12 px
+# beside the longest name (pages/_app/columns.py: birds' 19 long names overlapped): else both
+# charts span the page, and their titles are wrapped to its width, not a column's
+side_by_side = columns.names_fit_beside(
+    [ds.label_names[i] for i in shown], 0.5, reserved_px=92, min_column_px=12
+)
 left, right = st.columns(2) if side_by_side else (st.container(), st.container())
 with left:
     normalize = links.bound(

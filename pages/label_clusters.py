@@ -25,6 +25,7 @@ from mlviz.wording import counted, percent_text
 from pages._app import (
     budget,
     chance,
+    columns,
     experiment,
     export,
     fitting,
@@ -37,9 +38,6 @@ from pages._app import (
 )
 
 MIN_LABELS = grouping.MIN_LABELS  # below this there is no eigengap and no partition
-# beyond ~25 names a part-width heatmap cannot name every column legibly (medical's 45 overlap),
-# so the heatmap and the spectrum stand one below the other, each across the page
-SIDE_BY_SIDE_MAX_LABELS = 25
 # up to this many labels the shown grouping's bootstrap co-assignment (10 regroupings at K)
 # is computed with the page; above, the verdicts use the co-occurrence rules only
 AUTO_COASSIGN_MAX_LABELS = 400
@@ -218,7 +216,10 @@ else:
     )
 
 frequencies = stats.label_frequencies(Y, relative=True)
-side_by_side = L <= SIDE_BY_SIDE_MAX_LABELS
+# a 3/5-width heatmap names every column legibly (its names at an angle) only while its columns
+# keep ~14 px beside the longest name (pages/_app/columns.py: medical's 45 labels and birds'
+# 19 long names overlapped): else the heatmap and the spectrum stand one below the other
+side_by_side = columns.names_fit_beside(names, 0.6, reserved_px=104, min_column_px=14)
 left, right = st.columns([3, 2]) if side_by_side else (st.container(), st.container())
 with left:
     if L <= figures.MAX_NAMED_LABELS:

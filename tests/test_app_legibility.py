@@ -305,3 +305,23 @@ def test_fit_lines_shows_the_most_names_that_fit(n_names):
                 if rest == 0:  # all names: joined by ", " without a count
                     one_more = ", ".join(names)
                 assert _wrapped_lines(one_more, capacity) > lines, (width, lines, shown)
+
+
+@pytest.mark.parametrize("page", ["data.py", "label_clusters.py"])
+@pytest.mark.parametrize(
+    ("source", "beside"), [("sample:planted", True), ("mulan:yeast", True), ("mulan:birds", False)]
+)
+def test_a_named_heatmap_stands_beside_another_chart_only_if_its_names_fit(page, source, beside):
+    """birds' 19 labels, whose names run to 25 characters, left ~10 px per column of a
+    half-width heatmap, and its column names overlapped (the browser walk's tick check, 18
+    pairs on the Data and the Label clusters page): the choice went by the count of labels
+    alone. The heatmap now spans the page when its names do not fit (pages/_app/columns.py);
+    the sample and yeast keep theirs beside the second chart."""
+    from tests.conftest import mulan_path
+
+    if source.startswith("mulan:"):
+        mulan_path(source.removeprefix("mulan:") + ".arff")
+    at = _page(page, datasets.load_source(source))
+    assert not at.exception, [e.message for e in at.exception]
+    in_columns = [chart for column in at.columns for chart in column.get("plotly_chart")]
+    assert len(in_columns) == (2 if beside else 0), len(in_columns)
