@@ -248,6 +248,11 @@ class Method:
         """Name of the preset every page runs unless it states a reason (the first)."""
         return next(iter(self.presets))
 
+    @property
+    def cv_measured(self) -> bool:
+        """Whether the method's Compare rates were measured (:meth:`cv_seconds` is not None)."""
+        return self.cv_seconds_per_cell is not None or self.cv_seconds_per_pair is not None
+
     def cv_seconds(self, n_samples: int, n_labels: int, n_splits: int) -> float | None:
         """Rough seconds of the Compare page's ``n_splits``-fold cross-validation of this
         method on N = ``n_samples`` instances and L = ``n_labels`` labels, or None when its
@@ -270,7 +275,7 @@ class Method:
         >>> METHODS["GroPLE"].cv_seconds(1_000, 20, 2) is None  # not measured
         True
         """
-        if self.cv_seconds_per_cell is None and self.cv_seconds_per_pair is None:
+        if not self.cv_measured:
             return None
         scale = (CV_FIXED_SHARE + CV_PER_FOLD_SHARE * n_splits) / (
             CV_FIXED_SHARE + CV_PER_FOLD_SHARE * 2

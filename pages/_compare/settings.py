@@ -34,7 +34,7 @@ BUTTON_SECONDS = 25
 #: caption states it (tests compare it with the method pages and the Lesson).
 SETTINGS_KEY = "_compare_settings"
 #: The methods with a measured rate (the others count as the slowest of these).
-MEASURED = [m for m in METHODS.values() if m.cv_seconds(1, 1, 2) is not None]
+MEASURED = [m for m in METHODS.values() if m.cv_measured]
 
 
 def runnable(page: Compare, chosen: list[str]) -> list[str]:
@@ -262,7 +262,7 @@ def describe(page: Compare, params: dict, default_folds: int) -> None:
         )
     if methods and estimated_seconds(ds, methods, n_splits) > 10:
         five = f"; 5 folds ~{estimated_seconds(ds, methods, 5):.0f} s" if n_splits != 5 else ""
-        unmeasured = [m for m in methods if METHODS[m].cv_seconds(1, 1, 2) is None]
+        unmeasured = [m for m in methods if not METHODS[m].cv_measured]
         st.caption(
             f"Rough estimate at this size ({ds.n_samples:,} instances × {ds.n_labels:,} "
             f"labels): ~{estimated_seconds(ds, methods, n_splits):.0f} s for "
